@@ -1,0 +1,29 @@
+# tabprobe: does a tabular NLI model reason from the evidence in its table?
+# Stages: ingest InfoTabS -> generate probes -> infer -> score -> report. See README.md.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/probes.smk"
+include: "rules/models.smk"
+include: "rules/scoring.smk"
+include: "rules/report.smk"
+
+
+localrules:
+    all,
+    download_infotabs,
+    assemble_report,
+
+
+rule all:
+    input:
+        get_final_output(),
+    default_target: True

@@ -1,0 +1,118 @@
+# Helpers shared by the rules: config validation, wildcard constraints, input functions.
+# No rules here.
+
+import re
+import sys
+from pathlib import Path
+
+# The library lives in workflow/tabprobe (pip install -e . installs it). This checkout's copy
+# comes first for the Snakefile itself; the jobs find it through the workflow/scripts/tabprobe
+# link (Snakemake puts a script's folder on sys.path), also inside a conda env on a cluster.
+LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
+sys.path.insert(0, LIBRARY_DIR)
+
+from snakemake.utils import validate
+from tabprobe.config import check as check_config
+from tabprobe.infotabs import SPLITS
+from tabprobe.probes import get_probe, module_path
+
+SCHEMA = "../workflow/schemas/config.schema.yaml"
+# Readable errors naming each bad key first; then snakemake's validate fills in defaults.
+check_config(config, workflow.source_path(SCHEMA))
+validate(config, SCHEMA)
+
+PROBES = list(config["probes"])
+MODELS = list(config["models"])
+REPORT_SPLITS = list(config["splits"])
+
+
+def _one_of(names):
+    return "|".join(re.escape(n) for n in names)
+
+
+wildcard_constraints:
+    split=_one_of(SPLITS),
+    probe=_one_of(PROBES),
+    model=_one_of(MODELS),
+
+
+# ---------------------------------------------------------------- data
+
+def infotabs_root():
+    """The InfoTabS folder every stage reads: the user's local copy, or the downloaded one."""
+    return config["infotabs_dir"] or "resources/infotabs"
+
+
+def get_infotabs_files(wildcards):
+    """Inputs of ingest_infotabs. A local copy is tracked file by file, so an edited split TSV
+    re-runs that split's ingestion; otherwise the download is the input."""
+    if not config["infotabs_dir"]:
+        return {"dataset": "resources/infotabs"}
+    root = Path(config["infotabs_dir"])
+    from tabprobe.infotabs import split_tsv, tables_dir
+
+    return {"tsv": str(split_tsv(root, wildcards.split)), "tables": str(tables_dir(root))}
+
+
+# ---------------------------------------------------------------- probes
+
+def get_probe_module(wildcards):
+    """The probe's source file: a script rule does not notice edits to the modules it imports,
+    so listing it as input makes an edited probe re-run (that probe only)."""
+    return str(Path(LIBRARY_DIR) / "tabprobe" / module_path(wildcards.probe))
+
+
+def get_probe_options(wildcards):
+    return config["probes"][wildcards.probe] or {}
+
+
+# ---------------------------------------------------------------- models
+
+def model_config(wildcards):
+    return config["models"][wildcards.model]
+
+
+def get_checkpoint(wildcards):
+    model = model_config(wildcards)
+    return model["checkpoint"] if "checkpoint" in model else f"resources/models/{wildcards.model}"
+
+
+def get_model_init(wildcards):
+    return model_config(wildcards)["init"]
+
+
+def get_inference_settings(wildcards):
+    """Only this model's settings, so editing one model never re-runs another's jobs."""
+    model = model_config(wildcards)
+    return {
+        "premise": model["premise"],
+        "label_map": model.get("labels"),
+        "max_length": model["max_length"],
+        "batch_size": model["batch_size"],
+    }
+
+
+# ---------------------------------------------------------------- scoring
+
+def get_score_inputs(wildcards):
+    inputs = {
+        "probe": f"results/probes/{wildcards.probe}/{wildcards.split}.parquet",
+        "predictions": f"results/predictions/{wildcards.model}/{wildcards.probe}/{wildcards.split}.parquet",
+    }
+    if get_probe(wildcards.probe).judged_by == "transitions":
+        inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
+    return inputs
+
+
+# ---------------------------------------------------------------- report
+
+def get_report_inputs(wildcards):
+    return {
+        "scores": expand("results/scores/{model}/{probe}/{split}.parquet", model=MODELS, probe=PROBES, split=REPORT_SPLITS),
+        "coverage": expand("results/probes/{probe}/{split}.coverage.json", probe=PROBES, split=REPORT_SPLITS),
+        "stats": expand("results/predictions/{model}/{probe}/{split}.json", model=MODELS, probe=PROBES[:1], split=REPORT_SPLITS[:1]),
+    }
+
+
+def get_final_output():
+    return ["results/report/index.html", "results/report/report.md"]

@@ -1,0 +1,16 @@
+rule score_probe:
+    input:
+        unpack(get_score_inputs),
+    output:
+        "results/scores/{model}/{probe}/{split}.parquet",
+    params:
+        settings=config["scoring"],
+        seed=config["seed"],
+    log:
+        "logs/score_probe/{model}/{probe}/{split}.log",
+    benchmark:
+        "benchmarks/score_probe/{model}/{probe}/{split}.tsv"
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/score_probe.py"

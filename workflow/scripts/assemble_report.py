@@ -1,0 +1,16 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.assemble_report(
+    score_paths=snakemake.input.scores,
+    coverage_paths=snakemake.input.coverage,
+    inference_stats=dict(zip(snakemake.params.models, snakemake.input.stats)),
+    html_out=snakemake.output.html,
+    markdown_out=snakemake.output.markdown,
+    splits=snakemake.params.splits,
+    probes=snakemake.params.probes,
+    data_source=snakemake.params.data_source,
+    seed=snakemake.params.seed,
+    scoring_settings=snakemake.params.scoring,
+    limit=snakemake.params.limit,
+)

@@ -1,0 +1,14 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.generate_probe(
+    probe=snakemake.wildcards.probe,
+    split=snakemake.wildcards.split,
+    examples_path=snakemake.input.examples,
+    tables_path=snakemake.input.tables,
+    out=snakemake.output.probe,
+    coverage_out=snakemake.output.coverage,
+    seed=snakemake.params.seed,
+    limit=snakemake.params.limit,
+    options=snakemake.params.options,
+)

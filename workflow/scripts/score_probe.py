@@ -1,0 +1,14 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.score_probe(
+    probe=snakemake.wildcards.probe,
+    split=snakemake.wildcards.split,
+    model=snakemake.wildcards.model,
+    probe_path=snakemake.input.probe,
+    predictions_path=snakemake.input.predictions,
+    original_predictions_path=snakemake.input.get("original"),
+    out=snakemake.output[0],
+    settings=snakemake.params.settings,
+    seed=snakemake.params.seed,
+)

@@ -1,0 +1,58 @@
+"""Config checks with messages that name the key, before any job runs."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from .errors import TabprobeError
+from .probes import REGISTRY
+
+
+class ConfigError(TabprobeError):
+    pass
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    return path or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(allowed))
+        hints = []
+        for key in unknown:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return f"unknown key(s) {', '.join(hints)}; allowed keys here: {', '.join(allowed)}"
+    return error.message
+
+
+def check(config: dict[str, Any], schema_path: str | Path) -> None:
+    """Raise ConfigError listing every problem, each with its dotted key path."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    problems = [
+        f"config key {_key_path(e)}: {_describe(e)}"
+        for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
+        if name not in REGISTRY:
+            close = difflib.get_close_matches(name, REGISTRY, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            problems.append(f"config key probes.{name}: no such probe.{hint} Registered: {', '.join(sorted(REGISTRY))}")
+    models = config.get("models") if isinstance(config.get("models"), dict) else {}
+    for name, model in models.items():
+        if isinstance(model, dict) and ("checkpoint" in model) == ("init" in model):
+            problems.append(
+                f"config key models.{name}: give exactly one of `checkpoint` (a directory you have) "
+                "or `init` (built by the workflow)"
+            )
+    if problems:
+        raise ConfigError("config.yaml is not valid:\n  " + "\n  ".join(problems) + f"\n(schema: {schema_path})")

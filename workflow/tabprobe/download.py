@@ -1,0 +1,126 @@
+"""Fetching the official InfoTabS data at a pinned commit, and checking it against checksums.
+
+The checksums (data/infotabs.sha256.json) were computed from the files of that commit; a
+downloaded or local copy whose files differ is refused, so every run probes the same data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+from importlib import resources
+from pathlib import Path
+
+from .errors import DownloadError
+
+log = logging.getLogger(__name__)
+
+INFOTABS_COMMIT = "34e7dc0900a0d861ad62be3d7371d8eb0aace4fe"
+INFOTABS_URL = f"https://github.com/infotabs/infotabs/archive/{INFOTABS_COMMIT}.tar.gz"
+# The files tabprobe reads; the rest of the repository (html tables, templates) is not kept.
+CHECKED_FILES = (
+    "data/maindata/infotabs_train.tsv",
+    "data/maindata/infotabs_dev.tsv",
+    "data/maindata/infotabs_test_alpha1.tsv",
+    "data/maindata/infotabs_test_alpha2.tsv",
+    "data/maindata/infotabs_test_alpha3.tsv",
+    "data/tables/table_categories.tsv",
+)
+TABLES_GLOB = "data/tables/json/*.json"
+KEEP_PREFIXES = ("data/maindata/", "data/tables/json/", "data/tables/table_categories.tsv")
+LOCAL_COPY_HINT = (
+    "Point the workflow at a local copy instead: set `infotabs_dir: /path/to/infotabs` in config.yaml "
+    "or run `snakemake --cores all --config infotabs_dir=/path/to/infotabs` (the folder that holds "
+    "data/maindata/ and data/tables/json/; on the project machines it is ../shared/infotabs)."
+)
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tables_digest(root: Path) -> str:
+    """One sha256 over all table files: name and content hash of each, in sorted order."""
+    digest = hashlib.sha256()
+    for path in sorted(root.glob(TABLES_GLOB)):
+        digest.update(f"{path.name}\t{sha256_file(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def compute_checksums(root: str | Path) -> dict[str, str]:
+    root = Path(root)
+    sums = {name: sha256_file(root / name) for name in CHECKED_FILES if (root / name).exists()}
+    sums[TABLES_GLOB] = tables_digest(root)
+    return sums
+
+
+def expected_checksums() -> dict[str, str]:
+    return json.loads(resources.files("tabprobe").joinpath("data/infotabs.sha256.json").read_text())
+
+
+def verify(root: str | Path) -> None:
+    """Raise DownloadError naming every file that differs from the pinned commit."""
+    root = Path(root)
+    if not (root / "data" / "maindata").is_dir():
+        raise DownloadError(f"{root}: not an InfoTabS folder (no data/maindata/). {LOCAL_COPY_HINT}")
+    expected = expected_checksums()
+    found = compute_checksums(root)
+    bad = [f"{root / name}: {'missing' if name not in found else 'sha256 differs'}" for name in expected if found.get(name) != expected[name]]
+    if bad:
+        raise DownloadError(
+            "InfoTabS files differ from the official commit "
+            f"{INFOTABS_COMMIT[:12]}:\n  " + "\n  ".join(bad) + "\nRe-download (delete the folder and re-run), "
+            "or, to use a modified copy on purpose, set `infotabs_verify: false` in config.yaml."
+        )
+
+
+def _safe_members(archive: tarfile.TarFile):
+    """Members under data/ that tabprobe reads, with the archive's top folder stripped.
+
+    Refuses absolute paths and '..' so a hostile archive cannot write outside the destination.
+    """
+    for member in archive.getmembers():
+        parts = Path(member.name).parts
+        if len(parts) < 2 or member.name.startswith("/") or ".." in parts:
+            continue
+        inner = "/".join(parts[1:])
+        if member.isfile() and inner.startswith(KEEP_PREFIXES):
+            member.name = inner
+            yield member
+
+
+def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -> None:
+    """Download the archive, keep the data files, verify them, then move them into `dest`."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{dest.name}-") as tmp:
+        archive_path = Path(tmp) / "infotabs.tar.gz"
+        log.info("downloading %s", url)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response, archive_path.open("wb") as out:
+                shutil.copyfileobj(response, out)
+        except (urllib.error.URLError, OSError) as err:
+            reason = getattr(err, "reason", err)
+            raise DownloadError(f"cannot download InfoTabS from {url}: {reason}. {LOCAL_COPY_HINT}") from err
+        extracted = Path(tmp) / "infotabs"
+        try:
+            with tarfile.open(archive_path) as archive:
+                archive.extractall(extracted, members=list(_safe_members(archive)), filter="data")
+        except tarfile.TarError as err:
+            raise DownloadError(f"{url}: not a readable tar.gz archive ({err}). {LOCAL_COPY_HINT}") from err
+        verify(extracted)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(extracted, dest)
+    log.info("InfoTabS at %s verified against commit %s", dest, INFOTABS_COMMIT[:12])

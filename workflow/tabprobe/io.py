@@ -1,0 +1,95 @@
+"""Atomic writes and schema-checked Parquet reads.
+
+Every output is written to a temporary file beside its destination and renamed into place,
+so a killed job never leaves a half-written file that a later run would take as finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import CorruptFileError
+
+# Fixed writer settings: the same table always gives the same bytes.
+_PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True, write_statistics=True)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path in the destination's folder; rename it onto `path` on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary folder beside `path`; move it onto `path` (replacing it) on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    tmp.chmod(0o755)  # mkdtemp makes it private; the result should be readable like any output
+    try:
+        yield tmp
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+
+
+def write_parquet(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
+    """Write `table` cast to `schema`, atomically, with deterministic settings."""
+    table = table.select(schema.names).cast(schema)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, **_PARQUET_OPTIONS)
+
+
+def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
+    """Read a Parquet file and check it has exactly the declared schema.
+
+    A truncated or corrupt file from an earlier run, or one written by another version,
+    stops here with its name rather than flowing on silently.
+    """
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as err:
+        raise CorruptFileError(
+            f"{path}: cannot be read as Parquet ({err}). Delete it and re-run the workflow to rebuild it."
+        ) from err
+    if not table.schema.equals(schema, check_metadata=False):
+        raise CorruptFileError(
+            f"{path}: schema differs from the one this stage expects.\n"
+            f"  expected: {schema}\n  found:    {table.schema}\n"
+            "Delete the file and re-run the workflow to rebuild it."
+        )
+    return table
+
+
+def write_json(obj, path: str | os.PathLike) -> None:
+    """Write JSON atomically with sorted keys (stable bytes for the same content)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")

@@ -1,0 +1,32 @@
+"""Logging for a rule's job: everything goes to its log file; errors also reach the terminal."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+
+from .errors import TabprobeError
+
+
+def to_file(path: str) -> None:
+    terminal = sys.stderr
+    handle = open(path, "w", buffering=1, encoding="utf-8")
+    sys.stderr = handle  # library warnings and progress bars land in the rule's log
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=[logging.StreamHandler(handle)],
+        force=True,
+    )
+    logging.captureWarnings(True)
+
+    def report_error(kind, error, tb):
+        # The full traceback goes to the log; the person at the terminal gets the message,
+        # which for tabprobe's own errors says what was wrong, where, and how to fix it.
+        traceback.print_exception(kind, error, tb, file=handle)
+        handle.flush()
+        shown = str(error) if isinstance(error, TabprobeError) else f"{kind.__name__}: {error}"
+        print(f"\ntabprobe error (full log: {path}):\n{shown}\n", file=terminal, flush=True)
+
+    sys.excepthook = report_error

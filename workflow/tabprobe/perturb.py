@@ -1,0 +1,93 @@
+"""Running a probe over a split: one sampled perturbation per gold example, seeded."""
+
+from __future__ import annotations
+
+import json
+import logging
+import zlib
+from collections import Counter
+from typing import Any, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from . import schemas
+from .probes import Example, NotApplicable, ProbeContext, get_probe
+from .table import Table
+
+log = logging.getLogger(__name__)
+
+
+def seeded_rng(seed: int, *names: str) -> np.random.Generator:
+    """A generator that depends only on the seed and the given names (stable across runs and
+    platforms: crc32, not Python's salted hash)."""
+    return np.random.default_rng(np.random.SeedSequence([seed, *(zlib.crc32(n.encode()) for n in names)]))
+
+
+def select_examples(examples: pa.Table, limit: int | None, seed: int, split: str) -> pa.Table:
+    """A seeded random subset of `limit` examples, kept in file order; all when limit is None.
+
+    Depends on the seed and the uids only, so every probe of a split sees the same gold subset
+    and its results stay comparable with `original`.
+    """
+    if limit is None or limit >= examples.num_rows:
+        return examples
+    rng = seeded_rng(seed, "example-subset", split)
+    keep = np.sort(rng.choice(examples.num_rows, size=limit, replace=False))
+    return examples.take(pa.array(keep))
+
+
+def generate(
+    probe_name: str,
+    examples: pa.Table,
+    tables: Mapping[str, Table],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    docs: list | None = None,
+) -> tuple[pa.Table, dict]:
+    """Apply a probe to every example; returns the probe examples and a coverage summary."""
+    probe = get_probe(probe_name)
+    rows: list[dict] = []
+    skipped: Counter[str] = Counter()
+    records = examples.to_pylist()
+    for i, record in enumerate(records):
+        example = Example(record["uid"], record["table_id"], record["hypothesis"], record["label"])
+        if example.label not in probe.labels:
+            skipped[f"gold label {example.label} is not probed"] += 1
+            continue
+        ctx = ProbeContext(rng=seeded_rng(seed, probe_name, example.uid), tables=tables, options=options or {})
+        doc = docs[i] if docs is not None else None
+        try:
+            candidates = probe.apply(example, tables[example.table_id], doc, ctx)
+        except NotApplicable as reason:
+            skipped[str(reason)] += 1
+            continue
+        if not candidates:
+            skipped["probe found nothing to change"] += 1
+            continue
+        choice = int(ctx.rng.integers(len(candidates))) if len(candidates) > 1 else 0
+        chosen = candidates[choice]
+        provenance = {"candidates": len(candidates), **chosen.provenance}
+        rows.append(
+            {
+                "uid": example.uid if probe_name == "original" else f"{example.uid}/{probe_name}",
+                "orig_uid": example.uid,
+                "table_id": example.table_id,
+                "hypothesis": chosen.hypothesis,
+                "label": example.label,
+                "probe": probe_name,
+                "table": chosen.table.to_arrow(),
+                "expected": chosen.expected,
+                "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
+            }
+        )
+        if (i + 1) % 5000 == 0:
+            log.info("%s: %d / %d examples", probe_name, i + 1, len(records))
+    coverage = {
+        "probe": probe_name,
+        "gold": len(records),
+        "perturbed": len(rows),
+        "skipped": dict(sorted(skipped.items())),
+    }
+    log.info("%s: perturbed %d of %d examples; skipped %s", probe_name, len(rows), len(records), dict(skipped))
+    return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage

@@ -1,0 +1,42 @@
+"""The probe registry: one line per probe, imported lazily.
+
+To add a probe: write `tabprobe/probes/<name>.py` defining `PROBE = Probe(...)`, add one line
+below, and list the name under `probes:` in config.yaml. The contract test picks it up.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from functools import cache
+
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+
+REGISTRY: dict[str, str] = {
+    "original": "tabprobe.probes.original:PROBE",
+    "row_deletion": "tabprobe.probes.row_deletion:PROBE",
+}
+
+
+@cache
+def get_probe(name: str) -> Probe:
+    try:
+        target = REGISTRY[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, REGISTRY, n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise KeyError(f"unknown probe {name!r}.{hint} Registered probes: {', '.join(sorted(REGISTRY))}") from None
+    module_name, attr = target.split(":")
+    probe = getattr(importlib.import_module(module_name), attr)
+    if probe.name != name:
+        raise ValueError(f"registry line {name!r} points at a probe named {probe.name!r}")
+    return probe
+
+
+def module_path(name: str) -> str:
+    """The source file of a probe, relative to the package, so a rule can list it as input."""
+    module_name = REGISTRY[name].split(":")[0]
+    return module_name.removeprefix("tabprobe.").replace(".", "/") + ".py"
+
+
+__all__ = ["REGISTRY", "get_probe", "module_path", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]

@@ -1,0 +1,73 @@
+"""What a probe is: a function from one gold example to its perturbations, and how it is judged.
+
+A probe module defines `PROBE = Probe(...)`; the registry (`tabprobe.probes.REGISTRY`) holds
+one "module:attr" line per probe and imports it only when asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+from ..table import Table
+
+
+@dataclass(frozen=True)
+class Example:
+    """A gold example as a probe sees it."""
+
+    uid: str
+    table_id: str
+    hypothesis: str
+    label: str
+
+
+@dataclass(frozen=True)
+class ProbeExample:
+    """One perturbed example: the (possibly changed) hypothesis and table, and how to judge it."""
+
+    hypothesis: str
+    table: Table
+    expected: str | None  # the expected label, or None when judged by transition rules
+    provenance: Mapping[str, Any] = field(default_factory=dict)  # JSON-able record of the change
+
+
+@dataclass
+class ProbeContext:
+    """Everything a probe may use besides the example itself.
+
+    `rng` is seeded per (seed, probe, example), so an example's perturbation does not depend on
+    which other examples or probes run. `tables` are all tables of the split (for probes that
+    borrow rows or titles from other tables).
+    """
+
+    rng: np.random.Generator
+    tables: Mapping[str, Table]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class NotApplicable(Exception):
+    """Raised by a probe that cannot perturb this example; the message is counted in coverage."""
+
+
+ApplyFn = Callable[[Example, Table, Any, ProbeContext], list[ProbeExample]]
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    description: str
+    apply: ApplyFn
+    # "expected": each example carries the label it should get; "transitions": judged by
+    # comparing predictions before and after, with the rule set named by `transition_rule`.
+    judged_by: Literal["expected", "transitions"]
+    transition_rule: str | None = None
+    paper_reference: str = ""
+    # Which gold labels the probe perturbs (the paper skips NEUTRAL for hypothesis probes).
+    labels: frozenset[str] = frozenset({"E", "N", "C"})
+
+    def __post_init__(self):
+        if (self.judged_by == "transitions") != (self.transition_rule is not None):
+            raise ValueError(f"probe {self.name}: a transition_rule is needed exactly when judged_by='transitions'")

@@ -1,0 +1,16 @@
+"""The identity probe: the unperturbed split, which every other probe is compared with."""
+
+from .base import Example, Probe, ProbeContext, ProbeExample
+from ..table import Table
+
+
+def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    return [ProbeExample(example.hypothesis, table, expected=example.label, provenance={})]
+
+
+PROBE = Probe(
+    name="original",
+    description="The gold examples, unchanged.",
+    apply=apply,
+    judged_by="expected",
+)

@@ -1,0 +1,268 @@
+"""The final report: one self-contained HTML page and the same content as Markdown.
+
+Content is built once as a list of sections (headings, paragraphs, tables) and rendered to
+both formats, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import polars as pl
+
+from . import LABEL_NAMES, LABELS, paper, schemas
+from .io import read_parquet
+from .probes import get_probe
+from .transitions import RULES
+
+
+@dataclass
+class TableBlock:
+    header: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+
+
+@dataclass
+class Section:
+    title: str
+    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, or ("warning", str)
+
+
+@dataclass
+class RunInfo:
+    """What the report needs to know about the run beyond the scores."""
+
+    splits: list[str]
+    probes: list[str]
+    models: dict[str, dict]  # name -> {premise, checkpoint, meta, fingerprint, truncated...}
+    data_source: str
+    seed: int
+    scoring: dict
+    limit: int | None
+    coverage: list[dict]
+
+
+def load_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
+    frames = [pl.from_arrow(read_parquet(p, schemas.SCORES)) for p in paths]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=pl.from_arrow(schemas.SCORES.empty_table()).schema)
+
+
+def _fmt(mean, std=None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean:.2f} ({std:.2f})" if std is not None else f"{mean:.2f}"
+
+
+def _lookup(scores: pl.DataFrame, **where) -> dict | None:
+    hit = scores.filter(pl.all_horizontal([pl.col(k) == v for k, v in where.items()]))
+    return hit.row(0, named=True) if hit.height else None
+
+
+def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
+    section = Section("Accuracy on the unperturbed splits (probe `original`)")
+    section.blocks.append(
+        "Mean (standard deviation) of accuracy over "
+        f"{run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the examples, "
+        f"and a {run.scoring['confidence']:.0%} percentile bootstrap interval "
+        f"({run.scoring['bootstrap']} resamples). Paper Table 1 (RoBERTa-large) for reference."
+    )
+    header = ["Model"] + [f"{s}" for s in run.splits]
+    rows = []
+    for model in run.models:
+        cells = [model]
+        for split in run.splits:
+            r = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="all")
+            cells.append(f"{_fmt(r['mean'], r['std'])} [{r['ci_low']:.1f}, {r['ci_high']:.1f}] n={r['n']}" if r and r["mean"] is not None else "–")
+        rows.append(cells)
+    for name, values in paper.TABLE1_ACCURACY.items():
+        rows.append([f"paper: {name}"] + [_fmt(values.get(s)) for s in run.splits])
+    section.blocks.append(TableBlock(header, rows))
+    return section
+
+
+def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: str) -> Section:
+    probe = get_probe(probe_name)
+    rule = RULES[probe.transition_rule]
+    reference = paper.INVALID_TRANSITIONS.get(probe_name)
+    title = f"Probe `{probe_name}`: invalid transitions"
+    if reference:
+        title += f" (paper {reference['table']} layout)"
+    section = Section(title)
+    section.blocks.append(
+        f"{probe.description} Percentage of invalid transitions by the label the model originally "
+        "predicted: invalid transitions / examples originally predicted with that label. "
+        "For an ideal model all these numbers are zero. Cells: mean (std) over the samplings"
+        + ("; the paper's RoBERTa-large number follows the slash." if reference else ".")
+    )
+    allowed = "; ".join(f"{lab} → {', '.join(sorted(rule.allowed[lab]))}" for lab in LABELS)
+    section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
+    for model in run.models:
+        header = ["Predicted label"] + run.splits + ["Average"]
+        rows = []
+        column_means: dict[str, list[float]] = {s: [] for s in run.splits}
+        for lab in LABELS:
+            cells, ours = [LABEL_NAMES[lab]], []
+            for split in run.splits:
+                r = _lookup(scores, model=model, probe=probe_name, split=split, statistic="invalid_transition_pct", label=lab)
+                value = r["mean"] if r else None
+                text = _fmt(value, r["std"] if r else None)
+                if reference:
+                    text += f" / {reference['values'][lab][split]:.2f}" if split in reference["values"][lab] else ""
+                cells.append(text)
+                if value is not None:
+                    ours.append(value)
+                    column_means[split].append(value)
+            avg = sum(ours) / len(ours) if ours else None
+            ref_avg = None
+            if reference:
+                ref_vals = [reference["values"][lab][s] for s in run.splits if s in reference["values"][lab]]
+                ref_avg = sum(ref_vals) / len(ref_vals) if ref_vals else None
+            cells.append(_fmt(avg) + (f" / {ref_avg:.2f}" if ref_avg is not None else ""))
+            rows.append(cells)
+        avg_row = ["Average"]
+        for split in run.splits:
+            vals = column_means[split]
+            text = _fmt(sum(vals) / len(vals)) if vals else "–"
+            if reference:
+                ref_vals = [reference["values"][lab][split] for lab in LABELS if split in reference["values"][lab]]
+                text += f" / {sum(ref_vals) / len(ref_vals):.2f}" if ref_vals else ""
+            avg_row.append(text)
+        rows.append(avg_row + [""])
+        section.blocks.append(TableBlock(header, rows, caption=f"Model {model}"))
+        section.blocks.append(transition_matrix_block(scores, run, model, probe_name))
+    return section
+
+
+def transition_matrix_block(scores: pl.DataFrame, run: RunInfo, model: str, probe_name: str) -> TableBlock:
+    header = ["Before → after"] + [f"{split}: → {to}" for split in run.splits for to in LABELS]
+    rows = []
+    for lab in LABELS:
+        cells = [LABEL_NAMES[lab]]
+        for split in run.splits:
+            for to in LABELS:
+                r = _lookup(scores, model=model, probe=probe_name, split=split, statistic=f"transition_pct_to_{to}", label=lab)
+                cells.append(_fmt(r["mean"]) if r else "–")
+        rows.append(cells)
+    return TableBlock(header, rows, caption=f"Model {model}: transition matrix, % of each original prediction")
+
+
+def coverage_section(run: RunInfo) -> Section:
+    section = Section("Probe coverage")
+    section.blocks.append(
+        "How many gold examples each probe could perturb, and why the rest were skipped."
+        + (f" Each split was capped at {run.limit} examples (a seeded random subset, the same for every probe)." if run.limit else "")
+    )
+    rows = [
+        [c["probe"], c["split"], str(c["gold"]), str(c["perturbed"]), "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–"]
+        for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), run.splits.index(c["split"])))
+    ]
+    section.blocks.append(TableBlock(["Probe", "Split", "Gold examples", "Perturbed", "Skipped (reason: count)"], rows))
+    return section
+
+
+def run_section(run: RunInfo) -> Section:
+    section = Section("This run")
+    for name, model in run.models.items():
+        meta = model.get("meta") or {}
+        if meta.get("trained") is False:
+            section.blocks.append(
+                ("warning", f"Model {name} has an untrained classification head ({meta.get('note', '')}); "
+                 "its predictions exercise the workflow but say nothing about NLI reasoning.")
+            )
+    rows = [
+        [name, m["premise"], str(m["checkpoint"]), m.get("fingerprint", "–"), str(m.get("truncated", 0))]
+        for name, m in run.models.items()
+    ]
+    section.blocks.append(TableBlock(["Model", "Premise rendering", "Checkpoint", "Fingerprint", "Premises truncated"], rows))
+    section.blocks.append(
+        f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."
+    )
+    return section
+
+
+def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
+    sections = [run_section(run)]
+    if "original" in run.probes:
+        sections.append(accuracy_section(scores, run))
+    for probe_name in run.probes:
+        if get_probe(probe_name).judged_by == "transitions":
+            sections.append(invalid_transition_section(scores, run, probe_name))
+    sections.append(coverage_section(run))
+    return sections
+
+
+# ---------------------------------------------------------------- rendering
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
+h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem}th,td{border:1px solid #ccc;padding:.25rem .55rem;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}caption{text-align:left;font-weight:600;padding:.3rem 0}
+.warning{background:#fff4e5;border-left:4px solid #f0a020;padding:.5rem .8rem}code{background:#f3f3f3;padding:0 .2rem}
+"""
+
+
+def _inline_code(text: str, fmt: str) -> str:
+    if fmt == "md":
+        return text
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def to_html(sections: Sequence[Section], title: str) -> str:
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+           f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    for section in sections:
+        out.append(f"<section><h2>{_inline_code(section.title, 'html')}</h2>")
+        for block in section.blocks:
+            if isinstance(block, TableBlock):
+                out.append("<table>")
+                if block.caption:
+                    out.append(f"<caption>{html.escape(block.caption)}</caption>")
+                out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in block.header) + "</tr>")
+                for row in block.rows:
+                    out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+                out.append("</table>")
+            elif isinstance(block, tuple):
+                out.append(f"<p class='warning'>{_inline_code(block[1], 'html')}</p>")
+            else:
+                out.append(f"<p>{_inline_code(block, 'html')}</p>")
+        out.append("</section>")
+    out.append("</body></html>\n")
+    return "\n".join(out)
+
+
+def to_markdown(sections: Sequence[Section], title: str) -> str:
+    out = [f"# {title}", ""]
+    for section in sections:
+        out += [f"## {section.title}", ""]
+        for block in section.blocks:
+            if isinstance(block, TableBlock):
+                if block.caption:
+                    out += [f"**{block.caption}**", ""]
+                out.append("| " + " | ".join(block.header) + " |")
+                out.append("|" + "|".join("---" for _ in block.header) + "|")
+                out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in block.rows]
+                out.append("")
+            elif isinstance(block, tuple):
+                out += [f"> **Warning:** {block[1]}", ""]
+            else:
+                out += [block, ""]
+    return "\n".join(out)
+
+
+def assemble(score_paths: Iterable[str | Path], run: RunInfo) -> tuple[str, str]:
+    """(html, markdown) of the report."""
+    scores = load_scores(score_paths)
+    sections = build_sections(scores, run)
+    title = "tabprobe report: is the model using the evidence in its tables?"
+    return to_html(sections, title), to_markdown(sections, title)
+
+
+def read_coverage(paths: Iterable[str | Path]) -> list[dict]:
+    return [json.loads(Path(p).read_text()) for p in paths]

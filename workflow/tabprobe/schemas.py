@@ -1,0 +1,73 @@
+"""The data contracts between stages (DESIGN.md section 2): one Arrow schema per stage.
+
+Every reader checks the file it reads against one of these (`io.read_parquet`), so a stage
+never works on data of the wrong shape.
+"""
+
+import pyarrow as pa
+
+ROW = pa.struct([pa.field("key", pa.string(), nullable=False), pa.field("values", pa.list_(pa.string()))])
+
+TABLE_FIELDS = [
+    pa.field("table_id", pa.string(), nullable=False),
+    pa.field("title", pa.string(), nullable=False),
+    pa.field("rows", pa.list_(ROW), nullable=False),
+    # Null when the dataset gives no category for the table.
+    pa.field("category", pa.string()),
+]
+TABLE = pa.struct(TABLE_FIELDS)
+
+# results/data/{split}.tables.parquet
+TABLES = pa.schema(TABLE_FIELDS)
+
+# results/data/{split}.parquet
+EXAMPLES = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),  # "{split}:{line in the TSV}"
+        pa.field("table_id", pa.string(), nullable=False),
+        pa.field("hypothesis", pa.string(), nullable=False),
+        pa.field("label", pa.string(), nullable=False),  # E / N / C
+    ]
+)
+
+# results/probes/{probe}/{split}.parquet
+PROBE_EXAMPLES = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),
+        pa.field("orig_uid", pa.string(), nullable=False),
+        pa.field("table_id", pa.string(), nullable=False),
+        pa.field("hypothesis", pa.string(), nullable=False),
+        pa.field("label", pa.string(), nullable=False),  # gold label of the original example
+        pa.field("probe", pa.string(), nullable=False),
+        pa.field("table", TABLE, nullable=False),  # the (perturbed) table the model sees
+        pa.field("expected", pa.string()),  # expected label; null when judged by transition rules
+        pa.field("provenance", pa.string(), nullable=False),  # JSON: what the probe changed
+    ]
+)
+
+# results/predictions/{model}/{probe}/{split}.parquet
+PREDICTIONS = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),
+        pa.field("orig_uid", pa.string(), nullable=False),
+        pa.field("pred", pa.string(), nullable=False),
+        pa.field("probs", pa.list_(pa.float32()), nullable=False),  # E, N, C order
+        pa.field("model_fingerprint", pa.string(), nullable=False),
+    ]
+)
+
+# results/scores/{model}/{probe}/{split}.parquet
+SCORES = pa.schema(
+    [
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("probe", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("statistic", pa.string(), nullable=False),
+        pa.field("label", pa.string(), nullable=False),  # E / N / C, or "all"
+        pa.field("mean", pa.float64()),
+        pa.field("std", pa.float64()),
+        pa.field("ci_low", pa.float64()),
+        pa.field("ci_high", pa.float64()),
+        pa.field("n", pa.int64(), nullable=False),
+    ]
+)

@@ -1,0 +1,143 @@
+"""Scores from predictions alone, vectorised.
+
+The paper's protocol (section 4): 100 samplings of 80% of the examples without replacement,
+mean and standard deviation of the statistic. Beyond the paper: a percentile bootstrap
+interval (resampling with replacement) for each statistic.
+
+A statistic is a ratio of per-example sums, numerator / denominator (accuracy: correct / all;
+invalid-transition % for label E: invalid among predicted-E / predicted-E), so both protocols
+reduce to one matrix product with a sample-weight matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from . import LABELS, schemas
+from .perturb import seeded_rng
+from .probes import get_probe
+from .transitions import RULES
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    samplings: int = 100
+    fraction: float = 0.8
+    bootstrap: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+
+
+def subsample_weights(n: int, samplings: int, fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """(samplings x n) 0/1 matrix: each row marks a random subset of round(fraction * n) examples."""
+    size = max(1, int(round(fraction * n)))
+    weights = np.zeros((samplings, n), dtype=np.float64)
+    for row in weights:
+        row[rng.permutation(n)[:size]] = 1.0
+    return weights
+
+
+def bootstrap_weights(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(resamples x n) matrix of how often each example is drawn in a resample of size n."""
+    draws = rng.integers(0, n, size=(resamples, n))
+    return np.stack([np.bincount(row, minlength=n) for row in draws]).astype(np.float64)
+
+
+def _ratio(weights: np.ndarray, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    num = weights @ numerator
+    den = weights @ denominator
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1.0), np.nan)
+
+
+class Scorer:
+    """Computes ratio statistics over one fixed set of examples with one fixed set of samplings."""
+
+    def __init__(self, n: int, settings: ScoringSettings, *names: str):
+        rng = seeded_rng(settings.seed, "scoring", *names)
+        self.n = n
+        self.settings = settings
+        self.subsamples = subsample_weights(n, settings.samplings, settings.fraction, rng) if n else None
+        self.resamples = bootstrap_weights(n, settings.bootstrap, rng) if n else None
+
+    def stat(self, numerator: np.ndarray, denominator: np.ndarray) -> dict:
+        count = int(denominator.sum())
+        if count == 0:
+            return {"mean": None, "std": None, "ci_low": None, "ci_high": None, "n": 0}
+        sub = _ratio(self.subsamples, numerator, denominator)
+        boot = _ratio(self.resamples, numerator, denominator)
+        alpha = (1 - self.settings.confidence) / 2
+        low, high = np.nanquantile(boot, [alpha, 1 - alpha])
+        return {
+            "mean": float(np.nanmean(sub)),
+            "std": float(np.nanstd(sub, ddof=1)) if np.sum(~np.isnan(sub)) > 1 else 0.0,
+            "ci_low": float(low),
+            "ci_high": float(high),
+            "n": count,
+        }
+
+
+def _label_masks(values: np.ndarray) -> dict[str, np.ndarray]:
+    return {lab: (values == lab).astype(np.float64) for lab in LABELS}
+
+
+def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> list[dict]:
+    """Accuracy against the expected label, overall and per expected label."""
+    correct = (pred == expected).astype(np.float64)
+    rows = [{"statistic": "accuracy", "label": "all", **scorer.stat(correct, np.ones_like(correct))}]
+    for lab, mask in _label_masks(expected).items():
+        rows.append({"statistic": "accuracy", "label": lab, **scorer.stat(correct * mask, mask)})
+    return rows
+
+
+def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer) -> list[dict]:
+    """Invalid-transition % per label predicted before the change (paper Tables 5, 13-17),
+    the transition matrix in %, and the share of unchanged predictions."""
+    rule = RULES[rule_name]
+    invalid = np.array([not rule.is_valid(b, a) for b, a in zip(before, after)], dtype=np.float64)
+    before_masks = _label_masks(before)
+    after_masks = _label_masks(after)
+    ones = np.ones(len(before))
+    rows = [{"statistic": "invalid_transition_pct", "label": "all", **scorer.stat(invalid, ones)}]
+    for lab, mask in before_masks.items():
+        rows.append({"statistic": "invalid_transition_pct", "label": lab, **scorer.stat(invalid * mask, mask)})
+        for to_lab, to_mask in after_masks.items():
+            rows.append({"statistic": f"transition_pct_to_{to_lab}", "label": lab, **scorer.stat(mask * to_mask, mask)})
+    unchanged = (before == after).astype(np.float64)
+    rows.append({"statistic": "unchanged_pct", "label": "all", **scorer.stat(unchanged, ones)})
+    return rows
+
+
+def score_probe(
+    probe_name: str,
+    probe_examples: pa.Table,
+    predictions: pa.Table,
+    original_predictions: pa.Table | None,
+    settings: ScoringSettings,
+    model: str,
+    split: str,
+) -> pa.Table:
+    """All statistics of one probe on one split for one model, in the `schemas.SCORES` layout."""
+    probe = get_probe(probe_name)
+    by_uid = dict(zip(predictions["uid"].to_pylist(), predictions["pred"].to_pylist()))
+    uids = probe_examples["uid"].to_pylist()
+    missing = [u for u in uids if u not in by_uid]
+    if missing:
+        raise ValueError(f"{len(missing)} probe examples have no prediction (first: {missing[0]}); re-run infer_nli")
+    pred = np.array([by_uid[u] for u in uids], dtype=object)
+    scorer = Scorer(len(uids), settings, split, probe_name)
+    if probe.judged_by == "expected":
+        expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
+        rows = score_expected(expected, pred, scorer)
+    else:
+        if original_predictions is None:
+            raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")
+        before_by_uid = dict(zip(original_predictions["uid"].to_pylist(), original_predictions["pred"].to_pylist()))
+        before = np.array([before_by_uid[u] for u in probe_examples["orig_uid"].to_pylist()], dtype=object)
+        rows = score_transitions(before, pred, probe.transition_rule, scorer)
+    for row in rows:
+        row.update(model=model, probe=probe_name, split=split)
+    return pa.Table.from_pylist(rows, schema=schemas.SCORES)

@@ -1,0 +1,107 @@
+"""One function per workflow rule: read inputs, call the library, write outputs atomically.
+
+The Snakemake adapters in workflow/scripts/ only unpack `snakemake.*` and call these, so every
+stage can also be run and tested without Snakemake.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from . import download, infotabs, models, perturb, report, schemas, scoring
+from .io import atomic_dir, read_parquet, write_json, write_parquet, write_text
+
+log = logging.getLogger(__name__)
+
+
+def download_infotabs(dest: str, url: str, timeout: float) -> None:
+    download.download(dest, url=url, timeout=timeout)
+
+
+def ingest_infotabs(root: str, split: str, examples_out: str, tables_out: str, summary_out: str,
+                    on_duplicate: str = "warn", verify: bool = True) -> None:
+    if verify:
+        download.verify(root)
+    ingested = infotabs.ingest_split(root, split, on_duplicate=on_duplicate)
+    write_parquet(ingested.examples, examples_out, schemas.EXAMPLES)
+    write_parquet(ingested.tables, tables_out, schemas.TABLES)
+    write_json({"split": split, "source": str(root), **ingested.summary}, summary_out)
+    log.info("%s: %d examples over %d tables", split, ingested.examples.num_rows, ingested.tables.num_rows)
+
+
+def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
+                   seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+    examples = perturb.select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
+    tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
+    probe_examples, coverage = perturb.generate(probe, examples, tables, seed, options)
+    write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
+    write_json({"split": split, "limit": limit, **coverage}, coverage_out)
+
+
+def init_model(base: str, out_dir: str, seed: int) -> None:
+    out_dir = Path(out_dir)
+    # Built in a temporary folder and renamed, so a killed job leaves no half-written checkpoint.
+    with atomic_dir(out_dir) as tmp:
+        models.init_classifier(base, tmp, seed)
+    log.info("checkpoint written to %s", out_dir)
+
+
+def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premise: str,
+              label_map: Mapping[str, str] | None = None, batch_size: int = 32, max_length: int = 512,
+              threads: int = 1) -> None:
+    import torch
+
+    torch.set_num_threads(max(1, threads))
+    probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
+    loaded = models.load_classifier(checkpoint, label_map)
+    start = time.monotonic()
+    predictions, stats = models.infer(probe_examples, loaded, premise, batch_size=batch_size, max_length=max_length)
+    seconds = time.monotonic() - start
+    write_parquet(predictions, out, schemas.PREDICTIONS)
+    write_json(
+        {
+            **stats,
+            "checkpoint": str(checkpoint),
+            "premise": premise,
+            "fingerprint": loaded.fingerprint,
+            "meta": models.read_meta(checkpoint),
+            "seconds": round(seconds, 2),
+            "threads": threads,
+        },
+        stats_out,
+    )
+
+
+def score_probe(probe: str, split: str, model: str, probe_path: str, predictions_path: str,
+                original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int) -> None:
+    table = scoring.score_probe(
+        probe,
+        read_parquet(probe_path, schemas.PROBE_EXAMPLES),
+        read_parquet(predictions_path, schemas.PREDICTIONS),
+        read_parquet(original_predictions_path, schemas.PREDICTIONS) if original_predictions_path else None,
+        scoring.ScoringSettings(seed=seed, **settings),
+        model=model,
+        split=split,
+    )
+    write_parquet(table, out, schemas.SCORES)
+
+
+def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Mapping[str, str],
+                    html_out: str, markdown_out: str, splits: Sequence[str], probes: Sequence[str],
+                    data_source: str, seed: int, scoring_settings: Mapping[str, Any], limit: int | None) -> None:
+    """`inference_stats` maps each model name to one of its infer_nli stats files."""
+    models_info = {}
+    for model, path in inference_stats.items():
+        stats = json.loads(Path(path).read_text())
+        models_info[model] = {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint", "truncated")}
+    run = report.RunInfo(
+        splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
+        scoring=dict(scoring_settings), limit=limit, coverage=report.read_coverage(coverage_paths),
+    )
+    page, markdown = report.assemble(score_paths, run)
+    write_text(page, html_out)
+    write_text(markdown, markdown_out)
