@@ -26,6 +26,19 @@ MODELS = list(config["models"])
 REPORT_SPLITS = list(config["splits"])
 
 
+def canonical(value):
+    """Dicts with sorted keys, recursively. Snakemake compares params by their text, so without
+    this, reordering keys in config.yaml would re-run jobs whose settings did not change."""
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+SCORING = canonical(config["scoring"])
+
+
 def _one_of(names):
     return "|".join(re.escape(n) for n in names)
 
@@ -63,7 +76,7 @@ def get_probe_module(wildcards):
 
 
 def get_probe_options(wildcards):
-    return config["probes"][wildcards.probe] or {}
+    return canonical(config["probes"][wildcards.probe] or {})
 
 
 # ---------------------------------------------------------------- models
@@ -78,18 +91,20 @@ def get_checkpoint(wildcards):
 
 
 def get_model_init(wildcards):
-    return model_config(wildcards)["init"]
+    return canonical(model_config(wildcards)["init"])
 
 
 def get_inference_settings(wildcards):
     """Only this model's settings, so editing one model never re-runs another's jobs."""
     model = model_config(wildcards)
-    return {
-        "premise": model["premise"],
-        "label_map": model.get("labels"),
-        "max_length": model["max_length"],
-        "batch_size": model["batch_size"],
-    }
+    return canonical(
+        {
+            "premise": model["premise"],
+            "label_map": model.get("labels"),
+            "max_length": model["max_length"],
+            "batch_size": model["batch_size"],
+        }
+    )
 
 
 # ---------------------------------------------------------------- scoring

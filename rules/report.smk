@@ -14,7 +14,7 @@ rule assemble_report:
         models=MODELS,
         data_source=infotabs_root(),
         seed=config["seed"],
-        scoring=config["scoring"],
+        scoring=SCORING,
         limit=config["max_examples"],
     log:
         "logs/assemble_report.log",

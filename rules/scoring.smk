@@ -4,7 +4,7 @@ rule score_probe:
     output:
         "results/scores/{model}/{probe}/{split}.parquet",
     params:
-        settings=config["scoring"],
+        settings=SCORING,
         seed=config["seed"],
     log:
         "logs/score_probe/{model}/{probe}/{split}.log",

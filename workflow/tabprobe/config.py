@@ -10,7 +10,7 @@ import jsonschema
 import yaml
 
 from .errors import TabprobeError
-from .probes import REGISTRY
+from .probes import REGISTRY, get_probe
 
 
 class ConfigError(TabprobeError):
@@ -47,6 +47,13 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
             close = difflib.get_close_matches(name, REGISTRY, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             problems.append(f"config key probes.{name}: no such probe.{hint} Registered: {', '.join(sorted(REGISTRY))}")
+    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
+    judged_by_transitions = [n for n in probes if n in REGISTRY and get_probe(n).judged_by == "transitions"]
+    if judged_by_transitions and "original" not in probes:
+        problems.append(
+            f"config key probes: {', '.join(judged_by_transitions)} compare predictions with those on the "
+            "unperturbed examples; add `original: {}` to probes"
+        )
     models = config.get("models") if isinstance(config.get("models"), dict) else {}
     for name, model in models.items():
         if isinstance(model, dict) and ("checkpoint" in model) == ("init" in model):

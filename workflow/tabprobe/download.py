@@ -15,6 +15,7 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.request
+import zlib
 from importlib import resources
 from pathlib import Path
 
@@ -117,7 +118,7 @@ def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -
         try:
             with tarfile.open(archive_path) as archive:
                 archive.extractall(extracted, members=list(_safe_members(archive)), filter="data")
-        except tarfile.TarError as err:
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as err:  # truncated transfers end up here
             raise DownloadError(f"{url}: not a readable tar.gz archive ({err}). {LOCAL_COPY_HINT}") from err
         verify(extracted)
         if dest.exists():

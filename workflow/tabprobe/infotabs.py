@@ -103,6 +103,9 @@ def _read_text_lines(path: Path, problems: _Problems) -> list[str] | None:
     except FileNotFoundError:
         problems.add(path, None, "file not found")
         return None
+    except OSError as err:  # a folder where a file should be, no permission, ...
+        problems.add(path, None, f"cannot be read: {err.strerror or err}")
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -224,6 +227,8 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
     """Read and validate one split of an InfoTabS folder into the examples and tables contracts."""
     if split not in SPLIT_FILES:
         raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    if on_duplicate not in ("warn", "error"):
+        raise ValueError(f"on_duplicate must be 'warn' or 'error', not {on_duplicate!r}")
     root = Path(root)
     problems = _Problems()
     tsv = split_tsv(root, split)

@@ -23,6 +23,12 @@ from .errors import CorruptFileError
 _PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True, write_statistics=True)
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path in the destination's folder; rename it onto `path` on success."""
@@ -31,6 +37,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
+    tmp.chmod(0o666 & ~_umask())  # mkstemp makes it private; outputs get the usual permissions
     try:
         yield tmp
         os.replace(tmp, path)
@@ -45,7 +52,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; the result should be readable like any output
+    tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; outputs get the usual permissions
     try:
         yield tmp
         if path.exists():

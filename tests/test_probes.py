@@ -1,0 +1,115 @@
+"""Contract test over every registered probe, plus the specifics of each probe."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tabprobe import LABELS, schemas
+from tabprobe.perturb import generate, seeded_rng, select_examples
+from tabprobe.probes import REGISTRY, Example, NotApplicable, ProbeContext, ProbeExample, get_probe
+from tabprobe.table import Row, Table
+from tabprobe.transitions import RULES
+
+import pyarrow as pa
+
+TABLES = {
+    "T1": Table("T1", "Ada Quill", (Row("Born", ("1901",)), Row("Occupation", ("Poet", "editor")), Row("Spouse(s)", ("Rui",))), "Person"),
+    "T2": Table("T2", "Río Verde", (Row("Length", ("42 km",)),), "River"),
+    "T3": Table("T3", "Empty Box", (), None),
+}
+EXAMPLES = pa.table(
+    {
+        "uid": ["dev:2", "dev:3", "dev:4", "dev:5"],
+        "table_id": ["T1", "T1", "T2", "T3"],
+        "hypothesis": ["Ada Quill was a poet.", "Ada Quill never married.", "The Río Verde is long.", "The box is empty."],
+        "label": ["E", "C", "N", "N"],
+    },
+    schema=schemas.EXAMPLES,
+)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_registered_probe_honours_the_contract(name):
+    probe = get_probe(name)
+    assert probe.name == name and probe.description
+    assert probe.judged_by in ("expected", "transitions")
+    if probe.judged_by == "transitions":
+        assert probe.transition_rule in RULES
+    ctx = ProbeContext(rng=seeded_rng(1, name), tables=TABLES)
+    for record in EXAMPLES.to_pylist():
+        example = Example(**record)
+        try:
+            out = probe.apply(example, TABLES[example.table_id], None, ctx)
+        except NotApplicable as reason:
+            assert str(reason)
+            continue
+        assert isinstance(out, list)
+        for item in out:
+            assert isinstance(item, ProbeExample) and isinstance(item.table, Table)
+            assert (item.expected is None) == (probe.judged_by == "transitions")
+            assert item.expected is None or item.expected in LABELS
+            json.dumps(item.provenance)  # must be JSON-able
+    # The generator produces the Parquet contract, deterministically.
+    first, coverage = generate(name, EXAMPLES, TABLES, seed=7)
+    second, _ = generate(name, EXAMPLES, TABLES, seed=7)
+    assert first.schema.equals(schemas.PROBE_EXAMPLES)
+    assert first.equals(second)
+    assert coverage["gold"] == EXAMPLES.num_rows
+    assert coverage["perturbed"] + sum(coverage["skipped"].values()) == EXAMPLES.num_rows
+    assert set(first["orig_uid"].to_pylist()) <= set(EXAMPLES["uid"].to_pylist())
+    assert len(set(first["orig_uid"].to_pylist())) == first.num_rows  # one perturbation per gold example
+
+
+def test_unknown_probe_suggests_a_close_name():
+    with pytest.raises(KeyError, match="did you mean row_deletion|Did you mean row_deletion"):
+        get_probe("row_deletio")
+
+
+def test_original_is_the_identity():
+    out, _ = generate("original", EXAMPLES, TABLES, seed=1)
+    assert out["uid"].to_pylist() == EXAMPLES["uid"].to_pylist()
+    assert out["expected"].to_pylist() == EXAMPLES["label"].to_pylist()
+    assert [t["rows"] for t in out["table"].to_pylist()] == [TABLES[r["table_id"]].to_arrow()["rows"] for r in EXAMPLES.to_pylist()]
+
+
+def test_row_deletion_removes_exactly_one_row_and_keeps_the_rest_in_order():
+    out, coverage = generate("row_deletion", EXAMPLES, TABLES, seed=3)
+    assert coverage["skipped"] == {"table has no rows": 1}
+    for record in out.to_pylist():
+        before = TABLES[record["table_id"]]
+        after = Table.from_arrow(record["table"])
+        deleted = json.loads(record["provenance"])["deleted_row"]
+        assert len(after.rows) == len(before.rows) - 1
+        assert before.rows[deleted["index"]].key == deleted["key"]
+        assert after.rows == before.rows[: deleted["index"]] + before.rows[deleted["index"] + 1 :]
+        assert record["expected"] is None and record["hypothesis"] == EXAMPLES["hypothesis"][EXAMPLES["uid"].to_pylist().index(record["orig_uid"])].as_py()
+
+
+def test_row_deletion_choice_depends_on_the_seed_not_on_other_examples():
+    many = [generate("row_deletion", EXAMPLES, TABLES, seed=s)[0] for s in range(12)]
+    chosen = {json.loads(t["provenance"][0].as_py())["deleted_row"]["index"] for t in many}
+    assert len(chosen) > 1  # different seeds pick different rows
+    alone, _ = generate("row_deletion", EXAMPLES.slice(0, 1), TABLES, seed=5)
+    together, _ = generate("row_deletion", EXAMPLES, TABLES, seed=5)
+    assert alone["provenance"][0] == together["provenance"][0]
+
+
+def test_select_examples_is_seeded_ordered_and_split_specific():
+    big = pa.table({"uid": [f"dev:{i}" for i in range(2, 102)], "table_id": ["T1"] * 100,
+                    "hypothesis": ["h"] * 100, "label": ["E"] * 100}, schema=schemas.EXAMPLES)
+    a = select_examples(big, 10, seed=1, split="dev")
+    assert a.num_rows == 10 and a.equals(select_examples(big, 10, seed=1, split="dev"))
+    lines = [int(u.split(":")[1]) for u in a["uid"].to_pylist()]
+    assert lines == sorted(lines)
+    assert not a.equals(select_examples(big, 10, seed=2, split="dev"))
+    assert select_examples(big, None, seed=1, split="dev").equals(big)
+
+
+def test_transition_rules_cover_every_label():
+    for rule in RULES.values():
+        assert set(rule.allowed) == set(LABELS)
+        assert all(allowed <= set(LABELS) and allowed for allowed in rule.allowed.values())
+    deletion = RULES["row_deletion"]
+    assert deletion.is_valid("E", "N") and not deletion.is_valid("E", "C")
+    assert deletion.is_valid("N", "N") and not deletion.is_valid("N", "E")

