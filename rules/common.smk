@@ -125,7 +125,7 @@ def get_report_inputs(wildcards):
     return {
         "scores": expand("results/scores/{model}/{probe}/{split}.parquet", model=MODELS, probe=PROBES, split=REPORT_SPLITS),
         "coverage": expand("results/probes/{probe}/{split}.coverage.json", probe=PROBES, split=REPORT_SPLITS),
-        "stats": expand("results/predictions/{model}/{probe}/{split}.json", model=MODELS, probe=PROBES[:1], split=REPORT_SPLITS[:1]),
+        "stats": expand("results/predictions/{model}/{probe}/{split}.json", model=MODELS, probe=PROBES, split=REPORT_SPLITS),
     }
 
 

@@ -4,7 +4,7 @@ logs.to_file(snakemake.log[0])
 stages.assemble_report(
     score_paths=snakemake.input.scores,
     coverage_paths=snakemake.input.coverage,
-    inference_stats=dict(zip(snakemake.params.models, snakemake.input.stats)),
+    inference_stats=snakemake.input.stats,
     html_out=snakemake.output.html,
     markdown_out=snakemake.output.markdown,
     splits=snakemake.params.splits,

@@ -10,6 +10,7 @@ import hashlib
 import importlib.util
 import json
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,17 @@ class LoadedModel:
     tokenizer: object
     order: list[int]  # output index for E, N, C
     fingerprint: str
+    device: str = "cpu"
+
+
+def pick_device() -> str:
+    """CUDA when the job landed on a GPU, else the CPU; TABPROBE_DEVICE overrides (e.g. cpu)."""
+    import torch
+
+    wanted = os.environ.get("TABPROBE_DEVICE")
+    if wanted:
+        return wanted
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None = None) -> LoadedModel:
@@ -147,10 +159,12 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     path = resolve_base(str(checkpoint))
     _require_safetensors(path)
     model = AutoModelForSequenceClassification.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
-    model.eval()
+    device = pick_device()
+    model.to(device).eval()
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     order = label_order(model.config.id2label, label_map, str(path))
-    return LoadedModel(model, tokenizer, order, fingerprint(path))
+    log.info("loaded %s on %s", path, device)
+    return LoadedModel(model, tokenizer, order, fingerprint(path), device)
 
 
 @dataclass
@@ -201,8 +215,8 @@ def predict_proba(loaded: LoadedModel, input_ids: list[list[int]], batch_size: i
             for row, i in enumerate(idx):
                 ids[row, : len(input_ids[i])] = torch.tensor(input_ids[i])
                 mask[row, : len(input_ids[i])] = 1
-            logits = loaded.model(input_ids=ids, attention_mask=mask).logits.float()
-            probs[idx] = torch.softmax(logits, dim=-1)[:, loaded.order].numpy()
+            logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device)).logits.float()
+            probs[idx] = torch.softmax(logits, dim=-1)[:, loaded.order].cpu().numpy()
             if (b + 1) % progress_every == 0 or b + 1 == n_batches:
                 elapsed = time.monotonic() - start_time
                 done = min((b + 1) * batch_size, len(order))

@@ -175,10 +175,12 @@ def run_section(run: RunInfo) -> Section:
                  "its predictions exercise the workflow but say nothing about NLI reasoning.")
             )
     rows = [
-        [name, m["premise"], str(m["checkpoint"]), m.get("fingerprint", "–"), str(m.get("truncated", 0))]
+        [name, m["premise"], str(m["checkpoint"]), m.get("fingerprint", "–"), f"{m['truncated']} of {m['examples']}"]
         for name, m in run.models.items()
     ]
-    section.blocks.append(TableBlock(["Model", "Premise rendering", "Checkpoint", "Fingerprint", "Premises truncated"], rows))
+    section.blocks.append(
+        TableBlock(["Model", "Premise rendering", "Checkpoint", "Fingerprint", "Premises cut to max_length (all probes and splits)"], rows)
+    )
     section.blocks.append(
         f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."
     )

@@ -90,14 +90,19 @@ def score_probe(probe: str, split: str, model: str, probe_path: str, predictions
     write_parquet(table, out, schemas.SCORES)
 
 
-def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Mapping[str, str],
+def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Sequence[str],
                     html_out: str, markdown_out: str, splits: Sequence[str], probes: Sequence[str],
                     data_source: str, seed: int, scoring_settings: Mapping[str, Any], limit: int | None) -> None:
-    """`inference_stats` maps each model name to one of its infer_nli stats files."""
-    models_info = {}
-    for model, path in inference_stats.items():
+    """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split."""
+    models_info: dict[str, dict] = {}
+    for path in inference_stats:
         stats = json.loads(Path(path).read_text())
-        models_info[model] = {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint", "truncated")}
+        model = Path(path).parent.parent.name  # results/predictions/{model}/{probe}/{split}.json
+        info = models_info.setdefault(
+            model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint")} | {"truncated": 0, "examples": 0}
+        )
+        info["truncated"] += stats["truncated"]
+        info["examples"] += stats["examples"]
     run = report.RunInfo(
         splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
         scoring=dict(scoring_settings), limit=limit, coverage=report.read_coverage(coverage_paths),
