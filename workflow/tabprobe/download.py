@@ -86,19 +86,27 @@ def verify(root: str | Path) -> None:
         )
 
 
-def _safe_members(archive: tarfile.TarFile):
-    """Members under data/ that tabprobe reads, with the archive's top folder stripped.
-
-    Refuses absolute paths and '..' so a hostile archive cannot write outside the destination.
-    """
-    for member in archive.getmembers():
+def _extract_data_files(archive: tarfile.TarFile, dest: Path) -> int:
+    """Write the regular files under data/ that tabprobe reads, with the archive's top folder
+    stripped. Files are copied one by one (no links, no devices, nothing outside `dest`), so a
+    hostile archive cannot write elsewhere, on any Python 3.11 (extractall's filter= needs 3.11.4)."""
+    written = 0
+    root = dest.resolve()
+    for member in archive:
         parts = Path(member.name).parts
-        if len(parts) < 2 or member.name.startswith("/") or ".." in parts:
+        if not member.isfile() or len(parts) < 2 or member.name.startswith("/") or ".." in parts:
             continue
         inner = "/".join(parts[1:])
-        if member.isfile() and inner.startswith(KEEP_PREFIXES):
-            member.name = inner
-            yield member
+        if not inner.startswith(KEEP_PREFIXES):
+            continue
+        target = (dest / inner).resolve()
+        if root not in target.parents:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.extractfile(member) as source, target.open("wb") as out:
+            shutil.copyfileobj(source, out)
+        written += 1
+    return written
 
 
 def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -> None:
@@ -117,7 +125,7 @@ def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -
         extracted = Path(tmp) / "infotabs"
         try:
             with tarfile.open(archive_path) as archive:
-                archive.extractall(extracted, members=list(_safe_members(archive)), filter="data")
+                _extract_data_files(archive, extracted)
         except (tarfile.TarError, EOFError, zlib.error, OSError) as err:  # truncated transfers end up here
             raise DownloadError(f"{url}: not a readable tar.gz archive ({err}). {LOCAL_COPY_HINT}") from err
         verify(extracted)
