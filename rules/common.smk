@@ -37,10 +37,16 @@ def canonical(value):
 
 
 SCORING = canonical(config["scoring"])
+FULL = config["full"]
+# `full: true` probes every example; the default caps each split for a CPU workstation.
+MAX_EXAMPLES = None if FULL else config["max_examples"]
+TRAINED_MODELS = [m for m, c in config["models"].items() if "train" in c]
+INITIALISED_MODELS = [m for m, c in config["models"].items() if "init" in c]
 
 
 def _one_of(names):
-    return "|".join(re.escape(n) for n in names)
+    # (?!) never matches: a rule whose model list is empty then matches no file.
+    return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
 wildcard_constraints:
@@ -94,6 +100,23 @@ def get_model_init(wildcards):
     return canonical(model_config(wildcards)["init"])
 
 
+def get_model_premise(wildcards):
+    return model_config(wildcards)["premise"]
+
+
+def get_pair_order(wildcards):
+    return model_config(wildcards)["pair_order"]
+
+
+def get_train_settings(wildcards):
+    """This model's training block; `full: true` lifts the CPU caps (all of train and dev)."""
+    train = dict(model_config(wildcards)["train"])
+    full_epochs = train.pop("full_epochs", None)
+    if FULL:
+        train.update(examples=None, dev_examples=None, epochs=full_epochs or train["epochs"])
+    return canonical(train)
+
+
 def get_inference_settings(wildcards):
     """Only this model's settings, so editing one model never re-runs another's jobs."""
     model = model_config(wildcards)
@@ -103,6 +126,8 @@ def get_inference_settings(wildcards):
             "label_map": model.get("labels"),
             "max_length": model["max_length"],
             "batch_size": model["batch_size"],
+            "precision": model["precision"],
+            "pair_order": model["pair_order"],
         }
     )
 

@@ -1,6 +1,37 @@
+rule train_model:
+    input:
+        train="results/data/train.parquet",
+        train_tables="results/data/train.tables.parquet",
+        dev="results/data/dev.parquet",
+        dev_tables="results/data/dev.tables.parquet",
+    output:
+        directory("resources/models/{model}"),
+    wildcard_constraints:
+        model=_one_of(TRAINED_MODELS),
+    params:
+        train=get_train_settings,
+        premise=get_model_premise,
+        pair_order=get_pair_order,
+        seed=config["seed"],
+    # torch's intra-op threads; Snakemake lowers this to --cores on a small machine.
+    threads: 4
+    resources:
+        gpu=1,
+    log:
+        "logs/train_model/{model}.log",
+    benchmark:
+        "benchmarks/train_model/{model}.tsv"
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/train_model.py"
+
+
 rule init_model:
     output:
         directory("resources/models/{model}"),
+    wildcard_constraints:
+        model=_one_of(INITIALISED_MODELS),
     params:
         init=get_model_init,
     log:

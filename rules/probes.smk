@@ -9,7 +9,7 @@ rule generate_probe:
     params:
         options=get_probe_options,
         seed=config["seed"],
-        limit=config["max_examples"],
+        limit=MAX_EXAMPLES,
     log:
         "logs/generate_probe/{probe}/{split}.log",
     benchmark:

@@ -15,7 +15,7 @@ rule assemble_report:
         data_source=infotabs_root(),
         seed=config["seed"],
         scoring=SCORING,
-        limit=config["max_examples"],
+        limit=MAX_EXAMPLES,
     log:
         "logs/assemble_report.log",
     conda:

@@ -29,7 +29,8 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
     for key in schema["properties"]:
         assert f"\n{key}:" in text or text.startswith(f"{key}:"), f"config.yaml does not document {key}"
     model_keys = schema["properties"]["models"]["additionalProperties"]["properties"]
-    for key in model_keys:
+    train_keys = model_keys["train"]["properties"]
+    for key in [*model_keys, *train_keys]:
         assert f"{key}:" in text, f"config.yaml does not document the model key {key}"
 
 
@@ -42,6 +43,7 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
         (lambda c: c["scoring"].update(fraction=1.5), r"config key scoring\.fraction: 1\.5 is greater than the maximum"),
         (lambda c: c["probes"].update(row_delete={}), r"config key probes\.row_delete: no such probe\. Did you mean 'row_deletion'\?"),
         (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
+        (lambda c: c["models"]["minilm-para"]["train"].update(epoch=2), r"models\.minilm-para\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)"),
         (lambda c: c["models"]["minilm-para"].update(premise="table"), r"config key models\.minilm-para\.premise: 'table' is not one of"),
         (lambda c: c["probes"].pop("original"), r"config key probes: row_deletion compare predictions .* add `original: \{\}`"),
         (lambda c: c.update(duplicates="ignore"), r"config key duplicates: 'ignore' is not one of \['warn', 'error'\]"),

@@ -11,7 +11,8 @@ from transformers import AutoTokenizer, BertConfig, BertForSequenceClassificatio
 
 from tabprobe import schemas
 from tabprobe.errors import ModelError
-from tabprobe.models import encode, fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
+from tabprobe.encoding import encode
+from tabprobe.models import fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
 from tabprobe.render import para
 from tabprobe.table import Row, Table
 
@@ -82,7 +83,7 @@ def test_user_checkpoint_with_its_own_label_order(tmp_path, tokenizer):
     loaded = load_classifier(ckpt)
     assert loaded.order == [2, 1, 0]
     examples = probe_examples()
-    predictions, stats = infer(examples, loaded, "para", batch_size=3, max_length=128)
+    predictions, stats = infer(examples, loaded, "para", batch_size=3, max_length=128, precision="fp32")
     assert predictions.schema.equals(schemas.PREDICTIONS)
     probs = np.array(predictions["probs"].to_pylist())
     assert probs.shape == (7, 3) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
@@ -92,10 +93,10 @@ def test_user_checkpoint_with_its_own_label_order(tmp_path, tokenizer):
     with torch.inference_mode():
         enc = tokenizer(para(Table.from_arrow(examples["table"][0].as_py())), examples["hypothesis"][0].as_py(),
                         truncation="only_first", max_length=128, return_tensors="pt")
-        raw = torch.softmax(loaded.model(**enc).logits, -1)[0].numpy()
+        raw = torch.softmax(loaded.model(**enc).logits, -1)[0].numpy()  # token_type_ids included
     assert np.allclose(probs[0], raw[[2, 1, 0]], atol=1e-5)
     # Batch size and ordering do not change the result.
-    again, _ = infer(examples, loaded, "para", batch_size=7, max_length=128)
+    again, _ = infer(examples, loaded, "para", batch_size=7, max_length=128, precision="fp32")
     assert np.allclose(np.array(again["probs"].to_pylist()), probs, atol=1e-5)
 
 
@@ -104,7 +105,7 @@ def test_truncation_cuts_the_premise_and_keeps_the_hypothesis(tokenizer):
     hypothesis = "Ada Quill wrote seven poems about the sea."
     encoded = encode(tokenizer, [premise, "short premise"], [hypothesis, hypothesis], max_length=64)
     assert encoded.truncated == 1
-    ids = encoded.input_ids[0]
+    ids = encoded.features[0]["input_ids"]
     assert len(ids) == 64
     hyp_ids = tokenizer(hypothesis, add_special_tokens=False)["input_ids"]
     assert ids[-len(hyp_ids) - 1 : -1] == hyp_ids
@@ -112,7 +113,7 @@ def test_truncation_cuts_the_premise_and_keeps_the_hypothesis(tokenizer):
 
 def test_hypothesis_only_encodes_the_hypothesis_alone(tokenizer):
     encoded = encode(tokenizer, [""], ["Ada Quill was a poet."], max_length=64)
-    assert encoded.input_ids[0] == tokenizer("Ada Quill was a poet.")["input_ids"]
+    assert encoded.features[0]["input_ids"] == tokenizer("Ada Quill was a poet.")["input_ids"]
 
 
 def test_init_classifier_is_seeded_and_marked_untrained(tmp_path):
@@ -127,3 +128,16 @@ def test_init_classifier_is_seeded_and_marked_untrained(tmp_path):
     init_classifier(MINILM, tmp_path / "c", seed=4)
     assert fingerprint(tmp_path / "c") != fingerprint(a)
     assert load_classifier(a).order == [0, 1, 2]
+
+
+def test_hypothesis_first_keeps_the_hypothesis_whole_next_to_cls(tokenizer):
+    premise = "word " * 400
+    hypothesis = "Ada Quill wrote seven poems about the sea."
+    encoded = encode(tokenizer, [premise], [hypothesis], max_length=64, pair_order="hypothesis_first")
+    ids = encoded.features[0]["input_ids"]
+    hyp_ids = tokenizer(hypothesis, add_special_tokens=False)["input_ids"]
+    assert encoded.truncated == 1 and len(ids) == 64
+    assert ids[1 : 1 + len(hyp_ids)] == hyp_ids
+    assert encoded.features[0]["token_type_ids"][1] == 0 and encoded.features[0]["token_type_ids"][-2] == 1
+    with pytest.raises(ValueError, match="pair_order"):
+        encode(tokenizer, [premise], [hypothesis], max_length=64, pair_order="random")

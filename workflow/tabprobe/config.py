@@ -56,10 +56,10 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
         )
     models = config.get("models") if isinstance(config.get("models"), dict) else {}
     for name, model in models.items():
-        if isinstance(model, dict) and ("checkpoint" in model) == ("init" in model):
+        if isinstance(model, dict) and sum(k in model for k in ("checkpoint", "train", "init")) != 1:
             problems.append(
-                f"config key models.{name}: give exactly one of `checkpoint` (a directory you have) "
-                "or `init` (built by the workflow)"
+                f"config key models.{name}: give exactly one of `checkpoint` (a directory you have), "
+                "`train` (fine-tuned by the workflow) or `init` (untrained head, a plumbing baseline)"
             )
     if problems:
         raise ConfigError("config.yaml is not valid:\n  " + "\n  ".join(problems) + f"\n(schema: {schema_path})")

@@ -11,6 +11,8 @@ import importlib.util
 import json
 import logging
 import os
+import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +20,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+from tqdm import tqdm
 
 from . import LABELS, schemas
 from .errors import ModelError
+from .encoding import collate, encode
+from .io import atomic_path
 from .render import render
 from .table import Table
 
@@ -167,61 +172,46 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     return LoadedModel(model, tokenizer, order, fingerprint(path), device)
 
 
-@dataclass
-class Encoded:
-    input_ids: list[list[int]]
-    truncated: int
-
-
-def encode(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_length: int) -> Encoded:
-    """Token ids of premise + hypothesis pairs; the hypothesis is kept whole and the premise cut.
-
-    An empty premise (hypothesis-only) encodes the hypothesis alone, as the paper's
-    hypothesis-only model sees it.
-    """
-    ids: list[list[int]] = []
-    truncated = 0
-    for premise, hypothesis in zip(premises, hypotheses):
-        if premise:
-            full = tokenizer(premise, hypothesis, truncation=False)["input_ids"]
-            if len(full) > max_length:
-                truncated += 1
-                try:
-                    full = tokenizer(premise, hypothesis, truncation="only_first", max_length=max_length)["input_ids"]
-                except Exception:  # the hypothesis alone is too long: cut both
-                    full = tokenizer(premise, hypothesis, truncation="longest_first", max_length=max_length)["input_ids"]
-        else:
-            full = tokenizer(hypothesis, truncation=True, max_length=max_length)["input_ids"]
-        ids.append(full)
-    return Encoded(ids, truncated)
-
-
-def predict_proba(loaded: LoadedModel, input_ids: list[list[int]], batch_size: int, progress_every: int = 20) -> np.ndarray:
-    """Class probabilities in E, N, C order. Batches are length-sorted and padded per batch,
-    so short examples do not pay for long ones."""
+def resolve_precision(precision: str, device: str) -> str:
+    """"bf16" or "fp32". auto picks bf16 where the hardware runs it natively (CUDA with bf16,
+    CPUs with AVX512-BF16 or AMX); elsewhere bf16 would be emulated and slower than fp32."""
     import torch
 
-    order = np.argsort([-len(x) for x in input_ids], kind="stable")
-    probs = np.zeros((len(input_ids), len(LABELS)), dtype=np.float32)
+    if precision != "auto":
+        return precision
+    if device.startswith("cuda"):
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
+    cpu = torch.cpu
+    native = getattr(cpu, "_is_avx512_bf16_supported", lambda: False)() or getattr(cpu, "_is_amx_tile_supported", lambda: False)()
+    return "bf16" if native else "fp32"
+
+
+def autocast(device: str, precision: str):
+    import torch
+
+    return torch.autocast(device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=precision == "bf16")
+
+
+def predict_batches(loaded: LoadedModel, features: Sequence[dict], batch_size: int, precision: str) -> np.ndarray:
+    """Class probabilities in E, N, C order for features already sorted by length."""
+    import torch
+
+    probs = np.zeros((len(features), len(LABELS)), dtype=np.float32)
     pad_id = loaded.tokenizer.pad_token_id or 0
-    n_batches = (len(order) + batch_size - 1) // batch_size
-    start_time = time.monotonic()
-    with torch.inference_mode():
-        for b in range(n_batches):
-            idx = order[b * batch_size : (b + 1) * batch_size]
-            width = max(len(input_ids[i]) for i in idx)
-            ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
-            mask = torch.zeros((len(idx), width), dtype=torch.long)
-            for row, i in enumerate(idx):
-                ids[row, : len(input_ids[i])] = torch.tensor(input_ids[i])
-                mask[row, : len(input_ids[i])] = 1
-            logits = loaded.model(input_ids=ids.to(loaded.device), attention_mask=mask.to(loaded.device)).logits.float()
-            probs[idx] = torch.softmax(logits, dim=-1)[:, loaded.order].cpu().numpy()
-            if (b + 1) % progress_every == 0 or b + 1 == n_batches:
-                elapsed = time.monotonic() - start_time
-                done = min((b + 1) * batch_size, len(order))
-                log.info("inference: %d / %d examples (%.1f examples/s)", done, len(order), done / max(elapsed, 1e-9))
+    with torch.inference_mode(), autocast(loaded.device, precision):
+        for start in range(0, len(features), batch_size):
+            batch = {k: v.to(loaded.device) for k, v in collate(features[start : start + batch_size], pad_id).items()}
+            logits = loaded.model(**batch).logits.float()
+            probs[start : start + batch_size] = torch.softmax(logits, dim=-1)[:, loaded.order].cpu().numpy()
     return probs
+
+
+def _inputs_key(loaded: LoadedModel, features: Sequence[dict], settings: dict) -> str:
+    """Identifies exactly what a shard was computed from: model, settings and every input token."""
+    digest = hashlib.sha256(json.dumps([loaded.fingerprint, settings], sort_keys=True).encode())
+    for f in features:
+        digest.update(np.asarray(f["input_ids"], dtype=np.int32).tobytes() + b"|")
+    return digest.hexdigest()
 
 
 def infer(
@@ -230,15 +220,50 @@ def infer(
     premise: str,
     batch_size: int = 32,
     max_length: int = 512,
+    precision: str = "auto",
+    shard_dir: str | Path | None = None,
+    shard_size: int = 512,
+    pair_order: str = "premise_first",
 ) -> tuple[pa.Table, dict]:
-    """Predictions for every probe example: the contract `schemas.PREDICTIONS`, plus run stats."""
+    """Predictions for every probe example (`schemas.PREDICTIONS`), plus run statistics.
+
+    Examples run longest first in length-sorted batches with dynamic padding. With `shard_dir`,
+    each block of `shard_size` examples is saved as it finishes; a killed job re-run with the
+    same inputs loads the finished blocks and computes only the rest. Blocks are aligned to
+    batches, so a resumed run computes exactly the batches an uninterrupted run would.
+    """
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
-    hypotheses = [r["hypothesis"] for r in records]
-    encoded = encode(loaded.tokenizer, premises, hypotheses, max_length)
+    encoded = encode(loaded.tokenizer, premises, [r["hypothesis"] for r in records], max_length, pair_order)
     if encoded.truncated:
         log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)
-    probs = predict_proba(loaded, encoded.input_ids, batch_size) if records else np.zeros((0, 3), np.float32)
+    precision = resolve_precision(precision, loaded.device)
+    order = np.argsort(-encoded.lengths(), kind="stable")
+    ordered = [encoded.features[i] for i in order]
+    shard_size = max(batch_size, shard_size // batch_size * batch_size)
+    shards = ShardStore(shard_dir, _inputs_key(loaded, ordered, {"precision": precision, "batch_size": batch_size})) if shard_dir else None
+
+    probs_sorted = np.zeros((len(ordered), len(LABELS)), dtype=np.float32)
+    starts = list(range(0, len(ordered), shard_size))
+    resumed = 0
+    start_time = time.monotonic()
+    with tqdm(total=len(ordered), desc="inference", unit="ex", file=sys.stderr, mininterval=5, ascii=True) as bar:
+        for k, start in enumerate(starts):
+            block = shards.load(k) if shards else None
+            if block is None:
+                block = predict_batches(loaded, ordered[start : start + shard_size], batch_size, precision)
+                if shards:
+                    shards.save(k, block)
+            else:
+                resumed += len(block)
+            probs_sorted[start : start + len(block)] = block
+            bar.update(len(block))
+    seconds = time.monotonic() - start_time
+    computed = len(ordered) - resumed
+    log.info("inference: %d examples (%d from saved shards) in %.1f s, %.1f examples/s, %s on %s",
+             len(ordered), resumed, seconds, computed / max(seconds, 1e-9), precision, loaded.device)
+    probs = np.zeros_like(probs_sorted)
+    probs[order] = probs_sorted
     preds = [LABELS[i] for i in probs.argmax(axis=1)]
     table = pa.table(
         {
@@ -250,4 +275,47 @@ def infer(
         },
         schema=schemas.PREDICTIONS,
     )
-    return table, {"examples": len(records), "truncated": encoded.truncated, "max_length": max_length}
+    stats = {"examples": len(records), "truncated": encoded.truncated, "max_length": max_length, "pair_order": pair_order,
+             "precision": precision, "device": loaded.device, "resumed_examples": resumed,
+             "examples_per_second": round(computed / max(seconds, 1e-9), 2)}
+    return table, stats
+
+
+class ShardStore:
+    """Finished blocks of an inference job, kept on disk until the job's output is written.
+
+    The folder records the key of the inputs it was computed from; blocks from other inputs
+    (another checkpoint, edited probe) are discarded rather than mixed in.
+    """
+
+    def __init__(self, folder: str | Path, key: str):
+        self.folder = Path(folder)
+        key_file = self.folder / "inputs.sha256"
+        if self.folder.exists() and (not key_file.exists() or key_file.read_text() != key):
+            log.info("discarding shards in %s: computed from other inputs", self.folder)
+            shutil.rmtree(self.folder)
+        if not self.folder.exists():
+            self.folder.mkdir(parents=True)
+            key_file.write_text(key)
+        else:
+            log.info("resuming from shards in %s", self.folder)
+
+    def _path(self, k: int) -> Path:
+        return self.folder / f"block-{k:05d}.npy"
+
+    def load(self, k: int) -> np.ndarray | None:
+        path = self._path(k)
+        if not path.exists():
+            return None
+        try:
+            return np.load(path, allow_pickle=False)
+        except (ValueError, OSError):  # a block cut short by the kill: compute it again
+            return None
+
+    def save(self, k: int, block: np.ndarray) -> None:
+        with atomic_path(self._path(k)) as tmp:
+            with tmp.open("wb") as fh:
+                np.save(fh, block, allow_pickle=False)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)

