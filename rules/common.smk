@@ -55,6 +55,13 @@ wildcard_constraints:
     model=_one_of(MODELS),
 
 
+def library_files(*modules):
+    """Library modules a rule's results depend on. A script rule does not notice edits to the
+    modules it imports, so they are listed as inputs: editing scoring.py re-scores, editing
+    models.py re-runs inference, and so on."""
+    return [str(Path(LIBRARY_DIR) / "tabprobe" / f"{m}.py") for m in modules]
+
+
 # ---------------------------------------------------------------- data
 
 def infotabs_root():
@@ -63,8 +70,10 @@ def infotabs_root():
 
 
 def get_infotabs_files(wildcards):
-    """Inputs of ingest_infotabs. A local copy is tracked file by file, so an edited split TSV
-    re-runs that split's ingestion; otherwise the download is the input."""
+    """Inputs of ingest_infotabs. With a local copy, the split's TSV is tracked as a file (an
+    edited TSV re-runs that split) and the tables folder by its modification time (a table file
+    edited in place is not noticed: re-run with --forcerun ingest_infotabs); otherwise the
+    download is the input."""
     if not config["infotabs_dir"]:
         return {"dataset": "resources/infotabs"}
     root = Path(config["infotabs_dir"])
@@ -96,6 +105,16 @@ def get_checkpoint(wildcards):
     return model["checkpoint"] if "checkpoint" in model else f"resources/models/{wildcards.model}"
 
 
+def get_checkpoint_files(wildcards):
+    """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
+    same folder do not change the folder's modification time."""
+    model = model_config(wildcards)
+    if "checkpoint" not in model:
+        return []
+    folder = Path(model["checkpoint"])
+    return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
+
+
 def get_model_init(wildcards):
     return canonical(model_config(wildcards)["init"])
 
@@ -112,6 +131,8 @@ def get_train_settings(wildcards):
     """This model's training block; `full: true` lifts the CPU caps (all of train and dev)."""
     train = dict(model_config(wildcards)["train"])
     full_epochs = train.pop("full_epochs", None)
+    # Train on the inputs the model will be probed with, unless told otherwise.
+    train["max_length"] = train.get("max_length") or model_config(wildcards)["max_length"]
     if FULL:
         train.update(examples=None, dev_examples=None, epochs=full_epochs or train["epochs"])
     return canonical(train)

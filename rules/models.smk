@@ -4,6 +4,7 @@ rule train_model:
         train_tables="results/data/train.tables.parquet",
         dev="results/data/dev.parquet",
         dev_tables="results/data/dev.tables.parquet",
+        code=library_files("training", "encoding", "render", "models"),
     output:
         directory("resources/models/{model}"),
     wildcard_constraints:
@@ -46,6 +47,8 @@ rule infer_nli:
     input:
         probe="results/probes/{probe}/{split}.parquet",
         checkpoint=get_checkpoint,
+        checkpoint_files=get_checkpoint_files,
+        code=library_files("models", "encoding", "render"),
     output:
         predictions="results/predictions/{model}/{probe}/{split}.parquet",
         stats="results/predictions/{model}/{probe}/{split}.json",

@@ -2,7 +2,8 @@ rule generate_probe:
     input:
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
-        code=get_probe_module,
+        probe_module=get_probe_module,
+        code=library_files("perturb", "probes/base"),
     output:
         probe="results/probes/{probe}/{split}.parquet",
         coverage="results/probes/{probe}/{split}.coverage.json",

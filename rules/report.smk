@@ -1,6 +1,7 @@
 rule assemble_report:
     input:
         unpack(get_report_inputs),
+        code=library_files("report", "paper"),
     output:
         html=report(
             "results/report/index.html",

@@ -1,6 +1,7 @@
 rule score_probe:
     input:
         unpack(get_score_inputs),
+        code=library_files("scoring", "transitions"),
     output:
         "results/scores/{model}/{probe}/{split}.parquet",
     params:

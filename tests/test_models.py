@@ -141,3 +141,9 @@ def test_hypothesis_first_keeps_the_hypothesis_whole_next_to_cls(tokenizer):
     assert encoded.features[0]["token_type_ids"][1] == 0 and encoded.features[0]["token_type_ids"][-2] == 1
     with pytest.raises(ValueError, match="pair_order"):
         encode(tokenizer, [premise], [hypothesis], max_length=64, pair_order="random")
+
+
+def test_a_cut_hypothesis_is_counted_in_hypothesis_only_mode(tokenizer):
+    encoded = encode(tokenizer, ["", ""], ["short one.", "very long " * 40], max_length=16)
+    assert encoded.truncated == 1
+    assert len(encoded.features[1]["input_ids"]) == 16

@@ -92,3 +92,13 @@ def test_missing_predictions_are_an_error():
     examples = _probe_examples("original", uids, uids, ["E", "N"], ["E", "N"])
     with pytest.raises(ValueError, match="no prediction"):
         score_probe("original", examples, _predictions(uids[:1], uids[:1], ["E"]), None, ScoringSettings(), "m", "dev")
+
+
+def test_a_label_in_too_few_samplings_gets_nulls_not_nan():
+    settings = ScoringSettings(samplings=2, fraction=0.1, bootstrap=20, seed=0)
+    before = np.array(["E"] * 19 + ["C"], dtype=object)
+    rows = _by_key(score_transitions(before, before.copy(), "row_deletion", Scorer(20, settings)))
+    rare = rows[("invalid_transition_pct", "C")]
+    assert rare["n"] == 1
+    assert rare["mean"] is None or not np.isnan(rare["mean"])
+    assert rare["std"] is None or rare["std"] >= 0

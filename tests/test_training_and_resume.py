@@ -152,3 +152,25 @@ def test_shards_from_other_inputs_are_discarded(tmp_path, shared_infotabs, minil
     assert stats["resumed_examples"] == 0
     third, stats = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
     assert stats["resumed_examples"] == 24 and third.equals(second)
+
+
+def test_a_damaged_or_misshapen_block_is_computed_again(tmp_path, shared_infotabs, minilm_checkpoint):
+    probe_examples = alpha1_probe(shared_infotabs, 24, 4)
+    loaded = load_classifier(minilm_checkpoint)
+    shard_dir = tmp_path / "shards"
+    whole, _ = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
+    (shard_dir / "block-00000.npy").write_bytes(b"")  # a crash left an empty file
+    np.save(shard_dir / "block-00001.npy", np.zeros((5, 3), dtype=np.float32))  # wrong shape
+    again, stats = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
+    assert stats["resumed_examples"] == 8  # only the intact third block is reused
+    assert again.equals(whole)
+
+
+def test_shard_key_covers_the_label_map(tmp_path, shared_infotabs, minilm_checkpoint):
+    probe_examples = alpha1_probe(shared_infotabs, 16, 4)
+    loaded = load_classifier(minilm_checkpoint)
+    shard_dir = tmp_path / "shards"
+    infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
+    loaded.order = [2, 1, 0]  # the user fixed their `labels:` map before re-running
+    _, stats = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
+    assert stats["resumed_examples"] == 0

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .errors import TabprobeError
+from .errors import TabprobeError, did_you_mean
 from .probes import REGISTRY, get_probe
 
 
@@ -44,9 +44,9 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
     ]
     for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
         if name not in REGISTRY:
-            close = difflib.get_close_matches(name, REGISTRY, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            problems.append(f"config key probes.{name}: no such probe.{hint} Registered: {', '.join(sorted(REGISTRY))}")
+            problems.append(
+                f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
+            )
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
     judged_by_transitions = [n for n in probes if n in REGISTRY and get_probe(n).judged_by == "transitions"]
     if judged_by_transitions and "original" not in probes:

@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import DownloadError
+from .io import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +42,6 @@ LOCAL_COPY_HINT = (
     "or run `snakemake --cores all --config infotabs_dir=/path/to/infotabs` (the folder that holds "
     "data/maindata/ and data/tables/json/; on the project machines it is ../shared/infotabs)."
 )
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def tables_digest(root: Path) -> str:

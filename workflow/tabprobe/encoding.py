@@ -56,6 +56,8 @@ def encode(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_le
         return firsts, seconds
 
     if alone:
+        whole = tokenizer([hypotheses[i] for i in alone], truncation=False)
+        truncated += sum(len(ids) > max_length for ids in whole["input_ids"])  # rare: counted, never silent
         batch = tokenizer([hypotheses[i] for i in alone], truncation=True, max_length=max_length)
         for j, i in enumerate(alone):
             features[i] = _features(batch, j)
@@ -67,7 +69,7 @@ def encode(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_le
                 too_long.append(i)
             else:
                 features[i] = _features(full, j)
-        truncated = len(too_long)
+        truncated += len(too_long)
         if too_long:
             # Cut the premise alone; a hypothesis that does not fit by itself (rare, and only
             # with a tiny max_length) is cut too, with "longest_first".

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from typing import Iterable
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """" Did you mean 'x'?" for the closest choice, or "" when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 class TabprobeError(Exception):

@@ -7,6 +7,7 @@ so a killed job never leaves a half-written file that a later run would take as 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -40,6 +41,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp.chmod(0o666 & ~_umask())  # mkstemp makes it private; outputs get the usual permissions
     try:
         yield tmp
+        with open(tmp, "rb") as fh:  # on disk before it gets its final name, even after a crash
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -55,12 +58,22 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; outputs get the usual permissions
     try:
         yield tmp
+        for inner in tmp.rglob("*"):  # libraries write some files private (safetensors: 0600)
+            inner.chmod((0o777 if inner.is_dir() else 0o666) & ~_umask())
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_parquet(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:

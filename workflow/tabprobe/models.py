@@ -25,7 +25,7 @@ from tqdm import tqdm
 from . import LABELS, schemas
 from .errors import ModelError
 from .encoding import collate, encode
-from .io import atomic_path
+from .io import atomic_path, sha256_file
 from .render import render
 from .table import Table
 
@@ -63,33 +63,42 @@ def _require_safetensors(path: Path) -> None:
         )
 
 
-def init_classifier(base: str, out_dir: str | Path, seed: int) -> dict:
-    """Write `base` with a fresh, seeded 3-way classification head as a checkpoint directory.
+NLI_ID2LABEL = {0: "entailment", 1: "neutral", 2: "contradiction"}  # E, N, C
 
-    The head is untrained: predictions from it are a baseline for the plumbing, not a model of
-    NLI, and the metadata says so (the report shows it).
-    """
+
+def new_classifier(base: str, seed: int):
+    """(model, tokenizer): `base` with a fresh 3-way head, initialised from `seed`."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     base_path = resolve_base(base)
     _require_safetensors(base_path)
     torch.manual_seed(seed)
-    id2label = {0: "entailment", 1: "neutral", 2: "contradiction"}
     model = AutoModelForSequenceClassification.from_pretrained(
-        base_path,
-        num_labels=3,
-        id2label=id2label,
-        label2id={v: k for k, v in id2label.items()},
-        use_safetensors=True,
-        trust_remote_code=False,
+        base_path, num_labels=3, id2label=NLI_ID2LABEL, label2id={v: k for k, v in NLI_ID2LABEL.items()},
+        use_safetensors=True, trust_remote_code=False,
     )
-    tokenizer = AutoTokenizer.from_pretrained(base_path, trust_remote_code=False)
+    return model, AutoTokenizer.from_pretrained(base_path, trust_remote_code=False)
+
+
+def save_checkpoint(model, tokenizer, out_dir: str | Path, meta: dict) -> None:
+    """A checkpoint directory any Hugging Face loader reads, plus tabprobe's notes on it."""
     out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
-    meta = {"base": base, "trained": False, "head_seed": seed, "note": "classification head randomly initialised, not trained"}
     (out_dir / TABPROBE_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def init_classifier(base: str, out_dir: str | Path, seed: int) -> dict:
+    """Write `base` with a fresh, seeded 3-way classification head as a checkpoint directory.
+
+    The head is untrained: predictions from it are a baseline for the plumbing, not a model of
+    NLI, and the metadata says so (the report shows it).
+    """
+    model, tokenizer = new_classifier(base, seed)
+    meta = {"base": base, "trained": False, "head_seed": seed, "note": "classification head randomly initialised, not trained"}
+    save_checkpoint(model, tokenizer, out_dir, meta)
     return meta
 
 
@@ -133,9 +142,7 @@ def fingerprint(checkpoint: str | Path) -> str:
     for path in sorted(Path(checkpoint).iterdir()):
         if path.is_file() and (path.suffix in {".safetensors", ".json", ".txt", ".model"}) and path.name != TABPROBE_META:
             digest.update(path.name.encode())
-            with path.open("rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(block)
+            digest.update(sha256_file(path).encode())
     return digest.hexdigest()[:16]
 
 
@@ -241,7 +248,10 @@ def infer(
     order = np.argsort(-encoded.lengths(), kind="stable")
     ordered = [encoded.features[i] for i in order]
     shard_size = max(batch_size, shard_size // batch_size * batch_size)
-    shards = ShardStore(shard_dir, _inputs_key(loaded, ordered, {"precision": precision, "batch_size": batch_size})) if shard_dir else None
+    # Everything that shapes a block's numbers or its place in the output is in the key.
+    key_settings = {"precision": precision, "batch_size": batch_size, "shard_size": shard_size,
+                    "order": loaded.order, "device": loaded.device}
+    shards = ShardStore(shard_dir, _inputs_key(loaded, ordered, key_settings)) if shard_dir else None
 
     probs_sorted = np.zeros((len(ordered), len(LABELS)), dtype=np.float32)
     starts = list(range(0, len(ordered), shard_size))
@@ -249,7 +259,8 @@ def infer(
     start_time = time.monotonic()
     with tqdm(total=len(ordered), desc="inference", unit="ex", file=sys.stderr, mininterval=5, ascii=True) as bar:
         for k, start in enumerate(starts):
-            block = shards.load(k) if shards else None
+            expected_rows = min(shard_size, len(ordered) - start)
+            block = shards.load(k, expected_rows) if shards else None
             if block is None:
                 block = predict_batches(loaded, ordered[start : start + shard_size], batch_size, precision)
                 if shards:
@@ -303,14 +314,15 @@ class ShardStore:
     def _path(self, k: int) -> Path:
         return self.folder / f"block-{k:05d}.npy"
 
-    def load(self, k: int) -> np.ndarray | None:
+    def load(self, k: int, rows: int) -> np.ndarray | None:
         path = self._path(k)
         if not path.exists():
             return None
         try:
-            return np.load(path, allow_pickle=False)
-        except (ValueError, OSError):  # a block cut short by the kill: compute it again
+            block = np.load(path, allow_pickle=False)
+        except (ValueError, OSError, EOFError):  # a block cut short by a crash: compute it again
             return None
+        return block if block.shape == (rows, len(LABELS)) else None
 
     def save(self, k: int, block: np.ndarray) -> None:
         with atomic_path(self._path(k)) as tmp:

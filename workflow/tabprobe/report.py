@@ -114,7 +114,19 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
     )
     allowed = "; ".join(f"{lab} → {', '.join(sorted(rule.allowed[lab]))}" for lab in LABELS)
     section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
-    for model in run.models:
+    for model, info in run.models.items():
+        if info["premise"] == "hypothesis_only":
+            section.blocks.append(
+                f"Model {model} never sees the table, so its predictions cannot change with it: zero "
+                "invalid transitions here are guaranteed by construction and say nothing about reasoning."
+            )
+        elif info.get("truncated"):
+            share = 100 * info["truncated"] / max(info["examples"], 1)
+            section.blocks.append(
+                f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
+                "row past the cut is invisible to it, which lowers its invalid-transition numbers; "
+                "compare with the paper's (full-length) numbers with that in mind."
+            )
         header = ["Predicted label"] + run.splits + ["Average"]
         rows = []
         column_means: dict[str, list[float]] = {s: [] for s in run.splits}

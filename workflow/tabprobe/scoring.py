@@ -69,11 +69,16 @@ class Scorer:
             return {"mean": None, "std": None, "ci_low": None, "ci_high": None, "n": 0}
         sub = _ratio(self.subsamples, numerator, denominator)
         boot = _ratio(self.resamples, numerator, denominator)
+        sub, boot = sub[~np.isnan(sub)], boot[~np.isnan(boot)]
+        # A label so rare that almost no sampling contains it has no usable spread: say so
+        # with nulls rather than a NaN or a made-up std of 0.
+        if len(sub) < 2 or len(boot) < 2:
+            return {"mean": None, "std": None, "ci_low": None, "ci_high": None, "n": count}
         alpha = (1 - self.settings.confidence) / 2
-        low, high = np.nanquantile(boot, [alpha, 1 - alpha])
+        low, high = np.quantile(boot, [alpha, 1 - alpha])
         return {
-            "mean": float(np.nanmean(sub)),
-            "std": float(np.nanstd(sub, ddof=1)) if np.sum(~np.isnan(sub)) > 1 else 0.0,
+            "mean": float(np.mean(sub)),
+            "std": float(np.std(sub, ddof=1)),
             "ci_low": float(low),
             "ci_high": float(high),
             "n": count,

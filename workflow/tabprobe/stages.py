@@ -89,7 +89,6 @@ def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premis
                                       shard_size=shard_size, pair_order=pair_order)
     seconds = time.monotonic() - start
     write_parquet(predictions, out, schemas.PREDICTIONS)
-    shutil.rmtree(shard_dir, ignore_errors=True)
     write_json(
         {
             **stats,
@@ -102,6 +101,7 @@ def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premis
         },
         stats_out,
     )
+    shutil.rmtree(shard_dir, ignore_errors=True)  # only once both outputs are in place
 
 
 def score_probe(probe: str, split: str, model: str, probe_path: str, predictions_path: str,

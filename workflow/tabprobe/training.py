@@ -23,13 +23,12 @@ from tqdm import tqdm
 
 from . import LABELS
 from .encoding import collate, encode
-from .models import LoadedModel, TABPROBE_META, autocast, fingerprint, pick_device, predict_batches, resolve_base, resolve_precision
+from .models import NLI_ID2LABEL, LoadedModel, autocast, new_classifier, pick_device, predict_batches, resolve_precision, save_checkpoint
 from .perturb import seeded_rng
 from .render import render
 from .table import Table
 
 log = logging.getLogger(__name__)
-ID2LABEL = {0: "entailment", 1: "neutral", 2: "contradiction"}  # E, N, C
 
 
 @dataclass(frozen=True)
@@ -90,18 +89,11 @@ def train(
 ) -> dict:
     """Fine-tune, evaluate on dev, and write a checkpoint directory; returns its metadata."""
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import get_linear_schedule_with_warmup
 
     from .perturb import select_examples
 
-    out_dir = Path(out_dir)
-    base = resolve_base(settings.base)
-    torch.manual_seed(settings.seed)
-    tokenizer = AutoTokenizer.from_pretrained(base, trust_remote_code=False)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=3, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
-        use_safetensors=True, trust_remote_code=False,
-    )
+    model, tokenizer = new_classifier(settings.base, settings.seed)
     device = pick_device()
     precision = resolve_precision(settings.precision, device)
     model.to(device)
@@ -153,17 +145,11 @@ def train(
     dev_accuracy = accuracy(loaded, dev_encoded, dev_labels, 64, precision)
     log.info("dev accuracy %.2f%% on %d examples; training took %.0f s", dev_accuracy, dev_subset.num_rows, train_seconds)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
-    with (out_dir / "training_log.jsonl").open("w") as fh:
-        for row in history:
-            fh.write(json.dumps(row) + "\n")
     meta = {
         "trained": True,
         "premise": premise,
         "pair_order": settings.pair_order,
-        "label_map": {name: LABELS[i] for i, name in ID2LABEL.items()},
+        "label_map": {name: LABELS[i] for i, name in NLI_ID2LABEL.items()},
         "train_settings": asdict(settings),
         "precision": precision,
         "device": device,
@@ -175,5 +161,8 @@ def train(
         "dev_accuracy": round(dev_accuracy, 2),
         "dev_examples": dev_subset.num_rows,
     }
-    (out_dir / TABPROBE_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    save_checkpoint(model, tokenizer, out_dir, meta)
+    with (Path(out_dir) / "training_log.jsonl").open("w") as fh:
+        for row in history:
+            fh.write(json.dumps(row) + "\n")
     return meta

@@ -6,10 +6,10 @@ below, and list the name under `probes:` in config.yaml. The contract test picks
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from functools import cache
 
+from ..errors import did_you_mean
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 
 REGISTRY: dict[str, str] = {
@@ -23,9 +23,7 @@ def get_probe(name: str) -> Probe:
     try:
         target = REGISTRY[name]
     except KeyError:
-        close = difflib.get_close_matches(name, REGISTRY, n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise KeyError(f"unknown probe {name!r}.{hint} Registered probes: {', '.join(sorted(REGISTRY))}") from None
+        raise KeyError(f"unknown probe {name!r}.{did_you_mean(name, REGISTRY)} Registered probes: {', '.join(sorted(REGISTRY))}") from None
     module_name, attr = target.split(":")
     probe = getattr(importlib.import_module(module_name), attr)
     if probe.name != name:
