@@ -3,7 +3,7 @@ rule generate_probe:
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
         probe_module=get_probe_module,
-        code=library_files("perturb", "probes/base"),
+        code=library_files("perturb", "probes/base", "probes/table_edits"),
     output:
         probe="results/probes/{probe}/{split}.parquet",
         coverage="results/probes/{probe}/{split}.coverage.json",

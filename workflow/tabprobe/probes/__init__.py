@@ -15,6 +15,10 @@ from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 REGISTRY: dict[str, str] = {
     "original": "tabprobe.probes.original:PROBE",
     "row_deletion": "tabprobe.probes.row_deletion:PROBE",
+    "row_insertion": "tabprobe.probes.row_insertion:PROBE",
+    "row_update": "tabprobe.probes.row_update:PROBE",
+    "row_permutation": "tabprobe.probes.row_permutation:PROBE",
+    "row_deletion_insertion": "tabprobe.probes.row_deletion_insertion:PROBE",
 }
 
 

@@ -4,23 +4,14 @@ Relevance-agnostic: the deleted row may or may not be evidence for the hypothesi
 transition rule allows E -> E/N and C -> C/N, and NEUTRAL must stay NEUTRAL.
 """
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from .base import Example, Probe, ProbeContext, ProbeExample
+from .table_edits import delete_row
 from ..table import Table
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    if not table.rows:
-        raise NotApplicable("table has no rows")
-    # One candidate per row; the generator samples one per example, as the paper does.
-    return [
-        ProbeExample(
-            example.hypothesis,
-            table.with_rows(r for j, r in enumerate(table.rows) if j != i),
-            expected=None,
-            provenance={"deleted_row": {"index": i, "key": row.key, "values": list(row.values)}},
-        )
-        for i, row in enumerate(table.rows)
-    ]
+    deleted, change = delete_row(table, ctx.rng)
+    return [ProbeExample(example.hypothesis, deleted, expected=None, provenance=change)]
 
 
 PROBE = Probe(

@@ -1,0 +1,110 @@
+"""Property-based tests of the table probes over generated tables, odd ones included (one row,
+empty values, unicode, very long values, repeated keys)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
+from tabprobe.table import Row, Table
+
+text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12)
+keys = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=10).filter(lambda k: k.strip())
+values = st.lists(st.one_of(text, st.text(min_size=200, max_size=400)), min_size=0, max_size=4)
+rows = st.lists(st.builds(lambda k, v: Row(k.strip(), tuple(v)), keys, values), min_size=0, max_size=8)
+categories = st.sampled_from(["Person", "City", None])
+
+
+@st.composite
+def split_tables(draw):
+    """A target table and a few other tables of the split, sharing some keys and categories."""
+    n = draw(st.integers(2, 5))
+    tables = {f"T{i}": Table(f"T{i}", draw(keys), tuple(draw(rows)), draw(categories)) for i in range(n)}
+    return tables["T0"], tables
+
+
+def run(name, table, tables, seed):
+    ctx = ProbeContext(rng=np.random.default_rng(seed), tables=tables)
+    example = Example("dev:2", table.table_id, "A hypothesis.", "E")
+    try:
+        out = get_probe(name).apply(example, table, None, ctx)
+    except NotApplicable:
+        return None
+    assert len(out) >= 1
+    return out[0]
+
+
+common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@common
+@given(split_tables(), st.integers(0, 2**32 - 1))
+def test_deletion_removes_exactly_one_row_and_keeps_the_rest_in_order(data, seed):
+    table, tables = data
+    result = run("row_deletion", table, tables, seed)
+    if result is None:
+        assert not table.rows
+        return
+    index = result.provenance["deleted_row"]["index"]
+    assert result.table.rows == table.rows[:index] + table.rows[index + 1 :]
+
+
+@common
+@given(split_tables(), st.integers(0, 2**32 - 1))
+def test_insertion_adds_one_row_with_a_key_not_present_before(data, seed):
+    table, tables = data
+    result = run("row_insertion", table, tables, seed)
+    if result is None:
+        return
+    inserted = result.provenance["inserted_row"]
+    assert len(result.table.rows) == len(table.rows) + 1
+    assert inserted["key"].strip().lower() not in {k.strip().lower() for k in table.keys}
+    source = tables[inserted["from_table"]]
+    assert source.category == table.category is not None and source.table_id != table.table_id
+    rest = list(result.table.rows)
+    del rest[inserted["index"]]
+    assert tuple(rest) == table.rows
+
+
+@common
+@given(split_tables(), st.integers(0, 2**32 - 1))
+def test_update_changes_exactly_one_value_and_keeps_the_key(data, seed):
+    table, tables = data
+    result = run("row_update", table, tables, seed)
+    if result is None:
+        return
+    change = result.provenance["updated_row"]
+    before, after = table.rows[change["index"]], result.table.rows[change["index"]]
+    assert before.key == after.key and len(before.values) == len(after.values) >= 2
+    differing = [j for j, (a, b) in enumerate(zip(before.values, after.values)) if a != b]
+    assert differing == [change["value_index"]]
+    assert after.values[change["value_index"]] not in before.values
+    assert [r for j, r in enumerate(result.table.rows) if j != change["index"]] == [r for j, r in enumerate(table.rows) if j != change["index"]]
+
+
+@common
+@given(split_tables(), st.integers(0, 2**32 - 1))
+def test_permutation_keeps_the_multiset_of_rows_and_changes_the_order(data, seed):
+    table, tables = data
+    result = run("row_permutation", table, tables, seed)
+    if result is None:
+        assert len(table.rows) < 2
+        return
+    assert Counter(result.table.rows) == Counter(table.rows)
+    assert result.provenance["order"] != list(range(len(table.rows)))
+
+
+@common
+@given(split_tables(), st.integers(0, 2**32 - 1))
+def test_deletion_then_insertion_brings_a_key_new_to_the_original(data, seed):
+    table, tables = data
+    result = run("row_deletion_insertion", table, tables, seed)
+    if result is None:
+        return
+    assert len(result.table.rows) == len(table.rows)
+    new_key = result.provenance["inserted_row"]["key"].strip().lower()
+    assert new_key not in {k.strip().lower() for k in table.keys}

@@ -1,0 +1,24 @@
+"""Delete a random row, then insert a row with a key the original table lacked, from a table of
+the same category (paper appendix Table 17). The composed rule is this project's reading."""
+
+from .base import Example, Probe, ProbeContext, ProbeExample
+from .table_edits import delete_row, insert_new_key_row
+from ..table import Table
+
+
+def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    deleted, deletion = delete_row(table, ctx.rng)
+    # The new key must be new to the original table too, or this would be a row update.
+    original_keys = {k.strip().lower() for k in table.keys}
+    inserted, insertion = insert_new_key_row(deleted, ctx.tables, ctx.rng, exclude_keys=original_keys)
+    return [ProbeExample(example.hypothesis, inserted, expected=None, provenance={**deletion, **insertion})]
+
+
+PROBE = Probe(
+    name="row_deletion_insertion",
+    description="Delete one random row, then insert a row with a new key from a same-category table.",
+    apply=apply,
+    judged_by="transitions",
+    transition_rule="row_deletion_insertion",
+    paper_reference="appendix Table 17",
+)
