@@ -20,4 +20,36 @@ INVALID_TRANSITIONS = {
             "C": {"alpha1": 3.23, "alpha2": 3.70, "alpha3": 3.01},
         },
     },
+    "row_insertion": {
+        "table": "Table 13",
+        "values": {
+            "E": {"alpha1": 2.81, "alpha2": 4.99, "alpha3": 2.51},
+            "N": {"alpha1": 0.0, "alpha2": 0.0, "alpha3": 0.0},
+            "C": {"alpha1": 6.77, "alpha2": 6.54, "alpha3": 6.35},
+        },
+    },
+    "row_update": {
+        "table": "Table 14",
+        "values": {
+            "E": {"alpha1": 0.08, "alpha2": 0.22, "alpha3": 0.12},
+            "N": {"alpha1": 0.12, "alpha2": 0.11, "alpha3": 0.09},
+            "C": {"alpha1": 0.49, "alpha2": 0.30, "alpha3": 0.19},
+        },
+    },
+    "row_permutation": {
+        "table": "Table 15",
+        "values": {
+            "E": {"alpha1": 9.25, "alpha2": 12.2, "alpha3": 14.6},
+            "N": {"alpha1": 7.1, "alpha2": 6.8, "alpha3": 12.5},
+            "C": {"alpha1": 11.6, "alpha2": 8.76, "alpha3": 13.7},
+        },
+    },
+    "row_deletion_insertion": {
+        "table": "Table 17",
+        "values": {
+            "E": {"alpha1": 3.02, "alpha2": 6.53, "alpha3": 4.16},
+            "N": {"alpha1": 0.0, "alpha2": 0.0, "alpha3": 0.0},
+            "C": {"alpha1": 9.81, "alpha2": 7.88, "alpha3": 6.71},
+        },
+    },
 }
