@@ -17,12 +17,11 @@ import platform
 import time
 
 import numpy as np
-import pyarrow as pa
 import torch
 
-from tabprobe import LABELS, schemas
-from tabprobe.infotabs import ingest_split
-from tabprobe.models import infer, label_order, load_classifier
+from tabprobe import LABELS
+from tabprobe.infotabs import ingest_split, load_tables
+from tabprobe.models import infer, load_classifier
 from tabprobe.perturb import generate, select_examples
 from tabprobe.render import render
 from tabprobe.table import Table
@@ -57,7 +56,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     split = ingest_split(args.infotabs, "alpha1")
-    tables = {t["table_id"]: Table.from_arrow(t) for t in split.tables.to_pylist()}
+    tables = load_tables(split.tables)
     examples = select_examples(split.examples, args.examples, args.seed, "alpha1")
     probe_examples, _ = generate("original", examples, tables, args.seed)
     rendered = [(render(Table.from_arrow(r["table"]), args.premise), r["hypothesis"])

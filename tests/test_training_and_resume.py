@@ -17,7 +17,7 @@ from transformers import AutoTokenizer, BertConfig, BertModel
 
 from tabprobe import schemas, stages
 from tabprobe.infotabs import ingest_split, load_tables
-from tabprobe.io import read_parquet, write_parquet
+from tabprobe.io import write_parquet
 from tabprobe.models import infer, load_classifier, resolve_base
 from tabprobe.perturb import generate, select_examples
 from tabprobe.training import TrainSettings, length_grouped_batches, train

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import yaml
 
-from .errors import TabprobeError, did_you_mean
+from .errors import TabprobeError, closest, did_you_mean
 from .probes import REGISTRY, get_probe
 
 
@@ -28,8 +27,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         unknown = sorted(set(error.instance) - set(allowed))
         hints = []
         for key in unknown:
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            match = closest(key, allowed)
+            hints.append(f"{key!r}" + (f" (did you mean {match!r}?)" if match else ""))
         return f"unknown key(s) {', '.join(hints)}; allowed keys here: {', '.join(allowed)}"
     return error.message
 

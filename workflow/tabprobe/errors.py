@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from typing import Iterable
 
 
+def closest(name: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to a mistyped name, or None when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return close[0] if close else None
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """" Did you mean 'x'?" for the closest choice, or "" when none is close."""
-    close = difflib.get_close_matches(name, list(choices), n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
+    match = closest(name, choices)
+    return f" Did you mean {match!r}?" if match else ""
 
 
 class TabprobeError(Exception):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -58,6 +58,12 @@ def _fmt(mean, std=None) -> str:
     return f"{mean:.2f} ({std:.2f})" if std is not None else f"{mean:.2f}"
 
 
+def _mean(values: Iterable[float | None]) -> float | None:
+    """Mean of the values that exist; None when none does."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
 def _lookup(scores: pl.DataFrame, **where) -> dict | None:
     hit = scores.filter(pl.all_horizontal([pl.col(k) == v for k, v in where.items()]))
     return hit.row(0, named=True) if hit.height else None
@@ -127,37 +133,32 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
                 "row past the cut is invisible to it, which lowers its invalid-transition numbers; "
                 "compare with the paper's (full-length) numbers with that in mind."
             )
+        # Our mean (std) per label and split, and the paper's value where it has one; averages
+        # over labels and over splits are both taken from these two grids.
+        ours = {lab: {split: _lookup(scores, model=model, probe=probe_name, split=split,
+                                     statistic="invalid_transition_pct", label=lab) for split in run.splits}
+                for lab in LABELS}
+        paper_values = {lab: {split: reference["values"][lab].get(split) if reference else None for split in run.splits}
+                        for lab in LABELS}
+
+        def cell(mean, paper_value, std=None):
+            return _fmt(mean, std) + (f" / {paper_value:.2f}" if paper_value is not None else "")
+
         header = ["Predicted label"] + run.splits + ["Average"]
         rows = []
-        column_means: dict[str, list[float]] = {s: [] for s in run.splits}
         for lab in LABELS:
-            cells, ours = [LABEL_NAMES[lab]], []
+            cells = [LABEL_NAMES[lab]]
             for split in run.splits:
-                r = _lookup(scores, model=model, probe=probe_name, split=split, statistic="invalid_transition_pct", label=lab)
-                value = r["mean"] if r else None
-                text = _fmt(value, r["std"] if r else None)
-                if reference:
-                    text += f" / {reference['values'][lab][split]:.2f}" if split in reference["values"][lab] else ""
-                cells.append(text)
-                if value is not None:
-                    ours.append(value)
-                    column_means[split].append(value)
-            avg = sum(ours) / len(ours) if ours else None
-            ref_avg = None
-            if reference:
-                ref_vals = [reference["values"][lab][s] for s in run.splits if s in reference["values"][lab]]
-                ref_avg = sum(ref_vals) / len(ref_vals) if ref_vals else None
-            cells.append(_fmt(avg) + (f" / {ref_avg:.2f}" if ref_avg is not None else ""))
+                r = ours[lab][split]
+                cells.append(cell(r["mean"] if r else None, paper_values[lab][split], r["std"] if r else None))
+            cells.append(cell(_mean(r["mean"] if r else None for r in ours[lab].values()),
+                              _mean(paper_values[lab].values())))
             rows.append(cells)
-        avg_row = ["Average"]
+        averages = ["Average"]
         for split in run.splits:
-            vals = column_means[split]
-            text = _fmt(sum(vals) / len(vals)) if vals else "–"
-            if reference:
-                ref_vals = [reference["values"][lab][split] for lab in LABELS if split in reference["values"][lab]]
-                text += f" / {sum(ref_vals) / len(ref_vals):.2f}" if ref_vals else ""
-            avg_row.append(text)
-        rows.append(avg_row + [""])
+            our_mean = _mean(ours[lab][split]["mean"] if ours[lab][split] else None for lab in LABELS)
+            averages.append(cell(our_mean, _mean(paper_values[lab][split] for lab in LABELS)))
+        rows.append(averages + [""])
         section.blocks.append(TableBlock(header, rows, caption=f"Model {model}"))
         section.blocks.append(transition_matrix_block(scores, run, model, probe_name))
     return section

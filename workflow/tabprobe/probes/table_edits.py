@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..table import Row, Table
+from ..table import Table
 from .base import NotApplicable
 
 
