@@ -45,7 +45,7 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
         (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
         (lambda c: c["models"]["minilm-para"]["train"].update(epoch=2), r"models\.minilm-para\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)"),
         (lambda c: c["models"]["minilm-para"].update(premise="table"), r"config key models\.minilm-para\.premise: 'table' is not one of"),
-        (lambda c: c["probes"].pop("original"), r"config key probes: row_deletion compare predictions .* add `original: \{\}`"),
+        (lambda c: c["probes"].pop("original"), r"config key probes: row_deletion, row_insertion, .* compare predictions .* add `original: \{\}`"),
         (lambda c: c.update(duplicates="ignore"), r"config key duplicates: 'ignore' is not one of \['warn', 'error'\]"),
     ],
 )

@@ -147,3 +147,18 @@ def test_a_cut_hypothesis_is_counted_in_hypothesis_only_mode(tokenizer):
     encoded = encode(tokenizer, ["", ""], ["short one.", "very long " * 40], max_length=16)
     assert encoded.truncated == 1
     assert len(encoded.features[1]["input_ids"]) == 16
+
+
+def test_input_digest_shows_whether_a_perturbation_reached_the_model(tmp_path, tokenizer):
+    # Deleting the last of 12 long rows is invisible at max_length 128 (the premise is cut long
+    # before it); deleting the first row is not. The digests say so.
+    loaded = load_classifier(tiny_checkpoint(tmp_path / "ckpt", tokenizer))
+    base = probe_examples(n=1)
+    table = Table.from_arrow(base["table"][0].as_py())
+    variants = [table, Table(table.table_id, table.title, table.rows[:-1]), Table(table.table_id, table.title, table.rows[1:])]
+    examples = pa.concat_tables([base.set_column(base.schema.get_field_index("table"), "table",
+                                                 pa.array([t.to_arrow()], schemas.TABLE)) for t in variants])
+    predictions, _ = infer(examples, loaded, "para", batch_size=4, max_length=128, precision="fp32")
+    original, last_row_gone, first_row_gone = predictions["input_digest"].to_pylist()
+    assert last_row_gone == original
+    assert first_row_gone != original

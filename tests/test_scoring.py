@@ -60,9 +60,10 @@ def test_a_label_nobody_predicted_has_no_value_not_a_crash():
     assert rows[("invalid_transition_pct", "C")]["mean"] is None and rows[("invalid_transition_pct", "C")]["n"] == 0
 
 
-def _predictions(uids, orig, preds):
+def _predictions(uids, orig, preds, digests=None):
     return pa.table({"uid": uids, "orig_uid": orig, "pred": preds, "probs": [[1.0, 0.0, 0.0]] * len(uids),
-                     "model_fingerprint": ["f"] * len(uids)}, schema=schemas.PREDICTIONS)
+                     "model_fingerprint": ["f"] * len(uids), "input_digest": digests or list(uids)},
+                    schema=schemas.PREDICTIONS)
 
 
 def _probe_examples(probe, uids, orig, labels, expected):
@@ -102,3 +103,30 @@ def test_a_label_in_too_few_samplings_gets_nulls_not_nan():
     assert rare["n"] == 1
     assert rare["mean"] is None or not np.isnan(rare["mean"])
     assert rare["std"] is None or rare["std"] >= 0
+
+
+def test_invalid_share_over_visible_perturbations_leaves_out_inputs_the_model_saw_unchanged():
+    # Ten E predictions; rows were deleted in all ten, but for four of them the deleted row lay
+    # past the max_length cut, so the model saw its original input (same digest) and kept E.
+    # Of the six it could see, three went E -> C (invalid): 30% over all, 50% over the visible.
+    orig_uids = [f"dev:{i}" for i in range(10)]
+    probe_uids = [u + "/row_deletion" for u in orig_uids]
+    original = _predictions(orig_uids, orig_uids, ["E"] * 10, digests=[f"d{i}" for i in range(10)])
+    seen = [f"d{i}" if i < 4 else f"x{i}" for i in range(10)]
+    probed = _predictions(probe_uids, orig_uids, ["E"] * 4 + ["C"] * 3 + ["N"] * 3, digests=seen)
+    examples = _probe_examples("row_deletion", probe_uids, orig_uids, ["E"] * 10, [None] * 10)
+    settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)
+    rows = _by_key(score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev").to_pylist())
+    assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(30.0)
+    assert rows[("input_changed_pct", "all")]["mean"] == pytest.approx(60.0)
+    visible = rows[("invalid_transition_pct_input_changed", "E")]
+    assert visible["mean"] == pytest.approx(50.0) and visible["n"] == 6
+    assert rows[("invalid_transition_pct_input_changed", "C")]["n"] == 0
+
+
+def test_a_probe_example_without_its_original_prediction_is_an_error():
+    examples = _probe_examples("row_deletion", ["dev:2/row_deletion"], ["dev:2"], ["E"], [None])
+    probed = _predictions(["dev:2/row_deletion"], ["dev:2"], ["E"])
+    original = _predictions(["dev:3"], ["dev:3"], ["E"])
+    with pytest.raises(ValueError, match="no original prediction"):
+        score_probe("row_deletion", examples, probed, original, ScoringSettings(), "m", "dev")

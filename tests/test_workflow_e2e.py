@@ -209,6 +209,27 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
     assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) / 5\.76", table5)  # at least one model has a value
 
 
+def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
+    import xml.etree.ElementTree as ET
+
+    page = (run["dir"] / "results" / "report" / "index.html").read_text()
+    graphs = re.findall(r"<svg .*?</svg>", page, flags=re.S)
+    assert len(graphs) == len(MODELS)  # one transition probe (row_deletion) x two models
+    for svg in graphs:
+        root = ET.fromstring(svg)
+        model = root.get("aria-label").split(" · ")[1]
+        tooltips = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")][1:]
+        assert len(tooltips) == 9
+        # The E -> E edge carries the mean E -> E transition % of each split, as scored.
+        expected = []
+        for split in SPLITS:
+            scores = pq.read_table(run["dir"] / "results" / "scores" / model / "row_deletion" / f"{split}.parquet").to_pylist()
+            hit = [r for r in scores if r["statistic"] == "transition_pct_to_E" and r["label"] == "E"]
+            expected.append("–" if not hit or hit[0]["mean"] is None else f"{hit[0]['mean']:.2f}")
+        assert f"E → E: {', '.join(expected)} (valid)" in tooltips
+        assert sum(t.endswith("(invalid)") for t in tooltips) == 4  # E→C, N→E, N→C, C→E
+
+
 def test_snakemake_report_includes_the_page(run, tmp_path):
     target = tmp_path / "snakemake-report.html"
     snakemake(run["dir"], run["config"], "--report", str(target))

@@ -213,6 +213,15 @@ def predict_batches(loaded: LoadedModel, features: Sequence[dict], batch_size: i
     return probs
 
 
+def input_digest(feature: Mapping[str, Sequence[int]]) -> str:
+    """Short hash of exactly the tokens a model saw for one example (after truncation), so
+    scoring can tell a perturbation the model could see from one cut off past max_length."""
+    digest = hashlib.blake2b(digest_size=8)
+    for name in sorted(feature):
+        digest.update(name.encode() + b"=" + np.asarray(feature[name], dtype=np.int32).tobytes() + b"|")
+    return digest.hexdigest()
+
+
 def _inputs_key(loaded: LoadedModel, features: Sequence[dict], settings: dict) -> str:
     """Identifies exactly what a shard was computed from: model, settings and every input token."""
     digest = hashlib.sha256(json.dumps([loaded.fingerprint, settings], sort_keys=True).encode())
@@ -283,6 +292,7 @@ def infer(
             "pred": pa.array(preds, pa.string()),
             "probs": pa.array(probs.tolist(), pa.list_(pa.float32())),
             "model_fingerprint": pa.array([loaded.fingerprint] * len(records), pa.string()),
+            "input_digest": pa.array([input_digest(f) for f in encoded.features], pa.string()),
         },
         schema=schemas.PREDICTIONS,
     )

@@ -10,9 +10,11 @@ TABLE1_ACCURACY = {
     "Human": {"dev": 79.78, "alpha1": 84.04, "alpha2": 83.88, "alpha3": 79.33},
 }
 
-# Invalid-transition % by label originally predicted, per probe (Table 5 for row deletion).
+# Invalid-transition % by label originally predicted, per probe (Table 5 for row deletion), and
+# the figure holding the paper's transition graph for the probe.
 INVALID_TRANSITIONS = {
     "row_deletion": {
+        "figure": "Figure 3",
         "table": "Table 5",
         "values": {
             "E": {"alpha1": 5.76, "alpha2": 7.26, "alpha3": 5.01},
@@ -21,6 +23,7 @@ INVALID_TRANSITIONS = {
         },
     },
     "row_insertion": {
+        "figure": "Figure 7",
         "table": "Table 13",
         "values": {
             "E": {"alpha1": 2.81, "alpha2": 4.99, "alpha3": 2.51},
@@ -29,6 +32,7 @@ INVALID_TRANSITIONS = {
         },
     },
     "row_update": {
+        "figure": "Figure 8",
         "table": "Table 14",
         "values": {
             "E": {"alpha1": 0.08, "alpha2": 0.22, "alpha3": 0.12},
@@ -37,6 +41,7 @@ INVALID_TRANSITIONS = {
         },
     },
     "row_permutation": {
+        "figure": "Figure 9",
         "table": "Table 15",
         "values": {
             "E": {"alpha1": 9.25, "alpha2": 12.2, "alpha3": 14.6},
@@ -45,6 +50,7 @@ INVALID_TRANSITIONS = {
         },
     },
     "row_deletion_insertion": {
+        "figure": "Figure 11",
         "table": "Table 17",
         "values": {
             "E": {"alpha1": 3.02, "alpha2": 6.53, "alpha3": 4.16},

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 import polars as pl
 
-from . import LABEL_NAMES, LABELS, paper, schemas
+from . import LABEL_NAMES, LABELS, figures, paper, schemas
 from .io import read_parquet
 from .probes import get_probe
 from .transitions import RULES
@@ -28,9 +28,15 @@ class TableBlock:
 
 
 @dataclass
+class Figure:
+    svg: str
+    caption: str
+
+
+@dataclass
 class Section:
     title: str
-    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, or ("warning", str)
+    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, Figure, or ("warning", str)
 
 
 @dataclass
@@ -104,6 +110,24 @@ def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
     return section
 
 
+def transition_rules_section(probe_names: Sequence[str]) -> Section:
+    section = Section("Transition rules")
+    section.blocks.append(
+        "A table perturbation has no single right answer; it allows some changes of prediction and "
+        "forbids others. Each row lists the labels a model may predict after the change, given its "
+        "prediction before; any other prediction is an invalid transition. The paper states most of "
+        "these rules; where it names only some forbidden transitions, the rule is this project's "
+        "reading of it, marked as such."
+    )
+    rows = []
+    for name in probe_names:
+        rule = RULES[get_probe(name).transition_rule]
+        rows.append([name] + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
+                    + [rule.source])
+    section.blocks.append(TableBlock(["Probe", "from E", "from N", "from C", "Source of the rule"], rows))
+    return section
+
+
 def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: str) -> Section:
     probe = get_probe(probe_name)
     rule = RULES[probe.transition_rule]
@@ -118,7 +142,7 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
         "For an ideal model all these numbers are zero. Cells: mean (std) over the samplings"
         + ("; the paper's RoBERTa-large number follows the slash." if reference else ".")
     )
-    allowed = "; ".join(f"{lab} → {', '.join(sorted(rule.allowed[lab]))}" for lab in LABELS)
+    allowed = "; ".join(f"{lab} → {', '.join(to for to in LABELS if to in rule.allowed[lab])}" for lab in LABELS)
     section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
     for model, info in run.models.items():
         if info["premise"] == "hypothesis_only":
@@ -160,8 +184,55 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
             averages.append(cell(our_mean, _mean(paper_values[lab][split] for lab in LABELS)))
         rows.append(averages + [""])
         section.blocks.append(TableBlock(header, rows, caption=f"Model {model}"))
+        section.blocks.append(transition_graph_figure(scores, run, model, probe_name))
+        visible = visible_perturbations_block(scores, run, model, probe_name)
+        if visible:
+            section.blocks.append(visible)
         section.blocks.append(transition_matrix_block(scores, run, model, probe_name))
     return section
+
+
+def transition_graph_figure(scores: pl.DataFrame, run: RunInfo, model: str, probe_name: str) -> Figure:
+    rule = RULES[get_probe(probe_name).transition_rule]
+    percent = {}
+    for before in LABELS:
+        for after in LABELS:
+            values = []
+            for split in run.splits:
+                r = _lookup(scores, model=model, probe=probe_name, split=split,
+                            statistic=f"transition_pct_to_{after}", label=before)
+                values.append(r["mean"] if r else None)
+            percent[(before, after)] = values
+    reference = paper.INVALID_TRANSITIONS.get(probe_name)
+    figure = f"; the paper's version is its {reference['figure']}" if reference and reference.get("figure") else ""
+    return Figure(
+        figures.transition_graph(percent, rule, run.splits, f"{probe_name} · {model}"),
+        f"Model {model}: how predictions move under {probe_name} (mean over the samplings){figure}. "
+        "Red edges are invalid transitions.",
+    )
+
+
+def visible_perturbations_block(scores: pl.DataFrame, run: RunInfo, model: str, probe_name: str) -> TableBlock | None:
+    """Invalid % over the examples whose model input changed. A table edit past the model's
+    max_length cut never reaches it; such examples keep their prediction and count as valid in
+    the paper-comparable numbers above. None when every (or no) perturbation reached the model."""
+    shares = {split: _lookup(scores, model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all")
+              for split in run.splits}
+    present = [r["mean"] for r in shares.values() if r and r["mean"] is not None]
+    if not present or all(v >= 100.0 for v in present) or all(v <= 0.0 for v in present):
+        return None
+    rows = []
+    for lab in LABELS + ("all",):
+        cells = [LABEL_NAMES.get(lab, "All predictions")]
+        for split in run.splits:
+            r = _lookup(scores, model=model, probe=probe_name, split=split,
+                        statistic="invalid_transition_pct_input_changed", label=lab)
+            cells.append(f"{_fmt(r['mean'], r['std'])} n={r['n']}" if r and r["mean"] is not None else "–")
+        rows.append(cells)
+    rows.append(["Examples whose input changed (%)"] + [_fmt(shares[s]["mean"]) if shares[s] else "–" for s in run.splits])
+    return TableBlock(["Predicted label"] + run.splits, rows,
+                      caption=f"Model {model}: invalid transitions (%) among the examples whose model input changed "
+                              "(the perturbation was not cut off by max_length)")
 
 
 def transition_matrix_block(scores: pl.DataFrame, run: RunInfo, model: str, probe_name: str) -> TableBlock:
@@ -227,9 +298,11 @@ def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
     sections = [run_section(run)]
     if "original" in run.probes:
         sections.append(accuracy_section(scores, run))
-    for probe_name in run.probes:
-        if get_probe(probe_name).judged_by == "transitions":
-            sections.append(invalid_transition_section(scores, run, probe_name))
+    transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
+    if transition_probes:
+        sections.append(transition_rules_section(transition_probes))
+    for probe_name in transition_probes:
+        sections.append(invalid_transition_section(scores, run, probe_name))
     sections.append(coverage_section(run))
     return sections
 
@@ -241,6 +314,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:70
 h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem}th,td{border:1px solid #ccc;padding:.25rem .55rem;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}caption{text-align:left;font-weight:600;padding:.3rem 0}
+figure{margin:1rem 0}figure svg{max-width:100%;height:auto}figcaption{font-size:.85rem;color:#444}
 .warning{background:#fff4e5;border-left:4px solid #f0a020;padding:.5rem .8rem}code{background:#f3f3f3;padding:0 .2rem}
 """
 
@@ -266,6 +340,8 @@ def to_html(sections: Sequence[Section], title: str) -> str:
                 for row in block.rows:
                     out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
                 out.append("</table>")
+            elif isinstance(block, Figure):
+                out.append(f"<figure>{block.svg}<figcaption>{html.escape(block.caption)}</figcaption></figure>")
             elif isinstance(block, tuple):
                 out.append(f"<p class='warning'>{_inline_code(block[1], 'html')}</p>")
             else:
@@ -287,6 +363,8 @@ def to_markdown(sections: Sequence[Section], title: str) -> str:
                 out.append("|" + "|".join("---" for _ in block.header) + "|")
                 out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in block.rows]
                 out.append("")
+            elif isinstance(block, Figure):
+                out += [f"*Figure (drawn in index.html): {block.caption}*", ""]
             elif isinstance(block, tuple):
                 out += [f"> **Warning:** {block[1]}", ""]
             else:

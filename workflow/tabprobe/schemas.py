@@ -53,6 +53,9 @@ PREDICTIONS = pa.schema(
         pa.field("pred", pa.string(), nullable=False),
         pa.field("probs", pa.list_(pa.float32()), nullable=False),  # E, N, C order
         pa.field("model_fingerprint", pa.string(), nullable=False),
+        # hash of the tokens the model saw: equal digests for a probe example and its original
+        # mean the perturbation was invisible to the model (e.g. a row past the max_length cut)
+        pa.field("input_digest", pa.string(), nullable=False),
     ]
 )
 

@@ -98,9 +98,16 @@ def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> li
     return rows
 
 
-def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer) -> list[dict]:
+def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer,
+                      input_changed: np.ndarray | None = None) -> list[dict]:
     """Invalid-transition % per label predicted before the change (paper Tables 5, 13-17),
-    the transition matrix in %, and the share of unchanged predictions."""
+    the transition matrix in %, and the share of unchanged predictions.
+
+    With `input_changed` (per example: did the tokens the model saw differ from the
+    original's?), also the share of visible perturbations and the invalid-transition % over
+    those alone: a row cut off past max_length cannot move a prediction, and counting it as
+    a stable (valid) prediction flatters the model.
+    """
     rule = RULES[rule_name]
     invalid = np.array([not rule.is_valid(b, a) for b, a in zip(before, after)], dtype=np.float64)
     before_masks = _label_masks(before)
@@ -113,6 +120,14 @@ def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, sco
             rows.append({"statistic": f"transition_pct_to_{to_lab}", "label": lab, **scorer.stat(mask * to_mask, mask)})
     unchanged = (before == after).astype(np.float64)
     rows.append({"statistic": "unchanged_pct", "label": "all", **scorer.stat(unchanged, ones)})
+    if input_changed is not None:
+        changed = np.asarray(input_changed, dtype=np.float64)
+        rows.append({"statistic": "input_changed_pct", "label": "all", **scorer.stat(changed, ones)})
+        rows.append({"statistic": "invalid_transition_pct_input_changed", "label": "all",
+                     **scorer.stat(invalid * changed, changed)})
+        for lab, mask in before_masks.items():
+            rows.append({"statistic": "invalid_transition_pct_input_changed", "label": lab,
+                         **scorer.stat(invalid * mask * changed, mask * changed)})
     return rows
 
 
@@ -140,9 +155,18 @@ def score_probe(
     else:
         if original_predictions is None:
             raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")
-        before_by_uid = dict(zip(original_predictions["uid"].to_pylist(), original_predictions["pred"].to_pylist()))
-        before = np.array([before_by_uid[u] for u in probe_examples["orig_uid"].to_pylist()], dtype=object)
-        rows = score_transitions(before, pred, probe.transition_rule, scorer)
+        original = {u: (p, d) for u, p, d in zip(original_predictions["uid"].to_pylist(),
+                                                  original_predictions["pred"].to_pylist(),
+                                                  original_predictions["input_digest"].to_pylist())}
+        digest_by_uid = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
+        orig_uids = probe_examples["orig_uid"].to_pylist()
+        lost = [u for u in orig_uids if u not in original]
+        if lost:
+            raise ValueError(f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
+                             "re-run infer_nli for probe original")
+        before = np.array([original[u][0] for u in orig_uids], dtype=object)
+        changed = np.array([original[o][1] != digest_by_uid[u] for o, u in zip(orig_uids, uids)])
+        rows = score_transitions(before, pred, probe.transition_rule, scorer, input_changed=changed)
     for row in rows:
         row.update(model=model, probe=probe_name, split=split)
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
