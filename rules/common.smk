@@ -90,6 +90,13 @@ def get_probe_module(wildcards):
     return str(Path(LIBRARY_DIR) / "tabprobe" / module_path(wildcards.probe))
 
 
+def get_parses(wildcards):
+    """The split's spaCy parse, for probes that read it (Probe.needs_parse)."""
+    if get_probe(wildcards.probe).needs_parse:
+        return {"parses": f"results/parses/{wildcards.split}.spacy"}
+    return {}
+
+
 def get_probe_options(wildcards):
     return canonical(config["probes"][wildcards.probe] or {})
 

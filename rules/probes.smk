@@ -1,5 +1,6 @@
 rule generate_probe:
     input:
+        unpack(get_parses),
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
         probe_module=get_probe_module,
@@ -19,3 +20,23 @@ rule generate_probe:
         "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/generate_probe.py"
+
+
+rule parse_hypotheses:
+    input:
+        examples="results/data/{split}.parquet",
+        code=library_files("parsing"),
+    output:
+        parses="results/parses/{split}.spacy",
+        summary="results/parses/{split}.json",
+    params:
+        settings=canonical(config["parse"]),
+    threads: 2
+    log:
+        "logs/parse_hypotheses/{split}.log",
+    benchmark:
+        "benchmarks/parse_hypotheses/{split}.tsv"
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/parse_hypotheses.py"

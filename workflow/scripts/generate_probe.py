@@ -11,4 +11,5 @@ stages.generate_probe(
     seed=snakemake.params.seed,
     limit=snakemake.params.limit,
     options=snakemake.params.options,
+    parses_path=snakemake.input.get("parses"),
 )

@@ -52,6 +52,10 @@ class CorruptFileError(TabprobeError):
     """A file from an earlier stage is unreadable or has the wrong schema."""
 
 
+class SetupError(TabprobeError):
+    """Something the workflow needs is not installed or not usable (e.g. the spaCy model)."""
+
+
 class ModelError(TabprobeError):
     """A checkpoint that cannot be used as configured."""
 

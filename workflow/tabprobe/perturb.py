@@ -43,20 +43,25 @@ def generate(
     tables: Mapping[str, Table],
     seed: int,
     options: Mapping[str, Any] | None = None,
-    docs: list | None = None,
+    docs: Mapping[str, Any] | None = None,
 ) -> tuple[pa.Table, dict]:
-    """Apply a probe to every example; returns the probe examples and a coverage summary."""
+    """Apply a probe to every example; returns the probe examples and a coverage summary.
+    `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse."""
     probe = get_probe(probe_name)
     rows: list[dict] = []
     skipped: Counter[str] = Counter()
     records = examples.to_pylist()
+    shared: dict = {}
+    if probe.needs_parse and docs is None:
+        raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
     for i, record in enumerate(records):
         example = Example(record["uid"], record["table_id"], record["hypothesis"], record["label"])
         if example.label not in probe.labels:
             skipped[f"gold label {example.label} is not probed"] += 1
             continue
-        ctx = ProbeContext(rng=seeded_rng(seed, probe_name, example.uid), tables=tables, options=options or {})
-        doc = docs[i] if docs is not None else None
+        ctx = ProbeContext(rng=seeded_rng(seed, probe_name, example.uid), tables=tables, options=options or {},
+                           docs=docs, shared=shared)
+        doc = docs[example.uid] if docs is not None else None
         try:
             candidates = probe.apply(example, tables[example.table_id], doc, ctx)
         except NotApplicable as reason:

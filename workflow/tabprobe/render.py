@@ -41,6 +41,8 @@ RENDERINGS = {"para": para, "struct": struct, "hypothesis_only": hypothesis_only
 
 
 def render(table: Table, how: str) -> str:
+    if not table.title and not table.rows:
+        return ""  # an empty table is no premise (the hypothesis_only probe), in every rendering
     try:
         return RENDERINGS[how](table)
     except KeyError:

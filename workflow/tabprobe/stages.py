@@ -35,12 +35,33 @@ def ingest_infotabs(root: str, split: str, examples_out: str, tables_out: str, s
 
 
 def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
-                   seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+                   seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None,
+                   parses_path: str | None = None) -> None:
     examples = perturb.select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
-    probe_examples, coverage = perturb.generate(probe, examples, tables, seed, options)
+    docs = None
+    if parses_path:
+        from . import parsing
+
+        docs = parsing.read(parses_path, zip(examples["uid"].to_pylist(), examples["hypothesis"].to_pylist()))
+        log.info("read %d hypothesis parses from %s", len(docs), parses_path)
+    probe_examples, coverage = perturb.generate(probe, examples, tables, seed, options, docs)
     write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
     write_json({"split": split, "limit": limit, **coverage}, coverage_out)
+
+
+def parse_hypotheses(examples_path: str, out: str, summary_out: str, model: str = "auto",
+                     batch_size: int = 512, processes: int = 1) -> None:
+    from . import parsing
+
+    examples = read_parquet(examples_path, schemas.EXAMPLES)
+    nlp = parsing.load_pipeline(model)
+    start = time.monotonic()
+    docs = parsing.parse(nlp, examples["hypothesis"].to_pylist(), examples["uid"].to_pylist(),
+                         examples["table_id"].to_pylist(), batch_size=batch_size, n_process=processes)
+    parsing.write(docs, out)
+    write_json({"model": parsing.model_description(nlp), "components": nlp.pipe_names,
+                "hypotheses": examples.num_rows, "seconds": round(time.monotonic() - start, 2)}, summary_out)
 
 
 def init_model(base: str, out_dir: str, seed: int) -> None:

@@ -19,6 +19,16 @@ REGISTRY: dict[str, str] = {
     "row_update": "tabprobe.probes.row_update:PROBE",
     "row_permutation": "tabprobe.probes.row_permutation:PROBE",
     "row_deletion_insertion": "tabprobe.probes.row_deletion_insertion:PROBE",
+    "entity_flip": "tabprobe.probes.entity_flip:PROBE",
+    "number_preserve": "tabprobe.probes.number_preserve:PROBE",
+    "number_flip": "tabprobe.probes.number_flip:PROBE",
+    "temporal_preserve": "tabprobe.probes.temporal_preserve:PROBE",
+    "temporal_flip": "tabprobe.probes.temporal_flip:PROBE",
+    "negation_flip": "tabprobe.probes.negation_flip:PROBE",
+    "modifier_preserve": "tabprobe.probes.modifier_preserve:PROBE",
+    "hypothesis_only": "tabprobe.probes.hypothesis_only:PROBE",
+    "dummy_premise": "tabprobe.probes.dummy_premise:PROBE",
+    "swapped_table": "tabprobe.probes.swapped_table:PROBE",
 }
 
 

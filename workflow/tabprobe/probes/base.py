@@ -46,6 +46,12 @@ class ProbeContext:
     rng: np.random.Generator
     tables: Mapping[str, Table]
     options: Mapping[str, Any] = field(default_factory=dict)
+    # uid -> spaCy Doc for every hypothesis of the split (not only the capped subset), for
+    # probes that draw substitutes from other examples; None unless the probe needs_parse.
+    docs: Mapping[str, Any] | None = None
+    # Built once per split and shared by all examples (e.g. an entity pool); only
+    # deterministic functions of the split may be stored here.
+    shared: dict = field(default_factory=dict)
 
 
 class NotApplicable(Exception):
@@ -67,6 +73,9 @@ class Probe:
     paper_reference: str = ""
     # Which gold labels the probe perturbs (the paper skips NEUTRAL for hypothesis probes).
     labels: frozenset[str] = frozenset({"E", "N", "C"})
+    # True for probes that read the hypothesis's spaCy parse (`doc` in apply); the workflow then
+    # parses the split once (rule parse_hypotheses) and hands every such probe the same parse.
+    needs_parse: bool = False
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

@@ -1,0 +1,301 @@
+"""Hypothesis probes (paper section 4) and premise controls, on hand-written sentences parsed by
+the real spaCy English model, and the shared parse they read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from tabprobe import parsing, schemas
+from tabprobe.errors import CorruptFileError
+from tabprobe.perturb import generate
+from tabprobe.probes import get_probe
+from tabprobe.probes import hypothesis_edits as he
+from tabprobe.render import render
+from tabprobe.table import Row, Table
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return parsing.load_pipeline("auto")
+
+
+TABLES = {
+    "T10": Table("T10", "Bridesmaids", (Row("Directed by", ("Paul Feig",)), Row("Running time", ("125 minutes",)),
+                                        Row("Release date", ("May 13, 2011",)), Row("Country", ("United States",))), "Movie"),
+    "T11": Table("T11", "Breakfast in America", (Row("Released", ("29 March 1979",)), Row("Producer", ("Pete Henderson",)),
+                                                 Row("Genre", ("Pop",)), Row("Length", ("46:06",))), "Album"),
+    "T12": Table("T12", "Ada Quill", (Row("Born", ("March 3, 1950", "London")), Row("Spouse", ("Rui Costa",)),
+                                      Row("Occupation", ("Poet",))), "Person"),
+    "T13": Table("T13", "Bo Lind", (Row("Born", ("1975", "Paris")), Row("Spouse", ("Maria Holm",)),
+                                    Row("Residence", ("Oslo",))), "Person"),
+}
+HYPOTHESES = [
+    ("T10", "Bridesmaids has a running time of over 3 hours.", "C"),
+    ("T10", "Bridesmaids was directed by Paul Feig.", "E"),
+    ("T10", "Bridesmaids was released on May 13, 2011.", "E"),
+    ("T11", "Breakfast in America is less than 50:00 long.", "E"),
+    ("T11", "Breakfast in America was released before 1985.", "E"),
+    ("T11", "Breakfast in America was not produced by Pete Henderson.", "C"),
+    ("T12", "Ada Quill married Rui Costa.", "E"),
+    ("T12", "Ada Quill was born in Paris.", "C"),
+    ("T12", "Ada Quill has more than 1,234 poems.", "N"),
+    ("T13", "Bo Lind married Maria Holm.", "E"),
+    ("T13", "Bo Lind lives in Oslo.", "E"),
+    ("T13", "Bo Lind was born after 1980.", "C"),
+]
+EXAMPLES = pa.table(
+    {"uid": [f"dev:{i + 2}" for i in range(len(HYPOTHESES))], "table_id": [t for t, _, _ in HYPOTHESES],
+     "hypothesis": [h for _, h, _ in HYPOTHESES], "label": [lab for _, _, lab in HYPOTHESES]},
+    schema=schemas.EXAMPLES,
+)
+HYPOTHESIS_PROBES = ["entity_flip", "number_preserve", "number_flip", "temporal_preserve", "temporal_flip",
+                     "negation_flip", "modifier_preserve"]
+
+
+@pytest.fixture(scope="module")
+def docs(nlp, tmp_path_factory):
+    """The fixture split parsed and stored the way the workflow does, then read back."""
+    path = tmp_path_factory.mktemp("parses") / "dev.spacy"
+    parsing.write(parsing.parse(nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(),
+                                EXAMPLES["table_id"].to_pylist()), path)
+    return parsing.read(path, zip(EXAMPLES["uid"].to_pylist(), EXAMPLES["hypothesis"].to_pylist()))
+
+
+# ---------------------------------------------------------------- numbers and monotonicity
+
+@pytest.mark.parametrize("text,value,written_twice", [
+    ("1,234", 1234.0, "2,468"), ("3.5", 3.5, "7.0"), ("1979", 1979.0, "3958"), ("46:06", 2766.0, "92:12"),
+    ("1:02:03", 3723.0, "2:04:06"), ("12", 12.0, "24"),
+])
+def test_numbers_are_read_and_rewritten_in_their_own_format(text, value, written_twice):
+    number = he.Number.parse(text)
+    assert number.value == value
+    assert number.format(number.value) == text
+    assert number.format(2 * number.value) == written_twice
+
+
+def test_what_is_not_a_number_is_left_alone():
+    for text in ["12a", "1,23", "46:75", "", "one"]:
+        assert he.Number.parse(text) is None
+
+
+@pytest.mark.parametrize("word", sorted(he.MONOTONE_WORDS))
+@pytest.mark.parametrize("label", ["E", "C"])
+def test_each_monotone_word_moves_its_number_the_right_way(nlp, word, label):
+    temporal = word in he.TEMPORAL_WORDS
+    text = f"The band was formed {word} 1970." if temporal else f"The film runs {word} 100 minutes."
+    items = he.monotone_numbers(nlp(text))
+    assert [(m.word, m.text, m.temporal) for m in items] == [(word, "1970" if temporal else "100", temporal)]
+    keeps_entail_up = he.MONOTONE_WORDS[word] == "up"
+    keeps_label_up = keeps_entail_up if label == "E" else not keeps_entail_up
+    old = items[0].number.value
+    rng = np.random.default_rng(0)
+    kept, provenance = he.monotone_edit(text, items[0], label, flip=False, rng=rng)
+    new = he.Number.parse(provenance["changes"][0]["new"]).value
+    assert (new > old) == keeps_label_up and new != old
+    assert "heuristic" not in provenance
+    flipped, provenance = he.monotone_edit(text, items[0], label, flip=True, rng=rng)
+    new = he.Number.parse(provenance["changes"][0]["new"]).value
+    assert (new > old) == (not keeps_label_up)
+    if temporal:
+        assert abs(new - old) == 30 and provenance["heuristic"] == "30 years"
+    else:
+        assert new == (2 * old if new > old else old / 2) and provenance["heuristic"] == "half/twice"
+    assert provenance["word_from_paper_table2"] == (word in he.PAPER_TABLE2)
+
+
+def test_paper_table2_directions():
+    # Table 2: upward monotone moves keep CONTRADICT for over / more than / after and ENTAIL
+    # for under / less than / before.
+    for word in ("over", "more than", "after"):
+        assert he.MONOTONE_WORDS[word] == "down"
+    for word in ("under", "less than", "before"):
+        assert he.MONOTONE_WORDS[word] == "up"
+
+
+def test_numbers_in_other_formats_move_and_keep_their_format(nlp):
+    rng = np.random.default_rng(1)
+    for text, pattern in [("The city has more than 1,234 residents.", r"\d{1,3}(,\d{3})*"),
+                          ("The river is under 3.5 km long.", r"\d+\.\d"),
+                          ("The album is less than 46:06 long.", r"\d+:\d\d")]:
+        item = he.monotone_numbers(nlp(text))[0]
+        _, provenance = he.monotone_edit(text, item, "E", flip=True, rng=rng)
+        import re
+
+        assert re.fullmatch(pattern, provenance["changes"][0]["new"]), provenance
+
+
+def test_a_negated_sentence_gets_no_monotone_edit(nlp):
+    example = _example(0)
+    doc = nlp("The film does not run over 100 minutes.")
+    from tabprobe.probes import NotApplicable, ProbeContext
+
+    ctx = ProbeContext(rng=np.random.default_rng(0), tables=TABLES)
+    with pytest.raises(NotApplicable, match="negated"):
+        he.monotone_number_probe(example, TABLES["T10"], doc, ctx, temporal=False, flip=False)
+
+
+# ---------------------------------------------------------------- dates, negation, entities, modifiers
+
+def test_dates_generalise_shift_and_change_month(nlp):
+    text = "Breakfast in America was released on March 29, 1979."
+    (date,) = he.free_dates(nlp(text))
+    assert he.generalise_date(text, date)[0] == "Breakfast in America was released in 1979."
+    rng = np.random.default_rng(3)
+    shifted, provenance = he.shift_year(text, date, rng)
+    year = int(provenance["changes"][0]["new"])
+    assert 1 <= abs(year - 1979) <= 10 and shifted == text.replace("1979", str(year))
+    changed, provenance = he.change_month(text, date, rng)
+    assert provenance["changes"][0]["old"] == "March" and provenance["changes"][0]["new"] in he.MONTHS
+    assert provenance["changes"][0]["new"] != "March"
+
+
+@pytest.mark.parametrize("text,negated", [
+    ("Ada Quill is a poet.", "Ada Quill is not a poet."),
+    ("Ada Quill was born in London.", "Ada Quill was not born in London."),
+    ("Ada Quill won the Hugo Award.", "Ada Quill did not win the Hugo Award."),
+    ("Ada Quill writes poems.", "Ada Quill does not write poems."),
+    ("Ada Quill isn't married.", "Ada Quill is married."),
+    ("The band can't play jazz.", "The band can play jazz."),
+    ("Breakfast in America was not produced by Pete Henderson.", "Breakfast in America was produced by Pete Henderson."),
+])
+def test_negation_is_inserted_or_removed(nlp, text, negated):
+    assert he.negation_edit(nlp(text))[0] == negated
+
+
+@pytest.mark.parametrize("text", ["Ada Quill has no children.", "Ada Quill never married.",
+                                  "Ada Quill was born in London and lives in Paris."])
+def test_negation_skips_sentences_it_cannot_flip_reliably(nlp, text):
+    assert he.negation_edit(nlp(text)) is None
+
+
+def test_entity_substitution_keeps_the_entity_type_and_leaves_the_subject(nlp, docs):
+    out, coverage = generate("entity_flip", EXAMPLES, TABLES, seed=5, docs=docs)
+    by_orig = {r["orig_uid"]: r for r in out.to_pylist()}
+    married = by_orig["dev:8"]  # "Ada Quill married Rui Costa." (E)
+    assert married["expected"] == "C"
+    change = json.loads(married["provenance"])["changes"][0]
+    # the PERSON entities that other hypotheses share with their own tables
+    assert change["old"] == "Rui Costa" and change["new"] in {"Paul Feig", "Pete Henderson", "Maria Holm"}
+    reparsed = nlp(married["hypothesis"])
+    assert [(e.text, e.label_) for e in reparsed.ents if e.text == change["new"]] == [(change["new"], "PERSON")]
+    assert married["hypothesis"].startswith("Ada Quill")  # the table's subject is never replaced
+    assert "dev:3" in by_orig  # "... directed by Paul Feig." -> another PERSON
+    assert coverage["skipped"]["gold label C is not probed"] == 4
+
+
+def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
+    text, provenance = he.modifier_edit("Breakfast in America is a pop album.", (0, 20), "Producer", "Pete Henderson")
+    assert text == "Breakfast in America, whose producer is Pete Henderson, is a pop album."
+    text, _ = he.modifier_edit("It was produced by Ada Quill.", (19, 28), "Born", "March 3, 1950")
+    assert text == "It was produced by Ada Quill, who was born on March 3, 1950."
+    assert he.modifier_clause("Directed by", "Paul Feig") == "which was directed by Paul Feig"
+    assert he.modifier_clause("Demonym(s)", "Faroe Islander") == "whose demonym is Faroe Islander"
+    assert he.modifier_clause("Recorded", "2007") is None  # "whose recorded is" is not English
+    assert he.title_mentions("Ada Quill's poems sold well; ada quill is famous.", "Ada Quill") == [(29, 38)]
+    assert he.title_mentions("Fearless' recording took two years.", "Fearless") == []
+    # InfoTabS titles list several names; any of them is a mention.
+    title = "Faroe Islands , Føroyar (Faroese) , Færøerne (Danish)"
+    assert he.title_mentions("The Faroe Islands are small.", title) == [(4, 17)]
+    assert he.is_title_mention("the Faroe Islands", title) and not he.is_title_mention("Denmark", title)
+    # A title inside a longer noun phrase takes no modifier.
+    sentence = "He serves in the Faroe Islands government."
+    assert not he.ends_a_noun_phrase(nlp(sentence), sentence.index(" government"))
+    sentence = "The Faroe Islands are small."
+    assert he.ends_a_noun_phrase(nlp(sentence), sentence.index(" are"))
+
+
+# ---------------------------------------------------------------- every probe, end to end
+
+def _example(i):
+    from tabprobe.probes import Example
+
+    record = EXAMPLES.to_pylist()[i]
+    return Example(record["uid"], record["table_id"], record["hypothesis"], record["label"])
+
+
+@pytest.mark.parametrize("name", HYPOTHESIS_PROBES)
+def test_every_edit_is_exactly_what_its_provenance_says(name, docs):
+    out, coverage = generate(name, EXAMPLES, TABLES, seed=11, docs=docs)
+    assert out.num_rows > 0, coverage
+    probe = get_probe(name)
+    originals = dict(zip(EXAMPLES["uid"].to_pylist(), EXAMPLES["hypothesis"].to_pylist()))
+    for record in out.to_pylist():
+        original = originals[record["orig_uid"]]
+        provenance = json.loads(record["provenance"])
+        changes = provenance["changes"]
+        assert changes and all(c["old"] != c["new"] for c in changes)
+        for c in changes:
+            assert original[c["start"] : c["end"]] == c["old"]
+        assert he.apply_changes(original, changes) == record["hypothesis"] != original
+        assert record["label"] in probe.labels and record["label"] != "N"
+        if name.endswith("_flip"):
+            assert record["expected"] == {"E": "C", "C": "E"}[record["label"]]
+        else:
+            assert record["expected"] == record["label"]
+        assert Table.from_arrow(record["table"]) == TABLES[record["table_id"]]  # hypothesis probes leave the table
+    again, _ = generate(name, EXAMPLES, TABLES, seed=11, docs=docs)
+    assert again.equals(out)
+
+
+def test_hypothesis_probes_declare_their_parse_and_refuse_to_run_without_it():
+    for name in HYPOTHESIS_PROBES:
+        assert get_probe(name).needs_parse
+    with pytest.raises(ValueError, match="reads the hypothesis parse"):
+        generate("negation_flip", EXAMPLES, TABLES, seed=1)
+
+
+def test_premise_controls():
+    hypothesis_only, _ = generate("hypothesis_only", EXAMPLES, TABLES, seed=1)
+    dummy, _ = generate("dummy_premise", EXAMPLES, TABLES, seed=1)
+    swapped, _ = generate("swapped_table", EXAMPLES, TABLES, seed=1)
+    for out in (hypothesis_only, dummy, swapped):
+        assert out.num_rows == EXAMPLES.num_rows
+        assert out["expected"].to_pylist() == EXAMPLES["label"].to_pylist()
+        assert out["hypothesis"].to_pylist() == EXAMPLES["hypothesis"].to_pylist()
+    for record in hypothesis_only.to_pylist():
+        assert render(Table.from_arrow(record["table"]), "para") == render(Table.from_arrow(record["table"]), "struct") == ""
+    premises = {render(Table.from_arrow(r["table"]), "para") for r in dummy.to_pylist()}
+    assert premises == {"The quote of Hamlet are to be or not to be."}
+    for record in swapped.to_pylist():
+        provenance = json.loads(record["provenance"])
+        assert provenance["from_table"] != record["table_id"]
+        assert Table.from_arrow(record["table"]) == TABLES[provenance["from_table"]]
+
+
+# ---------------------------------------------------------------- the parse file
+
+def test_parse_file_round_trips_and_rejects_stale_or_damaged_files(nlp, tmp_path):
+    texts, uids = ["Ada Quill is a poet.", "Bo Lind lives in Oslo."], ["dev:2", "dev:3"]
+    path = tmp_path / "dev.spacy"
+    parsing.write(parsing.parse(nlp, texts, uids, ["T12", "T13"]), path)
+    docs = parsing.read(path, zip(uids, texts))
+    assert [docs[u].text for u in uids] == texts
+    assert docs["dev:3"].user_data["table_id"] == "T13"
+    assert [(e.text, e.label_) for e in docs["dev:3"].ents] == [(e.text, e.label_) for e in nlp(texts[1]).ents]
+    with pytest.raises(CorruptFileError, match="does not match the examples"):
+        parsing.read(path, [("dev:2", "Ada Quill is a painter.")])
+    with pytest.raises(CorruptFileError, match="does not match the examples"):
+        parsing.read(path, [("dev:9", "Bo Lind lives in Oslo.")])
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    with pytest.raises(CorruptFileError, match="cannot read"):
+        parsing.read(path)
+
+
+def test_parse_is_byte_identical_with_one_or_two_processes(nlp, tmp_path):
+    texts = EXAMPLES["hypothesis"].to_pylist() * 3
+    uids = [f"dev:{i}" for i in range(len(texts))]
+    one = parsing.parse(nlp, texts, uids, batch_size=4, n_process=1).to_bytes()
+    two = parsing.parse(nlp, texts, uids, batch_size=4, n_process=2).to_bytes()
+    assert one == two
+
+
+def test_an_unknown_spacy_model_is_a_clear_error():
+    from tabprobe.errors import SetupError
+
+    with pytest.raises(SetupError, match="not installed"):
+        parsing.resolve_model("xx_no_such_model")

@@ -1,0 +1,23 @@
+"""Premise control (InfoTabS paper Table 4): every premise replaced by one constant,
+uninformative table ("to be or not to be"). A model that uses its premise should lose the
+accuracy that the evidence gave it."""
+
+from ..table import Row, Table
+from .base import Example, Probe, ProbeContext, ProbeExample
+
+DUMMY_TITLE = "Hamlet"
+DUMMY_ROWS = (Row("quote", ("to be or not to be",)),)
+
+
+def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    dummy = Table(table.table_id, DUMMY_TITLE, DUMMY_ROWS, table.category)
+    return [ProbeExample(example.hypothesis, dummy, example.label, {"premise": "dummy"})]
+
+
+PROBE = Probe(
+    name="dummy_premise",
+    description="A constant 'to be or not to be' table instead of the real one (scored against the gold label).",
+    apply=apply,
+    judged_by="expected",
+    paper_reference="InfoTabS paper Table 4",
+)

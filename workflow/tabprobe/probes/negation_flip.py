@@ -1,0 +1,23 @@
+"""Negate the main clause of the hypothesis, or remove its negation (paper section 4, Table 3:
+"Breakfast in America was not released towards the end of 1979"): ENTAIL and CONTRADICT swap."""
+
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from .hypothesis_edits import FLIPPED, negation_edit
+
+
+def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    edited = negation_edit(doc)
+    if edited is None:
+        raise NotApplicable("no main clause to negate (or another negation word already there)")
+    return [ProbeExample(edited[0], table, FLIPPED[example.label], edited[1])]
+
+
+PROBE = Probe(
+    name="negation_flip",
+    description="Insert or remove 'not' in the main clause (E <-> C).",
+    apply=apply,
+    judged_by="expected",
+    paper_reference="section 4, Tables 3 and 4",
+    labels=frozenset({"E", "C"}),
+    needs_parse=True,
+)

@@ -1,0 +1,23 @@
+"""Premise control (InfoTabS paper Table 4): the premise is another table of the split, drawn at
+random. Accuracy against the gold label near the hypothesis-only level means the model's
+answers do not depend on which table it reads."""
+
+from ..table import Table
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+
+
+def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    others = [t for t in sorted(ctx.tables) if t != table.table_id]
+    if not others:
+        raise NotApplicable("the split has no other table")
+    other = ctx.tables[others[int(ctx.rng.integers(len(others)))]]
+    return [ProbeExample(example.hypothesis, other, example.label, {"premise": "swapped", "from_table": other.table_id})]
+
+
+PROBE = Probe(
+    name="swapped_table",
+    description="The premise of a random other table of the split (scored against the gold label).",
+    apply=apply,
+    judged_by="expected",
+    paper_reference="InfoTabS paper Table 4",
+)

@@ -1,0 +1,33 @@
+"""Temporal edits that keep the label (paper section 4, Table 3): a year under before/after moved
+the monotone way (ENTAIL and CONTRADICT), and, for ENTAIL, a full date generalised to its year
+("on March 21, 1979" -> "in 1979")."""
+
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from .hypothesis_edits import free_dates, generalise_date, monotone_number_probe
+
+
+def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    out = []
+    try:
+        out += monotone_number_probe(example, table, doc, ctx, temporal=True, flip=False)
+    except NotApplicable:
+        pass
+    if example.label == "E":
+        for entity in free_dates(doc):
+            edited = generalise_date(example.hypothesis, entity)
+            if edited:
+                out.append(ProbeExample(edited[0], table, "E", edited[1]))
+    if not out:
+        raise NotApplicable("no year under before/after, and no full date to generalise")
+    return out
+
+
+PROBE = Probe(
+    name="temporal_preserve",
+    description="Move a year under before/after the label-keeping way, or generalise a full date to its year.",
+    apply=apply,
+    judged_by="expected",
+    paper_reference="section 4, Tables 3 and 4",
+    labels=frozenset({"E", "C"}),
+    needs_parse=True,
+)
