@@ -29,6 +29,11 @@ REGISTRY: dict[str, str] = {
     "hypothesis_only": "tabprobe.probes.hypothesis_only:PROBE",
     "dummy_premise": "tabprobe.probes.dummy_premise:PROBE",
     "swapped_table": "tabprobe.probes.swapped_table:PROBE",
+    "num_words": "tabprobe.probes.num_words:PROBE",
+    "num_decimal": "tabprobe.probes.num_decimal:PROBE",
+    "num_verbosity": "tabprobe.probes.num_verbosity:PROBE",
+    "num_distractor_rows": "tabprobe.probes.num_distractor_rows:PROBE",
+    "num_comparative": "tabprobe.probes.num_comparative:PROBE",
 }
 
 

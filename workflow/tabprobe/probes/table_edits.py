@@ -26,9 +26,10 @@ def delete_row(table: Table, rng: np.random.Generator) -> tuple[Table, dict]:
 
 
 def insert_new_key_row(table: Table, tables: dict[str, Table], rng: np.random.Generator,
-                       exclude_keys: set[str] | None = None) -> tuple[Table, dict]:
+                       exclude_keys: set[str] | None = None, accept=None) -> tuple[Table, dict]:
     """Insert, at a random position, a row whose key the table lacks, taken from another table of
-    the same category: a key it does not have cannot contradict what it says."""
+    the same category: a key it does not have cannot contradict what it says. `accept(row)`
+    narrows the candidate rows (e.g. to numeric ones)."""
     if table.category is None:
         raise NotApplicable("table has no category to draw same-category rows from")
     own = {_norm(k) for k in table.keys} | (exclude_keys or set())
@@ -37,7 +38,7 @@ def insert_new_key_row(table: Table, tables: dict[str, Table], rng: np.random.Ge
         for other_id in sorted(tables)
         if (other := tables[other_id]).table_id != table.table_id and other.category == table.category
         for row in other.rows
-        if _norm(row.key) not in own and row.key.strip()
+        if _norm(row.key) not in own and row.key.strip() and (accept is None or accept(row))
     ]
     if not candidates:
         raise NotApplicable("no same-category table has a key this table lacks")
