@@ -12,7 +12,7 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import check as check_config
+from tabprobe.config import WORKFLOW_PROBE_OPTIONS, check as check_config, original_covers, probe_limit, probe_splits
 from tabprobe.infotabs import SPLITS
 from tabprobe.probes import get_probe, module_path
 
@@ -38,8 +38,6 @@ def canonical(value):
 
 SCORING = canonical(config["scoring"])
 FULL = config["full"]
-# `full: true` probes every example; the default caps each split for a CPU workstation.
-MAX_EXAMPLES = None if FULL else config["max_examples"]
 TRAINED_MODELS = [m for m, c in config["models"].items() if "train" in c]
 INITIALISED_MODELS = [m for m, c in config["models"].items() if "init" in c]
 
@@ -49,8 +47,16 @@ def _one_of(names):
     return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
+# Paper Table 4 pools the hypothesis probes that keep the label, and those that flip it.
+TABLE4_MEMBERS = {
+    column: [p for p in PROBES if get_probe(p).label_change == change]
+    for change, column in {"preserved": "label_preserved", "flipped": "label_flipped"}.items()
+}
+
+
 wildcard_constraints:
     split=_one_of(SPLITS),
+    column=_one_of(TABLE4_MEMBERS),
     probe=_one_of(PROBES),
     model=_one_of(MODELS),
 
@@ -98,7 +104,13 @@ def get_parses(wildcards):
 
 
 def get_probe_options(wildcards):
-    return canonical(config["probes"][wildcards.probe] or {})
+    """The probe's own options; `splits` and `max_examples` are the workflow's."""
+    options = config["probes"][wildcards.probe] or {}
+    return canonical({k: v for k, v in options.items() if k not in WORKFLOW_PROBE_OPTIONS})
+
+
+def get_probe_limit(wildcards):
+    return probe_limit(config, wildcards.probe)
 
 
 # ---------------------------------------------------------------- models
@@ -167,18 +179,49 @@ def get_score_inputs(wildcards):
         "probe": f"results/probes/{wildcards.probe}/{wildcards.split}.parquet",
         "predictions": f"results/predictions/{wildcards.model}/{wildcards.probe}/{wildcards.split}.parquet",
     }
-    if get_probe(wildcards.probe).judged_by == "transitions":
+    # Transition probes need the original predictions; the others use them, where they cover
+    # the probe's examples, for the paired accuracy drop.
+    needed = get_probe(wildcards.probe).judged_by == "transitions"
+    if wildcards.probe != "original" and (needed or original_covers(config, wildcards.probe, wildcards.split)):
         inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
     return inputs
 
 
+def get_table4_members(wildcards):
+    return [p for p in TABLE4_MEMBERS[wildcards.column] if wildcards.split in probe_splits(config, p)]
+
+
+def get_table4_inputs(wildcards):
+    members = get_table4_members(wildcards)
+    inputs = {
+        "probes": [f"results/probes/{p}/{wildcards.split}.parquet" for p in members],
+        "predictions": [f"results/predictions/{wildcards.model}/{p}/{wildcards.split}.parquet" for p in members],
+    }
+    if all(original_covers(config, p, wildcards.split) for p in members):
+        inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
+    return inputs
+
+
+def table4_runs():
+    """(column, split) for every Table 4 column with a member probe on that split."""
+    return [(column, split) for column, members in TABLE4_MEMBERS.items()
+            for split in SPLITS if any(split in probe_splits(config, p) for p in members)]
+
+
 # ---------------------------------------------------------------- report
 
+def probe_runs():
+    """(probe, split) for every probe on each of its splits."""
+    return [(probe, split) for probe in PROBES for split in probe_splits(config, probe)]
+
+
 def get_report_inputs(wildcards):
+    runs = probe_runs()
     return {
-        "scores": expand("results/scores/{model}/{probe}/{split}.parquet", model=MODELS, probe=PROBES, split=REPORT_SPLITS),
-        "coverage": expand("results/probes/{probe}/{split}.coverage.json", probe=PROBES, split=REPORT_SPLITS),
-        "stats": expand("results/predictions/{model}/{probe}/{split}.json", model=MODELS, probe=PROBES, split=REPORT_SPLITS),
+        "scores": [f"results/scores/{m}/{p}/{s}.parquet" for m in MODELS for p, s in runs],
+        "coverage": [f"results/probes/{p}/{s}.coverage.json" for p, s in runs],
+        "stats": [f"results/predictions/{m}/{p}/{s}.json" for m in MODELS for p, s in runs],
+        "table4": [f"results/table4/{m}/{c}/{s}.parquet" for m in MODELS for c, s in table4_runs()],
     }
 
 

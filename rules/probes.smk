@@ -11,7 +11,7 @@ rule generate_probe:
     params:
         options=get_probe_options,
         seed=config["seed"],
-        limit=MAX_EXAMPLES,
+        limit=get_probe_limit,
     log:
         "logs/generate_probe/{probe}/{split}.log",
     benchmark:

@@ -16,7 +16,6 @@ rule assemble_report:
         data_source=infotabs_root(),
         seed=config["seed"],
         scoring=SCORING,
-        limit=MAX_EXAMPLES,
     log:
         "logs/assemble_report.log",
     conda:

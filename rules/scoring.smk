@@ -15,3 +15,21 @@ rule score_probe:
         "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/score_probe.py"
+
+
+rule score_table4_column:
+    input:
+        unpack(get_table4_inputs),
+        code=library_files("scoring"),
+    output:
+        "results/table4/{model}/{column}/{split}.parquet",
+    params:
+        probes=get_table4_members,
+        settings=SCORING,
+        seed=config["seed"],
+    log:
+        "logs/score_table4_column/{model}/{column}/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/score_table4_column.py"

@@ -47,6 +47,12 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
         (lambda c: c["models"]["minilm-para"].update(premise="table"), r"config key models\.minilm-para\.premise: 'table' is not one of"),
         (lambda c: c["probes"].pop("original"), r"config key probes: row_deletion, row_insertion, .* compare predictions .* add `original: \{\}`"),
         (lambda c: c.update(duplicates="ignore"), r"config key duplicates: 'ignore' is not one of \['warn', 'error'\]"),
+        (lambda c: c["probes"].update(row_deletion={"splits": ["train"]}),
+         r"config key probes\.row_deletion\.splits: `original` does not run on train; add them to probes\.original\.splits"),
+        (lambda c: c["probes"].update(original={"max_examples": 100}),
+         r"config key probes\.row_deletion\.max_examples: None examples need original predictions, but `original` is capped at 100"),
+        (lambda c: c["probes"].update(negation_flip={"splits": ["alpha4"]}), r"config key probes\.negation_flip\.splits\.0: 'alpha4' is not one of"),
+        (lambda c: c["probes"].update(negation_flip={"max_examples": 0}), r"config key probes\.negation_flip\.max_examples: 0 is less than the minimum"),
     ],
 )
 def test_bad_config_names_the_key(change, message):
@@ -70,3 +76,32 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     assert result.returncode != 0
     assert "config key seed" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_per_probe_splits_and_caps():
+    from tabprobe.config import probe_limit, probe_splits
+
+    config = with_change(lambda c: c.update(max_examples=300) or c["probes"].update(
+        original={"splits": ["alpha1", "alpha2", "alpha3", "train"], "max_examples": 500},
+        row_deletion={"max_examples": 200},
+        negation_flip={"splits": ["alpha1", "train"]},
+    ))
+    check(config, SCHEMA)  # a transition probe capped below original, on original's splits: fine
+    assert probe_splits(config, "original") == ["alpha1", "alpha2", "alpha3", "train"]
+    assert probe_splits(config, "row_insertion") == DEFAULT["splits"]
+    assert probe_limit(config, "row_deletion") == 200 and probe_limit(config, "negation_flip") == 300
+    assert probe_limit({**config, "full": True}, "row_deletion") is None
+
+
+def test_smaller_caps_pick_subsets_of_larger_ones():
+    import pyarrow as pa
+
+    from tabprobe import schemas
+    from tabprobe.perturb import select_examples
+
+    n = 500
+    examples = pa.table({"uid": [f"dev:{i}" for i in range(n)], "table_id": ["T1"] * n, "hypothesis": ["h"] * n,
+                         "label": ["E"] * n}, schema=schemas.EXAMPLES)
+    small, large = (set(select_examples(examples, k, 7, "dev")["uid"].to_pylist()) for k in (50, 200))
+    assert len(small) == 50 and len(large) == 200 and small < large
+    assert set(select_examples(examples, 50, 7, "alpha1")["uid"].to_pylist()) != small  # per split

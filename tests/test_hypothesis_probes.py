@@ -53,7 +53,7 @@ EXAMPLES = pa.table(
     schema=schemas.EXAMPLES,
 )
 HYPOTHESIS_PROBES = ["entity_flip", "number_preserve", "number_flip", "temporal_preserve", "temporal_flip",
-                     "negation_flip", "modifier_preserve"]
+                     "negation_flip", "modifier_preserve", "quantifier_flip"]
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +171,32 @@ def test_negation_is_inserted_or_removed(nlp, text, negated):
                                   "Ada Quill was born in London and lives in Paris."])
 def test_negation_skips_sentences_it_cannot_flip_reliably(nlp, text):
     assert he.negation_edit(nlp(text)) is None
+
+
+@pytest.mark.parametrize("text,complement", [
+    ("Ada Quill has more than 3 children.", "Ada Quill has no more than 3 children."),
+    ("The film runs over 100 minutes.", "The film runs no more than 100 minutes."),
+    ("The album is under 40 minutes long.", "The album is at least 40 minutes long."),
+    ("Fewer than 1,234 people live there.", "At least 1,234 people live there."),
+    ("Ada Quill has at least one child.", "Ada Quill has less than one child."),
+    ("At most 5 people live in Oslo.", "More than 5 people live in Oslo."),
+    ("The river is less than 3.5 km long.", "The river is at least 3.5 km long."),
+])
+def test_quantifiers_swap_for_their_complement(nlp, text, complement):
+    ((edited, provenance),) = he.quantifier_edits(nlp(text))
+    assert edited == complement
+    assert he.QUANTIFIER_COMPLEMENTS[provenance["quantifier"]] == provenance["complement"]
+    # the complement of the complement says the same as the original
+    same_meaning = [{"more than", "over", "greater than"}, {"less than", "fewer than", "under"},
+                    {"at least", "no less than", "no fewer than"}, {"at most", "no more than"}]
+    double = he.QUANTIFIER_COMPLEMENTS[provenance["complement"]]
+    assert any({double, provenance["quantifier"]} <= group for group in same_meaning)
+
+
+@pytest.mark.parametrize("text", ["Ada Quill wrote more poems than Bo Lind.", "It changed over the years.",
+                                  "Ada Quill is at least as tall as Bo Lind."])
+def test_quantifiers_need_a_number(nlp, text):
+    assert he.quantifier_edits(nlp(text)) == []
 
 
 def test_entity_substitution_keeps_the_entity_type_and_leaves_the_subject(nlp, docs):

@@ -130,3 +130,58 @@ def test_a_probe_example_without_its_original_prediction_is_an_error():
     original = _predictions(["dev:3"], ["dev:3"], ["E"])
     with pytest.raises(ValueError, match="no original prediction"):
         score_probe("row_deletion", examples, probed, original, ScoringSettings(), "m", "dev")
+
+
+def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
+    from tabprobe.scoring import score_table4_column
+
+    gold = [f"dev:{i}" for i in range(20)]
+    labels = ["E", "C"] * 10
+    # Two probes of the "flipped" column; the first edits every gold example, the second the
+    # ENTAIL half (as entity_flip does).
+    negation = _probe_examples("negation_flip", [u + "/negation_flip" for u in gold], gold, labels,
+                               ["C" if lab == "E" else "E" for lab in labels])
+    half = gold[0::2]
+    entity = _probe_examples("entity_flip", [u + "/entity_flip" for u in half], half, ["E"] * 10, ["C"] * 10)
+    # The model keeps its (correct) original answer whatever the edit: right before, wrong after.
+    members = {
+        "negation_flip": (negation, _predictions(negation["uid"].to_pylist(), gold, labels)),
+        "entity_flip": (entity, _predictions(entity["uid"].to_pylist(), half, ["E"] * 10)),
+    }
+    original = _predictions(gold, gold, labels)
+    settings = ScoringSettings(samplings=20, fraction=0.8, bootstrap=50, seed=4)
+    table = score_table4_column("label_flipped", members, original, settings, model="m", split="alpha1")
+    rows = _by_key(table.to_pylist())
+    accuracy = rows[("accuracy", "all")]
+    assert accuracy["n"] == 20  # one per gold example, not 30
+    # entity_flip on an E example expects C, the model says E: wrong. negation_flip: always wrong.
+    assert accuracy["mean"] == pytest.approx(0.0)
+    assert rows[("original_accuracy", "all")]["mean"] == pytest.approx(100.0)
+    assert rows[("accuracy_drop", "all")]["mean"] == pytest.approx(100.0)
+    assert rows[("accuracy_drop", "all")]["ci_low"] == pytest.approx(100.0)  # paired: no sampling noise
+    assert set(table["probe"].to_pylist()) == {"label_flipped"}
+    assert table.equals(score_table4_column("label_flipped", members, original, settings, model="m", split="alpha1"))
+
+
+def test_table4_pooling_draws_from_every_member_and_depends_only_on_the_gold_uid():
+    from tabprobe.scoring import pool_one_per_gold
+
+    gold = [f"dev:{i}" for i in range(200)]
+    a = _probe_examples("number_preserve", [u + "/a" for u in gold], gold, ["E"] * 200, ["E"] * 200)
+    b = _probe_examples("modifier_preserve", [u + "/b" for u in gold], gold, ["E"] * 200, ["E"] * 200)
+    chosen = pool_one_per_gold({"number_preserve": a, "modifier_preserve": b}, 1, "label_preserved", "alpha1")
+    assert sorted(r["orig_uid"] for _, r in chosen) == sorted(gold)
+    picked = [p for p, _ in chosen]
+    assert 70 < picked.count("number_preserve") < 130  # a fair draw between the two
+    # Dropping half the gold examples does not change the draw for the others.
+    fewer = pool_one_per_gold({"number_preserve": a.slice(0, 100), "modifier_preserve": b.slice(0, 100)}, 1,
+                              "label_preserved", "alpha1")
+    assert fewer == [c for c in chosen if c[1]["orig_uid"] in set(gold[:100])]
+
+
+def test_accuracy_without_neutral_counts_only_E_and_C():
+    expected = np.array(["E", "C", "N", "N"], dtype=object)
+    pred = np.array(["E", "E", "N", "N"], dtype=object)
+    rows = _by_key(score_expected(expected, pred, Scorer(4, ScoringSettings(samplings=5, fraction=1.0, bootstrap=20))))
+    assert rows[("accuracy", "EC")]["mean"] == pytest.approx(50.0) and rows[("accuracy", "EC")]["n"] == 2
+    assert rows[("accuracy", "all")]["mean"] == pytest.approx(75.0)

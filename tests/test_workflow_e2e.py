@@ -73,7 +73,10 @@ def run(tmp_path_factory, shared_infotabs):
     common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, models=models,
                   scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
     base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
-    full = write_config(workdir / "full.yaml", probes={"original": {}, "row_deletion": {}}, **common)
+    # Then a table probe on every split, and two hypothesis probes (one per column of paper
+    # Table 4) on alpha1 only.
+    added = {"row_deletion": {}, "negation_flip": {"splits": ["alpha1"]}, "modifier_preserve": {"splits": ["alpha1"]}}
+    full = write_config(workdir / "full.yaml", probes={"original": {}, **added}, **common)
 
     snakemake(workdir, base, "--cores", "2")
     plan_after_adding_probe = planned_jobs(workdir, full)
@@ -88,18 +91,36 @@ def jobs(rule, wildcard_sets):
 MODELS = ["minilm-hypo", "minilm-para"]
 
 
+def probe_jobs(probe, splits, models=MODELS):
+    return (jobs("generate_probe", [f"probe={probe}, split={s}" for s in splits])
+            + jobs("infer_nli", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits])
+            + jobs("score_probe", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits]))
+
+
+def table4_jobs(models=MODELS):
+    return jobs("score_table4_column", [f"model={m}, column={c}, split=alpha1" for m in models
+                                        for c in ("label_flipped", "label_preserved")])
+
+
 def row_deletion_jobs():
-    """What adding or editing the row_deletion probe must schedule: its jobs and the report."""
+    """What editing the row_deletion probe must schedule: its jobs and the report."""
+    return sorted(probe_jobs("row_deletion", SPLITS) + [("assemble_report", ""), ("all", "")])
+
+
+def added_probe_jobs():
+    """What adding row_deletion and two hypothesis probes must schedule: their jobs, the one
+    parse of alpha1 they read, the Table 4 scores, and the report."""
     return sorted(
-        jobs("generate_probe", [f"probe=row_deletion, split={s}" for s in SPLITS])
-        + jobs("infer_nli", [f"model={m}, probe=row_deletion, split={s}" for m in MODELS for s in SPLITS])
-        + jobs("score_probe", [f"model={m}, probe=row_deletion, split={s}" for m in MODELS for s in SPLITS])
+        probe_jobs("row_deletion", SPLITS)
+        + [("parse_hypotheses", "split=alpha1")]
+        + probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
+        + table4_jobs()
         + [("assemble_report", ""), ("all", "")]
     )
 
 
 def test_adding_a_probe_schedules_only_its_jobs_and_the_report(run):
-    assert run["plan_after_adding_probe"] == row_deletion_jobs()
+    assert run["plan_after_adding_probe"] == added_probe_jobs()
 
 
 def test_a_finished_run_schedules_nothing(run):
@@ -126,10 +147,12 @@ def test_adding_a_model_schedules_only_that_models_jobs(run):
     more = run["dir"] / "more-models.yaml"
     more.write_text(yaml.safe_dump(config, sort_keys=True))  # reordered keys must not re-run anything either
     plan = planned_jobs(run["dir"], more)
+    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [("negation_flip", "alpha1"), ("modifier_preserve", "alpha1")]
     expected = (
         [("init_model", "model=minilm-struct")]
-        + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p in ["original", "row_deletion"] for s in SPLITS])
-        + jobs("score_probe", [f"model=minilm-struct, probe={p}, split={s}" for p in ["original", "row_deletion"] for s in SPLITS])
+        + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
+        + jobs("score_probe", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
+        + table4_jobs(["minilm-struct"])
         + [("assemble_report", ""), ("all", "")]
     )
     assert plan == sorted(expected)
@@ -189,6 +212,22 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
                                predictions / "original" / f"{split}.parquet" if probe != "original" else None,
                                score_again, run["common"]["scoring"], seed)
             assert score_again.read_bytes() == (results / "scores" / "minilm-para" / probe / f"{split}.parquet").read_bytes()
+    # The parse (here in one process; the rule used two), a hypothesis probe read off it, and the
+    # pooled Table 4 scores repeat byte for byte too.
+    parse_again = tmp_path / "alpha1.spacy"
+    stages.parse_hypotheses(results / "data" / "alpha1.parquet", parse_again, tmp_path / "parse.json", processes=1)
+    assert parse_again.read_bytes() == (results / "parses" / "alpha1.spacy").read_bytes()
+    again = tmp_path / "negation_flip.parquet"
+    stages.generate_probe("negation_flip", "alpha1", results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
+                          again, tmp_path / "coverage.json", seed=seed, limit=limit, parses_path=parse_again)
+    assert again.read_bytes() == (results / "probes" / "negation_flip" / "alpha1.parquet").read_bytes()
+    table4_again = tmp_path / "table4.parquet"
+    predictions = results / "predictions" / "minilm-para"
+    stages.score_table4_column("label_flipped", "alpha1", "minilm-para", ["negation_flip"],
+                               [results / "probes" / "negation_flip" / "alpha1.parquet"],
+                               [predictions / "negation_flip" / "alpha1.parquet"], predictions / "original" / "alpha1.parquet",
+                               table4_again, run["common"]["scoring"], seed)
+    assert table4_again.read_bytes() == (results / "table4" / "minilm-para" / "label_flipped" / "alpha1.parquet").read_bytes()
 
 
 def test_report_has_the_paper_table_and_is_self_contained(run):
@@ -230,6 +269,22 @@ def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
         assert sum(t.endswith("(invalid)") for t in tooltips) == 4  # E→C, N→E, N→C, C→E
 
 
+def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    table4 = markdown.split("## Annotation artifacts")[1].split("\n## ")[0]
+    assert "preserved = `modifier_preserve`; flipped = `negation_flip`" in table4
+    assert "**Split alpha1**" in table4 and "**Split train**" not in table4
+    assert "| paper: Prem+Hypo | 68.94 (0.76) | 69.56 (0.77) | 51.48 (0.86) |" in table4
+    for model in MODELS:
+        flipped = pq.read_table(run["dir"] / "results" / "table4" / model / "label_flipped" / "alpha1.parquet").to_pylist()
+        accuracy = next(r for r in flipped if r["statistic"] == "accuracy" and r["label"] == "all")
+        probe = pq.read_table(run["dir"] / "results" / "probes" / "negation_flip" / "alpha1.parquet")
+        assert accuracy["n"] == probe.num_rows  # the only flipping probe: every example pooled once
+        assert f"| {model} | " in table4 and f"n={accuracy['n']}" in table4
+        statistics = {r["statistic"] for r in flipped}
+        assert {"original_accuracy", "accuracy_drop"} <= statistics
+
+
 def test_snakemake_report_includes_the_page(run, tmp_path):
     target = tmp_path / "snakemake-report.html"
     snakemake(run["dir"], run["config"], "--report", str(target))
@@ -246,7 +301,7 @@ def test_full_setting_lifts_the_cpu_caps(run):
     out = snakemake(run["dir"], full, "--dry-run").stdout
     assert re.search(r"train_model\s+2\b", out)
     assert "Params have changed since last execution" in out
-    assert re.search(r"generate_probe\s+6\b", out)  # max_examples no longer applies
+    assert re.search(r"generate_probe\s+8\b", out)  # max_examples no longer applies
 
 
 def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
@@ -269,8 +324,8 @@ def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     with_user_model = run["dir"] / "with-user-model.yaml"
     with_user_model.write_text(yaml.safe_dump(config, sort_keys=False))
     plan = planned_jobs(run["dir"], with_user_model)
-    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "assemble_report", "all"}
-    assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe"))
+    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "score_table4_column", "assemble_report", "all"}
+    assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe", "score_table4_column"))
     snakemake(run["dir"], with_user_model, "--cores", "2")
     predictions = read_parquet(run["dir"] / "results" / "predictions" / "my-bert" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
     assert predictions.num_rows == 40 and set(predictions["pred"].to_pylist()) <= {"E", "N", "C"}

@@ -2,7 +2,7 @@ from tabprobe import logs, stages
 
 logs.to_file(snakemake.log[0])
 stages.assemble_report(
-    score_paths=snakemake.input.scores,
+    score_paths=list(snakemake.input.scores) + list(snakemake.input.table4),
     coverage_paths=snakemake.input.coverage,
     inference_stats=snakemake.input.stats,
     html_out=snakemake.output.html,
@@ -12,5 +12,4 @@ stages.assemble_report(
     data_source=snakemake.params.data_source,
     seed=snakemake.params.seed,
     scoring_settings=snakemake.params.scoring,
-    limit=snakemake.params.limit,
 )

@@ -33,6 +33,51 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
+WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples")  # read by the workflow, not passed to the probe
+
+
+def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
+    settings = config["probes"].get(probe) or {}
+    return list(settings.get("splits") or config["splits"])
+
+
+def probe_limit(config: dict[str, Any], probe: str) -> int | None:
+    """The probe's cap per split: its own `max_examples`, else the top-level one; none when full."""
+    if config.get("full"):
+        return None
+    settings = config["probes"].get(probe) or {}
+    return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
+
+
+def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
+    """Whether `original` has predictions for every gold example `probe` sees on `split`: it runs
+    there with a cap at least as large (capped subsets are nested, see perturb.select_examples)."""
+    if "original" not in config["probes"] or split not in probe_splits(config, "original"):
+        return False
+    original_cap, cap = probe_limit(config, "original"), probe_limit(config, probe)
+    return original_cap is None or (cap is not None and cap <= original_cap)
+
+
+def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
+    """A transition probe compares with `original` on the same examples: original must run on
+    every split it runs on, with a cap at least as large (subsets are nested, see perturb)."""
+    if "original" not in probes or not isinstance(config.get("splits"), list):
+        return []
+    problems = []
+    original_splits = set(probe_splits(config, "original"))
+    original_cap = probe_limit(config, "original")
+    for name in transition_probes:
+        missing = [s for s in probe_splits(config, name) if s not in original_splits]
+        if missing:
+            problems.append(f"config key probes.{name}.splits: `original` does not run on {', '.join(missing)}; "
+                            "add them to probes.original.splits")
+        cap = probe_limit(config, name)
+        if original_cap is not None and (cap is None or cap > original_cap):
+            problems.append(f"config key probes.{name}.max_examples: {cap} examples need original predictions, "
+                            f"but `original` is capped at {original_cap}")
+    return problems
+
+
 def check(config: dict[str, Any], schema_path: str | Path) -> None:
     """Raise ConfigError listing every problem, each with its dotted key path."""
     schema = yaml.safe_load(Path(schema_path).read_text())
@@ -53,6 +98,7 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
             f"config key probes: {', '.join(judged_by_transitions)} compare predictions with those on the "
             "unperturbed examples; add `original: {}` to probes"
         )
+    problems += _transition_probe_coverage(config, probes, judged_by_transitions)
     models = config.get("models") if isinstance(config.get("models"), dict) else {}
     for name, model in models.items():
         if isinstance(model, dict) and sum(k in model for k in ("checkpoint", "train", "init")) != 1:

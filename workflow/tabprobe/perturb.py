@@ -27,13 +27,15 @@ def seeded_rng(seed: int, *names: str) -> np.random.Generator:
 def select_examples(examples: pa.Table, limit: int | None, seed: int, split: str) -> pa.Table:
     """A seeded random subset of `limit` examples, kept in file order; all when limit is None.
 
-    Depends on the seed and the uids only, so every probe of a split sees the same gold subset
-    and its results stay comparable with `original`.
+    Depends on the seed, the split and the cap only, so every probe of a split with the same cap
+    sees the same gold subset and its results stay comparable with `original`.
     """
     if limit is None or limit >= examples.num_rows:
         return examples
+    # A prefix of one seeded permutation: a smaller cap picks a subset of a larger one, so a
+    # probe capped lower than `original` still finds the original prediction of every example.
     rng = seeded_rng(seed, "example-subset", split)
-    keep = np.sort(rng.choice(examples.num_rows, size=limit, replace=False))
+    keep = np.sort(rng.permutation(examples.num_rows)[:limit])
     return examples.take(pa.array(keep))
 
 

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 import polars as pl
 
 from . import LABEL_NAMES, LABELS, figures, paper, schemas
+from .infotabs import SPLITS
 from .io import read_parquet
 from .probes import get_probe
 from .transitions import RULES
@@ -49,8 +50,7 @@ class RunInfo:
     data_source: str
     seed: int
     scoring: dict
-    limit: int | None
-    coverage: list[dict]
+    coverage: list[dict]  # one per probe and split, with its cap (`limit`)
 
 
 def load_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
@@ -107,6 +107,64 @@ def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
             gaps.append(f"{model} vs paper {reference}: {', '.join(diffs)} points")
     if gaps:
         section.blocks.append("Gap to the paper's Table 1 (majority baseline: 33.3): " + "; ".join(gaps) + ".")
+    return section
+
+
+TABLE4_COLUMNS = ("label_preserved", "label_flipped")
+
+
+def _cell(r: dict | None) -> str:
+    return f"{_fmt(r['mean'], r['std'])} n={r['n']}" if r and r["mean"] is not None else "–"
+
+
+def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
+    """Paper Table 4: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
+    label-preserving / label-flipping hypothesis edit per gold example."""
+    members = {c: [p for p in run.probes if f"label_{get_probe(p).label_change}" == c] for c in TABLE4_COLUMNS}
+    if not any(members.values()):
+        return None
+    section = Section("Annotation artifacts: hypothesis edits (paper section 4, Table 4)")
+    section.blocks.append(
+        "Original: accuracy of probe `original` on the gold ENTAIL and CONTRADICT examples (NEUTRAL is "
+        "not perturbed, as in the paper). Label preserved / flipped: one edited hypothesis per gold "
+        "example, sampled (seeded) from all the probes of that column that could edit it: "
+        f"preserved = {', '.join(f'`{p}`' for p in members['label_preserved']) or 'none'}; "
+        f"flipped = {', '.join(f'`{p}`' for p in members['label_flipped']) or 'none'}. Cells: mean (std) over "
+        "the samplings and the number of examples. A model that reads the evidence keeps its accuracy "
+        "in both columns; one that leans on the hypothesis's form keeps it when the label is preserved "
+        "and loses it when the label flips. The paper's RoBERTa-large numbers are listed under each table."
+    )
+    splits = [s for s in SPLITS if not scores.filter((pl.col("probe").is_in(list(TABLE4_COLUMNS))) & (pl.col("split") == s)).is_empty()]
+    for split in splits:
+        rows = []
+        for model, info in run.models.items():
+            original = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="EC")
+            cells = [model, _cell(original)]
+            for column in TABLE4_COLUMNS:
+                cells.append(_cell(_lookup(scores, model=model, probe=column, split=split, statistic="accuracy", label="all")))
+            for column in TABLE4_COLUMNS:
+                drop = _lookup(scores, model=model, probe=column, split=split, statistic="accuracy_drop", label="all")
+                cells.append(f"{drop['mean']:+.2f} [{drop['ci_low']:+.1f}, {drop['ci_high']:+.1f}]"
+                             if drop and drop["mean"] is not None else "–")
+            rows.append(cells)
+        for name, values in paper.TABLE4.get(split, {}).items():
+            rows.append([f"paper: {name}"] + [_fmt(*values[k]) for k in ("original", *TABLE4_COLUMNS)] + ["", ""])
+        section.blocks.append(TableBlock(
+            ["Model", "Original (w/o NEUTRAL)", "Label preserved", "Label flipped",
+             "Drop, preserved (paired, 95% CI)", "Drop, flipped (paired, 95% CI)"],
+            rows, caption=f"Split {split}"))
+    section.blocks.append(
+        "Drop: accuracy of the same gold examples before the edit minus after it, computed on the same "
+        "samplings (a paired comparison; positive = the edit hurt), with a percentile bootstrap interval."
+    )
+    per_probe = []
+    for probe_name in [p for c in TABLE4_COLUMNS for p in members[c]]:
+        for split in SPLITS:
+            hits = [_lookup(scores, model=m, probe=probe_name, split=split, statistic="accuracy", label="all") for m in run.models]
+            if any(hits):
+                per_probe.append([probe_name, split] + [_cell(h) for h in hits])
+    section.blocks.append(TableBlock(["Probe", "Split"] + list(run.models), per_probe,
+                                     caption="Per probe: accuracy against the expected label"))
     return section
 
 
@@ -250,15 +308,21 @@ def transition_matrix_block(scores: pl.DataFrame, run: RunInfo, model: str, prob
 
 def coverage_section(run: RunInfo) -> Section:
     section = Section("Probe coverage")
-    section.blocks.append(
-        "How many gold examples each probe could perturb, and why the rest were skipped."
-        + (f" Each split was capped at {run.limit} examples (a seeded random subset, the same for every probe)." if run.limit else "")
-    )
+    caps = {c["limit"] for c in run.coverage}
+    text = "How many gold examples each probe could perturb, and why the rest were skipped."
+    if len(caps) == 1 and None not in caps:
+        text += f" Each split was capped at {next(iter(caps))} examples (a seeded random subset, the same for every probe)."
+    elif caps - {None}:
+        text += (" A capped probe sees a seeded random subset of the split; a smaller cap picks a subset of a "
+                 "larger one, so every probe example has its original.")
+    section.blocks.append(text)
+    order = {split: i for i, split in enumerate(SPLITS)}
     rows = [
-        [c["probe"], c["split"], str(c["gold"]), str(c["perturbed"]), "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–"]
-        for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), run.splits.index(c["split"])))
+        [c["probe"], c["split"], "all" if c["limit"] is None else str(c["limit"]), str(c["gold"]), str(c["perturbed"]),
+         "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–"]
+        for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))
     ]
-    section.blocks.append(TableBlock(["Probe", "Split", "Gold examples", "Perturbed", "Skipped (reason: count)"], rows))
+    section.blocks.append(TableBlock(["Probe", "Split", "Cap", "Gold examples", "Perturbed", "Skipped (reason: count)"], rows))
     return section
 
 
@@ -298,6 +362,9 @@ def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
     sections = [run_section(run)]
     if "original" in run.probes:
         sections.append(accuracy_section(scores, run))
+    artifacts = artifacts_section(scores, run)
+    if artifacts:
+        sections.append(artifacts)
     transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
     if transition_probes:
         sections.append(transition_rules_section(transition_probes))

@@ -90,12 +90,37 @@ def _label_masks(values: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> list[dict]:
-    """Accuracy against the expected label, overall and per expected label."""
+    """Accuracy against the expected label, overall, per expected label, and over the E and C
+    examples together ("EC": the paper's "w/o NEUTRAL", Table 4)."""
     correct = (pred == expected).astype(np.float64)
     rows = [{"statistic": "accuracy", "label": "all", **scorer.stat(correct, np.ones_like(correct))}]
+    not_neutral = (expected != "N").astype(np.float64)
+    rows.append({"statistic": "accuracy", "label": "EC", **scorer.stat(correct * not_neutral, not_neutral)})
     for lab, mask in _label_masks(expected).items():
         rows.append({"statistic": "accuracy", "label": lab, **scorer.stat(correct * mask, mask)})
     return rows
+
+
+def original_predictions_for(original_predictions: pa.Table, orig_uids: list[str]) -> np.ndarray:
+    """The original prediction of each gold example, in the given order."""
+    before = dict(zip(original_predictions["uid"].to_pylist(), original_predictions["pred"].to_pylist()))
+    lost = [u for u in orig_uids if u not in before]
+    if lost:
+        raise ValueError(f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
+                         "run `original` on this split with a cap at least as large")
+    return np.array([before[u] for u in orig_uids], dtype=object)
+
+
+def score_paired_drop(gold: np.ndarray, original_pred: np.ndarray, expected: np.ndarray, pred: np.ndarray,
+                      scorer: Scorer) -> list[dict]:
+    """Accuracy of the unperturbed examples (against gold) on exactly the gold examples the probe
+    edited, and the drop to the probe's accuracy, both on the same samplings: a paired
+    comparison (DESIGN section 5), so sampling noise common to both cancels."""
+    original_correct = (original_pred == gold).astype(np.float64)
+    probe_correct = (pred == expected).astype(np.float64)
+    ones = np.ones(len(gold))
+    return [{"statistic": "original_accuracy", "label": "all", **scorer.stat(original_correct, ones)},
+            {"statistic": "accuracy_drop", "label": "all", **scorer.stat(original_correct - probe_correct, ones)}]
 
 
 def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer,
@@ -152,6 +177,10 @@ def score_probe(
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
         rows = score_expected(expected, pred, scorer)
+        if original_predictions is not None and probe_name != "original" and uids:
+            gold = np.array(probe_examples["label"].to_pylist(), dtype=object)
+            before = original_predictions_for(original_predictions, probe_examples["orig_uid"].to_pylist())
+            rows += score_paired_drop(gold, before, expected, pred, scorer)
     else:
         if original_predictions is None:
             raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")
@@ -169,4 +198,52 @@ def score_probe(
         rows = score_transitions(before, pred, probe.transition_rule, scorer, input_changed=changed)
     for row in rows:
         row.update(model=model, probe=probe_name, split=split)
+    return pa.Table.from_pylist(rows, schema=schemas.SCORES)
+
+
+TABLE4_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
+
+
+def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, split: str) -> list[tuple[str, dict]]:
+    """One perturbed example per gold example, drawn (seeded per gold example) from all the
+    probes of a Table 4 column that perturbed it: the paper's "a single perturbed example must
+    be sampled for each gold example"."""
+    by_gold: dict[str, list[tuple[str, dict]]] = {}
+    for probe_name in sorted(members):
+        for record in members[probe_name].select(["uid", "orig_uid", "label", "expected"]).to_pylist():
+            by_gold.setdefault(record["orig_uid"], []).append((probe_name, record))
+    chosen = []
+    for orig_uid in sorted(by_gold):
+        candidates = by_gold[orig_uid]
+        pick = int(seeded_rng(seed, "table4", column, split, orig_uid).integers(len(candidates))) if len(candidates) > 1 else 0
+        chosen.append(candidates[pick])
+    return chosen
+
+
+def score_table4_column(
+    column: str,
+    members: dict[str, tuple[pa.Table, pa.Table]],
+    original_predictions: pa.Table | None,
+    settings: ScoringSettings,
+    model: str,
+    split: str,
+) -> pa.Table:
+    """Accuracy on the pooled examples of one Table 4 column (`members`: probe -> (probe
+    examples, predictions)), and, with the original predictions, the accuracy on the same gold
+    examples before the edit and the paired drop (same samplings for both: DESIGN section 5)."""
+    chosen = pool_one_per_gold({p: examples for p, (examples, _) in members.items()}, settings.seed, column, split)
+    predicted = {p: dict(zip(preds["uid"].to_pylist(), preds["pred"].to_pylist())) for p, (_, preds) in members.items()}
+    missing = [r["uid"] for p, r in chosen if r["uid"] not in predicted[p]]
+    if missing:
+        raise ValueError(f"{len(missing)} probe examples have no prediction (first: {missing[0]}); re-run infer_nli")
+    expected = np.array([r["expected"] for _, r in chosen], dtype=object)
+    pred = np.array([predicted[p][r["uid"]] for p, r in chosen], dtype=object)
+    scorer = Scorer(len(chosen), settings, split, column)
+    rows = score_expected(expected, pred, scorer)
+    if original_predictions is not None and chosen:
+        gold = np.array([r["label"] for _, r in chosen], dtype=object)
+        before = original_predictions_for(original_predictions, [r["orig_uid"] for _, r in chosen])
+        rows += score_paired_drop(gold, before, expected, pred, scorer)
+    for row in rows:
+        row.update(model=model, probe=column, split=split)
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)

@@ -139,9 +139,24 @@ def score_probe(probe: str, split: str, model: str, probe_path: str, predictions
     write_parquet(table, out, schemas.SCORES)
 
 
+def score_table4_column(column: str, split: str, model: str, probe_names: Sequence[str], probe_paths: Sequence[str],
+                        prediction_paths: Sequence[str], original_predictions_path: str | None, out: str,
+                        settings: Mapping[str, Any], seed: int) -> None:
+    members = {
+        name: (read_parquet(probe_path, schemas.PROBE_EXAMPLES), read_parquet(pred_path, schemas.PREDICTIONS))
+        for name, probe_path, pred_path in zip(probe_names, probe_paths, prediction_paths, strict=True)
+    }
+    table = scoring.score_table4_column(
+        column, members,
+        read_parquet(original_predictions_path, schemas.PREDICTIONS) if original_predictions_path else None,
+        scoring.ScoringSettings(seed=seed, **settings), model=model, split=split,
+    )
+    write_parquet(table, out, schemas.SCORES)
+
+
 def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Sequence[str],
                     html_out: str, markdown_out: str, splits: Sequence[str], probes: Sequence[str],
-                    data_source: str, seed: int, scoring_settings: Mapping[str, Any], limit: int | None) -> None:
+                    data_source: str, seed: int, scoring_settings: Mapping[str, Any]) -> None:
     """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split."""
     models_info: dict[str, dict] = {}
     for path in inference_stats:
@@ -154,7 +169,7 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
         info["examples"] += stats["examples"]
     run = report.RunInfo(
         splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
-        scoring=dict(scoring_settings), limit=limit, coverage=report.read_coverage(coverage_paths),
+        scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
     )
     page, markdown = report.assemble(score_paths, run)
     write_text(page, html_out)

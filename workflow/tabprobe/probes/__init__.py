@@ -26,6 +26,7 @@ REGISTRY: dict[str, str] = {
     "temporal_flip": "tabprobe.probes.temporal_flip:PROBE",
     "negation_flip": "tabprobe.probes.negation_flip:PROBE",
     "modifier_preserve": "tabprobe.probes.modifier_preserve:PROBE",
+    "quantifier_flip": "tabprobe.probes.quantifier_flip:PROBE",
     "hypothesis_only": "tabprobe.probes.hypothesis_only:PROBE",
     "dummy_premise": "tabprobe.probes.dummy_premise:PROBE",
     "swapped_table": "tabprobe.probes.swapped_table:PROBE",

@@ -76,6 +76,10 @@ class Probe:
     # True for probes that read the hypothesis's spaCy parse (`doc` in apply); the workflow then
     # parses the split once (rule parse_hypotheses) and hands every such probe the same parse.
     needs_parse: bool = False
+    # Hypothesis probes of paper section 4: whether the edit keeps or flips the gold label. The
+    # report pools their examples into the two columns of paper Table 4 (one sampled
+    # perturbation per gold example, as the paper does).
+    label_change: Literal["preserved", "flipped"] | None = None
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

@@ -38,4 +38,5 @@ PROBE = Probe(
     paper_reference="section 4, Table 4",
     labels=frozenset({"E"}),
     needs_parse=True,
+    label_change="flipped",
 )

@@ -421,3 +421,43 @@ def modifier_edit(text: str, mention: tuple[int, int], key: str, value: str) -> 
     closing = "" if not rest or rest[0] in ".,;:!?" else ","
     edit = change(text, mention[1], mention[1], f", {clause}{closing}")
     return apply_changes(text, [edit]), {"rule": "modifier_from_table", "key": key, "value": value, "changes": [edit]}
+
+
+# ---------------------------------------------------------------- quantifiers
+
+# Comparative quantifiers before a number, and their logical complements: "more than 3" is false
+# exactly when "no more than 3" is true, so the swap flips ENTAIL and CONTRADICT by logic alone
+# (unlike moving the number, which needs the half/twice heuristic).
+QUANTIFIER_COMPLEMENTS: dict[str, str] = {
+    "more than": "no more than", "over": "no more than", "greater than": "no more than",
+    "less than": "at least", "fewer than": "at least", "under": "at least",
+    "at least": "less than", "at most": "more than",
+    "no more than": "more than", "no less than": "less than", "no fewer than": "fewer than",
+}
+_LONGEST_QUANTIFIER = max(len(q.split()) for q in QUANTIFIER_COMPLEMENTS)
+
+
+def quantifier_edits(doc) -> list[tuple[str, dict]]:
+    """Every comparative quantifier directly before a number ("more than 3", "over two",
+    "at least 1,000") replaced by its complement, one edit each."""
+    text, tokens, out, i = doc.text, list(doc), [], 0
+    while i < len(tokens):
+        for length in range(_LONGEST_QUANTIFIER, 0, -1):
+            span = tokens[i : i + length]
+            phrase = " ".join(t.lower_ for t in span)
+            if len(span) == length and phrase in QUANTIFIER_COMPLEMENTS and i + length < len(tokens) \
+                    and tokens[i + length].like_num:
+                break
+        else:
+            i += 1
+            continue
+        start, end = span[0].idx, span[-1].idx + len(span[-1].text)
+        new = QUANTIFIER_COMPLEMENTS[phrase]
+        if text[start].isupper():
+            new = new[0].upper() + new[1:]
+        edit = change(text, start, end, new)
+        out.append((apply_changes(text, [edit]),
+                    {"rule": "quantifier_complement", "quantifier": phrase, "complement": QUANTIFIER_COMPLEMENTS[phrase],
+                     "changes": [edit]}))
+        i += length
+    return out

@@ -30,4 +30,5 @@ PROBE = Probe(
     paper_reference="section 4, Tables 3 and 4",
     labels=frozenset({"E", "C"}),
     needs_parse=True,
+    label_change="preserved",
 )

@@ -1,0 +1,15 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.score_table4_column(
+    column=snakemake.wildcards.column,
+    split=snakemake.wildcards.split,
+    model=snakemake.wildcards.model,
+    probe_names=snakemake.params.probes,
+    probe_paths=snakemake.input.probes,
+    prediction_paths=snakemake.input.predictions,
+    original_predictions_path=snakemake.input.get("original"),
+    out=snakemake.output[0],
+    settings=snakemake.params.settings,
+    seed=snakemake.params.seed,
+)
