@@ -14,7 +14,7 @@ sys.path.insert(0, LIBRARY_DIR)
 from snakemake.utils import validate
 from tabprobe.config import WORKFLOW_PROBE_OPTIONS, check as check_config, original_covers, probe_limit, probe_splits
 from tabprobe.infotabs import SPLITS
-from tabprobe.probes import get_probe, module_path
+from tabprobe.probes import get_probe, source_files
 
 SCHEMA = "../workflow/schemas/config.schema.yaml"
 # Readable errors naming each bad key first; then snakemake's validate fills in defaults.
@@ -90,10 +90,11 @@ def get_infotabs_files(wildcards):
 
 # ---------------------------------------------------------------- probes
 
-def get_probe_module(wildcards):
-    """The probe's source file: a script rule does not notice edits to the modules it imports,
-    so listing it as input makes an edited probe re-run (that probe only)."""
-    return str(Path(LIBRARY_DIR) / "tabprobe" / module_path(wildcards.probe))
+def get_probe_sources(wildcards):
+    """The probe's module and the package modules it imports: a script rule does not notice
+    edits to the modules it imports, so listing them as inputs makes an edited probe re-run
+    (that probe only), and an edited helper re-run the probes that use it."""
+    return [str(Path(LIBRARY_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
 
 
 def get_parses(wildcards):

@@ -54,8 +54,11 @@ rule infer_nli:
         stats="results/predictions/{model}/{probe}/{split}.json",
     params:
         settings=get_inference_settings,
-    # torch's intra-op threads; Snakemake lowers this to --cores on a small machine.
-    threads: 4
+    # One torch thread per job: a run has dozens of short inference jobs, and two one-thread
+    # jobs side by side process as many examples as one two-thread job (measured on 2 cores:
+    # 600 examples in 12.7 s with 2 threads, 2 x 600 in 25 s as two 1-thread jobs) while their
+    # start-up (imports, model load: ~4 s) overlaps instead of adding up.
+    threads: 1
     # One GPU on a cluster node; locally, a resource not given with --resources is not
     # limited, so the job also runs on a CPU-only workstation (it uses CUDA when present).
     resources:

@@ -3,8 +3,8 @@ rule generate_probe:
         unpack(get_parses),
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
-        probe_module=get_probe_module,
-        code=library_files("perturb", "probes/base", "probes/table_edits"),
+        probe_sources=get_probe_sources,
+        code=library_files("perturb"),
     output:
         probe="results/probes/{probe}/{split}.parquet",
         coverage="results/probes/{probe}/{split}.coverage.json",

@@ -145,6 +145,13 @@ def test_dates_generalise_shift_and_change_month(nlp):
     text = "Breakfast in America was released on March 29, 1979."
     (date,) = he.free_dates(nlp(text))
     assert he.generalise_date(text, date)[0] == "Breakfast in America was released in 1979."
+    for sentence, general in [("Jeff Bridges was born in the winter of 1949.", "Jeff Bridges was born in 1949."),
+                              ("The band started making songs in 1969.", "The band started making songs in the 1960s."),
+                              ("Karen Gillan was born in 1987.", "Karen Gillan was born in the 1980s.")]:
+        (entity,) = he.free_dates(nlp(sentence))
+        assert he.generalise_date(sentence, entity)[0] == general
+    since = "The band has played since 1969."
+    assert all(he.generalise_date(since, e) is None for e in he.free_dates(nlp(since)))  # "since the 1960s" says more
     rng = np.random.default_rng(3)
     shifted, provenance = he.shift_year(text, date, rng)
     year = int(provenance["changes"][0]["new"])

@@ -6,11 +6,18 @@ import pytest
 
 from tabprobe import LABELS, schemas
 from tabprobe.perturb import generate, seeded_rng, select_examples
-from tabprobe.probes import REGISTRY, Example, NotApplicable, ProbeContext, ProbeExample, get_probe
+from pathlib import Path
+
+from tabprobe.probes import (REGISTRY, Example, NotApplicable, ProbeContext, ProbeExample, get_probe, module_path,
+                             source_files)
 from tabprobe.table import Row, Table
 from tabprobe.transitions import RULES
 
 import pyarrow as pa
+
+import tabprobe
+
+PACKAGE = Path(tabprobe.__file__).resolve().parent
 
 TABLES = {
     "T1": Table("T1", "Ada Quill", (Row("Born", ("1901",)), Row("Occupation", ("Poet", "editor")), Row("Spouse(s)", ("Rui",))), "Person"),
@@ -72,6 +79,21 @@ def test_every_registered_probe_honours_the_contract(name, docs):
     assert coverage["perturbed"] + sum(coverage["skipped"].values()) == EXAMPLES.num_rows
     assert set(first["orig_uid"].to_pylist()) <= set(EXAMPLES["uid"].to_pylist())
     assert len(set(first["orig_uid"].to_pylist())) == first.num_rows  # one perturbation per gold example
+    # Its rule inputs: its own module and what that imports from the package, all real files.
+    sources = source_files(name)
+    assert module_path(name) in sources and "probes/base.py" in sources
+    assert all((PACKAGE / path).is_file() for path in sources)
+    assert probe.family in ("", "premise_control", "numeric")
+    assert probe.label_change is None or (probe.needs_parse and probe.judged_by == "expected")
+
+
+def test_a_probe_depends_on_the_helpers_it_imports_and_no_others():
+    assert "probes/hypothesis_edits.py" in source_files("negation_flip")
+    assert "probes/table_edits.py" in source_files("row_deletion")
+    assert "probes/hypothesis_edits.py" not in source_files("row_deletion")
+    # num_words imports number_edits, which imports hypothesis_edits: followed transitively
+    assert {"probes/number_edits.py", "probes/hypothesis_edits.py"} <= set(source_files("num_words"))
+    assert "probes/table_edits.py" not in source_files("dummy_premise")
 
 
 def test_unknown_probe_suggests_a_close_name():

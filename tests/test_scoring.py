@@ -185,3 +185,27 @@ def test_accuracy_without_neutral_counts_only_E_and_C():
     rows = _by_key(score_expected(expected, pred, Scorer(4, ScoringSettings(samplings=5, fraction=1.0, bootstrap=20))))
     assert rows[("accuracy", "EC")]["mean"] == pytest.approx(50.0) and rows[("accuracy", "EC")]["n"] == 2
     assert rows[("accuracy", "all")]["mean"] == pytest.approx(75.0)
+
+
+def test_an_expected_label_probe_gets_the_paired_drop_from_its_unperturbed_examples():
+    gold = [f"alpha1:{i}" for i in range(10)]
+    labels = ["E"] * 5 + ["C"] * 5
+    probe_uids = [u + "/dummy_premise" for u in gold]
+    examples = _probe_examples("dummy_premise", probe_uids, gold, labels, labels)
+    # Right on all ten before; with the dummy premise, right only on the first three.
+    original = _predictions(gold + ["alpha1:99"], gold + ["alpha1:99"], labels + ["N"])
+    # Half of the edits never reached the model (same input digest as the original's).
+    probed = _predictions(probe_uids, gold, labels[:3] + ["N"] * 7, digests=gold[:5] + probe_uids[5:])
+    settings = ScoringSettings(samplings=10, fraction=0.8, bootstrap=50, seed=2)
+    rows = _by_key(score_probe("dummy_premise", examples, probed, original, settings, "m", "alpha1").to_pylist())
+    assert rows[("accuracy", "all")]["mean"] == pytest.approx(30.0, abs=10)
+    assert rows[("original_accuracy", "all")]["mean"] == pytest.approx(100.0)
+    drop = rows[("accuracy_drop", "all")]
+    assert drop["n"] == 10 and drop["mean"] == pytest.approx(100.0 - rows[("accuracy", "all")]["mean"])
+    assert rows[("input_changed_pct", "all")]["mean"] == pytest.approx(50.0, abs=10)
+    assert rows[("input_changed_pct", "all")]["n"] == 10
+    # without the original predictions: accuracy only
+    alone = _by_key(score_probe("dummy_premise", examples, probed, None, settings, "m", "alpha1").to_pylist())
+    assert ("accuracy_drop", "all") not in alone and alone[("accuracy", "all")] == rows[("accuracy", "all")]
+    with pytest.raises(ValueError, match="no original prediction"):
+        score_probe("dummy_premise", examples, probed, original.slice(0, 5), settings, "m", "alpha1")

@@ -73,9 +73,10 @@ def run(tmp_path_factory, shared_infotabs):
     common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, models=models,
                   scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
     base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
-    # Then a table probe on every split, and two hypothesis probes (one per column of paper
-    # Table 4) on alpha1 only.
-    added = {"row_deletion": {}, "negation_flip": {"splits": ["alpha1"]}, "modifier_preserve": {"splits": ["alpha1"]}}
+    # Then a table probe on every split, two hypothesis probes (one per column of paper Table 4)
+    # and a premise control, on alpha1 only.
+    added = {"row_deletion": {}, "negation_flip": {"splits": ["alpha1"]}, "modifier_preserve": {"splits": ["alpha1"]},
+             "dummy_premise": {"splits": ["alpha1"]}}
     full = write_config(workdir / "full.yaml", probes={"original": {}, **added}, **common)
 
     snakemake(workdir, base, "--cores", "2")
@@ -114,6 +115,7 @@ def added_probe_jobs():
         probe_jobs("row_deletion", SPLITS)
         + [("parse_hypotheses", "split=alpha1")]
         + probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
+        + probe_jobs("dummy_premise", ["alpha1"])
         + table4_jobs()
         + [("assemble_report", ""), ("all", "")]
     )
@@ -128,17 +130,28 @@ def test_a_finished_run_schedules_nothing(run):
     assert "Nothing to be done" in result.stdout + result.stderr
 
 
-def test_editing_a_probe_module_reruns_that_probe_only(run):
+def plan_after_editing(run, module_path: str) -> list[tuple[str, str]]:
     # Snakemake compares checksums of small inputs, so a touch is not an edit: change the text.
-    module = run["dir"] / "workflow" / "tabprobe" / "probes" / "row_deletion.py"
+    module = run["dir"] / "workflow" / "tabprobe" / module_path
     source, stat = module.read_text(), module.stat()
     try:
         module.write_text(source + "\n# an edit\n")  # now newer than every output
-        plan = planned_jobs(run["dir"], run["config"])
+        return planned_jobs(run["dir"], run["config"])
     finally:
         module.write_text(source)
         os.utime(module, (stat.st_atime, stat.st_mtime))
-    assert plan == row_deletion_jobs()
+
+
+def test_editing_a_probe_module_reruns_that_probe_only(run):
+    assert plan_after_editing(run, "probes/row_deletion.py") == row_deletion_jobs()
+
+
+def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
+    # hypothesis_edits.py serves negation_flip and modifier_preserve (and so both Table 4
+    # columns), not row_deletion or dummy_premise.
+    expected = sorted(probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
+                      + table4_jobs() + [("assemble_report", ""), ("all", "")])
+    assert plan_after_editing(run, "probes/hypothesis_edits.py") == expected
 
 
 def test_adding_a_model_schedules_only_that_models_jobs(run):
@@ -147,7 +160,7 @@ def test_adding_a_model_schedules_only_that_models_jobs(run):
     more = run["dir"] / "more-models.yaml"
     more.write_text(yaml.safe_dump(config, sort_keys=True))  # reordered keys must not re-run anything either
     plan = planned_jobs(run["dir"], more)
-    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [("negation_flip", "alpha1"), ("modifier_preserve", "alpha1")]
+    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [(p, "alpha1") for p in ("negation_flip", "modifier_preserve", "dummy_premise")]
     expected = (
         [("init_model", "model=minilm-struct")]
         + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
@@ -285,6 +298,19 @@ def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
         assert {"original_accuracy", "accuracy_drop"} <= statistics
 
 
+def test_report_has_the_premise_controls_with_their_paired_drop(run):
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    section = markdown.split("## Premise controls")[1].split("\n## ")[0]
+    assert "| dummy_premise | paper: RoBERTa-large | 59.78 |" in section  # InfoTabS Table 4, alpha1
+    for model in MODELS:
+        scores = {(r["statistic"], r["label"]): r for r in pq.read_table(
+            run["dir"] / "results" / "scores" / model / "dummy_premise" / "alpha1.parquet").to_pylist()}
+        accuracy, drop = scores[("accuracy", "all")], scores[("accuracy_drop", "all")]
+        assert drop["n"] == accuracy["n"] == 40  # every capped alpha1 example, paired with its original
+        assert drop["mean"] == pytest.approx(scores[("original_accuracy", "all")]["mean"] - accuracy["mean"], abs=1e-9)
+        assert f"| dummy_premise | {model} | {accuracy['mean']:.2f} ({accuracy['std']:.2f}) n=40; drop {drop['mean']:+.2f}" in section
+
+
 def test_snakemake_report_includes_the_page(run, tmp_path):
     target = tmp_path / "snakemake-report.html"
     snakemake(run["dir"], run["config"], "--report", str(target))
@@ -301,7 +327,7 @@ def test_full_setting_lifts_the_cpu_caps(run):
     out = snakemake(run["dir"], full, "--dry-run").stdout
     assert re.search(r"train_model\s+2\b", out)
     assert "Params have changed since last execution" in out
-    assert re.search(r"generate_probe\s+8\b", out)  # max_examples no longer applies
+    assert re.search(r"generate_probe\s+9\b", out)  # max_examples no longer applies
 
 
 def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):

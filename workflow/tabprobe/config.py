@@ -73,7 +73,7 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
                             "add them to probes.original.splits")
         cap = probe_limit(config, name)
         if original_cap is not None and (cap is None or cap > original_cap):
-            problems.append(f"config key probes.{name}.max_examples: {cap} examples need original predictions, "
+            problems.append(f"config key probes.{name}.max_examples: {cap or 'all'} examples need original predictions, "
                             f"but `original` is capped at {original_cap}")
     return problems
 

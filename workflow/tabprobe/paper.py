@@ -73,3 +73,11 @@ TABLE4 = {
         "Hypo-Only": {"original": (63.52, 0.75), "label_preserved": (60.27, 0.85), "label_flipped": (31.02, 0.63)},
     },
 }
+
+# InfoTabS paper (Gupta et al. 2020) Table 3 (RoBERTa-large, hypothesis only) and Table 4
+# (RoBERTa-large trained and tested with a dummy or a randomly swapped premise): accuracy.
+PREMISE_CONTROLS = {
+    "hypothesis_only": TABLE1_ACCURACY["Hypothesis only"],
+    "dummy_premise": {"dev": 60.02, "alpha1": 59.78, "alpha2": 48.91, "alpha3": 46.37},
+    "swapped_table": {"dev": 62.94, "alpha1": 65.11, "alpha2": 52.55, "alpha3": 50.21},
+}

@@ -62,6 +62,7 @@ def model_description(nlp) -> str:
     return f"{nlp.meta.get('name', '?')} {nlp.meta.get('version', '?')} (spaCy {nlp.meta.get('spacy_version', '?')})"
 
 
+CHUNKS_PER_WORKER = 4
 # The pipeline the forked workers use: set just before forking, so each child shares the
 # parent's loaded model (copy-on-write) instead of loading its own.
 _WORKER_NLP = None
@@ -107,7 +108,9 @@ def parse(nlp, texts: Sequence[str], uids: Sequence[str], table_ids: Sequence[st
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         docs = _parse_chunk(nlp, texts, uids, table_ids, batch_size, 0, len(texts))
     else:
-        bounds = [round(len(texts) * k / workers) for k in range(workers + 1)]
+        # A few chunks per worker, so one that got the longer sentences does not finish last alone.
+        pieces = workers * CHUNKS_PER_WORKER
+        bounds = [round(len(texts) * k / pieces) for k in range(pieces + 1)]
         chunks = [(texts[a:b], uids[a:b], table_ids[a:b] if table_ids is not None else None, batch_size, a, len(texts))
                   for a, b in zip(bounds, bounds[1:])]
         _WORKER_NLP = nlp

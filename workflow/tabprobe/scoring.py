@@ -101,9 +101,10 @@ def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> li
     return rows
 
 
-def original_predictions_for(original_predictions: pa.Table, orig_uids: list[str]) -> np.ndarray:
-    """The original prediction of each gold example, in the given order."""
-    before = dict(zip(original_predictions["uid"].to_pylist(), original_predictions["pred"].to_pylist()))
+def original_predictions_for(original_predictions: pa.Table, orig_uids: list[str], column: str = "pred") -> np.ndarray:
+    """A column (the prediction, or the digest of the model's input) of the original prediction
+    of each gold example, in the given order."""
+    before = dict(zip(original_predictions["uid"].to_pylist(), original_predictions[column].to_pylist()))
     lost = [u for u in orig_uids if u not in before]
     if lost:
         raise ValueError(f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
@@ -179,8 +180,15 @@ def score_probe(
         rows = score_expected(expected, pred, scorer)
         if original_predictions is not None and probe_name != "original" and uids:
             gold = np.array(probe_examples["label"].to_pylist(), dtype=object)
-            before = original_predictions_for(original_predictions, probe_examples["orig_uid"].to_pylist())
+            orig_uids = probe_examples["orig_uid"].to_pylist()
+            before = original_predictions_for(original_predictions, orig_uids)
             rows += score_paired_drop(gold, before, expected, pred, scorer)
+            # As for the table probes: an edit cut off past max_length never reaches the model.
+            digest = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
+            changed = original_predictions_for(original_predictions, orig_uids, "input_digest") != np.array(
+                [digest[u] for u in uids], dtype=object)
+            rows.append({"statistic": "input_changed_pct", "label": "all",
+                         **scorer.stat(changed.astype(np.float64), np.ones(len(uids)))})
     else:
         if original_predictions is None:
             raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")

@@ -6,8 +6,10 @@ below, and list the name under `probes:` in config.yaml. The contract test picks
 
 from __future__ import annotations
 
+import ast
 import importlib
 from functools import cache
+from pathlib import Path
 
 from ..errors import did_you_mean
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
@@ -57,4 +59,28 @@ def module_path(name: str) -> str:
     return module_name.removeprefix("tabprobe.").replace(".", "/") + ".py"
 
 
-__all__ = ["REGISTRY", "get_probe", "module_path", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]
+def source_files(name: str) -> list[str]:
+    """The probe's module and the package modules it imports (relative imports, followed
+    transitively; read with ast, nothing imported), relative to the package: listed as inputs
+    of the probe's jobs, an edit to a helper such as hypothesis_edits.py re-runs exactly the
+    probes that use it."""
+    package = Path(__file__).resolve().parent.parent
+    seen: set[str] = set()
+    pending = [module_path(name)]
+    while pending:
+        path = pending.pop()
+        if path in seen or not (package / path).is_file():
+            continue
+        seen.add(path)
+        parts = path.removesuffix(".py").split("/")
+        for node in ast.walk(ast.parse((package / path).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = parts[: len(parts) - node.level]  # the package the dots point at
+                targets = [node.module] if node.module else [alias.name for alias in node.names]
+                for target in targets:
+                    module = "/".join([*base, *target.split(".")])
+                    pending += [module + ".py", module + "/__init__.py"]
+    return sorted(seen)
+
+
+__all__ = ["REGISTRY", "get_probe", "module_path", "source_files", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]

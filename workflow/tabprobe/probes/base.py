@@ -80,6 +80,9 @@ class Probe:
     # report pools their examples into the two columns of paper Table 4 (one sampled
     # perturbation per gold example, as the paper does).
     label_change: Literal["preserved", "flipped"] | None = None
+    # Where the report puts an expected-label probe that is not in Table 4: "premise_control"
+    # (InfoTabS paper Tables 3-4) or "numeric" (the numeric probes); "" for the others.
+    family: str = ""
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

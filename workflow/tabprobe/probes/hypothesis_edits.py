@@ -222,17 +222,27 @@ def free_dates(doc) -> list:
     return [e for e in doc.ents if e.label_ == "DATE" and not any(e.start_char <= s < e.end_char for s in governed)]
 
 
+SEASONS = frozenset({"spring", "summer", "autumn", "fall", "winter"})
+
+
 def generalise_date(text: str, entity) -> tuple[str, dict] | None:
-    """"on March 21, 1979" -> "in 1979": a full date implies its year, so ENTAIL is kept."""
+    """A date made less precise, so ENTAIL is kept: a full date or a season to its year ("on
+    March 21, 1979" -> "in 1979", "in the winter of 2008" -> "in 2008"), a lone year after "in"
+    to its decade ("in 1969" -> "in the 1960s")."""
     years = [t for t in entity if is_year(t.text)]
-    months = [t for t in entity if t.lower_ in _MONTH_INDEX]
-    if len(years) != 1 or not months:
+    if len(years) != 1:
         return None
-    edits = [change(text, entity.start_char, entity.end_char, years[0].text)]
+    year = years[0]
     before = next((t for t in reversed(entity.doc[: entity.start]) if not t.is_space), None)
-    if before is not None and before.lower_ == "on":
-        edits.append(change(text, before.idx, before.idx + 2, "in" if before.text == "on" else "In"))
-    return apply_changes(text, edits), {"rule": "date_generalised_to_year", "changes": edits}
+    if any(t.lower_ in _MONTH_INDEX or t.lower_ in SEASONS for t in entity):
+        edits = [change(text, entity.start_char, entity.end_char, year.text)]
+        if before is not None and before.lower_ == "on":
+            edits.append(change(text, before.idx, before.idx + 2, "in" if before.text == "on" else "In"))
+        return apply_changes(text, edits), {"rule": "date_generalised_to_year", "changes": edits}
+    if len(entity) == 1 and before is not None and before.lower_ == "in":
+        edit = change(text, year.idx, year.idx + len(year.text), f"the {year.text[:3]}0s")
+        return apply_changes(text, [edit]), {"rule": "year_generalised_to_decade", "changes": [edit]}
+    return None
 
 
 def shift_year(text: str, entity, rng: np.random.Generator) -> tuple[str, dict] | None:

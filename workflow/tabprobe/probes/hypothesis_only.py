@@ -16,4 +16,5 @@ PROBE = Probe(
     apply=apply,
     judged_by="expected",
     paper_reference="InfoTabS paper Table 3",
+    family="premise_control",
 )

@@ -68,4 +68,5 @@ PROBE = Probe(
     apply=apply,
     judged_by="expected",
     paper_reference="diversify-your-datasets section 3 (numerical reasoning)",
+    family="numeric",
 )

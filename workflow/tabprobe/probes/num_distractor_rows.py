@@ -38,4 +38,5 @@ PROBE = Probe(
     apply=apply,
     judged_by="expected",
     paper_reference="numerical-qa-robustness section 4.2 (Extra)",
+    family="numeric",
 )

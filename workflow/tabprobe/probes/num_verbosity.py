@@ -28,4 +28,5 @@ PROBE = Probe(
     apply=apply,
     judged_by="expected",
     paper_reference="numerical-qa-robustness section 4.2 (Verbosity)",
+    family="numeric",
 )

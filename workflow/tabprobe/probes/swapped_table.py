@@ -20,4 +20,5 @@ PROBE = Probe(
     apply=apply,
     judged_by="expected",
     paper_reference="InfoTabS paper Table 4",
+    family="premise_control",
 )

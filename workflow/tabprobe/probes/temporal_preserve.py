@@ -1,6 +1,7 @@
 """Temporal edits that keep the label (paper section 4, Table 3): a year under before/after moved
-the monotone way (ENTAIL and CONTRADICT), and, for ENTAIL, a full date generalised to its year
-("on March 21, 1979" -> "in 1979")."""
+the monotone way (ENTAIL and CONTRADICT), and, for ENTAIL, a date made less precise: a full
+date or a season to its year ("on March 21, 1979" -> "in 1979"), a year to its decade ("in 1969"
+-> "in the 1960s")."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import free_dates, generalise_date, monotone_number_probe
@@ -18,13 +19,13 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
             if edited:
                 out.append(ProbeExample(edited[0], table, "E", edited[1]))
     if not out:
-        raise NotApplicable("no year under before/after, and no full date to generalise")
+        raise NotApplicable("no year under before/after, and no date to generalise")
     return out
 
 
 PROBE = Probe(
     name="temporal_preserve",
-    description="Move a year under before/after the label-keeping way, or generalise a full date to its year.",
+    description="Move a year under before/after the label-keeping way, or make a date less precise (year, decade).",
     apply=apply,
     judged_by="expected",
     paper_reference="section 4, Tables 3 and 4",
