@@ -14,7 +14,7 @@ sys.path.insert(0, LIBRARY_DIR)
 from snakemake.utils import validate
 from tabprobe.config import WORKFLOW_PROBE_OPTIONS, check as check_config, original_covers, probe_limit, probe_splits
 from tabprobe.infotabs import SPLITS
-from tabprobe.probes import get_probe, source_files
+from tabprobe.probes import get_probe, source_files, table4_members
 
 SCHEMA = "../workflow/schemas/config.schema.yaml"
 # Readable errors naming each bad key first; then snakemake's validate fills in defaults.
@@ -48,10 +48,7 @@ def _one_of(names):
 
 
 # Paper Table 4 pools the hypothesis probes that keep the label, and those that flip it.
-TABLE4_MEMBERS = {
-    column: [p for p in PROBES if get_probe(p).label_change == change]
-    for change, column in {"preserved": "label_preserved", "flipped": "label_flipped"}.items()
-}
+TABLE4_MEMBERS = table4_members(PROBES)
 
 
 wildcard_constraints:

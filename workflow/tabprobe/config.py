@@ -54,7 +54,12 @@ def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     there with a cap at least as large (capped subsets are nested, see perturb.select_examples)."""
     if "original" not in config["probes"] or split not in probe_splits(config, "original"):
         return False
-    original_cap, cap = probe_limit(config, "original"), probe_limit(config, probe)
+    return _cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
+
+
+def _cap_covered(cap: int | None, original_cap: int | None) -> bool:
+    """Whether a probe capped at `cap` sees only examples that `original` (capped at
+    `original_cap`) predicted; None is no cap."""
     return original_cap is None or (cap is not None and cap <= original_cap)
 
 
@@ -72,7 +77,7 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
             problems.append(f"config key probes.{name}.splits: `original` does not run on {', '.join(missing)}; "
                             "add them to probes.original.splits")
         cap = probe_limit(config, name)
-        if original_cap is not None and (cap is None or cap > original_cap):
+        if not _cap_covered(cap, original_cap):
             problems.append(f"config key probes.{name}.max_examples: {cap or 'all'} examples need original predictions, "
                             f"but `original` is capped at {original_cap}")
     return problems

@@ -17,7 +17,7 @@ import polars as pl
 from . import LABEL_NAMES, LABELS, figures, paper, schemas
 from .infotabs import SPLITS
 from .io import read_parquet
-from .probes import get_probe
+from .probes import get_probe, table4_members
 from .transitions import RULES
 
 
@@ -110,7 +110,6 @@ def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
     return section
 
 
-TABLE4_COLUMNS = ("label_preserved", "label_flipped")
 
 
 def _cell(r: dict | None) -> str:
@@ -120,7 +119,8 @@ def _cell(r: dict | None) -> str:
 def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
     """Paper Table 4: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
     label-preserving / label-flipping hypothesis edit per gold example."""
-    members = {c: [p for p in run.probes if f"label_{get_probe(p).label_change}" == c] for c in TABLE4_COLUMNS}
+    members = table4_members(run.probes)
+    columns = list(members)
     if not any(members.values()):
         return None
     section = Section("Annotation artifacts: hypothesis edits (paper section 4, Table 4)")
@@ -137,25 +137,25 @@ def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
         "11,550 of train, partly by hand, and sampled one per gold example: 967 from alpha1, 4,274 from "
         "train; this run's counts are the n of each cell, its reasons for skipping in Probe coverage)."
     )
-    splits = [s for s in SPLITS if not scores.filter((pl.col("probe").is_in(list(TABLE4_COLUMNS))) & (pl.col("split") == s)).is_empty()]
+    splits = [s for s in SPLITS if not scores.filter((pl.col("probe").is_in(list(columns))) & (pl.col("split") == s)).is_empty()]
     for split in splits:
         rows = []
         for model in run.models:
             original = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="EC")
             cells = [model, _cell(original)]
-            for column in TABLE4_COLUMNS:
+            for column in columns:
                 cells.append(_cell(_lookup(scores, model=model, probe=column, split=split, statistic="accuracy", label="all")))
-            for column in TABLE4_COLUMNS:
+            for column in columns:
                 cells.append(_drop(_lookup(scores, model=model, probe=column, split=split, statistic="accuracy_drop", label="all")))
             rows.append(cells)
         for name, values in paper.TABLE4.get(split, {}).items():
-            rows.append([f"paper: {name}"] + [_fmt(*values[k]) for k in ("original", *TABLE4_COLUMNS)] + ["", ""])
+            rows.append([f"paper: {name}"] + [_fmt(*values[k]) for k in ("original", *columns)] + ["", ""])
         section.blocks.append(TableBlock(
             ["Model", "Original (w/o NEUTRAL)", "Label preserved", "Label flipped",
              "Drop, preserved (paired, 95% CI)", "Drop, flipped (paired, 95% CI)"],
             rows, caption=f"Split {split}"))
     section.blocks.append(DROP_EXPLAINED)
-    section.blocks.append(probe_accuracy_table(scores, run, [p for c in TABLE4_COLUMNS for p in members[c]],
+    section.blocks.append(probe_accuracy_table(scores, run, [p for c in columns for p in members[c]],
                                                "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed"))
     return section
 

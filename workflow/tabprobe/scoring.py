@@ -175,41 +175,29 @@ def score_probe(
         raise ValueError(f"{len(missing)} probe examples have no prediction (first: {missing[0]}); re-run infer_nli")
     pred = np.array([by_uid[u] for u in uids], dtype=object)
     scorer = Scorer(len(uids), settings, split, probe_name)
+    if probe.judged_by == "transitions" and original_predictions is None:
+        raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")
+    if original_predictions is not None and probe_name != "original":
+        orig_uids = probe_examples["orig_uid"].to_pylist()
+        before = original_predictions_for(original_predictions, orig_uids)
+        # Did the tokens the model saw differ from the original's? An edit to a row cut off past
+        # max_length never reaches the model, and counting it as a stable prediction flatters it.
+        digest = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
+        changed = original_predictions_for(original_predictions, orig_uids, "input_digest") != np.array(
+            [digest[u] for u in uids], dtype=object)
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
         rows = score_expected(expected, pred, scorer)
         if original_predictions is not None and probe_name != "original" and uids:
             gold = np.array(probe_examples["label"].to_pylist(), dtype=object)
-            orig_uids = probe_examples["orig_uid"].to_pylist()
-            before = original_predictions_for(original_predictions, orig_uids)
             rows += score_paired_drop(gold, before, expected, pred, scorer)
-            # As for the table probes: an edit cut off past max_length never reaches the model.
-            digest = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
-            changed = original_predictions_for(original_predictions, orig_uids, "input_digest") != np.array(
-                [digest[u] for u in uids], dtype=object)
             rows.append({"statistic": "input_changed_pct", "label": "all",
                          **scorer.stat(changed.astype(np.float64), np.ones(len(uids)))})
     else:
-        if original_predictions is None:
-            raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")
-        original = {u: (p, d) for u, p, d in zip(original_predictions["uid"].to_pylist(),
-                                                  original_predictions["pred"].to_pylist(),
-                                                  original_predictions["input_digest"].to_pylist())}
-        digest_by_uid = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
-        orig_uids = probe_examples["orig_uid"].to_pylist()
-        lost = [u for u in orig_uids if u not in original]
-        if lost:
-            raise ValueError(f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
-                             "re-run infer_nli for probe original")
-        before = np.array([original[u][0] for u in orig_uids], dtype=object)
-        changed = np.array([original[o][1] != digest_by_uid[u] for o, u in zip(orig_uids, uids)])
         rows = score_transitions(before, pred, probe.transition_rule, scorer, input_changed=changed)
     for row in rows:
         row.update(model=model, probe=probe_name, split=split)
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
-
-
-TABLE4_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
 
 
 def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, split: str) -> list[tuple[str, dict]]:

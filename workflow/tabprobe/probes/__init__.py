@@ -53,6 +53,16 @@ def get_probe(name: str) -> Probe:
     return probe
 
 
+# Paper Table 4's columns, by the Probe.label_change of the hypothesis probes pooled into each.
+TABLE4_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
+
+
+def table4_members(probe_names: list[str]) -> dict[str, list[str]]:
+    """Each Table 4 column and the probes (of `probe_names`, in that order) pooled into it."""
+    return {column: [p for p in probe_names if get_probe(p).label_change == change]
+            for change, column in TABLE4_COLUMNS.items()}
+
+
 def module_path(name: str) -> str:
     """The source file of a probe, relative to the package, so a rule can list it as input."""
     module_name = REGISTRY[name].split(":")[0]
@@ -83,4 +93,4 @@ def source_files(name: str) -> list[str]:
     return sorted(seen)
 
 
-__all__ = ["REGISTRY", "get_probe", "module_path", "source_files", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]
+__all__ = ["REGISTRY", "TABLE4_COLUMNS", "get_probe", "module_path", "source_files", "table4_members", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]
