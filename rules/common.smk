@@ -12,16 +12,21 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import WORKFLOW_PROBE_OPTIONS, check as check_config, original_covers, probe_limit, probe_splits
+from tabprobe.config import WORKFLOW_PROBE_OPTIONS, check as check_config, external_probes, original_covers, probe_limit, probe_splits
 from tabprobe.infotabs import SPLITS
-from tabprobe.probes import get_probe, source_files, table4_members
+from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
 
 SCHEMA = "../workflow/schemas/config.schema.yaml"
 # Readable errors naming each bad key first; then snakemake's validate fills in defaults.
 check_config(config, workflow.source_path(SCHEMA))
 validate(config, SCHEMA)
 
+# External probe sets (folders in InfoTabS format named in config) become probes like the rest.
+EXTERNALS = external_probes(config)
+for _name, _label_change in EXTERNALS.items():
+    register_external(_name, _label_change)
 PROBES = list(config["probes"])
+GENERATED_PROBES = [p for p in PROBES if p not in EXTERNALS]
 MODELS = list(config["models"])
 REPORT_SPLITS = list(config["splits"])
 
@@ -47,13 +52,16 @@ def _one_of(names):
     return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
-# Paper Table 4 pools the hypothesis probes that keep the label, and those that flip it.
-TABLE4_MEMBERS = table4_members(PROBES)
+# Paper Tables 4 and 7 pool the probes of a family that keep the label, and those that flip it.
+POOLED = {table: pooled_members(table, PROBES) for table in POOLED_TABLES}
+# The model whose original predictions paper Table 8 sets beside a premise model's.
+HYPOTHESIS_ONLY_MODELS = [m for m, c in config["models"].items() if c.get("premise") == "hypothesis_only"]
 
 
 wildcard_constraints:
     split=_one_of(SPLITS),
-    column=_one_of(TABLE4_MEMBERS),
+    table=_one_of(POOLED_TABLES),
+    column=_one_of(POOLED_COLUMNS.values()),
     probe=_one_of(PROBES),
     model=_one_of(MODELS),
 
@@ -92,6 +100,34 @@ def get_probe_sources(wildcards):
     edits to the modules it imports, so listing them as inputs makes an edited probe re-run
     (that probe only), and an edited helper re-run the probes that use it."""
     return [str(Path(LIBRARY_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
+
+
+def get_relevance(wildcards):
+    """Which rows each hypothesis needs (rule find_relevant_rows), for probes that read it."""
+    if get_probe(wildcards.probe).needs_relevance:
+        return {"relevance": f"results/relevance/{wildcards.split}.parquet"}
+    return {}
+
+
+def get_relevance_annotations(wildcards):
+    relevance = config["relevance"]
+    return {"annotations": relevance["annotations"]} if relevance["source"] == "annotations" else {}
+
+
+def get_external_files(wildcards):
+    """Every file of an external set, so an edited or added table re-reads it."""
+    folder = Path(config["probes"][wildcards.probe]["external"])
+    return sorted(str(p) for p in folder.rglob("*") if p.suffix in {".tsv", ".json"})
+
+
+def get_external_folder(wildcards):
+    return config["probes"][wildcards.probe]["external"]
+
+
+def get_external_spec(wildcards):
+    """{name: label_change} for an external set, {} for a registered probe: only this probe's
+    entry, so adding an external set does not change the params of other probes' jobs."""
+    return {wildcards.probe: EXTERNALS[wildcards.probe]} if wildcards.probe in EXTERNALS else {}
 
 
 def get_parses(wildcards):
@@ -177,33 +213,46 @@ def get_score_inputs(wildcards):
         "probe": f"results/probes/{wildcards.probe}/{wildcards.split}.parquet",
         "predictions": f"results/predictions/{wildcards.model}/{wildcards.probe}/{wildcards.split}.parquet",
     }
-    # Transition probes need the original predictions; the others use them, where they cover
-    # the probe's examples, for the paired accuracy drop.
-    needed = get_probe(wildcards.probe).judged_by == "transitions"
-    if wildcards.probe != "original" and (needed or original_covers(config, wildcards.probe, wildcards.split)):
+    # Transition and evidence probes need the original predictions; the others use them, where
+    # they cover the probe's examples (external sets: where they pair), for the paired drop.
+    needed = get_probe(wildcards.probe).judged_by != "expected"
+    covers = original_covers(config, wildcards.probe, wildcards.split) or (
+        wildcards.probe in EXTERNALS and wildcards.split in probe_splits(config, "original"))
+    if wildcards.probe != "original" and (needed or covers):
         inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
     return inputs
 
 
-def get_table4_members(wildcards):
-    return [p for p in TABLE4_MEMBERS[wildcards.column] if wildcards.split in probe_splits(config, p)]
+def get_pooled_members(wildcards):
+    return [p for p in POOLED[wildcards.table][wildcards.column] if wildcards.split in probe_splits(config, p)]
 
 
-def get_table4_inputs(wildcards):
-    members = get_table4_members(wildcards)
+def get_pooled_inputs(wildcards):
+    members = get_pooled_members(wildcards)
+    split = wildcards.split
     inputs = {
-        "probes": [f"results/probes/{p}/{wildcards.split}.parquet" for p in members],
-        "predictions": [f"results/predictions/{wildcards.model}/{p}/{wildcards.split}.parquet" for p in members],
+        "probes": [f"results/probes/{p}/{split}.parquet" for p in members],
+        "predictions": [f"results/predictions/{wildcards.model}/{p}/{split}.parquet" for p in members],
     }
-    if all(original_covers(config, p, wildcards.split) for p in members):
-        inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
+    original_runs = split in probe_splits(config, "original") if "original" in config["probes"] else False
+    if original_runs and all(original_covers(config, p, split) or p in EXTERNALS for p in members):
+        inputs["original"] = f"results/predictions/{wildcards.model}/original/{split}.parquet"
+        # Paper Table 8 sets a premise model's counterfactual and original predictions beside a
+        # hypothesis-only model's original ones.
+        if wildcards.table == "table7" and HYPOTHESIS_ONLY_MODELS and wildcards.model not in HYPOTHESIS_ONLY_MODELS:
+            inputs["hypothesis_only"] = f"results/predictions/{HYPOTHESIS_ONLY_MODELS[0]}/original/{split}.parquet"
     return inputs
 
 
-def table4_runs():
-    """(column, split) for every Table 4 column with a member probe on that split."""
-    return [(column, split) for column, members in TABLE4_MEMBERS.items()
+def pooled_runs():
+    """(table, column, split) for every pooled column with a member probe on that split."""
+    return [(table, column, split) for table, columns in POOLED.items() for column, members in columns.items()
             for split in SPLITS if any(split in probe_splits(config, p) for p in members)]
+
+
+def relevance_splits():
+    """Splits where some probe reads the relevance source."""
+    return [s for s in SPLITS if any(get_probe(p).needs_relevance and s in probe_splits(config, p) for p in PROBES)]
 
 
 # ---------------------------------------------------------------- report
@@ -219,7 +268,8 @@ def get_report_inputs(wildcards):
         "scores": [f"results/scores/{m}/{p}/{s}.parquet" for m in MODELS for p, s in runs],
         "coverage": [f"results/probes/{p}/{s}.coverage.json" for p, s in runs],
         "stats": [f"results/predictions/{m}/{p}/{s}.json" for m in MODELS for p, s in runs],
-        "table4": [f"results/table4/{m}/{c}/{s}.parquet" for m in MODELS for c, s in table4_runs()],
+        "pooled": [f"results/pooled/{t}/{m}/{c}/{s}.parquet" for m in MODELS for t, c, s in pooled_runs()],
+        "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
     }
 
 

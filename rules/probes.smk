@@ -1,6 +1,9 @@
 rule generate_probe:
+    wildcard_constraints:
+        probe=_one_of(GENERATED_PROBES),
     input:
         unpack(get_parses),
+        unpack(get_relevance),
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
         probe_sources=get_probe_sources,
@@ -40,3 +43,42 @@ rule parse_hypotheses:
         "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/parse_hypotheses.py"
+
+
+rule find_relevant_rows:
+    input:
+        unpack(get_relevance_annotations),
+        examples="results/data/{split}.parquet",
+        tables="results/data/{split}.tables.parquet",
+        code=library_files("relevance"),
+    output:
+        relevance="results/relevance/{split}.parquet",
+        summary="results/relevance/{split}.json",
+    params:
+        source=config["relevance"]["source"],
+    log:
+        "logs/find_relevant_rows/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/find_relevant_rows.py"
+
+
+rule ingest_external_probe:
+    wildcard_constraints:
+        probe=_one_of(EXTERNALS),
+    input:
+        files=get_external_files,
+        examples="results/data/{split}.parquet",
+        code=library_files("external", "infotabs"),
+    output:
+        probe="results/probes/{probe}/{split}.parquet",
+        coverage="results/probes/{probe}/{split}.coverage.json",
+    params:
+        folder=get_external_folder,
+    log:
+        "logs/ingest_external_probe/{probe}/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/ingest_external_probe.py"

@@ -16,6 +16,7 @@ rule assemble_report:
         data_source=infotabs_root(),
         seed=config["seed"],
         scoring=SCORING,
+        externals=EXTERNALS,
     log:
         "logs/assemble_report.log",
     conda:

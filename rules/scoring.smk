@@ -7,6 +7,7 @@ rule score_probe:
     params:
         settings=SCORING,
         seed=config["seed"],
+        externals=get_external_spec,
     log:
         "logs/score_probe/{model}/{probe}/{split}.log",
     benchmark:
@@ -17,19 +18,19 @@ rule score_probe:
         "../workflow/scripts/score_probe.py"
 
 
-rule score_table4_column:
+rule score_pooled_column:
     input:
-        unpack(get_table4_inputs),
+        unpack(get_pooled_inputs),
         code=library_files("scoring"),
     output:
-        "results/table4/{model}/{column}/{split}.parquet",
+        "results/pooled/{table}/{model}/{column}/{split}.parquet",
     params:
-        probes=get_table4_members,
+        probes=get_pooled_members,
         settings=SCORING,
         seed=config["seed"],
     log:
-        "logs/score_table4_column/{model}/{column}/{split}.log",
+        "logs/score_pooled_column/{table}/{model}/{column}/{split}.log",
     conda:
         "../envs/tabprobe.yaml"
     script:
-        "../workflow/scripts/score_table4_column.py"
+        "../workflow/scripts/score_pooled_column.py"

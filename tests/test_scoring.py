@@ -133,7 +133,7 @@ def test_a_probe_example_without_its_original_prediction_is_an_error():
 
 
 def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
-    from tabprobe.scoring import score_table4_column
+    from tabprobe.scoring import score_pooled_column
 
     gold = [f"dev:{i}" for i in range(20)]
     labels = ["E", "C"] * 10
@@ -150,7 +150,7 @@ def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
     }
     original = _predictions(gold, gold, labels)
     settings = ScoringSettings(samplings=20, fraction=0.8, bootstrap=50, seed=4)
-    table = score_table4_column("label_flipped", members, original, settings, model="m", split="alpha1")
+    table = score_pooled_column("table4", "label_flipped", members, original, settings, model="m", split="alpha1")
     rows = _by_key(table.to_pylist())
     accuracy = rows[("accuracy", "all")]
     assert accuracy["n"] == 20  # one per gold example, not 30
@@ -159,8 +159,8 @@ def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
     assert rows[("original_accuracy", "all")]["mean"] == pytest.approx(100.0)
     assert rows[("accuracy_drop", "all")]["mean"] == pytest.approx(100.0)
     assert rows[("accuracy_drop", "all")]["ci_low"] == pytest.approx(100.0)  # paired: no sampling noise
-    assert set(table["probe"].to_pylist()) == {"label_flipped"}
-    assert table.equals(score_table4_column("label_flipped", members, original, settings, model="m", split="alpha1"))
+    assert set(table["probe"].to_pylist()) == {"table4:label_flipped"}
+    assert table.equals(score_pooled_column("table4", "label_flipped", members, original, settings, model="m", split="alpha1"))
 
 
 def test_table4_pooling_draws_from_every_member_and_depends_only_on_the_gold_uid():

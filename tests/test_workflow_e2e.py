@@ -75,8 +75,13 @@ def run(tmp_path_factory, shared_infotabs):
     base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
     # Then a table probe on every split, two hypothesis probes (one per column of paper Table 4)
     # and a premise control, on alpha1 only.
+    # Then the evidence probes (relevant rows by the aligner), a counterfactual and an external
+    # label-flipped set (written for the tests) for paper Tables 6-8.
     added = {"row_deletion": {}, "negation_flip": {"splits": ["alpha1"]}, "modifier_preserve": {"splits": ["alpha1"]},
-             "dummy_premise": {"splits": ["alpha1"]}}
+             "dummy_premise": {"splits": ["alpha1"]}, "relevant_row_deletion": {"splits": ["alpha1"]},
+             "evidence_selection": {"splits": ["alpha1"], "max_examples": 10}, "cf_title_swap": {"splits": ["alpha1"]},
+             "my_flipped": {"external": str(ROOT / "tests" / "fixtures" / "external_cf_alpha1"), "splits": ["alpha1"],
+                            "label_change": "flipped"}}
     full = write_config(workdir / "full.yaml", probes={"original": {}, **added}, **common)
 
     snakemake(workdir, base, "--cores", "2")
@@ -98,9 +103,22 @@ def probe_jobs(probe, splits, models=MODELS):
             + jobs("score_probe", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits]))
 
 
-def table4_jobs(models=MODELS):
-    return jobs("score_table4_column", [f"model={m}, column={c}, split=alpha1" for m in models
+def pooled_jobs(models=MODELS, tables=("table4", "table7")):
+    return jobs("score_pooled_column", [f"table={t}, model={m}, column={c}, split=alpha1" for t in tables for m in models
                                         for c in ("label_flipped", "label_preserved")])
+
+
+def table4_jobs(models=MODELS):
+    return pooled_jobs(models, ("table4",))
+
+
+def evidence_jobs():
+    """The relevance of alpha1, the relevance probes, the external set and Table 7."""
+    external = probe_jobs("my_flipped", ["alpha1"])
+    external = [("ingest_external_probe", w) if rule == "generate_probe" else (rule, w) for rule, w in external]
+    return ([("find_relevant_rows", "split=alpha1")] + probe_jobs("relevant_row_deletion", ["alpha1"])
+            + probe_jobs("evidence_selection", ["alpha1"]) + probe_jobs("cf_title_swap", ["alpha1"]) + external
+            + pooled_jobs(tables=("table7",)))
 
 
 def row_deletion_jobs():
@@ -116,7 +134,7 @@ def added_probe_jobs():
         + [("parse_hypotheses", "split=alpha1")]
         + probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
         + probe_jobs("dummy_premise", ["alpha1"])
-        + table4_jobs()
+        + table4_jobs() + evidence_jobs()
         + [("assemble_report", ""), ("all", "")]
     )
 
@@ -160,12 +178,14 @@ def test_adding_a_model_schedules_only_that_models_jobs(run):
     more = run["dir"] / "more-models.yaml"
     more.write_text(yaml.safe_dump(config, sort_keys=True))  # reordered keys must not re-run anything either
     plan = planned_jobs(run["dir"], more)
-    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [(p, "alpha1") for p in ("negation_flip", "modifier_preserve", "dummy_premise")]
+    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [(p, "alpha1") for p in (
+        "negation_flip", "modifier_preserve", "dummy_premise", "relevant_row_deletion", "evidence_selection",
+        "cf_title_swap", "my_flipped")]
     expected = (
         [("init_model", "model=minilm-struct")]
         + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
         + jobs("score_probe", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
-        + table4_jobs(["minilm-struct"])
+        + pooled_jobs(["minilm-struct"])
         + [("assemble_report", ""), ("all", "")]
     )
     assert plan == sorted(expected)
@@ -236,11 +256,20 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
     assert again.read_bytes() == (results / "probes" / "negation_flip" / "alpha1.parquet").read_bytes()
     table4_again = tmp_path / "table4.parquet"
     predictions = results / "predictions" / "minilm-para"
-    stages.score_table4_column("label_flipped", "alpha1", "minilm-para", ["negation_flip"],
+    stages.score_pooled_column("table4", "label_flipped", "alpha1", "minilm-para", ["negation_flip"],
                                [results / "probes" / "negation_flip" / "alpha1.parquet"],
                                [predictions / "negation_flip" / "alpha1.parquet"], predictions / "original" / "alpha1.parquet",
                                table4_again, run["common"]["scoring"], seed)
-    assert table4_again.read_bytes() == (results / "table4" / "minilm-para" / "label_flipped" / "alpha1.parquet").read_bytes()
+    assert table4_again.read_bytes() == (results / "pooled" / "table4" / "minilm-para" / "label_flipped" / "alpha1.parquet").read_bytes()
+    # The relevance and a counterfactual read off it repeat too.
+    relevance_again = tmp_path / "relevance.parquet"
+    stages.find_relevant_rows(results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
+                              relevance_again, tmp_path / "relevance.json", "aligner")
+    assert relevance_again.read_bytes() == (results / "relevance" / "alpha1.parquet").read_bytes()
+    again = tmp_path / "cf_title_swap.parquet"
+    stages.generate_probe("cf_title_swap", "alpha1", results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
+                          again, tmp_path / "coverage.json", seed=seed, limit=limit, relevance_path=relevance_again)
+    assert again.read_bytes() == (results / "probes" / "cf_title_swap" / "alpha1.parquet").read_bytes()
 
 
 def test_report_has_the_paper_table_and_is_self_contained(run):
@@ -266,7 +295,9 @@ def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
 
     page = (run["dir"] / "results" / "report" / "index.html").read_text()
     graphs = re.findall(r"<svg .*?</svg>", page, flags=re.S)
-    assert len(graphs) == len(MODELS)  # one transition probe (row_deletion) x two models
+    assert len(graphs) == 2 * len(MODELS)  # two transition probes (row_deletion, relevant_row_deletion) x two models
+    graphs = [g for g in graphs if 'aria-label="row_deletion · ' in g or "aria-label='row_deletion · " in g]
+    assert len(graphs) == len(MODELS)
     for svg in graphs:
         root = ET.fromstring(svg)
         model = root.get("aria-label").split(" · ")[1]
@@ -289,7 +320,7 @@ def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
     assert "**Split alpha1**" in table4 and "**Split train**" not in table4
     assert "| paper: Prem+Hypo | 68.94 (0.76) | 69.56 (0.77) | 51.48 (0.86) |" in table4
     for model in MODELS:
-        flipped = pq.read_table(run["dir"] / "results" / "table4" / model / "label_flipped" / "alpha1.parquet").to_pylist()
+        flipped = pq.read_table(run["dir"] / "results" / "pooled" / "table4" / model / "label_flipped" / "alpha1.parquet").to_pylist()
         accuracy = next(r for r in flipped if r["statistic"] == "accuracy" and r["label"] == "all")
         probe = pq.read_table(run["dir"] / "results" / "probes" / "negation_flip" / "alpha1.parquet")
         assert accuracy["n"] == probe.num_rows  # the only flipping probe: every example pooled once
@@ -311,6 +342,35 @@ def test_report_has_the_premise_controls_with_their_paired_drop(run):
         assert f"| dummy_premise | {model} | {accuracy['mean']:.2f} ({accuracy['std']:.2f}) n=40; drop {drop['mean']:+.2f}" in section
 
 
+def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run):
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    relevance = json.loads((run["dir"] / "results" / "relevance" / "alpha1.json").read_text())
+    assert relevance["source"] == "aligner" and 0 < relevance["with_relevant_rows"] <= relevance["examples"]
+    evidence = markdown.split("## Evidence")[1].split("\n## ")[0]
+    assert f"alpha1: aligner ({relevance['with_relevant_rows']} of {relevance['examples']} examples" in evidence
+    for model in MODELS:
+        scores = {(r["statistic"], r["label"]): r for r in pq.read_table(
+            run["dir"] / "results" / "scores" / model / "evidence_selection" / "alpha1.parquet").to_pylist()}
+        shares = [scores[(f"{c}_pct", "all")]["mean"] for c in ("uses_all_relevant", "uses_some_relevant", "uses_wrong_or_no_rows")]
+        assert sum(shares) == pytest.approx(100.0)  # every example is in exactly one class
+        assert scores[("evidence_precision", "macro")]["n"] <= 10
+    # The hypothesis-only model never sees the table: no row deletion can move it.
+    hypo = {(r["statistic"], r["label"]): r for r in pq.read_table(
+        run["dir"] / "results" / "scores" / "minilm-hypo" / "evidence_selection" / "alpha1.parquet").to_pylist()}
+    assert hypo[("ignores_table_pct", "all")]["mean"] == pytest.approx(100.0)
+    table6 = markdown.split("Probe `relevant_row_deletion`: invalid transitions (paper Table 6 layout)")[1].split("\n## ")[0]
+    assert "/ 75.41" in table6 and "Relevance source" in table6
+    counterfactual = markdown.split("## Counterfactuals")[1].split("\n## ")[0]
+    assert "label flipped: `my_flipped`" in counterfactual and "| paper: Prem+Hypo | 71.99 (0.69) |" in counterfactual
+    flipped = {(r["statistic"], r["label"]): r for r in pq.read_table(
+        run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_flipped" / "alpha1.parquet").to_pylist()}
+    assert flipped[("accuracy", "all")]["n"] == 4  # the external set's four lines (none pair with real alpha1)
+    preserved = {(r["statistic"], r["label"]): r for r in pq.read_table(
+        run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_preserved" / "alpha1.parquet").to_pylist()}
+    table8 = [preserved[("paired_correctness_pct", cell)]["mean"] for cell in ("111", "110", "101", "100", "011", "010", "001", "000")]
+    assert sum(table8) == pytest.approx(100.0) and "Paper Table 8 layout" in counterfactual
+
+
 def test_snakemake_report_includes_the_page(run, tmp_path):
     target = tmp_path / "snakemake-report.html"
     snakemake(run["dir"], run["config"], "--report", str(target))
@@ -327,7 +387,7 @@ def test_full_setting_lifts_the_cpu_caps(run):
     out = snakemake(run["dir"], full, "--dry-run").stdout
     assert re.search(r"train_model\s+2\b", out)
     assert "Params have changed since last execution" in out
-    assert re.search(r"generate_probe\s+9\b", out)  # max_examples no longer applies
+    assert re.search(r"generate_probe\s+12\b", out)  # max_examples no longer applies
 
 
 def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
@@ -350,8 +410,8 @@ def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     with_user_model = run["dir"] / "with-user-model.yaml"
     with_user_model.write_text(yaml.safe_dump(config, sort_keys=False))
     plan = planned_jobs(run["dir"], with_user_model)
-    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "score_table4_column", "assemble_report", "all"}
-    assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe", "score_table4_column"))
+    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "score_pooled_column", "assemble_report", "all"}
+    assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe", "score_pooled_column"))
     snakemake(run["dir"], with_user_model, "--cores", "2")
     predictions = read_parquet(run["dir"] / "results" / "predictions" / "my-bert" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
     assert predictions.num_rows == 40 and set(predictions["pred"].to_pylist()) <= {"E", "N", "C"}

@@ -2,7 +2,7 @@ from tabprobe import logs, stages
 
 logs.to_file(snakemake.log[0])
 stages.assemble_report(
-    score_paths=list(snakemake.input.scores) + list(snakemake.input.table4),
+    score_paths=list(snakemake.input.scores) + list(snakemake.input.pooled),
     coverage_paths=snakemake.input.coverage,
     inference_stats=snakemake.input.stats,
     html_out=snakemake.output.html,
@@ -12,4 +12,6 @@ stages.assemble_report(
     data_source=snakemake.params.data_source,
     seed=snakemake.params.seed,
     scoring_settings=snakemake.params.scoring,
+    relevance_summaries=snakemake.input.relevance,
+    externals=snakemake.params.externals,
 )

@@ -12,4 +12,5 @@ stages.generate_probe(
     limit=snakemake.params.limit,
     options=snakemake.params.options,
     parses_path=snakemake.input.get("parses"),
+    relevance_path=snakemake.input.get("relevance"),
 )

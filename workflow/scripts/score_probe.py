@@ -11,4 +11,5 @@ stages.score_probe(
     out=snakemake.output[0],
     settings=snakemake.params.settings,
     seed=snakemake.params.seed,
+    externals=snakemake.params.externals,
 )

@@ -33,7 +33,15 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples")  # read by the workflow, not passed to the probe
+# read by the workflow, not passed to the probe
+WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change")
+
+
+def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
+    """The external probe sets of config (`probes: {name: {external: folder}}`): name -> label_change."""
+    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
+    return {name: (settings or {}).get("label_change") for name, settings in probes.items()
+            if isinstance(settings, dict) and "external" in settings}
 
 
 def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
@@ -91,13 +99,32 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
         f"config key {_key_path(e)}: {_describe(e)}"
         for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     ]
+    externals = external_probes(config)
+    for name in externals:
+        settings = config["probes"][name]
+        if name in REGISTRY:
+            problems.append(f"config key probes.{name}.external: {name} is a registered probe; give the external set another name")
+        if not isinstance(settings.get("splits"), list) or len(settings["splits"]) != 1:
+            problems.append(f"config key probes.{name}.splits: an external probe set is paired with the one split its "
+                            "examples come from; give it, e.g. `splits: [alpha1]`")
+        if not Path(settings["external"]).is_dir():
+            problems.append(f"config key probes.{name}.external: {settings['external']} is not a folder")
+    for name, settings in (config.get("probes") or {}).items() if isinstance(config.get("probes"), dict) else []:
+        if name not in externals and isinstance(settings, dict) and "label_change" in settings:
+            problems.append(f"config key probes.{name}.label_change: only an external probe set takes label_change "
+                            "(a registered probe declares its own)")
+    relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
+    if relevance.get("source") == "annotations" and not relevance.get("annotations"):
+        problems.append("config key relevance.annotations: relevance.source is `annotations`; give the TSV's path")
+    elif relevance.get("annotations") and not Path(relevance["annotations"]).is_file():
+        problems.append(f"config key relevance.annotations: {relevance['annotations']} is not a file")
     for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
-        if name not in REGISTRY:
+        if name not in REGISTRY and name not in externals:
             problems.append(
                 f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
             )
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
-    judged_by_transitions = [n for n in probes if n in REGISTRY and get_probe(n).judged_by == "transitions"]
+    judged_by_transitions = [n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")]
     if judged_by_transitions and "original" not in probes:
         problems.append(
             f"config key probes: {', '.join(judged_by_transitions)} compare predictions with those on the "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import zlib
 from collections import Counter
 from typing import Any, Mapping
 
@@ -13,15 +12,10 @@ import pyarrow as pa
 
 from . import schemas
 from .probes import Example, NotApplicable, ProbeContext, get_probe
+from .seeding import seeded_rng
 from .table import Table
 
 log = logging.getLogger(__name__)
-
-
-def seeded_rng(seed: int, *names: str) -> np.random.Generator:
-    """A generator that depends only on the seed and the given names (stable across runs and
-    platforms: crc32, not Python's salted hash)."""
-    return np.random.default_rng(np.random.SeedSequence([seed, *(zlib.crc32(n.encode()) for n in names)]))
 
 
 def select_examples(examples: pa.Table, limit: int | None, seed: int, split: str) -> pa.Table:
@@ -46,9 +40,11 @@ def generate(
     seed: int,
     options: Mapping[str, Any] | None = None,
     docs: Mapping[str, Any] | None = None,
+    relevance: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[pa.Table, dict]:
     """Apply a probe to every example; returns the probe examples and a coverage summary.
-    `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse."""
+    `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
+    uid -> relevant row keys, for probes that read it."""
     probe = get_probe(probe_name)
     rows: list[dict] = []
     skipped: Counter[str] = Counter()
@@ -56,13 +52,18 @@ def generate(
     shared: dict = {}
     if probe.needs_parse and docs is None:
         raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
+    if probe.needs_relevance and relevance is None:
+        raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
     for i, record in enumerate(records):
         example = Example(record["uid"], record["table_id"], record["hypothesis"], record["label"])
         if example.label not in probe.labels:
             skipped[f"gold label {example.label} is not probed"] += 1
             continue
+        if probe.needs_relevance and example.uid not in relevance:
+            skipped["the relevance source does not cover this example"] += 1
+            continue
         ctx = ProbeContext(rng=seeded_rng(seed, probe_name, example.uid), tables=tables, options=options or {},
-                           docs=docs, shared=shared)
+                           docs=docs, shared=shared, relevance=relevance, seed=seed)
         doc = docs[example.uid] if docs is not None else None
         try:
             candidates = probe.apply(example, tables[example.table_id], doc, ctx)
@@ -72,29 +73,36 @@ def generate(
         if not candidates:
             skipped["probe found nothing to change"] += 1
             continue
-        choice = int(ctx.rng.integers(len(candidates))) if len(candidates) > 1 else 0
-        chosen = candidates[choice]
-        provenance = {"candidates": len(candidates), **chosen.provenance}
-        rows.append(
-            {
-                "uid": example.uid if probe_name == "original" else f"{example.uid}/{probe_name}",
-                "orig_uid": example.uid,
-                "table_id": example.table_id,
-                "hypothesis": chosen.hypothesis,
-                "label": example.label,
-                "probe": probe_name,
-                "table": chosen.table.to_arrow(),
-                "expected": chosen.expected,
-                "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
-            }
-        )
+        if probe.one_per_gold:
+            choice = int(ctx.rng.integers(len(candidates))) if len(candidates) > 1 else 0
+            uid = example.uid if probe_name == "original" else f"{example.uid}/{probe_name}"
+            kept = [(uid, candidates[choice])]
+        else:
+            kept = [(f"{example.uid}/{probe_name}/{j}", c) for j, c in enumerate(candidates)]
+        for uid, chosen in kept:
+            provenance = {"candidates": len(candidates), **chosen.provenance}
+            rows.append(
+                {
+                    "uid": uid,
+                    "orig_uid": example.uid,
+                    "table_id": example.table_id,
+                    "hypothesis": chosen.hypothesis,
+                    "label": example.label,
+                    "probe": probe_name,
+                    "table": chosen.table.to_arrow(),
+                    "expected": chosen.expected,
+                    "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
+                }
+            )
         if (i + 1) % 5000 == 0:
             log.info("%s: %d / %d examples", probe_name, i + 1, len(records))
     coverage = {
         "probe": probe_name,
         "gold": len(records),
-        "perturbed": len(rows),
+        "perturbed": len({row["orig_uid"] for row in rows}),
+        "probe_examples": len(rows),
         "skipped": dict(sorted(skipped.items())),
     }
-    log.info("%s: perturbed %d of %d examples; skipped %s", probe_name, len(rows), len(records), dict(skipped))
+    log.info("%s: perturbed %d of %d examples (%d probe examples); skipped %s", probe_name, coverage["perturbed"],
+             len(records), len(rows), dict(skipped))
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage

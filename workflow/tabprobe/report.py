@@ -17,7 +17,7 @@ import polars as pl
 from . import LABEL_NAMES, LABELS, figures, paper, schemas
 from .infotabs import SPLITS
 from .io import read_parquet
-from .probes import get_probe, table4_members
+from .probes import get_probe, pooled_members
 from .transitions import RULES
 
 
@@ -51,6 +51,7 @@ class RunInfo:
     seed: int
     scoring: dict
     coverage: list[dict]  # one per probe and split, with its cap (`limit`)
+    relevance: dict[str, dict] = field(default_factory=dict)  # split -> find_relevant_rows summary
 
 
 def load_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
@@ -116,11 +117,38 @@ def _cell(r: dict | None) -> str:
     return f"{_fmt(r['mean'], r['std'])} n={r['n']}" if r and r["mean"] is not None else "–"
 
 
+def pooled_table_blocks(scores: pl.DataFrame, run: RunInfo, table: str, reference: dict) -> list[TableBlock]:
+    """Paper Table 4 or 7 per split: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
+    label-preserving / label-flipping edit per gold example, with the paired drops, and the
+    paper's rows beneath."""
+    members = pooled_members(table, run.probes)
+    columns = list(members)
+    names = [f"{table}:{c}" for c in columns]
+    splits = [s for s in SPLITS if not scores.filter((pl.col("probe").is_in(names)) & (pl.col("split") == s)).is_empty()]
+    blocks = []
+    for split in splits:
+        rows = []
+        for model in run.models:
+            original = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="EC")
+            cells = [model, _cell(original)]
+            for name in names:
+                cells.append(_cell(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy", label="all")))
+            for name in names:
+                cells.append(_drop(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all")))
+            rows.append(cells)
+        for name, values in reference.get(split, {}).items():
+            rows.append([f"paper: {name}"] + [_fmt(*values[k]) for k in ("original", *columns)] + ["", ""])
+        blocks.append(TableBlock(
+            ["Model", "Original (w/o NEUTRAL)", "Label preserved", "Label flipped",
+             "Drop, preserved (paired, 95% CI)", "Drop, flipped (paired, 95% CI)"],
+            rows, caption=f"Split {split}"))
+    return blocks
+
+
 def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
     """Paper Table 4: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
     label-preserving / label-flipping hypothesis edit per gold example."""
-    members = table4_members(run.probes)
-    columns = list(members)
+    members = pooled_members("table4", run.probes)
     if not any(members.values()):
         return None
     section = Section("Annotation artifacts: hypothesis edits (paper section 4, Table 4)")
@@ -137,26 +165,124 @@ def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
         "11,550 of train, partly by hand, and sampled one per gold example: 967 from alpha1, 4,274 from "
         "train; this run's counts are the n of each cell, its reasons for skipping in Probe coverage)."
     )
-    splits = [s for s in SPLITS if not scores.filter((pl.col("probe").is_in(list(columns))) & (pl.col("split") == s)).is_empty()]
-    for split in splits:
-        rows = []
-        for model in run.models:
-            original = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="EC")
-            cells = [model, _cell(original)]
-            for column in columns:
-                cells.append(_cell(_lookup(scores, model=model, probe=column, split=split, statistic="accuracy", label="all")))
-            for column in columns:
-                cells.append(_drop(_lookup(scores, model=model, probe=column, split=split, statistic="accuracy_drop", label="all")))
-            rows.append(cells)
-        for name, values in paper.TABLE4.get(split, {}).items():
-            rows.append([f"paper: {name}"] + [_fmt(*values[k]) for k in ("original", *columns)] + ["", ""])
-        section.blocks.append(TableBlock(
-            ["Model", "Original (w/o NEUTRAL)", "Label preserved", "Label flipped",
-             "Drop, preserved (paired, 95% CI)", "Drop, flipped (paired, 95% CI)"],
-            rows, caption=f"Split {split}"))
+    section.blocks += pooled_table_blocks(scores, run, "table4", paper.TABLE4)
     section.blocks.append(DROP_EXPLAINED)
-    section.blocks.append(probe_accuracy_table(scores, run, [p for c in columns for p in members[c]],
+    section.blocks.append(probe_accuracy_table(scores, run, [p for c in members for p in members[c]],
                                                "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed"))
+    return section
+
+
+def relevance_note(run: RunInfo) -> str:
+    """Which relevance source the evidence numbers rest on, per split, and how much it covers."""
+    if not run.relevance:
+        return "Relevance source: none in this run."
+    parts = [f"{split}: {r['source']} ({r['with_relevant_rows']} of {r['examples']} examples have relevant rows"
+             + (f"; {r['not_annotated']} not annotated" if r.get("not_annotated") else "") + ")"
+             for split, r in sorted(run.relevance.items())]
+    aligner = any(r["source"] == "aligner" for r in run.relevance.values())
+    return ("Relevance source (which rows a hypothesis needs): " + "; ".join(parts) + "."
+            + (" The aligner matches hypothesis words, stems, numbers and dates with row keys and values; its "
+               "row precision and recall on a hand-checked gold set of 300 alpha1 pairs are in the README "
+               "(bench/relevance.py). The paper used crowd annotations: where the aligner errs, relevant-row "
+               "numbers mix in irrelevant rows and the reverse." if aligner else ""))
+
+
+EVIDENCE_ROWS = [
+    ("Precision (per example; none selected = 0)", "evidence_precision", "macro"),
+    ("Recall (per example)", "evidence_recall", "macro"),
+    ("Precision (pooled rows)", "evidence_precision", "micro"),
+    ("Recall (pooled rows)", "evidence_recall", "micro"),
+    ("Uses all relevant rows (%)", "uses_all_relevant_pct", "all"),
+    ("Uses some relevant rows (%)", "uses_some_relevant_pct", "all"),
+    ("Uses wrong or no rows (%)", "uses_wrong_or_no_rows_pct", "all"),
+    ("… of which no row at all: ignores the table (%)", "ignores_table_pct", "all"),
+    ("Correct on the original (%)", "original_accuracy", "all"),
+    ("Correct and uses all relevant rows (%)", "uses_all_relevant_pct", "correct"),
+    ("Correct and uses some (%)", "uses_some_relevant_pct", "correct"),
+    ("Correct from wrong or no rows (%)", "uses_wrong_or_no_rows_pct", "correct"),
+]
+
+
+def evidence_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
+    """Paper sections 5.2-5.3: the relevance source, then the model's own evidence selection."""
+    evidence_probes = [p for p in run.probes if get_probe(p).needs_relevance or get_probe(p).judged_by == "evidence"]
+    if not evidence_probes:
+        return None
+    section = Section("Evidence: relevant rows and the model's own evidence (paper sections 5.2-5.3)")
+    section.blocks.append(relevance_note(run))
+    selection = [p for p in evidence_probes if get_probe(p).judged_by == "evidence"]
+    if any(get_probe(p).judged_by == "transitions" for p in evidence_probes):
+        section.blocks.append("Deleting the relevant rows (`relevant_row_deletion`, paper Figure 4 / Table 6) must "
+                              "turn every prediction NEUTRAL; deleting an irrelevant row (`irrelevant_row_deletion`, "
+                              "Figure 10 / Table 16) must change none. Their invalid-transition tables follow with "
+                              "the other table probes.")
+    for probe_name in selection:
+        section.blocks.append(
+            f"`{probe_name}`: each row of the table is deleted in turn; the rows whose deletion alone changes the "
+            "model's prediction are the evidence it uses, compared with the relevant rows of ENTAIL/CONTRADICT "
+            "examples that have any (as in the paper). Cells: mean (std) over the samplings of gold examples; "
+            "the paper's RoBERTa-large numbers (4,600 human-annotated dev/test pairs) in the last column.")
+        splits = [s for s in SPLITS if not scores.filter((pl.col("probe") == probe_name) & (pl.col("split") == s)).is_empty()]
+        header = ["Statistic"] + [f"{m} · {s}" for m in run.models for s in splits] + ["paper"]
+        rows = []
+        for title, statistic, label in EVIDENCE_ROWS:
+            cells = [title]
+            for model in run.models:
+                for split in splits:
+                    cells.append(_cell(_lookup(scores, model=model, probe=probe_name, split=split, statistic=statistic, label=label)))
+            reference = paper.EVIDENCE_SELECTION.get((statistic, label))
+            rows.append(cells + [_fmt(reference)])
+        section.blocks.append(TableBlock(header, rows, caption=f"Model evidence selection ({probe_name})"))
+        for model, info in run.models.items():
+            if info["premise"] == "hypothesis_only":
+                section.blocks.append(f"Model {model} never sees the table: it ignores it by construction.")
+    return section
+
+
+TABLE8_ROWS = [("✓", "✗", "✗", "100"), ("✗", "✓", "✗", "010"), ("✓", "✗", "✓", "101"), ("✗", "✓", "✓", "011"),
+               ("✓", "✓", "✓", "111"), ("✓", "✓", "✗", "110"), ("✗", "✗", "✓", "001"), ("✗", "✗", "✗", "000")]
+
+
+def counterfactual_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
+    """Paper section 6: Table 7 (accuracy on counterfactuals) and Table 8 (paired correctness)."""
+    members = pooled_members("table7", run.probes)
+    if not any(members.values()):
+        return None
+    section = Section("Counterfactuals: does the model read the table or recall the world? (paper section 6, Tables 7-8)")
+    section.blocks.append(
+        "Tables whose facts no longer match the real world, with hypotheses whose gold label is known. Label "
+        "preserved: one counterfactual per gold ENTAIL/CONTRADICT example, sampled (seeded) from "
+        f"{', '.join(f'`{p}`' for p in members['label_preserved']) or 'none'}; label flipped: "
+        f"{', '.join(f'`{p}`' for p in members['label_flipped']) or 'none (the paper made these by hand; give such a set as an external probe set with label_change: flipped)'}. "
+        "A model that reasons from its table keeps its accuracy; one that answers from what it memorised "
+        "loses it. " + relevance_note(run))
+    section.blocks += pooled_table_blocks(scores, run, "table7", paper.TABLE7)
+    section.blocks.append(DROP_EXPLAINED)
+    section.blocks.append(probe_accuracy_table(scores, run, [p for c in members for p in members[c]],
+                                               "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed"))
+    for column in members:
+        name = f"table7:{column}"
+        for model in run.models:
+            splits = [s for s in SPLITS if _lookup(scores, model=model, probe=name, split=s, statistic="paired_correctness_pct", label="111")]
+            if not splits:
+                continue
+            rows = []
+            for cf, orig, hypo, cell in TABLE8_ROWS:
+                cells = [cf, orig, hypo]
+                for split in splits:
+                    cells.append(_cell(_lookup(scores, model=model, probe=name, split=split, statistic="paired_correctness_pct", label=cell)))
+                reference = paper.TABLE8.get(cell, {}) if column == "label_flipped" else {}
+                cells += [_fmt(reference.get(s)) if reference.get(s) is not None else "" for s in splits]
+                rows.append(cells)
+            section.blocks.append(TableBlock(
+                ["C-THP (counterfactual)", "O-THP (original)", "O-Hypo (hypothesis-only model, original)"]
+                + [f"% of examples · {s}" for s in splits] + [f"paper · {s}" for s in splits], rows,
+                caption=f"Paper Table 8 layout, {column.replace('_', ' ')} counterfactuals: model {model} on each counterfactual and its "
+                        "original, beside the hypothesis-only model on the original (✓ correct, ✗ wrong)"))
+    section.blocks.append(
+        "Table 8 reading: ✗ ✓ ✗ (right on the original, wrong on its counterfactual, and the hypothesis alone does not "
+        "give the answer) points at pre-trained knowledge; ✗ ✓ ✓ at hypothesis artifacts together with it. The paper "
+        "lists only the first four rows, on its hand-made label-flipped sets.")
     return section
 
 
@@ -209,6 +335,13 @@ def family_section(scores: pl.DataFrame, run: RunInfo, family: str) -> Section |
             + DROP_EXPLAINED)
         section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)",
                                                    reference=paper.PREMISE_CONTROLS))
+    elif family == "external":
+        section = Section("External probe sets")
+        section.blocks.append(
+            "Probe sets given as folders in InfoTabS format (config `probes: {name: {external: folder}}`), scored "
+            "against their own labels; the paired drop covers the lines paired with a gold example of the split "
+            "(see Probe coverage). " + DROP_EXPLAINED)
+        section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)"))
     else:
         section = Section("Numeric probes")
         section.blocks.append(
@@ -256,6 +389,8 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
     )
     allowed = "; ".join(f"{lab} → {', '.join(to for to in LABELS if to in rule.allowed[lab])}" for lab in LABELS)
     section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
+    if probe.needs_relevance:
+        section.blocks.append(relevance_note(run))
     for model, info in run.models.items():
         if info["premise"] == "hypothesis_only":
             section.blocks.append(
@@ -416,8 +551,9 @@ def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
     sections = [run_section(run)]
     if "original" in run.probes:
         sections.append(accuracy_section(scores, run))
-    for section in (artifacts_section(scores, run), family_section(scores, run, "premise_control"),
-                    family_section(scores, run, "numeric")):
+    for section in (artifacts_section(scores, run), evidence_section(scores, run), counterfactual_section(scores, run),
+                    family_section(scores, run, "premise_control"), family_section(scores, run, "numeric"),
+                    family_section(scores, run, "external")):
         if section:
             sections.append(section)
     transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]

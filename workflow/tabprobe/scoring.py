@@ -11,14 +11,15 @@ reduce to one matrix product with a sample-weight matrix.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from . import LABELS, schemas
-from .perturb import seeded_rng
-from .probes import get_probe
+from .seeding import seeded_rng
+from .probes import get_probe, is_external
 from .transitions import RULES
 
 
@@ -101,15 +102,17 @@ def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> li
     return rows
 
 
-def original_predictions_for(original_predictions: pa.Table, orig_uids: list[str], column: str = "pred") -> np.ndarray:
+def original_predictions_for(original_predictions: pa.Table, orig_uids: list[str], column: str = "pred",
+                             missing_ok: bool = False) -> np.ndarray:
     """A column (the prediction, or the digest of the model's input) of the original prediction
-    of each gold example, in the given order."""
+    of each gold example, in the given order. With `missing_ok`, None where there is none (an
+    external probe set may pair with gold examples outside `original`'s cap)."""
     before = dict(zip(original_predictions["uid"].to_pylist(), original_predictions[column].to_pylist()))
     lost = [u for u in orig_uids if u not in before]
-    if lost:
+    if lost and not missing_ok:
         raise ValueError(f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
                          "run `original` on this split with a cap at least as large")
-    return np.array([before[u] for u in orig_uids], dtype=object)
+    return np.array([before.get(u) for u in orig_uids], dtype=object)
 
 
 def score_paired_drop(gold: np.ndarray, original_pred: np.ndarray, expected: np.ndarray, pred: np.ndarray,
@@ -157,6 +160,65 @@ def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, sco
     return rows
 
 
+def evidence_sets(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray) -> dict[str, dict]:
+    """Per gold example (evidence_selection probe: one probe example per deleted row): the rows
+    the relevance source names (`relevant`) and the rows whose deletion alone changed the model's
+    prediction (`used`), as row indices."""
+    out: dict[str, dict] = {}
+    for record, b, p in zip(probe_examples.select(["orig_uid", "label", "provenance"]).to_pylist(), before, pred):
+        provenance = json.loads(record["provenance"])
+        entry = out.setdefault(record["orig_uid"], {"label": record["label"], "before": b, "relevant": set(), "used": set()})
+        index = provenance["deleted_row"]["index"]
+        if provenance["relevant"]:
+            entry["relevant"].add(index)
+        if p != b:
+            entry["used"].add(index)
+    return out
+
+
+# Shares of gold examples by how the model's evidence (rows whose deletion moves its prediction)
+# meets the relevant rows: paper section 5.3's (a) all, (c) some, (b) wrong or none, and, within
+# (b), no row at all (the prediction ignores the table).
+EVIDENCE_CLASSES = ("uses_all_relevant", "uses_some_relevant", "uses_wrong_or_no_rows", "ignores_table")
+
+
+def score_evidence_selection(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray,
+                             original_predictions: pa.Table, settings: ScoringSettings, split: str, probe_name: str) -> list[dict]:
+    """The model's evidence against the relevance source (paper section 5.3): per-example
+    (macro) precision and recall, an empty selection counting as precision 0 as the paper's
+    near-equal averages suggest; pooled (micro) precision and recall; the shares of
+    EVIDENCE_CLASSES; and how the correct predictions split over them. Sampled per gold example."""
+    sets = evidence_sets(probe_examples, before, pred)
+    uids = sorted(sets)
+    scorer = Scorer(len(uids), settings, split, probe_name, "evidence")
+    hits = np.array([len(sets[u]["used"] & sets[u]["relevant"]) for u in uids], dtype=np.float64)
+    used = np.array([len(sets[u]["used"]) for u in uids], dtype=np.float64)
+    relevant = np.array([len(sets[u]["relevant"]) for u in uids], dtype=np.float64)
+    ones = np.ones(len(uids))
+    correct = np.array([sets[u]["before"] == sets[u]["label"] for u in uids], dtype=np.float64)
+    classes = {
+        "uses_all_relevant": (hits == relevant) & (relevant > 0),
+        "uses_some_relevant": (hits > 0) & (hits < relevant),
+        "uses_wrong_or_no_rows": hits == 0,
+        "ignores_table": used == 0,
+    }
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(used > 0, hits / np.where(used > 0, used, 1), 0.0)
+        recall = np.where(relevant > 0, hits / np.where(relevant > 0, relevant, 1), 0.0)
+    rows = [
+        {"statistic": "evidence_precision", "label": "macro", **scorer.stat(precision, ones)},
+        {"statistic": "evidence_recall", "label": "macro", **scorer.stat(recall, ones)},
+        {"statistic": "evidence_precision", "label": "micro", **scorer.stat(hits, used)},
+        {"statistic": "evidence_recall", "label": "micro", **scorer.stat(hits, relevant)},
+        {"statistic": "original_accuracy", "label": "all", **scorer.stat(correct, ones)},
+    ]
+    for name, mask in classes.items():
+        mask = mask.astype(np.float64)
+        rows.append({"statistic": f"{name}_pct", "label": "all", **scorer.stat(mask, ones)})
+        rows.append({"statistic": f"{name}_pct", "label": "correct", **scorer.stat(mask * correct, ones)})
+    return rows
+
+
 def score_probe(
     probe_name: str,
     probe_examples: pa.Table,
@@ -175,24 +237,31 @@ def score_probe(
         raise ValueError(f"{len(missing)} probe examples have no prediction (first: {missing[0]}); re-run infer_nli")
     pred = np.array([by_uid[u] for u in uids], dtype=object)
     scorer = Scorer(len(uids), settings, split, probe_name)
-    if probe.judged_by == "transitions" and original_predictions is None:
-        raise ValueError(f"probe {probe_name} is judged by transitions and needs the original predictions")
+    if probe.judged_by != "expected" and original_predictions is None:
+        raise ValueError(f"probe {probe_name} is judged by {probe.judged_by} and needs the original predictions")
     if original_predictions is not None and probe_name != "original":
         orig_uids = probe_examples["orig_uid"].to_pylist()
-        before = original_predictions_for(original_predictions, orig_uids)
+        lenient = is_external(probe_name)
+        before = original_predictions_for(original_predictions, orig_uids, missing_ok=lenient)
         # Did the tokens the model saw differ from the original's? An edit to a row cut off past
         # max_length never reaches the model, and counting it as a stable prediction flatters it.
         digest = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
-        changed = original_predictions_for(original_predictions, orig_uids, "input_digest") != np.array(
+        changed = original_predictions_for(original_predictions, orig_uids, "input_digest", missing_ok=lenient) != np.array(
             [digest[u] for u in uids], dtype=object)
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
         rows = score_expected(expected, pred, scorer)
-        if original_predictions is not None and probe_name != "original" and uids:
+        paired = np.array([b is not None for b in before]) if original_predictions is not None and probe_name != "original" else None
+        if paired is not None and paired.any():
+            # Only the examples with an original prediction (all of them, except for external
+            # sets paired with gold examples outside `original`'s cap): their own samplings.
             gold = np.array(probe_examples["label"].to_pylist(), dtype=object)
-            rows += score_paired_drop(gold, before, expected, pred, scorer)
+            paired_scorer = scorer if paired.all() else Scorer(int(paired.sum()), settings, split, probe_name, "paired")
+            rows += score_paired_drop(gold[paired], before[paired], expected[paired], pred[paired], paired_scorer)
             rows.append({"statistic": "input_changed_pct", "label": "all",
-                         **scorer.stat(changed.astype(np.float64), np.ones(len(uids)))})
+                         **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum())))})
+    elif probe.judged_by == "evidence":
+        rows = score_evidence_selection(probe_examples, before, pred, original_predictions, settings, split, probe_name)
     else:
         rows = score_transitions(before, pred, probe.transition_rule, scorer, input_changed=changed)
     for row in rows:
@@ -200,10 +269,11 @@ def score_probe(
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
 
 
-def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, split: str) -> list[tuple[str, dict]]:
+def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, split: str,
+                      table: str = "table4") -> list[tuple[str, dict]]:
     """One perturbed example per gold example, drawn (seeded per gold example) from all the
-    probes of a Table 4 column that perturbed it: the paper's "a single perturbed example must
-    be sampled for each gold example"."""
+    probes of a pooled column (paper Table 4 or 7) that perturbed it: the paper's "a single
+    perturbed example must be sampled for each gold example"."""
     by_gold: dict[str, list[tuple[str, dict]]] = {}
     for probe_name in sorted(members):
         for record in members[probe_name].select(["uid", "orig_uid", "label", "expected"]).to_pylist():
@@ -211,35 +281,69 @@ def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, spli
     chosen = []
     for orig_uid in sorted(by_gold):
         candidates = by_gold[orig_uid]
-        pick = int(seeded_rng(seed, "table4", column, split, orig_uid).integers(len(candidates))) if len(candidates) > 1 else 0
+        pick = int(seeded_rng(seed, table, column, split, orig_uid).integers(len(candidates))) if len(candidates) > 1 else 0
         chosen.append(candidates[pick])
     return chosen
 
 
-def score_table4_column(
+# Paper Table 8: correctness of (counterfactual, original) for the premise model and of the
+# hypothesis-only model on the original, as "1"/"0" for each, in that order ("010": the premise
+# model is right on the original and wrong on the counterfactual; the hypothesis-only model is wrong).
+PAIRED_CORRECTNESS = tuple(f"{cf}{orig}{hypo}" for cf in "10" for orig in "10" for hypo in "10")
+
+
+def score_paired_correctness(cf_correct: np.ndarray, original_correct: np.ndarray, hypothesis_only_correct: np.ndarray,
+                             scorer: Scorer) -> list[dict]:
+    """% of the examples in each PAIRED_CORRECTNESS cell (paper Table 8)."""
+    ones = np.ones(len(cf_correct))
+    rows = []
+    for cell in PAIRED_CORRECTNESS:
+        mask = ((cf_correct == (cell[0] == "1")) & (original_correct == (cell[1] == "1"))
+                & (hypothesis_only_correct == (cell[2] == "1"))).astype(np.float64)
+        rows.append({"statistic": "paired_correctness_pct", "label": cell, **scorer.stat(mask, ones)})
+    return rows
+
+
+def score_pooled_column(
+    table: str,
     column: str,
     members: dict[str, tuple[pa.Table, pa.Table]],
     original_predictions: pa.Table | None,
     settings: ScoringSettings,
     model: str,
     split: str,
+    hypothesis_only_predictions: pa.Table | None = None,
 ) -> pa.Table:
-    """Accuracy on the pooled examples of one Table 4 column (`members`: probe -> (probe
-    examples, predictions)), and, with the original predictions, the accuracy on the same gold
-    examples before the edit and the paired drop (same samplings for both: DESIGN section 5)."""
-    chosen = pool_one_per_gold({p: examples for p, (examples, _) in members.items()}, settings.seed, column, split)
+    """Accuracy on the pooled examples of one column of paper Table 4 or 7 (`members`: probe ->
+    (probe examples, predictions)), and, with the original predictions, the accuracy on the same
+    gold examples before the edit and the paired drop (same samplings for both: DESIGN section
+    5); with a hypothesis-only model's original predictions too, paper Table 8. Examples paired
+    with no original prediction (external sets) are left out of the paired numbers. Scores are
+    filed under probe "<table>:<column>"."""
+    chosen = pool_one_per_gold({p: examples for p, (examples, _) in members.items()}, settings.seed, column, split, table)
     predicted = {p: dict(zip(preds["uid"].to_pylist(), preds["pred"].to_pylist())) for p, (_, preds) in members.items()}
     missing = [r["uid"] for p, r in chosen if r["uid"] not in predicted[p]]
     if missing:
         raise ValueError(f"{len(missing)} probe examples have no prediction (first: {missing[0]}); re-run infer_nli")
     expected = np.array([r["expected"] for _, r in chosen], dtype=object)
     pred = np.array([predicted[p][r["uid"]] for p, r in chosen], dtype=object)
-    scorer = Scorer(len(chosen), settings, split, column)
+    scorer = Scorer(len(chosen), settings, split, column) if table == "table4" else Scorer(len(chosen), settings, split, table, column)
     rows = score_expected(expected, pred, scorer)
     if original_predictions is not None and chosen:
         gold = np.array([r["label"] for _, r in chosen], dtype=object)
-        before = original_predictions_for(original_predictions, [r["orig_uid"] for _, r in chosen])
-        rows += score_paired_drop(gold, before, expected, pred, scorer)
+        orig_uids = [r["orig_uid"] for _, r in chosen]
+        before = original_predictions_for(original_predictions, orig_uids, missing_ok=True)
+        paired = np.array([b is not None for b in before])
+        if paired.any():
+            paired_scorer = scorer if paired.all() else Scorer(int(paired.sum()), settings, split, table, column, "paired")
+            rows += score_paired_drop(gold[paired], before[paired], expected[paired], pred[paired], paired_scorer)
+            if hypothesis_only_predictions is not None:
+                hypo = original_predictions_for(hypothesis_only_predictions, orig_uids, missing_ok=True)
+                both = paired & np.array([h is not None for h in hypo])
+                if both.any():
+                    both_scorer = paired_scorer if both.sum() == paired.sum() else Scorer(int(both.sum()), settings, split, table, column, "table8")
+                    rows += score_paired_correctness(pred[both] == expected[both], before[both] == gold[both],
+                                                     hypo[both] == gold[both], both_scorer)
     for row in rows:
-        row.update(model=model, probe=column, split=split)
+        row.update(model=model, probe=f"{table}:{column}", split=split)
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)

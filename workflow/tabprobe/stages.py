@@ -34,9 +34,39 @@ def ingest_infotabs(root: str, split: str, examples_out: str, tables_out: str, s
     log.info("%s: %d examples over %d tables", split, ingested.examples.num_rows, ingested.tables.num_rows)
 
 
+def register_externals(externals: Mapping[str, str | None] | None) -> None:
+    """Make the config's external probe sets (name -> label_change) known to get_probe."""
+    from .probes import register_external
+
+    for name, label_change in (externals or {}).items():
+        register_external(name, label_change)
+
+
+def find_relevant_rows(examples_path: str, tables_path: str, out: str, summary_out: str, source: str,
+                       annotations_path: str | None = None) -> None:
+    from . import relevance
+
+    examples = read_parquet(examples_path, schemas.EXAMPLES)
+    tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
+    found, summary = relevance.relevance_table(examples, tables, source, annotations_path)
+    write_parquet(found, out, relevance.RELEVANCE)
+    write_json(summary, summary_out)
+    log.info("relevance (%s): %d of %d examples have relevant rows", summary["source"],
+             summary["with_relevant_rows"], summary["examples"])
+
+
+def ingest_external_probe(probe: str, split: str, folder: str, examples_path: str, out: str, coverage_out: str) -> None:
+    from . import external
+
+    probe_examples, coverage = external.read_external_set(folder, probe, split, read_parquet(examples_path, schemas.EXAMPLES))
+    write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
+    write_json({"split": split, "limit": None, **coverage}, coverage_out)
+    log.info("%s: %d examples from %s (%s)", probe, probe_examples.num_rows, folder, coverage["skipped"] or "all paired")
+
+
 def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
                    seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None,
-                   parses_path: str | None = None) -> None:
+                   parses_path: str | None = None, relevance_path: str | None = None) -> None:
     examples = perturb.select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
     docs = None
@@ -45,9 +75,16 @@ def generate_probe(probe: str, split: str, examples_path: str, tables_path: str,
 
         docs = parsing.read(parses_path, zip(examples["uid"].to_pylist(), examples["hypothesis"].to_pylist()))
         log.info("read %d hypothesis parses from %s", len(docs), parses_path)
-    probe_examples, coverage = perturb.generate(probe, examples, tables, seed, options, docs)
+    relevant = None
+    if relevance_path:
+        from . import relevance
+
+        found = read_parquet(relevance_path, relevance.RELEVANCE)
+        relevant = relevance.load_relevance(found)
+        source = found["source"][0].as_py() if found.num_rows else "none"
+    probe_examples, coverage = perturb.generate(probe, examples, tables, seed, options, docs, relevant)
     write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
-    write_json({"split": split, "limit": limit, **coverage}, coverage_out)
+    write_json({"split": split, "limit": limit, **coverage, **({"relevance": source} if relevance_path else {})}, coverage_out)
 
 
 def parse_hypotheses(examples_path: str, out: str, summary_out: str, model: str = "auto",
@@ -126,7 +163,9 @@ def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premis
 
 
 def score_probe(probe: str, split: str, model: str, probe_path: str, predictions_path: str,
-                original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int) -> None:
+                original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int,
+                externals: Mapping[str, str | None] | None = None) -> None:
+    register_externals(externals)
     table = scoring.score_probe(
         probe,
         read_parquet(probe_path, schemas.PROBE_EXAMPLES),
@@ -139,25 +178,31 @@ def score_probe(probe: str, split: str, model: str, probe_path: str, predictions
     write_parquet(table, out, schemas.SCORES)
 
 
-def score_table4_column(column: str, split: str, model: str, probe_names: Sequence[str], probe_paths: Sequence[str],
-                        prediction_paths: Sequence[str], original_predictions_path: str | None, out: str,
-                        settings: Mapping[str, Any], seed: int) -> None:
+def score_pooled_column(table: str, column: str, split: str, model: str, probe_names: Sequence[str],
+                        probe_paths: Sequence[str], prediction_paths: Sequence[str],
+                        original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int,
+                        hypothesis_only_predictions_path: str | None = None) -> None:
     members = {
         name: (read_parquet(probe_path, schemas.PROBE_EXAMPLES), read_parquet(pred_path, schemas.PREDICTIONS))
         for name, probe_path, pred_path in zip(probe_names, probe_paths, prediction_paths, strict=True)
     }
-    table = scoring.score_table4_column(
-        column, members,
+    scores = scoring.score_pooled_column(
+        table, column, members,
         read_parquet(original_predictions_path, schemas.PREDICTIONS) if original_predictions_path else None,
         scoring.ScoringSettings(seed=seed, **settings), model=model, split=split,
+        hypothesis_only_predictions=(read_parquet(hypothesis_only_predictions_path, schemas.PREDICTIONS)
+                                     if hypothesis_only_predictions_path else None),
     )
-    write_parquet(table, out, schemas.SCORES)
+    write_parquet(scores, out, schemas.SCORES)
 
 
 def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Sequence[str],
                     html_out: str, markdown_out: str, splits: Sequence[str], probes: Sequence[str],
-                    data_source: str, seed: int, scoring_settings: Mapping[str, Any]) -> None:
-    """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split."""
+                    data_source: str, seed: int, scoring_settings: Mapping[str, Any],
+                    relevance_summaries: Sequence[str] = (), externals: Mapping[str, str | None] | None = None) -> None:
+    """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split;
+    `relevance_summaries` those of find_relevant_rows (results/relevance/{split}.json)."""
+    register_externals(externals)
     models_info: dict[str, dict] = {}
     for path in inference_stats:
         stats = json.loads(Path(path).read_text())
@@ -170,6 +215,7 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
     run = report.RunInfo(
         splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
         scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
+        relevance={Path(p).stem: json.loads(Path(p).read_text()) for p in relevance_summaries},
     )
     page, markdown = report.assemble(score_paths, run)
     write_text(page, html_out)

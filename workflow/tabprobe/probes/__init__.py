@@ -37,11 +37,49 @@ REGISTRY: dict[str, str] = {
     "num_verbosity": "tabprobe.probes.num_verbosity:PROBE",
     "num_distractor_rows": "tabprobe.probes.num_distractor_rows:PROBE",
     "num_comparative": "tabprobe.probes.num_comparative:PROBE",
+    "relevant_row_deletion": "tabprobe.probes.relevant_row_deletion:PROBE",
+    "irrelevant_row_deletion": "tabprobe.probes.irrelevant_row_deletion:PROBE",
+    "evidence_selection": "tabprobe.probes.evidence_selection:PROBE",
+    "cf_row_swap": "tabprobe.probes.cf_row_swap:PROBE",
+    "cf_title_swap": "tabprobe.probes.cf_title_swap:PROBE",
 }
+
+# External probe sets named in config (`probes: {name: {external: folder}}`): folders of tables
+# and hypotheses in InfoTabS format, read as they are (rule ingest_external_probe) and scored
+# like built-in expected-label probes. Registered at run time by register_external.
+_EXTERNAL: dict[str, Probe] = {}
+
+
+def register_external(name: str, label_change: str | None = None) -> Probe:
+    """Make an external probe set known to get_probe (the workflow calls this for each one in
+    config, in every process that looks probes up)."""
+    if name in REGISTRY:
+        raise ValueError(f"external probe set {name!r} has the name of a built-in probe; rename it")
+    _EXTERNAL[name] = Probe(
+        name=name,
+        description="External probe set (tables and hypotheses given in InfoTabS format, scored against their labels).",
+        apply=_read_not_generated,
+        judged_by="expected",
+        paper_reference="section 6, Table 7 (label-flipped counterfactuals were made by hand)" if label_change else "external",
+        label_change=label_change,
+        family="counterfactual" if label_change else "external",
+    )
+    get_probe.cache_clear()
+    return _EXTERNAL[name]
+
+
+def _read_not_generated(*_args):
+    raise TypeError("an external probe set is read from its folder (rule ingest_external_probe), not generated")
+
+
+def is_external(name: str) -> bool:
+    return name in _EXTERNAL
 
 
 @cache
 def get_probe(name: str) -> Probe:
+    if name in _EXTERNAL:
+        return _EXTERNAL[name]
     try:
         target = REGISTRY[name]
     except KeyError:
@@ -53,14 +91,19 @@ def get_probe(name: str) -> Probe:
     return probe
 
 
-# Paper Table 4's columns, by the Probe.label_change of the hypothesis probes pooled into each.
-TABLE4_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
+# The paper tables that pool one sampled edit per gold example from several probes: Table 4
+# (hypothesis edits) and Table 7 (counterfactuals), by Probe.family; their columns by
+# Probe.label_change.
+POOLED_TABLES = {"table4": "hypothesis", "table7": "counterfactual"}
+POOLED_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
 
 
-def table4_members(probe_names: list[str]) -> dict[str, list[str]]:
-    """Each Table 4 column and the probes (of `probe_names`, in that order) pooled into it."""
-    return {column: [p for p in probe_names if get_probe(p).label_change == change]
-            for change, column in TABLE4_COLUMNS.items()}
+def pooled_members(table: str, probe_names: list[str]) -> dict[str, list[str]]:
+    """Each column of a pooled paper table and the probes (of `probe_names`, in that order)
+    pooled into it."""
+    family = POOLED_TABLES[table]
+    return {column: [p for p in probe_names if get_probe(p).family == family and get_probe(p).label_change == change]
+            for change, column in POOLED_COLUMNS.items()}
 
 
 def module_path(name: str) -> str:
@@ -93,4 +136,5 @@ def source_files(name: str) -> list[str]:
     return sorted(seen)
 
 
-__all__ = ["REGISTRY", "TABLE4_COLUMNS", "get_probe", "module_path", "source_files", "table4_members", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]
+__all__ = ["REGISTRY", "POOLED_COLUMNS", "POOLED_TABLES", "get_probe", "is_external", "module_path", "pooled_members",
+           "register_external", "source_files", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]

@@ -52,6 +52,12 @@ class ProbeContext:
     # Built once per split and shared by all examples (e.g. an entity pool); only
     # deterministic functions of the split may be stored here.
     shared: dict = field(default_factory=dict)
+    # uid -> keys of the rows the hypothesis needs (tabprobe.relevance), for every example of the
+    # split the relevance source covers; None unless the probe needs_relevance.
+    relevance: Mapping[str, tuple[str, ...]] | None = None
+    # The run's seed, for choices made once per split (e.g. which tables swap titles) rather than
+    # per example (those use `rng`).
+    seed: int = 0
 
 
 class NotApplicable(Exception):
@@ -67,8 +73,10 @@ class Probe:
     description: str
     apply: ApplyFn
     # "expected": each example carries the label it should get; "transitions": judged by
-    # comparing predictions before and after, with the rule set named by `transition_rule`.
-    judged_by: Literal["expected", "transitions"]
+    # comparing predictions before and after, with the rule set named by `transition_rule`;
+    # "evidence": the rows whose deletion moves the model's prediction are its evidence, compared
+    # with the relevance source (paper section 5.3).
+    judged_by: Literal["expected", "transitions", "evidence"]
     transition_rule: str | None = None
     paper_reference: str = ""
     # Which gold labels the probe perturbs (the paper skips NEUTRAL for hypothesis probes).
@@ -80,9 +88,16 @@ class Probe:
     # report pools their examples into the two columns of paper Table 4 (one sampled
     # perturbation per gold example, as the paper does).
     label_change: Literal["preserved", "flipped"] | None = None
-    # Where the report puts an expected-label probe that is not in Table 4: "premise_control"
-    # (InfoTabS paper Tables 3-4) or "numeric" (the numeric probes); "" for the others.
+    # Where the report puts an expected-label probe: "hypothesis" (paper Table 4, by
+    # label_change), "counterfactual" (paper Tables 7-8, by label_change), "premise_control"
+    # (InfoTabS paper Tables 3-4) or "numeric"; "" for the others.
     family: str = ""
+    # True for probes that read which rows the hypothesis needs (ctx.relevance); the workflow then
+    # hands them the split's relevance (rule find_relevant_rows) and the report names its source.
+    needs_relevance: bool = False
+    # False keeps every perturbation of a gold example instead of sampling one (uids
+    # "<uid>/<probe>/<i>"): evidence selection deletes each row in turn.
+    one_per_gold: bool = True
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

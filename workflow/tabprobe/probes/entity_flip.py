@@ -39,4 +39,5 @@ PROBE = Probe(
     labels=frozenset({"E"}),
     needs_parse=True,
     label_change="flipped",
+    family="hypothesis",
 )

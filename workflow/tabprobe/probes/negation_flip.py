@@ -21,4 +21,5 @@ PROBE = Probe(
     labels=frozenset({"E", "C"}),
     needs_parse=True,
     label_change="flipped",
+    family="hypothesis",
 )

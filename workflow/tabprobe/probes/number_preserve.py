@@ -20,4 +20,5 @@ PROBE = Probe(
     labels=frozenset({"E", "C"}),
     needs_parse=True,
     label_change="preserved",
+    family="hypothesis",
 )

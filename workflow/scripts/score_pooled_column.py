@@ -1,7 +1,8 @@
 from tabprobe import logs, stages
 
 logs.to_file(snakemake.log[0])
-stages.score_table4_column(
+stages.score_pooled_column(
+    table=snakemake.wildcards.table,
     column=snakemake.wildcards.column,
     split=snakemake.wildcards.split,
     model=snakemake.wildcards.model,
@@ -9,6 +10,7 @@ stages.score_table4_column(
     probe_paths=snakemake.input.probes,
     prediction_paths=snakemake.input.predictions,
     original_predictions_path=snakemake.input.get("original"),
+    hypothesis_only_predictions_path=snakemake.input.get("hypothesis_only"),
     out=snakemake.output[0],
     settings=snakemake.params.settings,
     seed=snakemake.params.seed,

@@ -1,0 +1,11 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.ingest_external_probe(
+    probe=snakemake.wildcards.probe,
+    split=snakemake.wildcards.split,
+    folder=snakemake.params.folder,
+    examples_path=snakemake.input.examples,
+    out=snakemake.output.probe,
+    coverage_out=snakemake.output.coverage,
+)

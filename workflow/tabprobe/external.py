@@ -1,0 +1,113 @@
+"""External probe sets: a folder in InfoTabS format, scored like a built-in probe.
+
+The folder holds exactly one TSV (columns table_id, hypothesis, label; extra columns are kept
+in provenance) and the tables as `<table_id>.json` anywhere below it (InfoTabS layout or
+flat). Table ids need not be T<number>: counterfactual copies such as `T12A` are common.
+
+Each line is paired with the gold example of the split it was made from, for the paired
+numbers (drop from the original, paper Table 8): by an `orig_uid` column when there is one
+(e.g. `alpha1:17`), else by the same hypothesis on the table whose id is the line's id
+without its trailing letters (`T12A` -> `T12`) or the id itself. Lines that pair with nothing
+are still scored, and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyarrow as pa
+
+from . import schemas
+from .errors import InputDataError, Problem
+from .infotabs import HypothesisLine, _Problems, read_hypotheses, read_table
+
+_FIX = ("an external probe set is a folder with one TSV (header: table_id, hypothesis, label; labels E, N or C; "
+        "extra columns allowed) and a <table_id>.json InfoTabS table for every table_id it names")
+
+
+def set_files(folder: str | Path) -> tuple[Path, dict[str, Path]]:
+    """The set's TSV and its tables by id; errors name the folder and what is wrong."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputDataError([Problem(str(folder), None, "not a folder")], _FIX)
+    tsvs = sorted(folder.rglob("*.tsv"))
+    if len(tsvs) != 1:
+        found = ", ".join(str(p.relative_to(folder)) for p in tsvs) or "none"
+        raise InputDataError([Problem(str(folder), None, f"needs exactly one .tsv file, found {found}")], _FIX)
+    tables: dict[str, Path] = {}
+    problems = []
+    for path in sorted(folder.rglob("*.json")):
+        if path.stem in tables:
+            problems.append(Problem(str(path), None, f"table {path.stem} is also in {tables[path.stem]}"))
+        tables[path.stem] = path
+    if problems:
+        raise InputDataError(problems, _FIX)
+    return tsvs[0], tables
+
+
+def _base_table_id(table_id: str) -> str:
+    """`T12A` -> `T12`: the table a counterfactual copy was made from (InfoTabS ids are T<number>)."""
+    match = re.fullmatch(r"(T\d+)[A-Za-z]+", table_id)
+    return match.group(1) if match else table_id
+
+
+def read_external_set(folder: str | Path, name: str, split: str, gold_examples: pa.Table) -> tuple[pa.Table, dict]:
+    """The set as probe examples (schemas.PROBE_EXAMPLES) and a coverage summary."""
+    tsv, table_files = set_files(folder)
+    problems = _Problems()
+    lines = read_hypotheses(tsv, problems)
+    header = tsv.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].rstrip("\r").split("\t")
+    gold = gold_examples.to_pylist()
+    by_uid = {g["uid"]: g for g in gold}
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for g in gold:
+        by_pair.setdefault((g["table_id"], g["hypothesis"].strip()), []).append(g)
+    tables = {}
+    for line in lines:
+        if line.table_id not in tables:
+            path = table_files.get(line.table_id)
+            if path is None:
+                problems.add(tsv, line.line, f"table {line.table_id} has no file {line.table_id}.json in {folder}")
+                tables[line.table_id] = None
+                continue
+            tables[line.table_id] = read_table(path, line.table_id, None, problems)
+    pairs = {}
+    for line in lines:
+        extra = {c: v for c, v in zip(header, line.cells) if c not in ("table_id", "hypothesis", "label")}
+        if "orig_uid" in extra:
+            if extra["orig_uid"] not in by_uid:
+                problems.add(tsv, line.line, f"orig_uid {extra['orig_uid']!r} is not an example of {split}")
+                continue
+            pairs[line.line] = by_uid[extra["orig_uid"]]
+            continue
+        matches = by_pair.get((_base_table_id(line.table_id), line.hypothesis)) or by_pair.get((line.table_id, line.hypothesis))
+        if matches:
+            pairs[line.line] = matches[0]
+    problems.raise_if_any(fix=_FIX)
+    rows = []
+    for line in lines:
+        original = pairs.get(line.line)
+        uid = f"{name}:{line.line}"
+        extra = {c: v for c, v in zip(header, line.cells) if c not in ("table_id", "hypothesis", "label")}
+        rows.append({
+            "uid": uid,
+            "orig_uid": original["uid"] if original else uid,
+            "table_id": line.table_id,
+            "hypothesis": line.hypothesis,
+            "label": original["label"] if original else line.label,
+            "probe": name,
+            "table": tables[line.table_id].to_arrow(),
+            "expected": line.label,
+            "provenance": json.dumps({"source": str(tsv), "line": line.line, "paired_with": original["uid"] if original else None,
+                                      "extra": extra}, sort_keys=True, ensure_ascii=False),
+        })
+    unpaired = sum(1 for line in lines if line.line not in pairs)
+    coverage = {"probe": name, "gold": len(lines), "perturbed": len(lines), "probe_examples": len(lines),
+                "skipped": {f"scored, but paired with no gold example of {split}": unpaired} if unpaired else {},
+                "source": str(folder)}
+    return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
+
+
+__all__ = ["HypothesisLine", "read_external_set", "set_files"]

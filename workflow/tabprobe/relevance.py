@@ -1,0 +1,372 @@
+"""Which rows of its table a hypothesis needs (paper section 5.2): the relevance source.
+
+The paper had crowd workers mark the relevant rows of every dev/test pair; those annotations
+are not part of InfoTabS. tabprobe therefore takes relevance from one of two sources:
+
+- `annotations`: a TSV the user has (columns table_id, hypothesis, relevant_keys, where
+  relevant_keys is a JSON list of row keys); pairs it does not list have no relevance and the
+  evidence probes skip them.
+- `aligner`: an automatic word aligner (`align`). It scores each row by the hypothesis words
+  found in its values (exact words, crude stems, numbers and years; rarer matches within the
+  table weigh more), by the words of its key, and by cue words that name a key without using
+  it ("married" -> Spouse). The hypothesis's mention of the title is removed first, so a row
+  that repeats the title does not look relevant. Its row precision and recall on a hand-checked
+  gold set are measured by bench/relevance.py and tested (tests/test_relevance.py).
+
+Every evidence number in the report names the source it rests on.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pyarrow as pa
+
+from .errors import InputDataError, Problem
+from .table import Row, Table
+
+SOURCES = ("aligner", "annotations")
+
+# results/relevance/{split}.parquet
+RELEVANCE = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),
+        pa.field("table_id", pa.string(), nullable=False),
+        pa.field("relevant_keys", pa.list_(pa.string()), nullable=False),
+        pa.field("source", pa.string(), nullable=False),  # "aligner" or "annotations:<file name>"
+    ]
+)
+
+_STOPWORDS = frozenset("""
+a an the of in on at to for from by with and or but not no nor is are was were be been being has have
+had do does did this that these those it its it's he she his her him they them their there here as
+than then so such very more most less least many much few several some any all each every one
+which who whom whose what when where why how also only just over under about into out up down
+before after while during since until between among can could will would shall should may might
+must i you we our your my me us if because both either neither other another same own s
+""".split())
+
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), 1)}
+
+# Words that point at a row although its key is not said: "married" names Spouse. Keys are
+# matched on their stemmed words (see _key_cues), so "Spouse(s)" and "Spouses" share a line.
+_CUES: dict[str, set[str]] = {
+    "born": {"born", "birth", "birthday", "age", "old", "young", "older", "younger", "birthplace"},
+    "died": {"died", "death", "dead", "die", "dy", "passed", "killed", "lived", "age", "old"},
+    "spouse": {"married", "marry", "wife", "wives", "husband", "spouse", "wed", "divorced", "wive"},
+    "partner": {"married", "partner", "dating", "girlfriend", "boyfriend", "relationship", "wife", "husband"},
+    "children": {"child", "children", "kid", "son", "daughter"},
+    "parent": {"father", "mother", "parent", "son", "daughter"},
+    "occupation": {"work", "job", "profession", "career", "worked", "act", "acting", "actor", "actress", "singer",
+                   "musician", "performer", "entertainer", "writer", "author", "player", "artist", "politician",
+                   "model", "dancer", "comedian", "businessman", "businesswoman", "wrestler", "scientist",
+                   "physicist", "chemist", "lawyer", "poet", "painter", "composer", "rapper", "host"},
+    "length": {"long", "minute", "hour", "hr", "min", "running", "runtime", "duration", "length", "second"},
+    "running": {"long", "minute", "hour", "hr", "min", "runtime", "duration", "length"},
+    "time": {"long", "minute", "hour", "hr", "min", "duration"},
+    "released": {"release", "released", "came", "came out", "premiered", "debuted", "published"},
+    "release": {"release", "released", "came", "premiered", "debuted", "published"},
+    "population": {"people", "inhabitant", "populou", "populated", "resident", "live", "lived", "citizen"},
+    "area": {"large", "big", "size", "square", "km", "mile", "small", "larger", "smaller", "bigger"},
+    "language": {"speak", "spoken", "language", "speaks"},
+    "directed": {"directed", "director", "direct"},
+    "written": {"wrote", "written", "writer", "write", "penned", "screenplay"},
+    "starring": {"star", "starred", "starring", "actor", "actress", "cast", "played", "acted"},
+    "produced": {"produced", "producer", "produce"},
+    "producer": {"produced", "producer", "produce"},
+    "label": {"record", "label", "signed"},
+    "founded": {"founded", "established", "started", "formed", "created", "founder", "found"},
+    "founder": {"founded", "founder", "started", "created", "found"},
+    "headquarter": {"based", "headquartered", "located", "headquarter"},
+    "location": {"located", "location", "situated", "where"},
+    "education": {"studied", "school", "college", "university", "graduated", "attended", "educated", "degree"},
+    "alma": {"studied", "school", "college", "university", "graduated", "attended", "educated", "degree"},
+    "active": {"active", "career", "retired", "performing", "working", "acting", "playing", "since", "disbanded",
+               "reunited", "began", "started", "ended", "debut"},
+    "instrument": {"play", "plays", "played", "instrument", "playing"},
+    "budget": {"cost", "budget", "dollar", "million", "spent", "expensive", "cheap"},
+    "box": {"earned", "grossed", "gross", "made", "revenue", "million", "billion", "dollar"},
+    "office": {"earned", "grossed", "gross", "revenue"},
+    "revenue": {"earned", "revenue", "income", "made", "million", "billion"},
+    "employee": {"employ", "employee", "employs", "staff", "worker", "people", "employed"},
+    "genre": {"music", "style", "genre"},
+    "nationality": {"citizen", "national", "nationality", "american", "british", "french", "german", "from"},
+    "citizenship": {"citizen", "national", "nationality"},
+    "height": {"tall", "height", "feet", "foot", "ft", "meter", "metre", "taller", "shorter"},
+    "elevation": {"high", "tall", "height", "elevation", "meter", "metre", "feet", "altitude"},
+    "capital": {"capital"},
+    "currency": {"currency", "money", "dollar", "euro"},
+    "religion": {"religion", "religious", "church", "faith"},
+    "award": {"award", "won", "prize", "win", "awarded"},
+    "party": {"party", "democrat", "republican", "political"},
+    "owner": {"owned", "owner", "own", "owns"},
+    "country": {"country", "nation"},
+    "website": {"website", "web", "online", "internet", "url"},
+    "term": {"served", "term", "office", "year"},
+    "president": {"president"},
+    "team": {"team", "play", "plays", "played", "club"},
+    "position": {"position", "play", "plays", "played"},
+    "resting": {"buried", "grave", "rest", "resting", "cemetery"},
+    "place": {"where", "place", "located"},
+    "cause": {"cause", "caused", "died", "disease", "cancer"},
+    "residence": {"live", "lives", "lived", "living", "resides", "home", "reside"},
+    "industry": {"industry", "business", "company", "sector"},
+    "product": {"product", "make", "makes", "sell", "sells", "produce", "produces"},
+    "key": {"people", "ceo", "president", "chairman", "led", "run", "runs"},
+    "people": {"ceo", "president", "chairman", "led", "leader"},
+    "service": {"service", "offer", "offers", "provides", "provide"},
+    "cuisine": {"food", "cuisine", "dish"},
+    "ingredient": {"made", "ingredient", "contain", "contains", "containing"},
+    "course": {"served", "course", "meal", "dessert", "dinner", "lunch", "breakfast"},
+    "serving": {"served", "serve", "temperature", "hot", "cold", "warm"},
+    "origin": {"originated", "origin", "from", "came", "formed"},
+    "demonym": {"called", "known"},
+    "government": {"government", "governed", "ruled", "monarchy", "republic"},
+    "density": {"dense", "density", "crowded", "per"},
+    "gdp": {"gdp", "economy", "rich", "wealthy", "poor"},
+    "time zone": {"time", "zone", "utc", "gmt"},
+    "zone": {"time", "zone", "utc", "gmt"},
+}
+
+
+# Nationality adjectives and the country words a table writes instead ("Spanish" -> Spain).
+_DEMONYMS = {
+    "american": {"united", "states", "u.s", "us", "usa", "america"}, "british": {"united", "kingdom", "uk", "england", "scotland", "wales", "britain"},
+    "english": {"england", "uk"}, "scottish": {"scotland", "uk"}, "welsh": {"wales", "uk"}, "irish": {"ireland"},
+    "canadian": {"canada"}, "australian": {"australia"}, "spanish": {"spain"}, "french": {"france"},
+    "german": {"germany", "prussia"}, "italian": {"italy"}, "chinese": {"china"}, "japanese": {"japan"},
+    "indian": {"india"}, "russian": {"russia"}, "polish": {"poland"}, "dutch": {"netherlands"},
+    "swedish": {"sweden"}, "norwegian": {"norway"}, "danish": {"denmark"}, "mexican": {"mexico"},
+    "brazilian": {"brazil"}, "korean": {"korea"}, "hungarian": {"hungary"}, "austrian": {"austria"},
+    "swiss": {"switzerland"}, "greek": {"greece"}, "turkish": {"turkey"}, "egyptian": {"egypt"},
+    "pakistani": {"pakistan"}, "israeli": {"israel"}, "czech": {"czech", "czechoslovakia"},
+    "belgian": {"belgium"}, "portuguese": {"portugal"}, "argentine": {"argentina"}, "chilean": {"chile"},
+}
+
+
+def _stem(word: str) -> str:
+    """A crude suffix stripper: enough to match "albums"/"album", "married"/"marry"."""
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + repl
+    return word
+
+
+_WORD = re.compile(r"\d+(?:[.,:]\d+)*(?:s|th)?\b|[a-z][a-z'\-]*|\d+(?:[.,:]\d+)*")
+
+
+def _words(text: str) -> list[str]:
+    text = re.sub(r"\bu\.\s?s\.?(?=\W|$)", "usa", text.lower())
+    return [w.strip("'-") for w in _WORD.findall(text.lower()) if w.strip("'-")]
+
+
+def _numbers(words: Iterable[str]) -> set[str]:
+    """Numbers as written, without thousands commas; a year also as its decade ("1970s" matches 1975)."""
+    out = set()
+    for w in words:
+        if w[0].isdigit():
+            plain = w.replace(",", "")
+            out.add(plain)
+            if ":" in plain:  # a duration "46:06" is also its minutes, "46"
+                out.add(plain.split(":")[0])
+            if re.fullmatch(r"1[5-9]\d\d|20\d\d", plain):
+                out |= {plain[:3] + "0s", plain[2] + "0s", f"{int(plain[:2]) + 1}th"}  # 1970s, 70s, 20th century
+        elif re.fullmatch(r"(1[5-9]|20)\d0s|\d0s|\d\dth", w):
+            out.add(w)
+    return out
+
+
+def _content(words: Iterable[str]) -> set[str]:
+    out = set()
+    for w in words:
+        if w not in _STOPWORDS and not w[0].isdigit() and len(w) > 1:
+            out.add(_stem(w))
+            out |= {_stem(d) for d in _DEMONYMS.get(w, ())}
+    return out
+
+
+def _prefix_matches(hypothesis_words: set[str], row_words: set[str]) -> set[str]:
+    """Row words that share a stem of at least 5 letters with a hypothesis word, one being a prefix
+    of the other ("music"/"musician", "wrestl"/"wrestler"): derivations the stemmer misses."""
+    return {r for r in row_words for h in hypothesis_words
+            if r != h and min(len(r), len(h)) >= 5 and (r.startswith(h) or h.startswith(r))}
+
+
+def _title_words(title: str) -> set[str]:
+    """Words of the title (and of its parts before a comma or bracket), removed from the
+    hypothesis before matching: the hypothesis names its subject, the rows do not need to."""
+    return {w for w in _words(title)}
+
+
+def _key_cues(key: str) -> set[str]:
+    cues: set[str] = set()
+    lowered = key.lower()
+    for word in _words(lowered):
+        for form in (word, _stem(word)):
+            cues |= _CUES.get(form, set())
+    for phrase, words in _CUES.items():
+        if " " in phrase and phrase in lowered:
+            cues |= words
+    # both "minute" and the stem of "minutes" ("minut"): the stemmer treats the two differently
+    return {_stem(c) for c in cues} | {_stem(c + "s") for c in cues} | set(cues)
+
+
+@dataclass(frozen=True)
+class AlignerSettings:
+    # A row is relevant when its score is at least `min_score` and at least `relative` times the
+    # best row's score (a hypothesis usually needs one or two rows).
+    min_score: float = 0.5
+    relative: float = 0.3
+    value_weight: float = 1.0
+    number_weight: float = 2.0
+    key_weight: float = 1.5
+    cue_weight: float = 1.0
+
+
+def row_scores(hypothesis: str, table: Table, settings: AlignerSettings = AlignerSettings()) -> list[float]:
+    """How strongly each row of `table` is tied to the hypothesis (see the module docstring)."""
+    title = _title_words(table.title)
+    words = [w for w in _words(hypothesis)]
+    content = _content(w for w in words if w not in title)
+    raw = set(words) - title
+    numbers = _numbers(words)
+    for w in words:
+        if w in _MONTHS:
+            numbers.add(w)
+    rows = []
+    for row in table.rows:
+        value_words = [w for v in row.values for w in _words(v)]
+        rows.append((
+            _content(w for w in value_words if w not in title) | {w for w in value_words if w in _MONTHS},
+            _numbers(value_words) | {w for w in value_words if w in _MONTHS},
+            _content(_words(row.key)),
+            _key_cues(row.key),
+        ))
+    # A word found in many rows tells little about which one is meant: weight 1/rows it is in.
+    df: dict[str, int] = {}
+    for value_content, value_numbers, _, _ in rows:
+        for w in (value_content & content) | (value_numbers & numbers):
+            df[w] = df.get(w, 0) + 1
+    scores = []
+    for value_content, value_numbers, key_content, cues in rows:
+        score = sum(settings.value_weight / df[w] for w in value_content & content)
+        score += 0.5 * settings.value_weight * bool(_prefix_matches(content, value_content - content))
+        score += sum(settings.number_weight / df[w] for w in value_numbers & numbers)
+        score += settings.key_weight * len(key_content & content)
+        if cues & (content | raw):
+            score += settings.cue_weight
+        scores.append(score)
+    return scores
+
+
+def align(hypothesis: str, table: Table, settings: AlignerSettings = AlignerSettings()) -> list[str]:
+    """The keys of the rows the hypothesis needs, by the aligner, in table order."""
+    scores = row_scores(hypothesis, table, settings)
+    if not scores:
+        return []
+    best = max(scores)
+    cut = max(settings.min_score, settings.relative * best)
+    return [row.key for row, score in zip(table.rows, scores) if score >= cut]
+
+
+# ---------------------------------------------------------------- annotation files
+
+ANNOTATION_COLUMNS = ("table_id", "hypothesis", "relevant_keys")
+
+
+def read_annotations(path: str | Path, tables: Mapping[str, Table] | None = None) -> dict[tuple[str, str], list[str]]:
+    """(table_id, hypothesis) -> relevant keys, from a TSV with the ANNOTATION_COLUMNS (extra
+    columns are ignored). With `tables`, every key must be a row of its table (tables not in
+    `tables` belong to other splits and are not checked). Errors name the file and line."""
+    path = Path(path)
+    problems: list[Problem] = []
+    annotations: dict[tuple[str, str], list[str]] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputDataError([Problem(str(path), None, f"cannot read the relevance annotations: {err}")],
+                             "give config key relevance.annotations a readable UTF-8 TSV") from None
+    reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = next(reader, None)
+    fix = ("a TSV with a header line holding table_id, hypothesis and relevant_keys (a JSON list of the "
+           "row keys, e.g. [\"Born\", \"Died\"])")
+    if header is None or any(c not in header for c in ANNOTATION_COLUMNS):
+        raise InputDataError([Problem(str(path), 1, f"header {header} lacks one of {list(ANNOTATION_COLUMNS)}")], fix)
+    where = {c: header.index(c) for c in ANNOTATION_COLUMNS}
+    for line, fields in enumerate(reader, start=2):
+        if not fields or fields == [""]:
+            continue
+        if len(fields) != len(header):
+            problems.append(Problem(str(path), line, f"{len(fields)} fields, the header has {len(header)}"))
+            continue
+        table_id, hypothesis, keys_text = (fields[where[c]] for c in ANNOTATION_COLUMNS)
+        try:
+            keys = json.loads(keys_text)
+            if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+                raise ValueError
+        except ValueError:
+            problems.append(Problem(str(path), line, f"relevant_keys {keys_text!r} is not a JSON list of strings"))
+            continue
+        if tables is not None and table_id in tables:
+            unknown = [k for k in keys if k not in tables[table_id].keys]
+            if unknown:
+                problems.append(Problem(str(path), line, f"keys {unknown} are not rows of table {table_id} "
+                                                         f"(its keys: {list(tables[table_id].keys)})"))
+                continue
+        annotations[(table_id, hypothesis.strip())] = keys
+    if problems:
+        raise InputDataError(problems[:20], fix, more=max(0, len(problems) - 20))
+    return annotations
+
+
+def relevance_table(examples: pa.Table, tables: Mapping[str, Table], source: str,
+                    annotations_path: str | Path | None = None,
+                    settings: AlignerSettings = AlignerSettings()) -> tuple[pa.Table, dict]:
+    """The relevant keys of every example of a split, and a summary (how many have any)."""
+    if source not in SOURCES:
+        raise ValueError(f"relevance source must be one of {SOURCES}, not {source!r}")
+    annotations = read_annotations(annotations_path, tables) if source == "annotations" else None
+    label = "aligner" if annotations is None else f"annotations:{Path(annotations_path).name}"
+    rows = []
+    counts = {"examples": 0, "with_relevant_rows": 0, "not_annotated": 0}
+    for record in examples.select(["uid", "table_id", "hypothesis"]).to_pylist():
+        counts["examples"] += 1
+        table = tables[record["table_id"]]
+        if annotations is None:
+            keys = align(record["hypothesis"], table, settings)
+        else:
+            keys = annotations.get((record["table_id"], record["hypothesis"].strip()))
+            if keys is None:
+                counts["not_annotated"] += 1
+                continue
+        counts["with_relevant_rows"] += bool(keys)
+        rows.append({"uid": record["uid"], "table_id": record["table_id"], "relevant_keys": keys, "source": label})
+    return pa.Table.from_pylist(rows, schema=RELEVANCE), {"source": label, **counts}
+
+
+def load_relevance(relevance: pa.Table) -> dict[str, tuple[str, ...]]:
+    """uid -> relevant keys (examples the source does not cover are absent)."""
+    return {uid: tuple(keys) for uid, keys in zip(relevance["uid"].to_pylist(), relevance["relevant_keys"].to_pylist())}
+
+
+def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, Iterable[str]]) -> dict:
+    """Row precision and recall (micro: pooled over examples) of `predicted` against `gold`,
+    over the uids in `gold`."""
+    hits = n_pred = n_gold = 0
+    for uid, gold_keys in gold.items():
+        g, p = set(gold_keys), set(predicted.get(uid, ()))
+        hits += len(g & p)
+        n_pred += len(p)
+        n_gold += len(g)
+    return {"precision": hits / n_pred if n_pred else None, "recall": hits / n_gold if n_gold else None,
+            "examples": len(gold), "gold_rows": n_gold, "predicted_rows": n_pred, "hits": hits}
+
+
+__all__ = ["AlignerSettings", "RELEVANCE", "SOURCES", "align", "load_relevance", "precision_recall",
+           "read_annotations", "relevance_table", "row_scores", "Row"]
