@@ -279,7 +279,8 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
         assert "paper Table 5 layout" in text
         assert "5.76" in text and "3.23" in text  # the paper's row-deletion numbers beside ours
         assert "Dev accuracy" in text and "train examples" in text
-        assert "capped at 40 examples" in text
+        assert "seeded random subset" in text  # the caps are stated, then listed per probe and split
+    assert "| original | alpha1 | 40 | 40 | 40 |" in markdown and "| evidence_selection | alpha1 | 10 | 10 |" in markdown
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
     assert "<script" not in page and "<link" not in page
     # Each invalid-transition row of Table 5 has one cell per split plus the average.
