@@ -216,9 +216,7 @@ def get_score_inputs(wildcards):
     # Transition and evidence probes need the original predictions; the others use them, where
     # they cover the probe's examples (external sets: where they pair), for the paired drop.
     needed = get_probe(wildcards.probe).judged_by != "expected"
-    covers = original_covers(config, wildcards.probe, wildcards.split) or (
-        wildcards.probe in EXTERNALS and wildcards.split in probe_splits(config, "original"))
-    if wildcards.probe != "original" and (needed or covers):
+    if wildcards.probe != "original" and (needed or original_covers(config, wildcards.probe, wildcards.split)):
         inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
     return inputs
 
@@ -234,8 +232,7 @@ def get_pooled_inputs(wildcards):
         "probes": [f"results/probes/{p}/{split}.parquet" for p in members],
         "predictions": [f"results/predictions/{wildcards.model}/{p}/{split}.parquet" for p in members],
     }
-    original_runs = split in probe_splits(config, "original") if "original" in config["probes"] else False
-    if original_runs and all(original_covers(config, p, split) or p in EXTERNALS for p in members):
+    if all(original_covers(config, p, split) for p in members):
         inputs["original"] = f"results/predictions/{wildcards.model}/original/{split}.parquet"
         # Paper Table 8 sets a premise model's counterfactual and original predictions beside a
         # hypothesis-only model's original ones.

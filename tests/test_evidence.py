@@ -275,7 +275,7 @@ def test_evidence_selection_scores_against_hand_counted_values():
     before = np.array(["E"] * 6, dtype=object)
     pred = np.array(["N", "E", "C", "E", "E", "E"], dtype=object)
     settings = ScoringSettings(samplings=50, fraction=1.0, bootstrap=50, seed=1)
-    scores = {(r["statistic"], r["label"]): r for r in score_evidence_selection(examples, before, pred, None, settings, "dev", "ev")}
+    scores = {(r["statistic"], r["label"]): r for r in score_evidence_selection(examples, before, pred, settings, "dev", "ev")}
     assert scores[("evidence_precision", "macro")]["mean"] == pytest.approx(25.0)
     assert scores[("evidence_recall", "macro")]["mean"] == pytest.approx(25.0)
     assert scores[("evidence_precision", "micro")]["mean"] == pytest.approx(50.0)

@@ -59,10 +59,12 @@ def probe_limit(config: dict[str, Any], probe: str) -> int | None:
 
 def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     """Whether `original` has predictions for every gold example `probe` sees on `split`: it runs
-    there with a cap at least as large (capped subsets are nested, see perturb.select_examples)."""
+    there with a cap at least as large (capped subsets are nested, see perturb.select_examples).
+    An external probe set pairs with whichever gold examples `original` predicted, so for it
+    `original` running on the split is enough."""
     if "original" not in config["probes"] or split not in probe_splits(config, "original"):
         return False
-    return _cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
+    return probe in external_probes(config) or _cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
 
 
 def _cap_covered(cap: int | None, original_cap: int | None) -> bool:

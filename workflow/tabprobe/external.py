@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from . import schemas
 from .errors import InputDataError, Problem
-from .infotabs import HypothesisLine, _Problems, read_hypotheses, read_table
+from .infotabs import _Problems, read_hypotheses, read_table
 
 _FIX = ("an external probe set is a folder with one TSV (header: table_id, hypothesis, label; labels E, N or C; "
         "extra columns allowed) and a <table_id>.json InfoTabS table for every table_id it names")
@@ -73,9 +73,12 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
                 tables[line.table_id] = None
                 continue
             tables[line.table_id] = read_table(path, line.table_id, None, problems)
+    # The columns beyond the three InfoTabS ones, per line: kept in provenance, orig_uid pairs.
+    extras = {line.line: {c: v for c, v in zip(header, line.cells) if c not in ("table_id", "hypothesis", "label")}
+              for line in lines}
     pairs = {}
     for line in lines:
-        extra = {c: v for c, v in zip(header, line.cells) if c not in ("table_id", "hypothesis", "label")}
+        extra = extras[line.line]
         if "orig_uid" in extra:
             if extra["orig_uid"] not in by_uid:
                 problems.add(tsv, line.line, f"orig_uid {extra['orig_uid']!r} is not an example of {split}")
@@ -90,7 +93,6 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
     for line in lines:
         original = pairs.get(line.line)
         uid = f"{name}:{line.line}"
-        extra = {c: v for c, v in zip(header, line.cells) if c not in ("table_id", "hypothesis", "label")}
         rows.append({
             "uid": uid,
             "orig_uid": original["uid"] if original else uid,
@@ -101,7 +103,7 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
             "table": tables[line.table_id].to_arrow(),
             "expected": line.label,
             "provenance": json.dumps({"source": str(tsv), "line": line.line, "paired_with": original["uid"] if original else None,
-                                      "extra": extra}, sort_keys=True, ensure_ascii=False),
+                                      "extra": extras[line.line]}, sort_keys=True, ensure_ascii=False),
         })
     unpaired = sum(1 for line in lines if line.line not in pairs)
     coverage = {"probe": name, "gold": len(lines), "perturbed": len(lines), "probe_examples": len(lines),
@@ -110,4 +112,4 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
 
 
-__all__ = ["HypothesisLine", "read_external_set", "set_files"]
+__all__ = ["read_external_set", "set_files"]

@@ -28,7 +28,7 @@ from typing import Iterable, Mapping
 import pyarrow as pa
 
 from .errors import InputDataError, Problem
-from .table import Row, Table
+from .table import Table
 
 SOURCES = ("aligner", "annotations")
 
@@ -198,12 +198,6 @@ def _prefix_matches(hypothesis_words: set[str], row_words: set[str]) -> set[str]
             if r != h and min(len(r), len(h)) >= 5 and (r.startswith(h) or h.startswith(r))}
 
 
-def _title_words(title: str) -> set[str]:
-    """Words of the title (and of its parts before a comma or bracket), removed from the
-    hypothesis before matching: the hypothesis names its subject, the rows do not need to."""
-    return {w for w in _words(title)}
-
-
 def _key_cues(key: str) -> set[str]:
     cues: set[str] = set()
     lowered = key.lower()
@@ -231,8 +225,10 @@ class AlignerSettings:
 
 def row_scores(hypothesis: str, table: Table, settings: AlignerSettings = AlignerSettings()) -> list[float]:
     """How strongly each row of `table` is tied to the hypothesis (see the module docstring)."""
-    title = _title_words(table.title)
-    words = [w for w in _words(hypothesis)]
+    # The title's words are removed from the hypothesis before matching: the hypothesis names its
+    # subject, and a row that repeats the title is not evidence for that.
+    title = set(_words(table.title))
+    words = _words(hypothesis)
     content = _content(w for w in words if w not in title)
     raw = set(words) - title
     numbers = _numbers(words)
@@ -369,4 +365,4 @@ def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, 
 
 
 __all__ = ["AlignerSettings", "RELEVANCE", "SOURCES", "align", "load_relevance", "precision_recall",
-           "read_annotations", "relevance_table", "row_scores", "Row"]
+           "read_annotations", "relevance_table", "row_scores"]

@@ -86,6 +86,12 @@ class Scorer:
         }
 
 
+def scorer_for(subset: np.ndarray, scorer: Scorer, settings: ScoringSettings, *names: str) -> Scorer:
+    """The scorer of the examples `subset` marks: `scorer` itself when it marks all of them (so
+    the usual case keeps its samplings), else one with its own samplings, seeded by `names`."""
+    return scorer if subset.all() else Scorer(int(subset.sum()), settings, *names)
+
+
 def _label_masks(values: np.ndarray) -> dict[str, np.ndarray]:
     return {lab: (values == lab).astype(np.float64) for lab in LABELS}
 
@@ -183,7 +189,7 @@ EVIDENCE_CLASSES = ("uses_all_relevant", "uses_some_relevant", "uses_wrong_or_no
 
 
 def score_evidence_selection(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray,
-                             original_predictions: pa.Table, settings: ScoringSettings, split: str, probe_name: str) -> list[dict]:
+                             settings: ScoringSettings, split: str, probe_name: str) -> list[dict]:
     """The model's evidence against the relevance source (paper section 5.3): per-example
     (macro) precision and recall, an empty selection counting as precision 0 as the paper's
     near-equal averages suggest; pooled (micro) precision and recall; the shares of
@@ -256,12 +262,12 @@ def score_probe(
             # Only the examples with an original prediction (all of them, except for external
             # sets paired with gold examples outside `original`'s cap): their own samplings.
             gold = np.array(probe_examples["label"].to_pylist(), dtype=object)
-            paired_scorer = scorer if paired.all() else Scorer(int(paired.sum()), settings, split, probe_name, "paired")
+            paired_scorer = scorer_for(paired, scorer, settings, split, probe_name, "paired")
             rows += score_paired_drop(gold[paired], before[paired], expected[paired], pred[paired], paired_scorer)
             rows.append({"statistic": "input_changed_pct", "label": "all",
                          **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum())))})
     elif probe.judged_by == "evidence":
-        rows = score_evidence_selection(probe_examples, before, pred, original_predictions, settings, split, probe_name)
+        rows = score_evidence_selection(probe_examples, before, pred, settings, split, probe_name)
     else:
         rows = score_transitions(before, pred, probe.transition_rule, scorer, input_changed=changed)
     for row in rows:
@@ -327,6 +333,7 @@ def score_pooled_column(
         raise ValueError(f"{len(missing)} probe examples have no prediction (first: {missing[0]}); re-run infer_nli")
     expected = np.array([r["expected"] for _, r in chosen], dtype=object)
     pred = np.array([predicted[p][r["uid"]] for p, r in chosen], dtype=object)
+    # Table 4's samplings keep the seed names they had before Table 7 shared this function.
     scorer = Scorer(len(chosen), settings, split, column) if table == "table4" else Scorer(len(chosen), settings, split, table, column)
     rows = score_expected(expected, pred, scorer)
     if original_predictions is not None and chosen:
@@ -335,13 +342,13 @@ def score_pooled_column(
         before = original_predictions_for(original_predictions, orig_uids, missing_ok=True)
         paired = np.array([b is not None for b in before])
         if paired.any():
-            paired_scorer = scorer if paired.all() else Scorer(int(paired.sum()), settings, split, table, column, "paired")
+            paired_scorer = scorer_for(paired, scorer, settings, split, table, column, "paired")
             rows += score_paired_drop(gold[paired], before[paired], expected[paired], pred[paired], paired_scorer)
             if hypothesis_only_predictions is not None:
                 hypo = original_predictions_for(hypothesis_only_predictions, orig_uids, missing_ok=True)
                 both = paired & np.array([h is not None for h in hypo])
                 if both.any():
-                    both_scorer = paired_scorer if both.sum() == paired.sum() else Scorer(int(both.sum()), settings, split, table, column, "table8")
+                    both_scorer = scorer_for(both[paired], paired_scorer, settings, split, table, column, "table8")
                     rows += score_paired_correctness(pred[both] == expected[both], before[both] == gold[both],
                                                      hypo[both] == gold[both], both_scorer)
     for row in rows:

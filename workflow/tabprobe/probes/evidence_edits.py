@@ -4,7 +4,7 @@ relevant rows by index, deletions, and the hypothesis's mentions of its table's 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -119,8 +119,6 @@ def swap_title_mentions(example: Example, table: Table, other: Table) -> tuple[s
 
 
 def with_title(table: Table, title: str, table_id: str) -> Table:
-    from dataclasses import replace
-
     return replace(table, title=title, table_id=table_id)
 
 
