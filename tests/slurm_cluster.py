@@ -1,0 +1,226 @@
+"""A real single-node Slurm cluster on localhost, for the tests of the Slurm path.
+
+Debian's slurm-wlm and munge, started from a temporary folder: munged with its own key and
+socket, slurmctld and slurmd with their own slurm.conf, ports, state, spool, pid and log files.
+Nothing under /etc or /run is touched, so a machine's own Slurm or munge (or another test
+session's cluster) is left alone. Clients find this cluster through SLURM_CONF, which
+`SlurmCluster.env()` sets.
+
+The cluster is what the executor plugin (snakemake-executor-plugin-slurm 2.8) needs:
+- `accounting_storage/none`: no slurmdbd. `sacct` then has nothing to read, so the plugin must
+  be told to ask `squeue` for job states (`slurm-status-command: squeue`), and `squeue` only
+  knows jobs slurmctld still holds: a finished job is kept for MinJobAge seconds, set far above
+  the plugin's threshold (3 x its first status-check delay) so no finished job is missed.
+- GPUs without GPUs: `GresTypes=gpu`, the node declares `Gres=gpu:N` and gres.conf gives a
+  Count and no device File. slurmctld then schedules `--gpus=1` / `--gres=gpu:1` requests for
+  real (a job asking for more GPUs than the node has is refused, two one-GPU jobs on a one-GPU
+  node run one after the other); the job just gets no device to bind.
+- `select/cons_tres`: the only selector that understands `--gpus`.
+
+Use the `slurm_cluster` fixture (module scope: one cluster per test module). It skips, saying
+why, where slurmctld, slurmd or munged is not installed or the daemons cannot run (e.g. not
+root), and stops exactly the processes it started, by pid.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+DAEMONS = ("munged", "slurmctld", "slurmd")
+# Plenty of GPUs to share out; how many a job asks for is what the tests look at.
+GPUS = 2
+PARTITION = "tabprobe"
+ACCOUNT = "tabprobe-tests"
+# Seconds slurmctld keeps a finished job where squeue sees it (the plugin needs >= 3 x its
+# first status-check delay; an hour keeps any test's jobs visible to the end).
+MIN_JOB_AGE = 3600
+
+
+def _binary(name: str) -> str | None:
+    return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.access(p, os.X_OK)), None)
+
+
+def missing_binaries() -> list[str]:
+    return [name for name in (*DAEMONS, "sbatch", "squeue", "scontrol", "scancel") if not _binary(name)]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _hardware() -> str:
+    """This machine's node line as slurmd measures it (CPUs, sockets, cores, threads, RealMemory),
+    so the node slurmctld knows is the real one and slurmd does not drain it as mismatched."""
+    line = subprocess.run([_binary("slurmd"), "-C"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
+    fields = [f for f in line.split() if not f.startswith(("NodeName=", "UpTime="))]
+    return " ".join(fields)
+
+
+class SlurmCluster:
+    def __init__(self, root: Path):
+        self.root = root
+        self.conf = root / "slurm.conf"
+        self.logs = root / "log"
+        self.munge_socket = root / "munge" / "munge.socket"
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.partition, self.account, self.gpus = PARTITION, ACCOUNT, GPUS
+
+    def env(self, base: dict | None = None) -> dict:
+        """An environment whose Slurm commands (sbatch, squeue, ...) talk to this cluster."""
+        env = dict(os.environ if base is None else base)
+        env["SLURM_CONF"] = str(self.conf)
+        return env
+
+    def run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(list(command), capture_output=True, text=True, env=self.env(), check=check, timeout=60)
+
+    # ------------------------------------------------------------------ start and stop
+
+    def write_config(self) -> None:
+        for folder in ("munge", "state", "spool", "log"):
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+        # munged refuses group- or world-accessible key and socket folders.
+        (self.root / "munge").chmod(0o700)
+        key = self.root / "munge" / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o400)
+        r = self.root
+        self.conf.write_text(f"""\
+# Written by tests/slurm_cluster.py: a throw-away single-node cluster.
+ClusterName=tabprobe-test
+SlurmctldHost=localhost
+SlurmctldPort={_free_port()}
+SlurmdPort={_free_port()}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={self.munge_socket}
+StateSaveLocation={r}/state
+SlurmdSpoolDir={r}/spool
+SlurmctldPidFile={r}/slurmctld.pid
+SlurmdPidFile={r}/slurmd.pid
+SlurmctldLogFile={self.logs}/slurmctld.log
+SlurmdLogFile={self.logs}/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+# No slurmdbd, no cgroups: the smallest set of plugins that runs jobs for real.
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+GresTypes=gpu
+MinJobAge={MIN_JOB_AGE}
+ReturnToService=2
+# Quick scheduling and a quick end for a cancelled job, for short tests.
+SchedulerParameters=sched_interval=2
+KillWait=5
+NodeName=localhost NodeAddr=127.0.0.1 {_hardware()} Gres=gpu:{GPUS} State=UNKNOWN
+PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+""")
+        # Slurm 22.05 drops a GPU without a device File ("Removing file-less GPU"), so each one
+        # gets a stand-in file: an empty regular file, which no process opens.
+        devices = self.root / "dev"
+        devices.mkdir(exist_ok=True)
+        for i in range(GPUS):
+            (devices / f"fakegpu{i}").touch()
+        (self.root / "gres.conf").write_text(
+            f"NodeName=localhost Name=gpu File={devices}/fakegpu[0-{GPUS - 1}]\n")
+
+    def _start(self, name: str, command: list[str]) -> None:
+        log = open(self.logs / f"{name}.out", "ab")
+        # Foreground daemons: the pid Popen returns is the daemon's own, the one stopped at the end.
+        self.processes[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=self.env(),
+                                                start_new_session=True)
+        log.close()
+
+    def _wait(self, what: str, ready, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for name, process in self.processes.items():
+                if process.poll() is not None:
+                    raise RuntimeError(f"{name} exited with {process.returncode} while waiting for {what}:\n{self.tail_logs()}")
+            if ready():
+                return
+            time.sleep(0.5)
+        raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}:\n{self.tail_logs()}")
+
+    def start(self) -> "SlurmCluster":
+        self.write_config()
+        m = self.root / "munge"
+        self._start("munged", [_binary("munged"), "--foreground", "--force", f"--socket={self.munge_socket}",
+                               f"--key-file={m / 'munge.key'}", f"--pid-file={m / 'munged.pid'}",
+                               f"--seed-file={m / 'munged.seed'}", f"--log-file={self.logs / 'munged.log'}"])
+        self._wait("munged's socket", self.munge_socket.exists)
+        # -D: foreground; -i: ignore state from an earlier run of this folder (there is none).
+        self._start("slurmctld", [_binary("slurmctld"), "-D", "-i", "-f", str(self.conf)])
+        self._wait("slurmctld", lambda: self.run("scontrol", "ping", check=False).stdout.count("UP") >= 1)
+        self._start("slurmd", [_binary("slurmd"), "-D", "-N", "localhost", "-f", str(self.conf)])
+        self._wait("node localhost to be idle",
+                   lambda: self.run("sinfo", "-h", "-N", "-o", "%T", check=False).stdout.strip() in ("idle", "mixed", "allocated"))
+        return self
+
+    def stop(self) -> None:
+        """Cancel this cluster's jobs, then stop the daemons this object started, by their pids."""
+        if "slurmctld" in self.processes and self.processes["slurmctld"].poll() is None:
+            self.run("scancel", "--full", "--partition", self.partition, check=False)
+        for name in reversed(list(self.processes)):
+            process = self.processes[name]
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.kill(process.pid, signal.SIGKILL)
+                    process.wait(timeout=10)
+
+    def tail_logs(self, lines: int = 30) -> str:
+        out = []
+        for log in sorted(self.logs.glob("*")):
+            text = log.read_text(errors="replace").splitlines()[-lines:]
+            out.append(f"--- {log.name}\n" + "\n".join(text))
+        return "\n".join(out)
+
+
+def skip_reason() -> str | None:
+    missing = missing_binaries()
+    if missing:
+        return (f"Slurm/munge not installed (missing: {', '.join(missing)}); "
+                "install Debian's slurm-wlm and munge (`apt-get install slurm-wlm munge`) to run the Slurm tests")
+    if os.geteuid() != 0:
+        return "the test Slurm cluster runs slurmd as root (it starts jobs as their user); run as root to test the Slurm path"
+    return None
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    # A short path: the munge socket path must fit in a sockaddr_un (108 bytes).
+    cluster = SlurmCluster(tmp_path_factory.mktemp("slurm"))
+    try:
+        cluster.start()
+    except Exception:
+        cluster.stop()
+        raise
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
