@@ -12,13 +12,18 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import WORKFLOW_PROBE_OPTIONS, check as check_config, external_probes, original_covers, probe_limit, probe_splits
+from tabprobe.config import MODEL_NAME, PROBE_NAME, WORKFLOW_PROBE_OPTIONS, check as check_config, external_probes, original_covers, probe_limit, probe_splits, require_configured
 from tabprobe.infotabs import SPLITS
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
 
 SCHEMA = "../workflow/schemas/config.schema.yaml"
-# Readable errors naming each bad key first; then snakemake's validate fills in defaults.
-check_config(config, workflow.source_path(SCHEMA))
+# Readable errors naming each bad key (and the file and line that set it) first; then
+# snakemake's validate fills in defaults. Snakemake merges config.yaml, then each --configfile.
+_CLI_CONFIGFILES = [str(f) for f in workflow.config_settings.configfiles]
+_CONFIG_SOURCES = [] if workflow.config_settings.replace_workflow_config else [
+    str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES]
+check_config(config, workflow.source_path(SCHEMA), sources=_CONFIG_SOURCES + _CLI_CONFIGFILES,
+             schema_shown="workflow/schemas/config.schema.yaml")
 validate(config, SCHEMA)
 
 # External probe sets (folders in InfoTabS format named in config) become probes like the rest.
@@ -62,8 +67,10 @@ wildcard_constraints:
     split=_one_of(SPLITS),
     table=_one_of(POOLED_TABLES),
     column=_one_of(POOLED_COLUMNS.values()),
-    probe=_one_of(PROBES),
-    model=_one_of(MODELS),
+    # Any well-formed name (never a path: no "/", no leading dot), not only configured ones, so
+    # that a target naming an unknown probe or model reaches require_configured's "did you mean".
+    probe=PROBE_NAME,
+    model=MODEL_NAME,
 
 
 def library_files(*modules):
@@ -149,7 +156,13 @@ def get_probe_limit(wildcards):
 
 # ---------------------------------------------------------------- models
 
+def configured(wildcards):
+    """Stop with "did you mean" when a requested path names a model or probe not in config."""
+    require_configured(config, **{k: getattr(wildcards, k) for k in ("model", "probe") if hasattr(wildcards, k)})
+
+
 def model_config(wildcards):
+    configured(wildcards)
     return config["models"][wildcards.model]
 
 
@@ -209,6 +222,7 @@ def get_inference_settings(wildcards):
 # ---------------------------------------------------------------- scoring
 
 def get_score_inputs(wildcards):
+    configured(wildcards)
     inputs = {
         "probe": f"results/probes/{wildcards.probe}/{wildcards.split}.parquet",
         "predictions": f"results/predictions/{wildcards.model}/{wildcards.probe}/{wildcards.split}.parquet",
@@ -226,6 +240,7 @@ def get_pooled_members(wildcards):
 
 
 def get_pooled_inputs(wildcards):
+    configured(wildcards)
     members = get_pooled_members(wildcards)
     split = wildcards.split
     inputs = {

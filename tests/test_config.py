@@ -63,7 +63,7 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
          r"config key probes\.my_set\.label_change: 'swapped' is not one of"),
         (lambda c: c["probes"].update(negation_flip={"label_change": "preserved"}),
          r"config key probes\.negation_flip\.label_change: only an external probe set takes label_change"),
-        (lambda c: c["probes"].update(**{"../evil": {}}), r"config key probes: '\.\./evil' does not match"),
+        (lambda c: c["probes"].update(**{"../evil": {}}), r"config key probes: '\.\./evil' is not a valid name: a probe name may hold only letters"),
         (lambda c: c.update(relevance={"source": "annotations"}), r"config key relevance\.annotations: relevance\.source is `annotations`"),
         (lambda c: c.update(relevance={"source": "human"}), r"config key relevance\.source: 'human' is not one of"),
     ],

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import jsonschema
 import yaml
@@ -14,6 +15,17 @@ from .probes import REGISTRY, get_probe
 
 class ConfigError(TabprobeError):
     pass
+
+
+# Probe and model names become folder names under results/ and resources/models/, and the
+# workflow's wildcards: no path characters, no leading dot. The schema's propertyNames and the
+# rules' wildcard constraints use these same patterns (tests/test_bad_input.py checks both).
+PROBE_NAME = r"[A-Za-z0-9][A-Za-z0-9_]*"
+MODEL_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
+_NAME_RULES = {
+    "probes": "a probe name may hold only letters, digits and _, starting with a letter or digit",
+    "models": "a model name may hold only letters, digits, _, . and -, starting with a letter or digit",
+}
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -30,7 +42,51 @@ def _describe(error: jsonschema.ValidationError) -> str:
             match = closest(key, allowed)
             hints.append(f"{key!r}" + (f" (did you mean {match!r}?)" if match else ""))
         return f"unknown key(s) {', '.join(hints)}; allowed keys here: {', '.join(allowed)}"
+    if error.validator == "pattern" and "propertyNames" in error.schema_path:
+        # The names are folder names (results/<kind>/<name>/...); say so rather than show a regex.
+        rule = _NAME_RULES.get(str(error.absolute_path[-1]) if error.absolute_path else "", "")
+        return f"{error.instance!r} is not a valid name: {rule or error.message}; rename it"
+    if error.validator == "enum" and isinstance(error.instance, str):
+        choices = [c for c in error.validator_value if isinstance(c, str)]
+        return error.message + did_you_mean(error.instance, choices)
     return error.message
+
+
+def _error_path(error: jsonschema.ValidationError) -> list:
+    """Where in the config the bad thing is: for an unknown or badly named key, the key itself."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        unknown = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return path + unknown[:1]
+    if error.validator == "pattern" and "propertyNames" in error.schema_path:
+        return path + [error.instance]
+    return path
+
+
+def locate(path: Sequence, sources: Sequence[str | Path]) -> str | None:
+    """"file:line" of the key at `path` in the config file that sets it (a later file overrides
+    an earlier one, as Snakemake merges them), or None when no file does (a default or --config)."""
+    for source in reversed(list(sources)):
+        try:
+            node = yaml.compose(Path(source).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        line = None
+        for part in path:
+            if isinstance(node, yaml.MappingNode):
+                entry = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+                if entry is None:
+                    break
+                line, node = entry[0].start_mark.line + 1, entry[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
+                break
+        else:
+            if line is not None:
+                return f"{source}:{line}"
+    return None
 
 
 # read by the workflow, not passed to the probe
@@ -93,14 +149,43 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
     return problems
 
 
-def check(config: dict[str, Any], schema_path: str | Path) -> None:
-    """Raise ConfigError listing every problem, each with its dotted key path."""
+def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
+    """(key path, problem) for a user's checkpoint, or the base of a trained or initialised
+    model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
+    imported), rather than after the upstream jobs ran."""
+    from .models import checkpoint_labels, label_order, require_base
+
+    problems = []
+    for key in ("train", "init"):
+        if isinstance(model.get(key), dict) and isinstance(model[key].get("base"), str):
+            try:
+                require_base(model[key]["base"])
+            except TabprobeError as err:
+                problems.append((["models", name, key, "base"], str(err)))
+    if isinstance(model.get("checkpoint"), str):
+        labels = model.get("labels") if isinstance(model.get("labels"), dict) else None
+        try:
+            id2label = checkpoint_labels(model["checkpoint"])
+        except TabprobeError as err:
+            problems.append((["models", name, "checkpoint"], str(err)))
+        else:
+            try:
+                label_order(id2label, labels, model["checkpoint"])
+            except TabprobeError as err:
+                problems.append((["models", name, "labels" if labels else "checkpoint"], str(err)))
+    return problems
+
+
+def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str | Path] = (),
+          schema_shown: str | None = None) -> None:
+    """Raise ConfigError listing every problem, each with its dotted key path and, where a file of
+    `sources` (the config files, in the order Snakemake merged them) sets that key, file:line."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.Draft202012Validator(schema)
-    problems = [
-        f"config key {_key_path(e)}: {_describe(e)}"
-        for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
-    ]
+    problems = []
+    for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+        where = locate(_error_path(e), sources)
+        problems.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
     externals = external_probes(config)
     for name in externals:
         settings = config["probes"][name]
@@ -121,7 +206,7 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
     elif relevance.get("annotations") and not Path(relevance["annotations"]).is_file():
         problems.append(f"config key relevance.annotations: {relevance['annotations']} is not a file")
     for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
-        if name not in REGISTRY and name not in externals:
+        if name not in REGISTRY and name not in externals and re.fullmatch(PROBE_NAME, str(name)):
             problems.append(
                 f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
             )
@@ -140,5 +225,28 @@ def check(config: dict[str, Any], schema_path: str | Path) -> None:
                 f"config key models.{name}: give exactly one of `checkpoint` (a directory you have), "
                 "`train` (fine-tuned by the workflow) or `init` (untrained head, a plumbing baseline)"
             )
+        elif isinstance(model, dict):
+            for path, problem in _model_problems(name, model):
+                where = locate(path, sources)
+                problems.append(f"{where + ': ' if where else ''}config key {'.'.join(path)}: {problem}")
     if problems:
-        raise ConfigError("config.yaml is not valid:\n  " + "\n  ".join(problems) + f"\n(schema: {schema_path})")
+        read_from = f" (read from {', then '.join(map(str, sources))})" if sources else ""
+        raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
+                          + f"\n(schema: {schema_shown or schema_path})")
+
+
+def require_configured(config: dict[str, Any], **names: str) -> None:
+    """Raise ConfigError when a requested path names a model or probe that config does not
+    list (model="...", probe="..."), with the closest configured name. The rules' model and
+    probe wildcards accept any well-formed name, so that a typo in a target reaches this message
+    rather than Snakemake's bare "No rule to produce"."""
+    for kind, name in names.items():
+        configured = list(config.get(f"{kind}s") or {})
+        if name not in configured:
+            hint = did_you_mean(name, configured)
+            if not hint and kind == "probe" and (registered := closest(name, REGISTRY)):
+                hint = f" Did you mean {registered!r}? It is a registered probe: list it under `probes:` to run it."
+            raise ConfigError(
+                f"no {kind} {name!r} in config.{hint} Configured {kind}s: "
+                f"{', '.join(configured)}. Fix the name in the requested path, or add it under `{kind}s:` in config.yaml."
+            )

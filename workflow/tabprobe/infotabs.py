@@ -130,6 +130,12 @@ def read_hypotheses(path: Path, problems: _Problems) -> list[HypothesisLine]:
     if missing:
         problems.add(path, 1, f"header lacks column(s) {', '.join(missing)}; found {header}")
         return []
+    if len(lines) == 1:
+        # Scored over no examples, every number of the report would be blank, not wrong: a
+        # split without examples is a cut-short or mis-exported file, so it stops here.
+        problems.add(path, 1, "has a header but no examples below it; a split (or probe set) needs at least one "
+                     "tab-separated line of table_id, hypothesis, label")
+        return []
     col = {name: header.index(name) for name in REQUIRED_COLUMNS}
     out = []
     for lineno, text in enumerate(lines[1:], start=2):

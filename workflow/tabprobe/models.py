@@ -23,7 +23,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from . import LABELS, schemas
-from .errors import ModelError
+from .errors import ModelError, closest
 from .encoding import collate, encode
 from .io import atomic_path, sha256_file
 from .render import render
@@ -63,6 +63,13 @@ def _require_safetensors(path: Path) -> None:
         )
 
 
+def require_base(base: str) -> Path:
+    """The folder of a base encoder to train or initialise from, if it has safetensors weights."""
+    path = resolve_base(base)
+    _require_safetensors(path)
+    return path
+
+
 NLI_ID2LABEL = {0: "entailment", 1: "neutral", 2: "contradiction"}  # E, N, C
 
 
@@ -71,8 +78,7 @@ def new_classifier(base: str, seed: int):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    base_path = resolve_base(base)
-    _require_safetensors(base_path)
+    base_path = require_base(base)
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
         base_path, num_labels=3, id2label=NLI_ID2LABEL, label2id={v: k for k, v in NLI_ID2LABEL.items()},
@@ -127,13 +133,46 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
             mapped[index] = target
     targets = sorted(mapped.values())
     if sorted(targets) != sorted(LABELS) or len(names) != 3:
+        # A `labels:` key that names no label of the checkpoint is the usual cause: say which.
+        known = set(names.values()) | {str(i) for i in names}
+        strays = [
+            f"{key!r} is not one of its labels" + (f" (did you mean {match!r}?)" if (match := closest(key, names.values())) else "")
+            for key in (label_map or {}) if key not in known
+        ]
         raise ModelError(
             f"{where}: the checkpoint's labels {names} do not map one-to-one onto E, N, C "
-            f"(mapped: {mapped}). Add `labels:` to this model in config.yaml, mapping each of the "
-            "checkpoint's label names to E, N or C, e.g. labels: {ENTAILMENT: E, NEUTRAL: N, CONTRADICTION: C}."
+            f"(mapped: {mapped}{'; ' + '; '.join(strays) if strays else ''}). Add `labels:` to this model in "
+            "config.yaml, mapping each of the checkpoint's label names to E, N or C, e.g. "
+            "labels: {ENTAILMENT: E, NEUTRAL: N, CONTRADICTION: C}."
         )
     by_label = {lab: idx for idx, lab in mapped.items()}
     return [by_label[lab] for lab in LABELS]
+
+
+def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
+    """The id2label of a checkpoint that load_classifier would accept as far as its files go
+    (a folder with safetensors weights and a config.json), read from config.json alone: nothing
+    is unpickled or imported, so a bad checkpoint can stop the run before any job."""
+    path = resolve_base(str(checkpoint))
+    _require_safetensors(path)
+    config_file = path / "config.json"
+    try:
+        settings = json.loads(config_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no config.json; a Hugging Face checkpoint directory has one "
+                         "(model.save_pretrained(dir) writes it)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelError(f"{config_file}: cannot be read as JSON ({err}); save the checkpoint again with "
+                         "model.save_pretrained(dir)") from None
+    if not isinstance(settings, dict):
+        raise ModelError(f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)")
+    # As transformers reads it: no id2label means LABEL_0 ... LABEL_{num_labels - 1} (2 by default).
+    id2label = settings.get("id2label") or {i: f"LABEL_{i}" for i in range(int(settings.get("num_labels", 2)))}
+    try:
+        return {int(i): str(name) for i, name in id2label.items()}
+    except (AttributeError, ValueError):
+        raise ModelError(f"{config_file}: id2label {id2label!r} is not a map of output indices to label names; "
+                         "save the checkpoint again with model.save_pretrained(dir)") from None
 
 
 def fingerprint(checkpoint: str | Path) -> str:
