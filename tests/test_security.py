@@ -1,0 +1,146 @@
+"""No config value reaches a shell, and no model load can run code from a checkpoint, read from
+the source itself (rules and library), so that a new rule or loader that breaks either fails here.
+
+Each checker is also run on a small bad example, so a checker that stopped finding anything
+would fail too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RULE_FILES = [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]
+LIBRARY = sorted((ROOT / "workflow" / "tabprobe").rglob("*.py")) + sorted((ROOT / "workflow" / "scripts").glob("*.py"))
+
+# Directives that run a command line or code Snakemake fetches: a config value interpolated into
+# one ({params.x}, {config[...]}) would reach a shell unquoted, and a wrapper is remote code.
+SHELL_DIRECTIVES = {"shell", "run", "wrapper", "notebook", "cwl", "template_engine"}
+
+
+def rule_directives(text: str) -> dict[str, set[str]]:
+    """rule name -> the directives in its body (the Snakemake grammar: `rule name:` at the left
+    margin, directives indented one level, their values deeper)."""
+    rules: dict[str, set[str]] = {}
+    current = None
+    for line in text.splitlines():
+        if match := re.match(r"^(?:local)?rule (\w+):", line):
+            current = rules.setdefault(match.group(1), set())
+        elif current is not None and (match := re.match(r"^ {4}(\w+):", line)):
+            current.add(match.group(1))
+        elif line and not line[0].isspace() and not line.startswith("#"):
+            current = None
+    return rules
+
+
+def shell_uses(text: str) -> list[str]:
+    """Rules with a command-line directive, and shell() calls anywhere (onstart:, helpers)."""
+    found = [f"rule {name}: {', '.join(sorted(d & SHELL_DIRECTIVES))}"
+             for name, d in rule_directives(text).items() if d & SHELL_DIRECTIVES]
+    found += [f"line {i}: {line.strip()}" for i, line in enumerate(text.splitlines(), 1)
+              if re.search(r"\bshell\s*\(", line) and not line.lstrip().startswith("#")]
+    return found
+
+
+def test_every_rule_runs_a_script_and_none_a_shell_command():
+    rules = {}
+    for path in RULE_FILES:
+        text = path.read_text()
+        assert shell_uses(text) == [], f"{path.name}: {shell_uses(text)}"
+        rules.update(rule_directives(text))
+    assert len(rules) >= 10 and "infer_nli" in rules and "ingest_infotabs" in rules
+    # `all` only collects the report; every other rule hands its params to a Python script
+    # (as a pickled object, never on a command line).
+    assert {name for name, directives in rules.items() if "script" not in directives} == {"all"}
+
+
+def test_the_rule_checker_finds_a_shell_command():
+    bad = ('rule fetch:\n    output:\n        "x"\n    params:\n        url=config["url"],\n'
+           '    shell:\n        "curl {params.url} > {output}"\n\n\nonsuccess:\n    shell("rm -rf {config[tmp]}")\n')
+    assert shell_uses(bad) == ["rule fetch: shell", 'line 11: shell("rm -rf {config[tmp]}")']
+    assert rule_directives("rule a:\n    input:\n        x\n    run:\n        pass\nrule b:\n    script:\n        y\n") == {
+        "a": {"input", "run"}, "b": {"script"}}
+
+
+def _keyword(call: ast.Call, name: str):
+    """The literal value of keyword `name` in the call, or a marker for missing / not a literal."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value.value if isinstance(keyword.value, ast.Constant) else "<not a literal>"
+    return "<missing>"
+
+
+def _callee(call: ast.Call) -> str:
+    return ast.unparse(call.func)
+
+
+def unsafe_loads(source: str, where: str = "<snippet>") -> list[str]:
+    """Every model or tokenizer load that could run code from the checkpoint, every pickle
+    load, and every subprocess call that goes through a shell."""
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        callee, line = _callee(node), f"{where}:{node.lineno}"
+        if callee.endswith(".from_pretrained"):
+            if _keyword(node, "trust_remote_code") is not False:
+                problems.append(f"{line}: {callee} without trust_remote_code=False")
+            # Weights: safetensors only (a pickled .bin runs code when loaded). Tokenizers load no weights.
+            if "Tokenizer" not in callee and _keyword(node, "use_safetensors") is not True:
+                problems.append(f"{line}: {callee} without use_safetensors=True")
+        elif callee in ("torch.load",) and _keyword(node, "weights_only") is not True:
+            problems.append(f"{line}: torch.load without weights_only=True")
+        elif callee in ("np.load", "numpy.load") and _keyword(node, "allow_pickle") is not False:
+            problems.append(f"{line}: {callee} without allow_pickle=False")
+        elif callee in ("pickle.load", "pickle.loads", "eval", "exec", "os.system", "os.popen"):
+            problems.append(f"{line}: {callee}")
+        elif callee.startswith("subprocess."):
+            command = node.args[0] if node.args else None
+            if not isinstance(command, (ast.List, ast.Tuple)):
+                problems.append(f"{line}: {callee} with a command that is not an argument list")
+            if _keyword(node, "shell") not in (False, "<missing>"):
+                problems.append(f"{line}: {callee} with shell=")
+    return problems
+
+
+def model_loads(source: str) -> list[str]:
+    return [_callee(n) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+            and _callee(n).endswith(".from_pretrained")]
+
+
+def test_model_loading_never_runs_code_from_the_checkpoint_and_nothing_goes_through_a_shell():
+    problems, loads = [], []
+    for path in LIBRARY:
+        source = path.read_text()
+        problems += unsafe_loads(source, str(path.relative_to(ROOT)))
+        loads += model_loads(source)
+    assert problems == []
+    # The checker saw the library's loaders (a refactor that hides them from it fails here).
+    assert "AutoModelForSequenceClassification.from_pretrained" in loads and "AutoTokenizer.from_pretrained" in loads
+
+
+@pytest.mark.parametrize("snippet, problem", [
+    ("AutoModelForSequenceClassification.from_pretrained(p, use_safetensors=True)", "without trust_remote_code=False"),
+    ("AutoModel.from_pretrained(p, trust_remote_code=True, use_safetensors=True)", "without trust_remote_code=False"),
+    ("AutoModel.from_pretrained(p, trust_remote_code=False)", "without use_safetensors=True"),
+    ("AutoTokenizer.from_pretrained(p)", "without trust_remote_code=False"),
+    ("torch.load(p)", "torch.load without weights_only=True"),
+    ("np.load(p)", "np.load without allow_pickle=False"),
+    ("subprocess.run(f'tar xf {path}', shell=True)", "not an argument list"),
+    ("subprocess.run(['tar', 'xf', path], shell=True)", "with shell="),
+    ("os.system('ls ' + folder)", "os.system"),
+])
+def test_the_load_checker_finds_an_unsafe_call(snippet, problem):
+    found = unsafe_loads(snippet)
+    assert found and problem in found[0]
+
+
+def test_the_load_checker_passes_the_safe_forms():
+    assert unsafe_loads("AutoModel.from_pretrained(p, use_safetensors=True, trust_remote_code=False)\n"
+                        "AutoTokenizer.from_pretrained(p, trust_remote_code=False)\n"
+                        "torch.load(p, weights_only=True)\nnp.load(p, allow_pickle=False)\n"
+                        "subprocess.run(['tar', 'xf', path], check=True)\n") == []
