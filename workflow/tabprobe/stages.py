@@ -118,6 +118,9 @@ def train_model(train_path: str, train_tables_path: str, dev_path: str, dev_tabl
 
     torch.set_num_threads(max(1, threads))
     settings = training.TrainSettings.from_config(train, seed, pair_order)
+    # The resume state lives beside the output until the checkpoint is in place, so a killed job
+    # (preempted, out of time, its node gone) continues where it stopped when re-run.
+    resume_dir = training.resume_dir_for(out_dir)
     with atomic_dir(out_dir) as tmp:
         training.train(
             read_parquet(train_path, schemas.EXAMPLES),
@@ -127,7 +130,10 @@ def train_model(train_path: str, train_tables_path: str, dev_path: str, dev_tabl
             premise,
             settings,
             tmp,
+            resume_dir=resume_dir,
         )
+    shutil.rmtree(resume_dir, ignore_errors=True)  # only once the checkpoint is in place
+    log.info("checkpoint written to %s", out_dir)
 
 
 def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premise: str,

@@ -4,10 +4,16 @@ Seeded and deterministic on the CPU: the subset of training examples, the head's
 weights, the batch order and dropout all come from the seed. Batches group examples of similar
 length (shuffled in chunks, then sorted within a chunk), which on a CPU saves most of the
 padding a plain shuffle would compute.
+
+Resumable: at each epoch end (and every few minutes of training) the whole training state is
+saved beside the checkpoint folder, so a job killed midway (preemption, a time limit, a node
+crash) continues where the last state left off and writes the very checkpoint an uninterrupted
+run writes (on the same machine and thread count).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -23,7 +29,8 @@ from tqdm import tqdm
 
 from . import LABELS
 from .encoding import collate, encode
-from .models import NLI_ID2LABEL, LoadedModel, autocast, new_classifier, pick_device, predict_batches, resolve_precision, save_checkpoint
+from .io import atomic_path
+from .models import NLI_ID2LABEL, LoadedModel, autocast, new_classifier, pick_device, predict_batches, resolve_base, resolve_precision, save_checkpoint
 from .perturb import seeded_rng
 from .render import render
 from .table import Table
@@ -78,6 +85,98 @@ def accuracy(loaded: LoadedModel, encoded, labels: np.ndarray, batch_size: int, 
     return float(100.0 * np.mean(probs.argmax(axis=1) == labels[order]))
 
 
+# How often a resume state is saved besides every epoch end. Where a state is saved does not
+# change the result, only how much work a kill loses; a MiniLM-L6 state (weights and AdamW's two
+# moments, ~270 MB) takes about a second to write, a RoBERTa-large one ~4 GB.
+SAVE_EVERY_SECONDS = 600.0
+
+
+def resume_dir_for(out_dir: str | Path) -> Path:
+    """Where training keeps its resume state: beside the checkpoint folder, hidden, and not a
+    Snakemake output, so Snakemake neither deletes it when a job fails nor counts it as a result."""
+    out_dir = Path(out_dir)
+    return out_dir.with_name(f".{out_dir.name}.resume")
+
+
+def _tensors_digest(digest, tensors) -> None:
+    import torch
+
+    for name, tensor in tensors:
+        raw = tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
+        digest.update(name.encode() + b"=" + raw.tobytes() + b"|")
+
+
+def resume_key(model, settings: TrainSettings, premise: str, device: str, precision: str,
+               train_features, train_labels: np.ndarray, dev_features, dev_labels: np.ndarray) -> str:
+    """Digest of everything that determines the trained checkpoint: the settings and seed, the
+    starting weights (base encoder plus the seeded head), every training and dev input token and
+    label, device, precision, library versions and this training loop itself. A resume state
+    saved under another key is never used."""
+    import torch
+    import transformers
+
+    digest = hashlib.sha256(json.dumps(
+        {"settings": asdict(settings), "premise": premise, "device": device, "precision": precision,
+         "torch": torch.__version__, "transformers": transformers.__version__}, sort_keys=True).encode())
+    digest.update(Path(__file__).read_bytes())
+    _tensors_digest(digest, sorted(model.state_dict().items()))
+    # The base's tokenizer and config files are copied into the checkpoint, so they count too.
+    for path in sorted(resolve_base(settings.base).iterdir()):
+        if path.is_file() and path.suffix in {".json", ".txt", ".model"}:
+            digest.update(path.name.encode() + b"=" + path.read_bytes() + b"|")
+    for features, labels in ((train_features, train_labels), (dev_features, dev_labels)):
+        for f in features:
+            for name in sorted(f):
+                digest.update(name.encode() + np.asarray(f[name], dtype=np.int32).tobytes() + b"|")
+        digest.update(labels.astype(np.int64).tobytes() + b"#")
+    return digest.hexdigest()
+
+
+class ResumeStore:
+    """One training state file in `folder`, named by the key of the inputs it was saved from.
+
+    Written with `atomic_path` (temporary file, fsync, rename), so a kill while saving leaves
+    the previous state intact. Loaded with `torch.load(weights_only=True)`: tensors and plain
+    values only, no pickled code.
+    """
+
+    def __init__(self, folder: str | Path, key: str):
+        self.folder = Path(folder)
+        self.key = key
+        self.path = self.folder / f"state-{key[:32]}.pt"
+
+    def load(self) -> dict | None:
+        import torch
+
+        if not self.folder.is_dir():
+            return None
+        for other in self.folder.iterdir():
+            # Leftovers of a save that was killed, and states of other inputs (another seed,
+            # edited settings or data): never resumed from, so they go.
+            if other != self.path:
+                log.info("discarding %s: not a resume state of these inputs and settings", other)
+                other.unlink()
+        if not self.path.exists():
+            return None
+        try:
+            state = torch.load(self.path, map_location="cpu", weights_only=True)
+        except Exception as err:  # an unreadable state costs a restart, never a wrong model
+            log.warning("resume state %s cannot be read (%s); training from the start", self.path, err)
+            self.path.unlink()
+            return None
+        if state.get("key") != self.key:
+            log.warning("resume state %s belongs to other inputs; training from the start", self.path)
+            self.path.unlink()
+            return None
+        return state
+
+    def save(self, state: dict) -> None:
+        import torch
+
+        with atomic_path(self.path) as tmp:
+            torch.save({**state, "key": self.key}, tmp)
+
+
 def train(
     train_examples: pa.Table,
     train_tables: Mapping[str, Table],
@@ -86,8 +185,19 @@ def train(
     premise: str,
     settings: TrainSettings,
     out_dir: str | Path,
+    resume_dir: str | Path | None = None,
+    save_every_seconds: float | None = SAVE_EVERY_SECONDS,
+    save_every_steps: int | None = None,
 ) -> dict:
-    """Fine-tune, evaluate on dev, and write a checkpoint directory; returns its metadata."""
+    """Fine-tune, evaluate on dev after each epoch, and write a checkpoint directory; returns its
+    metadata.
+
+    With `resume_dir`, the training state (weights, optimizer, LR schedule, torch RNG, position,
+    loss history and dev accuracy per epoch) is saved there after every epoch, every
+    `save_every_seconds` of training and every `save_every_steps` steps; a run with the same
+    inputs continues from the latest state. The caller removes the folder once the checkpoint is
+    in place.
+    """
     import torch
     from transformers import get_linear_schedule_with_warmup
 
@@ -100,9 +210,13 @@ def train(
 
     subset = select_examples(train_examples, settings.examples, settings.seed, "train")
     encoded, labels = _features(subset, train_tables, premise, tokenizer, settings)
+    dev_subset = select_examples(dev_examples, settings.dev_examples, settings.seed, "dev")
+    dev_encoded, dev_labels = _features(dev_subset, dev_tables, premise, tokenizer, settings)
     log.info("training on %d of %d train examples (%d premises cut to %d tokens), %s on %s",
              subset.num_rows, train_examples.num_rows, encoded.truncated, settings.max_length, precision, device)
 
+    # The batch order of every epoch is planned up front from the seed alone, so a resumed run
+    # plans the same batches again instead of saving the generator's state.
     rng = seeded_rng(settings.seed, "training-batches")
     epochs = [length_grouped_batches(encoded.lengths(), settings.batch_size, rng) for _ in range(settings.epochs)]
     total_steps = sum(len(e) for e in epochs)
@@ -114,12 +228,54 @@ def train(
     optimizer = torch.optim.AdamW(groups, lr=settings.learning_rate)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(settings.warmup_ratio * total_steps), total_steps)
     pad_id = tokenizer.pad_token_id or 0
-    history = []
+    loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
+
+    store = None
+    if resume_dir is not None:
+        store = ResumeStore(resume_dir, resume_key(model, settings, premise, device, precision,
+                                                   encoded.features, labels, dev_encoded.features, dev_labels))
+    history: list[dict] = []
+    dev_by_epoch: list[float] = []
+    seconds_before = 0.0  # training time of earlier, killed attempts
+    saved = store.load() if store else None
+    if saved:
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        scheduler.load_state_dict(saved["scheduler"])
+        torch.set_rng_state(saved["torch_rng"])
+        if saved.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state_all(saved["cuda_rng"])
+        history, dev_by_epoch, seconds_before = saved["history"], saved["dev_by_epoch"], saved["train_seconds"]
+        last_epoch = history[-1]["epoch"] if history else 0
+        where = "its end" if len(dev_by_epoch) == last_epoch else "mid-epoch"
+        log.info("resumed from epoch %d (%s), step %d of %d, with %.0f s of training before, from %s",
+                 last_epoch, where, len(history), total_steps, seconds_before, store.path)
+
     start = time.monotonic()
+    last_save = start
+
+    def save_state(why: str) -> None:
+        nonlocal last_save
+        began = time.monotonic()
+        store.save({
+            "model": model.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if device.startswith("cuda") else None,
+            "history": history, "dev_by_epoch": dev_by_epoch,
+            "train_seconds": seconds_before + (began - start),
+        })
+        last_save = time.monotonic()
+        log.info("saved resume state (%s, step %d of %d) in %.1f s", why, len(history), total_steps, last_save - began)
+
     model.train()
-    with tqdm(total=total_steps, desc="training", unit="batch", file=sys.stderr, mininterval=10, ascii=True) as bar:
+    step = 0  # global index of the next batch
+    with tqdm(total=total_steps, initial=len(history), desc="training", unit="batch", file=sys.stderr,
+              mininterval=10, ascii=True) as bar:
         for epoch, batches in enumerate(epochs):
-            for batch_idx in batches:
+            for position, batch_idx in enumerate(batches):
+                step += 1
+                if step <= len(history):
+                    continue  # done before the kill, restored from the resume state
                 batch = {k: v.to(device) for k, v in collate([encoded.features[i] for i in batch_idx], pad_id).items()}
                 target = torch.from_numpy(labels[batch_idx]).to(device)
                 with autocast(device, precision):
@@ -136,13 +292,28 @@ def train(
                 if len(history) % 50 == 0:
                     recent = np.mean([h["loss"] for h in history[-50:]])
                     log.info("step %d / %d, epoch %d, loss %.4f (last 50 steps)", len(history), total_steps, epoch + 1, recent)
-    train_seconds = time.monotonic() - start
+                last_of_epoch = position == len(batches) - 1
+                if store and not last_of_epoch and (
+                    (save_every_steps and len(history) % save_every_steps == 0)
+                    or (save_every_seconds is not None and time.monotonic() - last_save >= save_every_seconds)
+                ):
+                    save_state(f"epoch {epoch + 1}, {position + 1} of {len(batches)} batches")
+            if len(dev_by_epoch) > epoch:
+                continue  # this epoch's dev accuracy came with the resume state
+            # Evaluation runs under inference_mode in eval mode: no dropout, no random numbers
+            # drawn, so it does not move the training run off its seeded course.
+            model.eval()
+            dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_labels, 64, precision), 2))
+            model.train()
+            epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch + 1]
+            log.info("epoch %d / %d done at step %d / %d: mean loss %.4f, dev accuracy %.2f%% on %d examples",
+                     epoch + 1, len(epochs), len(history), total_steps, float(np.mean(epoch_losses)) if epoch_losses else float("nan"),
+                     dev_by_epoch[-1], dev_subset.num_rows)
+            if store:
+                save_state(f"end of epoch {epoch + 1}")
+    train_seconds = seconds_before + time.monotonic() - start
     model.eval()
-
-    dev_subset = select_examples(dev_examples, settings.dev_examples, settings.seed, "dev")
-    dev_encoded, dev_labels = _features(dev_subset, dev_tables, premise, tokenizer, settings)
-    loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
-    dev_accuracy = accuracy(loaded, dev_encoded, dev_labels, 64, precision)
+    dev_accuracy = dev_by_epoch[-1] if dev_by_epoch else accuracy(loaded, dev_encoded, dev_labels, 64, precision)
     log.info("dev accuracy %.2f%% on %d examples; training took %.0f s", dev_accuracy, dev_subset.num_rows, train_seconds)
 
     meta = {
@@ -156,9 +327,11 @@ def train(
         "train_examples": subset.num_rows,
         "train_examples_available": train_examples.num_rows,
         "train_steps": total_steps,
+        # Wall time: the one field that differs from run to run (a resumed run adds up its attempts).
         "train_seconds": round(train_seconds, 1),
         "final_loss_last_50_steps": round(float(np.mean([h["loss"] for h in history[-50:]])), 4) if history else None,
         "dev_accuracy": round(dev_accuracy, 2),
+        "dev_accuracy_by_epoch": dev_by_epoch,
         "dev_examples": dev_subset.num_rows,
     }
     save_checkpoint(model, tokenizer, out_dir, meta)
