@@ -167,10 +167,14 @@ class Run:
     args: list[str] = field(default_factory=list)
 
 
+MALFORMED_YAML = "seed: 1\nsplits: [alpha1\nprobes: {original: {}}\n"
+
+
 def malformed_yaml(env, tmp) -> Run:
     path = tmp / "bad.yaml"
-    path.write_text("seed: 1\nsplits: [alpha1\nprobes: {original: {}}\n")
-    # Snakemake parses --configfile itself before the workflow starts; this is all it says.
+    path.write_text(MALFORMED_YAML)
+    # Snakemake parses --configfile itself before the workflow starts, and says only this; the
+    # file and line come from `python -m tabprobe.config` (test_the_config_checker_...).
     return Run(path, [r"Config file is not valid JSON or YAML"])
 
 
@@ -223,6 +227,12 @@ def names_with_path_characters(env, tmp) -> Run:
     ])
 
 
+def infotabs_dir_without_data(env, tmp) -> Run:
+    path = write_config(tmp / "bad.yaml", base_config(env, tmp / "not_infotabs"))
+    return Run(path, [rf"{path}:{line_of(path, 'infotabs_dir:')}: config key infotabs_dir: .*not_infotabs has no "
+                      r"data/maindata/ folder; give the folder that holds data/maindata/ and data/tables/json/"])
+
+
 def zero_examples_cap(env, tmp) -> Run:
     path = write_config(tmp / "bad.yaml", base_config(env, max_examples=0))
     return Run(path, [rf"{path}:{line_of(path, 'max_examples:')}: config key max_examples: 0 is less than the minimum of 1"])
@@ -252,7 +262,7 @@ def header_only_split(env, tmp) -> Run:
 
 
 FRESH_CASES = [malformed_yaml, wrong_types_and_keys, unknown_probe_in_config, unknown_model_references,
-               names_with_path_characters, zero_examples_cap, broken_rows, header_only_split]
+               names_with_path_characters, infotabs_dir_without_data, zero_examples_cap, broken_rows, header_only_split]
 
 
 @pytest.mark.parametrize("case", FRESH_CASES, ids=lambda f: f.__name__)
@@ -351,6 +361,27 @@ def test_bad_input_added_to_a_finished_run_stops_and_changes_nothing(env, finish
         assert re.search(pattern, output), f"{pattern!r} not in:\n{output[-4000:]}"
     assert snapshot(finished["dir"]) == before, "the failed run changed or added files"
     assert sorted(env["tmp"].iterdir()) == around and not list(env["tmp"].rglob("escaped")), "a file outside the run"
+
+
+def test_the_config_checker_names_the_file_and_line_snakemake_does_not(tmp_path):
+    """What the README tells a user to run when Snakemake says only "not valid JSON or YAML"."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(MALFORMED_YAML)
+    command = [sys.executable, "-m", "tabprobe.config", str(ROOT / "config.yaml"), str(bad)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert re.search(rf"^{bad}:3:7: not valid YAML: expected ',' or '\]', but got ':' \(while parsing a flow sequence "
+                     r"opened at line 2, column 9\); fix the syntax there", result.stderr), result.stderr
+    # The same checker on files that are valid: merged in order, as Snakemake merges them.
+    good = tmp_path / "good.yaml"
+    good.write_text("max_examples: 2000\n")
+    result = subprocess.run(command[:-1] + [str(good)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "valid" in result.stdout, result.stderr
+    good.write_text("max_examples: 20\n")  # below the evidence probes' own caps of config.yaml
+    result = subprocess.run(command[:-1] + [str(good)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert re.search(r"config\.yaml:\d+: config key probes\.evidence_selection\.max_examples: 100 examples need "
+                     r"original predictions, but `original` is capped at 20", result.stderr), result.stderr
 
 
 def test_name_patterns_refuse_path_characters():

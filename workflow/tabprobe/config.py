@@ -260,6 +260,10 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
             )
         elif isinstance(model, dict):
             problems += [f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model)]
+    root = config.get("infotabs_dir")
+    if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
+        problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
+                        "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it")
     problems = located + [_located(p, sources) for p in problems]
     if problems:
         read_from = f" (read from {', then '.join(map(str, sources))})" if sources else ""
@@ -282,3 +286,58 @@ def require_configured(config: dict[str, Any], **names: str) -> None:
                 f"no {kind} {name!r} in config.{hint} Configured {kind}s: "
                 f"{', '.join(configured)}. Fix the name in the requested path, or add it under `{kind}s:` in config.yaml."
             )
+
+
+def load_files(paths: Sequence[str | Path]) -> dict[str, Any]:
+    """The config that Snakemake builds from these files (later ones override earlier ones,
+    key by key), or ConfigError naming the file, line and column of a YAML syntax error."""
+    merged: dict[str, Any] = {}
+    for path in paths:
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except yaml.MarkedYAMLError as err:
+            mark = err.problem_mark or err.context_mark
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+            opened = err.context_mark if err.context and err.problem else None
+            raise ConfigError(f"{where}: not valid YAML: {err.problem or err.context}"
+                              + (f" ({err.context} opened at line {opened.line + 1}, column {opened.column + 1})" if opened else "")
+                              + "; fix the syntax there (a bracket or quote left open, a tab in the indentation)") from None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+            raise ConfigError(f"{path}: cannot be read as YAML ({err})") from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: the top level must be keys (seed:, splits:, probes:, ...), found {type(loaded).__name__}")
+        _merge(merged, loaded)
+    return merged
+
+
+def _merge(config: dict, override: dict) -> None:
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            _merge(config[key], value)
+        else:
+            config[key] = value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m tabprobe.config config.yaml [my.yaml ...]`: check config files as the workflow
+    does, without running it. Snakemake reads --configfile files itself and says of one that is
+    not valid YAML only "Config file is not valid JSON or YAML"; this names the file and line."""
+    import sys
+
+    paths = list(sys.argv[1:] if argv is None else argv)
+    if not paths:
+        print("usage: python -m tabprobe.config config.yaml [more.yaml ...] (merged in order, as Snakemake does)",
+              file=sys.stderr)
+        return 2
+    schema = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
+    try:
+        check(load_files(paths), schema, sources=paths, schema_shown="workflow/schemas/config.schema.yaml")
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"{', '.join(paths)}: valid")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
