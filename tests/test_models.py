@@ -12,7 +12,7 @@ from transformers import AutoTokenizer, BertConfig, BertForSequenceClassificatio
 from tabprobe import schemas
 from tabprobe.errors import ModelError
 from tabprobe.encoding import encode
-from tabprobe.models import fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
+from tabprobe.models import checkpoint_labels, fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
 from tabprobe.render import para
 from tabprobe.table import Row, Table
 
@@ -69,6 +69,31 @@ def test_pickled_weights_are_refused(tmp_path, tokenizer):
     (ckpt / "model.safetensors").unlink()
     with pytest.raises(ModelError, match="safetensors only"):
         load_classifier(ckpt)
+
+
+def test_checkpoint_labels_are_read_from_config_json_alone(tmp_path, tokenizer):
+    ckpt = tiny_checkpoint(tmp_path / "ckpt", tokenizer)
+    assert checkpoint_labels(ckpt) == {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
+    settings = json.loads((ckpt / "config.json").read_text())
+    del settings["id2label"]  # transformers then names the outputs LABEL_0 ... LABEL_{num_labels - 1}
+    (ckpt / "config.json").write_text(json.dumps(settings))
+    assert checkpoint_labels(ckpt) == {0: "LABEL_0", 1: "LABEL_1"}  # num_labels defaults to 2
+    (ckpt / "config.json").write_text(json.dumps({**settings, "num_labels": 3}))
+    assert checkpoint_labels(ckpt) == {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}
+    (ckpt / "config.json").write_text("{not json")
+    with pytest.raises(ModelError, match=r"config\.json: cannot be read as JSON .*save_pretrained"):
+        checkpoint_labels(ckpt)
+    (ckpt / "config.json").unlink()
+    with pytest.raises(ModelError, match=r"no config\.json"):
+        checkpoint_labels(ckpt)
+    (ckpt / "model.safetensors").unlink()
+    with pytest.raises(ModelError, match="safetensors only"):
+        checkpoint_labels(ckpt)
+
+
+def test_a_labels_key_naming_no_label_of_the_checkpoint_gets_did_you_mean():
+    with pytest.raises(ModelError, match=r"'CONTRA' is not one of its labels \(did you mean 'CONTRADICTION'\?\)"):
+        label_order({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, {"CONTRA": "C", "NEUTRAL": "N", "ENTAILMENT": "E"}, "x")
 
 
 def test_missing_checkpoint_and_missing_package_are_clear(tmp_path):

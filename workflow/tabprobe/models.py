@@ -166,11 +166,12 @@ def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
                          "model.save_pretrained(dir)") from None
     if not isinstance(settings, dict):
         raise ModelError(f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)")
-    # As transformers reads it: no id2label means LABEL_0 ... LABEL_{num_labels - 1} (2 by default).
-    id2label = settings.get("id2label") or {i: f"LABEL_{i}" for i in range(int(settings.get("num_labels", 2)))}
+    id2label = settings.get("id2label")
     try:
+        # As transformers reads it: no id2label means LABEL_0 ... LABEL_{num_labels - 1} (2 by default).
+        id2label = id2label or {i: f"LABEL_{i}" for i in range(int(settings.get("num_labels", 2)))}
         return {int(i): str(name) for i, name in id2label.items()}
-    except (AttributeError, ValueError):
+    except (AttributeError, TypeError, ValueError):
         raise ModelError(f"{config_file}: id2label {id2label!r} is not a map of output indices to label names; "
                          "save the checkpoint again with model.save_pretrained(dir)") from None
 
