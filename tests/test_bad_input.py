@@ -297,10 +297,14 @@ def with_model(build: Callable, labels: dict | None = None) -> Callable:
     return make
 
 
-def no_weights(path: Path) -> Path:
-    tiny_checkpoint(path)
-    (path / "model.safetensors").unlink()
+def without(path: Path, *names: str) -> Path:
+    for name in names:
+        (path / name).unlink()
     return path
+
+
+def no_weights(path: Path) -> Path:
+    return without(tiny_checkpoint(path), "model.safetensors")
 
 
 FINISHED_CASES = {
@@ -328,6 +332,10 @@ FINISHED_CASES = {
     "checkpoint_without_weights": (with_model(no_weights), [
         r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \['config\.json', "
         r"'tokenizer\.json', 'tokenizer_config\.json'\]\)"]),
+    "checkpoint_without_tokenizer": (with_model(lambda p: without(tiny_checkpoint(p), "tokenizer.json", "tokenizer_config.json")), [
+        r"config key models\.tiny2\.checkpoint: .*ckpt2: no tokenizer files \(none of tokenizer\.json, vocab\.txt.*; found "
+        r"\['config\.json', 'model\.safetensors'\]\)\. Without them every word would be read as an unknown token\. "
+        r"Save the checkpoint's tokenizer beside its weights: tokenizer\.save_pretrained\(dir\)"]),
     "labels_that_do_not_map_onto_ENC": (with_model(lambda p: tiny_checkpoint(p, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})), [
         r"config key models\.tiny2\.checkpoint: .*ckpt2: the checkpoint's labels \{0: 'LABEL_0', 1: 'LABEL_1', 2: 'LABEL_2'\} "
         r"do not map one-to-one onto E, N, C .*Add `labels:` to this model in config\.yaml"]),

@@ -91,6 +91,16 @@ def test_checkpoint_labels_are_read_from_config_json_alone(tmp_path, tokenizer):
         checkpoint_labels(ckpt)
 
 
+def test_a_checkpoint_without_tokenizer_files_is_refused(tmp_path, tokenizer):
+    # transformers would build a tokenizer from the model type alone that reads every word as [UNK].
+    ckpt = tiny_checkpoint(tmp_path / "ckpt", tokenizer)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        (ckpt / name).unlink(missing_ok=True)
+    for check in (checkpoint_labels, load_classifier):
+        with pytest.raises(ModelError, match=r"no tokenizer files .*tokenizer\.save_pretrained\(dir\)"):
+            check(ckpt)
+
+
 def test_a_labels_key_naming_no_label_of_the_checkpoint_gets_did_you_mean():
     with pytest.raises(ModelError, match=r"'CONTRA' is not one of its labels \(did you mean 'CONTRADICTION'\?\)"):
         label_order({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, {"CONTRA": "C", "NEUTRAL": "N", "ENTAILMENT": "E"}, "x")

@@ -63,10 +63,29 @@ def _require_safetensors(path: Path) -> None:
         )
 
 
+# The files a Hugging Face tokenizer is read from (fast tokenizers, WordPiece, BPE, SentencePiece).
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
+
+
+def _require_tokenizer(path: Path) -> None:
+    # Without these, transformers still returns a tokenizer, built from the model type alone,
+    # that knows only its special tokens: every word becomes [UNK] and the model is probed on
+    # nothing, silently.
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        found = sorted(p.name for p in path.iterdir())
+        raise ModelError(
+            f"{path}: no tokenizer files (none of {', '.join(TOKENIZER_FILES)}; found {found}). Without them every "
+            "word would be read as an unknown token. Save the checkpoint's tokenizer beside its weights: "
+            "tokenizer.save_pretrained(dir)."
+        )
+
+
 def require_base(base: str) -> Path:
-    """The folder of a base encoder to train or initialise from, if it has safetensors weights."""
+    """The folder of a base encoder to train or initialise from, if it has safetensors weights
+    and a tokenizer."""
     path = resolve_base(base)
     _require_safetensors(path)
+    _require_tokenizer(path)
     return path
 
 
@@ -151,10 +170,9 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
 
 def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
     """The id2label of a checkpoint that load_classifier would accept as far as its files go
-    (a folder with safetensors weights and a config.json), read from config.json alone: nothing
+    (a folder with safetensors weights, a tokenizer and a config.json), read from config.json alone: nothing
     is unpickled or imported, so a bad checkpoint can stop the run before any job."""
-    path = resolve_base(str(checkpoint))
-    _require_safetensors(path)
+    path = require_base(str(checkpoint))
     config_file = path / "config.json"
     try:
         settings = json.loads(config_file.read_text(encoding="utf-8"))
@@ -208,8 +226,7 @@ def pick_device() -> str:
 def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None = None) -> LoadedModel:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    path = resolve_base(str(checkpoint))
-    _require_safetensors(path)
+    path = require_base(str(checkpoint))
     model = AutoModelForSequenceClassification.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
     device = pick_device()
     model.to(device).eval()
