@@ -92,8 +92,8 @@ class SlurmCluster:
     def write_config(self) -> None:
         for folder in ("etc", "munge", "state", "spool", "log"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        # munged refuses group- or world-accessible key and socket folders.
-        (self.root / "munge").chmod(0o700)
+        # munged refuses a key readable by others and folders writable by others.
+        (self.root / "munge").chmod(0o755)
         key = self.root / "munge" / "munge.key"
         key.write_bytes(os.urandom(1024))
         key.chmod(0o400)

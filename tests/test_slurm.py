@@ -22,6 +22,9 @@ import yaml
 
 from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
+pytest.importorskip("snakemake_executor_plugin_slurm",
+                    reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[test]')")
+
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.e2e
 MODEL = "minilm-struct"
@@ -183,8 +186,30 @@ def test_a_gpu_rule_becomes_an_sbatch_gpu_request(slurm_run):
             assert "--gpus" not in call and "--gres" not in call and "--ntasks=1" in call
     cluster = slurm_run["cluster"]
     for _, slurm_id, logfile in slurm_run["submitted"]:
+        gpu_job = rule_of(logfile) == "infer_nli"
         booked = scontrol_job(cluster, slurm_id).get("TresPerJob", "")
-        assert booked == ("gres:gpu:1" if rule_of(logfile) == "infer_nli" else ""), (slurm_id, booked)
+        assert booked == ("gres:gpu:1" if gpu_job else ""), (slurm_id, booked)
+        # Inside the allocation the job step (srun) takes the GPU too, so the rule's process sees it.
+        step = re.search(r"The call for this job is: (srun .*)", logfile.read_text()).group(1)
+        assert bool(re.search(r"--gpus=1(\s|$)", step)) == gpu_job, step[:200]
+
+
+def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
+    """What an HPC user edits: placeholders for partition and account, GPU rules on their own
+    partition with more memory, every other rule small, retries on."""
+    settings = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    assert settings["executor"] == "slurm" and settings["retries"] >= 1
+    defaults, per_rule = settings["default-resources"], settings["set-resources"]
+    assert defaults["slurm_partition"].startswith("CHANGE_ME") and defaults["slurm_account"].startswith("CHANGE_ME")
+    assert defaults["mem_mb"] <= 4000 and "gpu" not in defaults
+    for rule in ("infer_nli", "train_model"):
+        assert per_rule[rule]["slurm_partition"].startswith("CHANGE_ME_gpu")
+        assert per_rule[rule]["mem_mb"] > defaults["mem_mb"]
+        # The GPU itself is the rule's own resource, so a local run sees it too.
+        rule_text = (ROOT / "rules" / "models.smk").read_text().split(f"rule {rule}:")[1].split("\nrule ")[0]
+        assert re.search(r"resources:\s+gpu=1,", rule_text)
+    snakefile = (ROOT / "Snakefile").read_text()
+    assert re.search(r"localrules:\s+all,\s+download_infotabs,\s+assemble_report,", snakefile)
 
 
 def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:
