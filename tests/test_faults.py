@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from transformers import AutoTokenizer, BertConfig, BertModel
 
 from tabprobe import schemas
 from tabprobe.errors import CorruptFileError
-from tabprobe.io import read_parquet, write_parquet
+from tabprobe.io import read_parquet, remove_leftovers, write_parquet
 from tabprobe.models import resolve_base
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,6 +131,11 @@ def outputs(workdir: Path) -> dict[str, bytes]:
     return found
 
 
+def entries(workdir: Path) -> list[str]:
+    """Every file and folder under results/ and resources/models/."""
+    return sorted(str(p.relative_to(workdir)) for top in ("results", "resources/models") for p in (workdir / top).rglob("*"))
+
+
 def without_wall_time(name: str, content: bytes) -> object:
     """The content to compare: wall times and throughput differ from run to run (and a resumed
     job reports how much it took over), nothing else may."""
@@ -152,7 +158,7 @@ def uninterrupted(tmp_path_factory, small_base, shared_infotabs) -> dict:
     snakemake(workdir)
     # Its outputs as they were, for comparison: the damaged-file test then works in this folder
     # (a copy would re-run everything: the library files are inputs by absolute path).
-    return {"dir": workdir, "outputs": outputs(workdir)}
+    return {"dir": workdir, "outputs": outputs(workdir), "entries": entries(workdir)}
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +173,7 @@ def interrupted(tmp_path_factory, small_base, shared_infotabs) -> dict:
     seen["first_returncode"] = run.wait(timeout=300)
     seen["after_training_kill"] = sorted(p.name for p in (workdir / RESUME).iterdir())
     seen["checkpoint_after_kill"] = (workdir / CHECKPOINT).exists()
+    seen["models_folder_after_kill"] = sorted(p.name for p in (workdir / CHECKPOINT).parent.iterdir())
     seen["killed_training_log"] = (workdir / "logs/train_model" / f"{MODEL}.log").read_text()
 
     # 2. Re-run: training resumes; then the whole run dies with inference midway (a node crash).
@@ -204,7 +211,10 @@ def test_killed_training_job_resumes_from_its_saved_epoch(interrupted):
     assert "epoch 1 / 4 done" not in interrupted["resumed_training_log"]
     assert "epoch 4 / 4 done at step 64 / 64" in interrupted["resumed_training_log"]
     assert "dev accuracy" in interrupted["resumed_training_log"]
-    assert not (interrupted["dir"] / RESUME).exists()  # removed once the checkpoint was written
+    # The killed attempt's temporary checkpoint folder was there; the re-run removed it, and
+    # the resume state once the checkpoint was written.
+    assert any(name.startswith(f".{MODEL}.") and name.endswith(".tmp") for name in interrupted["models_folder_after_kill"])
+    assert sorted(p.name for p in (interrupted["dir"] / CHECKPOINT).parent.iterdir()) == [MODEL]
 
 
 def test_inference_after_a_node_crash_resumes_from_its_saved_blocks(interrupted):
@@ -222,8 +232,9 @@ def test_interrupted_run_ends_with_the_outputs_of_an_uninterrupted_one(interrupt
         assert name in whole
     differing = [name for name in whole if without_wall_time(name, killed[name]) != without_wall_time(name, whole[name])]
     assert differing == []
-    # Neither run left temporary files or resume state behind.
-    assert not [name for name in whole if name.endswith(".tmp") or ".resume" in name or ".shards" in name]
+    # Not even an empty folder more: no temporary files, resume state or shards left behind.
+    assert entries(interrupted["dir"]) == uninterrupted["entries"]
+    assert not [name for name in uninterrupted["entries"] if name.endswith(".tmp") or ".resume" in name or ".shards" in name]
 
 
 def test_a_damaged_parquet_file_stops_its_consumer_with_its_name(uninterrupted):
@@ -281,3 +292,15 @@ def test_every_single_bit_flip_in_a_parquet_file_is_detected_or_harmless(tmp_pat
     # Harmless flips are in page headers and footer fields no reader uses; in the pages
     # themselves nearly all are caught (without page checksums, about one in ten).
     assert detected_in_pages > 0.85 * footer_start
+
+
+def test_only_the_leftovers_of_the_one_output_are_removed(tmp_path):
+    # Names as atomic_dir / atomic_path make them for a writer killed before its rename.
+    mine = [Path(tempfile.mkdtemp(prefix=".tiny.", suffix=".tmp", dir=tmp_path)),
+            Path(tempfile.mkstemp(prefix=".tiny.", suffix=".tmp", dir=tmp_path)[1])]
+    others = [Path(tempfile.mkdtemp(prefix=".tiny.v2.", suffix=".tmp", dir=tmp_path)), tmp_path / ".tiny.resume",
+              tmp_path / "tiny"]
+    for folder in others[1:]:
+        folder.mkdir()
+    assert sorted(remove_leftovers(tmp_path / "tiny")) == sorted(mine)
+    assert sorted(tmp_path.iterdir()) == sorted(others)

@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -69,6 +70,27 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def remove_leftovers(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files or folders that `atomic_path`/`atomic_dir` left beside `path`
+    when a process writing it was killed (a rename never happened, so nothing else does).
+
+    Only for the one writer of `path`: Snakemake never runs two jobs for the same output. The
+    pattern is exactly the temporary names made for `path`, never those of another output.
+    """
+    path = Path(path)
+    mine = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.tmp")
+    removed = []
+    if path.parent.is_dir():
+        for stale in path.parent.iterdir():
+            if mine.fullmatch(stale.name):
+                if stale.is_dir() and not stale.is_symlink():
+                    shutil.rmtree(stale)
+                else:
+                    stale.unlink()
+                removed.append(stale)
+    return removed
 
 
 def sha256_file(path: str | os.PathLike) -> str:
