@@ -209,33 +209,45 @@ def train_slice(tmp_path_factory, shared_infotabs) -> Path:
     return folder
 
 
-def test_killed_training_resumes_and_ends_with_the_same_checkpoint(tiny_base, train_slice, tmp_path):
-    subprocess.run(_train_command(train_slice, tiny_base, tmp_path / "whole", None, tmp_path / "whole.log"),
-                   check=True, timeout=600)
+@pytest.fixture(scope="module")
+def whole_training(tiny_base, train_slice, tmp_path_factory) -> Path:
+    """The checkpoint of an uninterrupted run (without resume state), to compare against."""
+    folder = tmp_path_factory.mktemp("whole-training")
+    subprocess.run(_train_command(train_slice, tiny_base, folder / "ckpt", None, folder / "log"), check=True, timeout=600)
+    return folder / "ckpt"
 
+
+# Killed right after the state at the end of epoch 1 was saved, or after one saved in the middle
+# of epoch 2 (states every 5 steps; 24 batches an epoch): the second resumes mid-epoch, where the
+# position in the batch plan, the LR schedule and the dropout RNG all have to be right.
+@pytest.mark.parametrize("kill_after", ["end of epoch 1", "epoch 2, 11 of 24 batches"])
+def test_killed_training_resumes_and_ends_with_the_same_checkpoint(tiny_base, train_slice, whole_training, tmp_path,
+                                                                   kill_after):
     out, resume_dir, log_path = tmp_path / "killed", tmp_path / ".killed.resume", tmp_path / "killed.log"
     process = subprocess.Popen(_train_command(train_slice, tiny_base, out, resume_dir, log_path))
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None and (
-        not log_path.exists() or "saved resume state (end of epoch 1" not in log_path.read_text()
+        not log_path.exists() or f"saved resume state ({kill_after}" not in log_path.read_text()
     ):
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
     first_attempt = log_path.read_text()
-    assert "saved resume state (end of epoch 1" in first_attempt
+    assert f"saved resume state ({kill_after}" in first_attempt
     assert "epoch 6 / 6 done" not in first_attempt and not out.exists(), "the job should have been killed midway"
     assert len(list(resume_dir.glob("state-*.pt"))) == 1
 
     subprocess.run(_train_command(train_slice, tiny_base, out, resume_dir, log_path), check=True, timeout=600)
-    resumed = re.search(r"resumed from epoch (\d+) \((its end|mid-epoch)\), step (\d+) of (\d+)", log_path.read_text())
+    resumed = re.search(r"resumed from epoch (\d+) \((its end|mid-epoch)\), step (\d+) of 144", log_path.read_text())
     assert resumed, log_path.read_text()[-2000:]
-    assert 1 <= int(resumed.group(1)) < 6 and 0 < int(resumed.group(3)) < int(resumed.group(4))
+    assert 1 <= int(resumed.group(1)) < 6 and 24 <= int(resumed.group(3)) < 144
+    if kill_after.startswith("epoch 2"):
+        assert resumed.group(1, 2) == ("2", "mid-epoch")
     # Only the steps after the saved state were trained again.
     assert "epoch 1 / 6 done" not in log_path.read_text()
     for name in ("model.safetensors", "training_log.jsonl", "config.json", "tokenizer.json"):
-        assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
-    meta, whole_meta = (json.loads((d / "tabprobe.json").read_text()) for d in (out, tmp_path / "whole"))
+        assert (out / name).read_bytes() == (whole_training / name).read_bytes(), name
+    meta, whole_meta = (json.loads((d / "tabprobe.json").read_text()) for d in (out, whole_training))
     # Wall time is the one field that may differ; the dev accuracy of every epoch must not.
     assert {k: v for k, v in meta.items() if k != "train_seconds"} == {k: v for k, v in whole_meta.items() if k != "train_seconds"}
     assert len(meta["dev_accuracy_by_epoch"]) == 6

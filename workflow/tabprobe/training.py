@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import math
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -155,7 +156,7 @@ class ResumeStore:
             # edited settings or data): never resumed from, so they go.
             if other != self.path:
                 log.info("discarding %s: not a resume state of these inputs and settings", other)
-                other.unlink()
+                shutil.rmtree(other) if other.is_dir() and not other.is_symlink() else other.unlink()
         if not self.path.exists():
             return None
         try:
@@ -268,7 +269,7 @@ def train(
         log.info("saved resume state (%s, step %d of %d) in %.1f s", why, len(history), total_steps, last_save - began)
 
     model.train()
-    step = 0  # global index of the next batch
+    step = 0  # number of the current batch, counted over all epochs
     with tqdm(total=total_steps, initial=len(history), desc="training", unit="batch", file=sys.stderr,
               mininterval=10, ascii=True) as bar:
         for epoch, batches in enumerate(epochs):
