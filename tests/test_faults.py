@@ -304,3 +304,19 @@ def test_only_the_leftovers_of_the_one_output_are_removed(tmp_path):
         folder.mkdir()
     assert sorted(remove_leftovers(tmp_path / "tiny")) == sorted(mine)
     assert sorted(tmp_path.iterdir()) == sorted(others)
+
+
+def test_a_write_removes_what_a_killed_write_of_the_same_output_left(tmp_path):
+    """Every output goes through atomic_path / atomic_dir, so a re-run job of any rule (not only
+    train_model) clears the temporary names its killed attempt left, and nothing else."""
+    from tabprobe.io import atomic_dir, write_text
+
+    killed_file = Path(tempfile.mkstemp(prefix=".out.json.", suffix=".tmp", dir=tmp_path)[1])
+    killed_dir = Path(tempfile.mkdtemp(prefix=".model.", suffix=".tmp", dir=tmp_path))
+    another_output = Path(tempfile.mkstemp(prefix=".other.json.", suffix=".tmp", dir=tmp_path)[1])
+    write_text("{}", tmp_path / "out.json")
+    assert not killed_file.exists() and killed_dir.exists()
+    with atomic_dir(tmp_path / "model") as folder:
+        (folder / "weights").write_text("w")
+    assert not killed_dir.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.json", "model", another_output.name])

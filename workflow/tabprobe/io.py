@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -20,6 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import CorruptFileError
+
+log = logging.getLogger(__name__)
 
 # Fixed writer settings: the same table always gives the same bytes. Page checksums (CRC32 of
 # every data page, checked on read): without them a flipped bit inside a compressed page mostly
@@ -39,6 +42,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path in the destination's folder; rename it onto `path` on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
@@ -58,6 +62,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary folder beside `path`; move it onto `path` (replacing it) on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(path)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; outputs get the usual permissions
     try:
@@ -74,7 +79,8 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
 
 def remove_leftovers(path: str | os.PathLike) -> list[Path]:
     """Remove the temporary files or folders that `atomic_path`/`atomic_dir` left beside `path`
-    when a process writing it was killed (a rename never happened, so nothing else does).
+    when a process writing it was killed (a rename never happened, so nothing else does); both
+    call this before writing, so a re-run job leaves nothing of its killed attempt behind.
 
     Only for the one writer of `path`: Snakemake never runs two jobs for the same output. The
     pattern is exactly the temporary names made for `path`, never those of another output.
@@ -89,6 +95,7 @@ def remove_leftovers(path: str | os.PathLike) -> list[Path]:
                     shutil.rmtree(stale)
                 else:
                     stale.unlink()
+                log.info("removed %s, left by an earlier attempt that was killed", stale)
                 removed.append(stale)
     return removed
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from . import download, infotabs, models, perturb, report, schemas, scoring
-from .io import atomic_dir, read_parquet, remove_leftovers, write_json, write_parquet, write_text
+from .io import atomic_dir, read_parquet, write_json, write_parquet, write_text
 
 log = logging.getLogger(__name__)
 
@@ -121,9 +121,6 @@ def train_model(train_path: str, train_tables_path: str, dev_path: str, dev_tabl
     # The resume state lives beside the output until the checkpoint is in place, so a killed job
     # (preempted, out of time, its node gone) continues where it stopped when re-run.
     resume_dir = training.resume_dir_for(out_dir)
-    # A killed attempt also left its (empty or half-written) temporary checkpoint folder.
-    for stale in remove_leftovers(out_dir):
-        log.info("removed %s, left by an earlier attempt that was killed", stale)
     with atomic_dir(out_dir) as tmp:
         training.train(
             read_parquet(train_path, schemas.EXAMPLES),
