@@ -29,6 +29,7 @@ from transformers import AutoTokenizer, BertConfig, BertForSequenceClassificatio
 
 from tabprobe.config import MODEL_NAME, PROBE_NAME
 from tabprobe.models import resolve_base
+from workflow_copy import copy_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "mini_infotabs"
@@ -113,12 +114,8 @@ def break_rows(root: Path, tsv: Path) -> None:
 def env(tmp_path_factory):
     """The workflow copy, checkpoints and InfoTabS copies every case draws on."""
     tmp = tmp_path_factory.mktemp("bad_input")
-    workflow = tmp / "workflow"
-    workflow.mkdir()
-    # No config.yaml in the copy: each case's --configfile is the whole config.
-    shutil.copy(ROOT / "Snakefile", workflow / "Snakefile")
-    for name in ["rules", "envs", "workflow"]:
-        shutil.copytree(ROOT / name, workflow / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    # Each case's --configfile is the whole config.
+    workflow = copy_workflow(tmp / "workflow")
     good = tiny_checkpoint(tmp / "ckpt")
     clean = tmp / "infotabs_clean"
     shutil.copytree(FIXTURE, clean)
@@ -358,7 +355,7 @@ def add_broken_split(env, finished, tmp) -> Run:
     tsv = env["finished_data"] / ALPHA2
     return Run(write_config(tmp / "run.yaml", config), [
         rf"{tsv}:3: has 5 tab-separated columns", rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
-        rf"{tsv}:5: table T99 is missing", rf"T5\.json:\d+: malformed JSON", r"How to fix: "])
+        rf"{tsv}:5: table T99 is missing", r"T5\.json:\d+: malformed JSON", r"How to fix: "])
 
 
 FINISHED_CASES["broken_rows_in_an_added_split"] = (add_broken_split, [])

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from tabprobe import schemas
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import read_parquet, remove_leftovers, write_parquet
 from tabprobe.models import resolve_base
+from workflow_copy import copy_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "tiny"
@@ -61,10 +61,8 @@ def small_base(tmp_path_factory) -> Path:
     return path
 
 
-def workflow_copy(folder: Path, base: Path, infotabs: Path) -> Path:
-    shutil.copy(ROOT / "Snakefile", folder / "Snakefile")
-    for name in ["rules", "envs", "workflow"]:
-        shutil.copytree(ROOT / name, folder / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+def workflow_with_config(folder: Path, base: Path, infotabs: Path) -> Path:
+    copy_workflow(folder)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(
         infotabs_dir=str(infotabs), splits=["alpha1"], max_examples=None, probes={"original": {}},
@@ -154,7 +152,7 @@ def without_wall_time(name: str, content: bytes) -> object:
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory, small_base, shared_infotabs) -> dict:
-    workdir = workflow_copy(tmp_path_factory.mktemp("uninterrupted"), small_base, shared_infotabs)
+    workdir = workflow_with_config(tmp_path_factory.mktemp("uninterrupted"), small_base, shared_infotabs)
     snakemake(workdir)
     # Its outputs as they were, for comparison: the damaged-file test then works in this folder
     # (a copy would re-run everything: the library files are inputs by absolute path).
@@ -163,7 +161,7 @@ def uninterrupted(tmp_path_factory, small_base, shared_infotabs) -> dict:
 
 @pytest.fixture(scope="module")
 def interrupted(tmp_path_factory, small_base, shared_infotabs) -> dict:
-    workdir = workflow_copy(tmp_path_factory.mktemp("interrupted"), small_base, shared_infotabs)
+    workdir = workflow_with_config(tmp_path_factory.mktemp("interrupted"), small_base, shared_infotabs)
     seen = {"dir": workdir}
 
     # 1. The training job's process is killed once the state of its first epoch is saved.

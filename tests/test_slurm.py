@@ -11,7 +11,6 @@ submitted again (the profile's `retries:`) and the run completes.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 import yaml
 
 from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
+from workflow_copy import copy_workflow
 
 pytest.importorskip("snakemake_executor_plugin_slurm",
                     reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[test]')")
@@ -33,13 +33,9 @@ LOCAL_RULES = {"download_infotabs", "assemble_report", "all"}
 SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 
 
-def copy_workflow(workdir: Path, shared_infotabs: Path) -> Path:
+def workflow_with_config(workdir: Path, shared_infotabs: Path) -> Path:
     """The workflow, its profiles and a small config in `workdir`; returns the config file."""
-    workdir.mkdir(parents=True)
-    # No config.yaml in the copy: Snakemake would merge the test's --configfile into it.
-    shutil.copy(ROOT / "Snakefile", workdir / "Snakefile")
-    for name in ["rules", "envs", "workflow"]:
-        shutil.copytree(ROOT / name, workdir / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_workflow(workdir)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(
         infotabs_dir=str(shared_infotabs), splits=["alpha1"], max_examples=20,
@@ -97,7 +93,7 @@ def result_files(workdir: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory, shared_infotabs):
     workdir = tmp_path_factory.mktemp("local") / "workflow"
-    config = copy_workflow(workdir, shared_infotabs)
+    config = workflow_with_config(workdir, shared_infotabs)
     run([sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
          "--configfile", str(config), "--cores", "2"])
     return workdir
@@ -106,7 +102,7 @@ def local_run(tmp_path_factory, shared_infotabs):
 @pytest.fixture(scope="module")
 def slurm_run(tmp_path_factory, shared_infotabs, slurm_cluster):  # noqa: F811
     workdir = tmp_path_factory.mktemp("on-slurm") / "workflow"
-    config = copy_workflow(workdir, shared_infotabs)
+    config = workflow_with_config(workdir, shared_infotabs)
     fill_in_profile(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
     started = time.monotonic()
     result = run(slurm_command(workdir, config), env=slurm_cluster.env())

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ import yaml
 
 from tabprobe import schemas, stages
 from tabprobe.io import read_parquet
+from workflow_copy import copy_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ["alpha1", "alpha2", "alpha3"]
@@ -60,11 +60,7 @@ def write_config(path: Path, **changes) -> Path:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, shared_infotabs):
     workdir = tmp_path_factory.mktemp("workflow")
-    # No config.yaml in the copy: Snakemake would merge the test's --configfile into it, and
-    # the probes and models maps would then hold the default entries too.
-    shutil.copy(ROOT / "Snakefile", workdir / "Snakefile")
-    for name in ["rules", "envs", "workflow"]:
-        shutil.copytree(ROOT / name, workdir / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_workflow(workdir)
     # Both default models, trained for real on a small budget: a slice of train, short inputs.
     models = yaml.safe_load((ROOT / "config.yaml").read_text())["models"]
     models["minilm-para"]["train"].update(examples=96, max_length=128, dev_examples=48)
