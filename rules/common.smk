@@ -23,7 +23,7 @@ _CLI_CONFIGFILES = [str(f) for f in workflow.config_settings.configfiles]
 _CONFIG_SOURCES = [] if workflow.config_settings.replace_workflow_config else [
     str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES]
 check_config(config, workflow.source_path(SCHEMA), sources=_CONFIG_SOURCES + _CLI_CONFIGFILES,
-             schema_shown="workflow/schemas/config.schema.yaml")
+             schema_shown="workflow/schemas/config.schema.yaml", overrides=workflow.config_settings.config)
 validate(config, SCHEMA)
 
 # External probe sets (folders in InfoTabS format named in config) become probes like the rest.

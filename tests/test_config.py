@@ -87,8 +87,21 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode != 0
-    assert "config key seed" in result.stdout + result.stderr
+    # Set on the command line, not at config.yaml's `seed:` line: the message says where it came from.
+    assert "--config: config key seed: 'abc' is not of type 'integer'" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_a_problem_is_located_where_the_key_was_set_last():
+    """Snakemake merges config.yaml, then each --configfile, then --config: the message names
+    the last place that set the key, as that is where the user must fix it."""
+    config = with_change(lambda c: c.update(seed=-1, max_examples=0))
+    with pytest.raises(ConfigError) as err:
+        check(config, SCHEMA, sources=[ROOT / "config.yaml"], overrides={"max_examples": 0})
+    seed_line = next(i for i, line in enumerate((ROOT / "config.yaml").read_text().splitlines(), 1) if line.startswith("seed:"))
+    assert f"config.yaml:{seed_line}: config key seed:" in str(err.value)
+    assert "--config: config key max_examples: 0 is less than the minimum of 1" in str(err.value)
+    assert "(read from " in str(err.value) and "config.yaml, then --config)" in str(err.value)
 
 
 def test_per_probe_splits_and_caps():

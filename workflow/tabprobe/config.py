@@ -94,10 +94,23 @@ def _walk(node, path: Sequence) -> tuple[int, int | None]:
     return (found if not parts else -found), line
 
 
-def locate(path: Sequence, sources: Sequence[str | Path]) -> str | None:
+def _leaf_keys(mapping: dict, prefix: str = ""):
+    """Dotted names of the values a (nested) mapping sets: {"a": {"b": 1}} -> "a.b"."""
+    for key, value in mapping.items():
+        if isinstance(value, dict) and value:
+            yield from _leaf_keys(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}"
+
+
+def locate(path: Sequence, sources: Sequence[str | Path], overrides: dict | None = None) -> str | None:
     """"file:line" of the key at `path` in the config file that sets it (a later file overrides
-    an earlier one, as Snakemake merges them); failing that, of the nearest enclosing key that a
-    file sets; None when no file sets any of it (a default, or --config)."""
+    an earlier one, as Snakemake merges them); "--config" where the command line's `--config`
+    (`overrides`, which Snakemake merges last) sets it or a key enclosing it; failing both, the
+    file:line of the nearest enclosing key that a file sets; None when nothing sets any of it."""
+    dotted = ".".join(str(part) for part in path)
+    if any(dotted == key or dotted.startswith(f"{key}.") for key in _leaf_keys(overrides or {})):
+        return "--config"
     nearest = None
     for source in reversed(list(sources)):
         try:
@@ -114,10 +127,10 @@ def locate(path: Sequence, sources: Sequence[str | Path]) -> str | None:
     return nearest[1] if nearest else None
 
 
-def _located(problem: str, sources: Sequence[str | Path]) -> str:
-    """A problem "config key a.b.c: ..." prefixed with the file:line that sets a.b.c."""
+def _located(problem: str, sources: Sequence[str | Path], overrides: dict | None = None) -> str:
+    """A problem "config key a.b.c: ..." prefixed with the file:line (or --config) that sets a.b.c."""
     match = re.match(r"config key ([^:\s]+): ", problem)
-    where = locate([match.group(1)], sources) if match else None
+    where = locate([match.group(1)], sources, overrides) if match else None
     return f"{where}: {problem}" if where else problem
 
 
@@ -209,7 +222,7 @@ def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
 
 
 def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str | Path] = (),
-          schema_shown: str | None = None) -> None:
+          schema_shown: str | None = None, overrides: dict | None = None) -> None:
     """Raise ConfigError listing every problem, each with its dotted key path and, where a file of
     `sources` (the config files, in the order Snakemake merged them) sets that key, file:line."""
     schema = yaml.safe_load(Path(schema_path).read_text())
@@ -217,7 +230,7 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
     problems = []
     located = []
     for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
-        where = locate(_error_path(e), sources)
+        where = locate(_error_path(e), sources, overrides)
         located.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
     externals = external_probes(config)
     for name in externals:
@@ -264,9 +277,10 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
     if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
         problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
                         "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it")
-    problems = located + [_located(p, sources) for p in problems]
+    problems = located + [_located(p, sources, overrides) for p in problems]
     if problems:
-        read_from = f" (read from {', then '.join(map(str, sources))})" if sources else ""
+        read = [*map(str, sources), *(["--config"] if overrides else [])]
+        read_from = f" (read from {', then '.join(read)})" if read else ""
         raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
                           + f"\n(schema: {schema_shown or schema_path})")
 
@@ -291,6 +305,8 @@ def require_configured(config: dict[str, Any], **names: str) -> None:
 def load_files(paths: Sequence[str | Path]) -> dict[str, Any]:
     """The config that Snakemake builds from these files (later ones override earlier ones,
     key by key), or ConfigError naming the file, line and column of a YAML syntax error."""
+    from snakemake.utils import update_config
+
     merged: dict[str, Any] = {}
     for path in paths:
         try:
@@ -306,16 +322,8 @@ def load_files(paths: Sequence[str | Path]) -> dict[str, Any]:
             raise ConfigError(f"{path}: cannot be read as YAML ({err})") from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: the top level must be keys (seed:, splits:, probes:, ...), found {type(loaded).__name__}")
-        _merge(merged, loaded)
+        update_config(merged, loaded)  # Snakemake's own merge
     return merged
-
-
-def _merge(config: dict, override: dict) -> None:
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict):
-            _merge(config[key], value)
-        else:
-            config[key] = value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
