@@ -31,7 +31,8 @@ from tqdm import tqdm
 from . import LABELS
 from .encoding import collate, encode
 from .io import atomic_path
-from .models import NLI_ID2LABEL, LoadedModel, autocast, new_classifier, pick_device, predict_batches, resolve_base, resolve_precision, save_checkpoint
+from .models import (NLI_ID2LABEL, LoadedModel, autocast, fingerprint, input_digest, new_classifier, pick_device, predict_batches,
+                     resolve_base, resolve_precision, save_checkpoint)
 from .perturb import seeded_rng
 from .render import render
 from .table import Table
@@ -99,36 +100,25 @@ def resume_dir_for(out_dir: str | Path) -> Path:
     return out_dir.with_name(f".{out_dir.name}.resume")
 
 
-def _tensors_digest(digest, tensors) -> None:
-    import torch
-
-    for name, tensor in tensors:
-        raw = tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
-        digest.update(name.encode() + b"=" + raw.tobytes() + b"|")
-
-
-def resume_key(model, settings: TrainSettings, premise: str, device: str, precision: str,
+def resume_key(settings: TrainSettings, premise: str, device: str, precision: str,
                train_features, train_labels: np.ndarray, dev_features, dev_labels: np.ndarray) -> str:
-    """Digest of everything that determines the trained checkpoint: the settings and seed, the
-    starting weights (base encoder plus the seeded head), every training and dev input token and
-    label, device, precision, library versions and this training loop itself. A resume state
-    saved under another key is never used."""
+    """Digest of everything that determines the trained checkpoint: the settings and seed (which
+    seed the new head), the base's weights, config and tokenizer files, every training and dev
+    input token and label, device, precision, library versions and the code of this training
+    loop, the model builder and the input encoding (the modules the train_model rule tracks).
+    A resume state saved under another key is never used."""
     import torch
     import transformers
 
     digest = hashlib.sha256(json.dumps(
         {"settings": asdict(settings), "premise": premise, "device": device, "precision": precision,
-         "torch": torch.__version__, "transformers": transformers.__version__}, sort_keys=True).encode())
-    digest.update(Path(__file__).read_bytes())
-    _tensors_digest(digest, sorted(model.state_dict().items()))
-    # The base's tokenizer and config files are copied into the checkpoint, so they count too.
-    for path in sorted(resolve_base(settings.base).iterdir()):
-        if path.is_file() and path.suffix in {".json", ".txt", ".model"}:
-            digest.update(path.name.encode() + b"=" + path.read_bytes() + b"|")
+         "torch": torch.__version__, "transformers": transformers.__version__,
+         "base": fingerprint(resolve_base(settings.base))}, sort_keys=True).encode())
+    for module in ("training", "models", "encoding", "render"):
+        digest.update(Path(__file__).with_name(f"{module}.py").read_bytes())
     for features, labels in ((train_features, train_labels), (dev_features, dev_labels)):
         for f in features:
-            for name in sorted(f):
-                digest.update(name.encode() + np.asarray(f[name], dtype=np.int32).tobytes() + b"|")
+            digest.update(input_digest(f).encode())
         digest.update(labels.astype(np.int64).tobytes() + b"#")
     return digest.hexdigest()
 
@@ -233,7 +223,7 @@ def train(
 
     store = None
     if resume_dir is not None:
-        store = ResumeStore(resume_dir, resume_key(model, settings, premise, device, precision,
+        store = ResumeStore(resume_dir, resume_key(settings, premise, device, precision,
                                                    encoded.features, labels, dev_encoded.features, dev_labels))
     history: list[dict] = []
     dev_by_epoch: list[float] = []
@@ -314,7 +304,7 @@ def train(
                 save_state(f"end of epoch {epoch + 1}")
     train_seconds = seconds_before + time.monotonic() - start
     model.eval()
-    dev_accuracy = dev_by_epoch[-1] if dev_by_epoch else accuracy(loaded, dev_encoded, dev_labels, 64, precision)
+    dev_accuracy = dev_by_epoch[-1]  # measured after every epoch (the schema asks for at least one)
     log.info("dev accuracy %.2f%% on %d examples; training took %.0f s", dev_accuracy, dev_subset.num_rows, train_seconds)
 
     meta = {
