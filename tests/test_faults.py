@@ -249,7 +249,7 @@ def test_a_damaged_parquet_file_stops_its_consumer_with_its_name(uninterrupted):
     assert scores.read_bytes() == uninterrupted["outputs"][str(SCORES)]
 
 
-def test_every_single_bit_flip_in_a_parquet_file_is_detected_or_harmless(tmp_path):
+def test_a_flipped_bit_in_any_byte_of_a_parquet_file_is_detected_or_harmless(tmp_path):
     rng = np.random.default_rng(0)
     n = 40
     probs = rng.dirichlet([1, 1, 1], n).astype(np.float32)
