@@ -36,9 +36,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' workflow copy and Snakemake command, shared
 
 from tabprobe.infotabs import SPLITS  # noqa: E402
 from tabprobe.probes import REGISTRY  # noqa: E402
+from workflow_copy import copy_workflow, snakemake_command  # noqa: E402
 
 # Creates the outputs of the job it stands for, nothing else (part 1 only).
 OUTPUTS_ONLY_SCRIPT = """from pathlib import Path
@@ -53,19 +55,15 @@ for name in snakemake.output:
 """
 
 
-def copy_workflow(dest: Path) -> Path:
+def fresh_copy(dest: Path) -> Path:
+    """The workflow copied into `dest`, replacing what an earlier benchmark left there."""
     if dest.exists():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    for name in ["rules", "envs", "workflow"]:
-        shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-    return dest
+    return copy_workflow(dest)
 
 
 def snakemake(workdir: Path, configfile: Path, *args: str) -> tuple[float, str]:
-    command = [sys.executable, "-m", "snakemake", "-s", str(workdir / "Snakefile"), "--directory", str(workdir),
-               "--configfile", str(configfile), *args]
+    command = snakemake_command(workdir, configfile, *args)
     start = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - start
@@ -95,7 +93,7 @@ def default_config() -> dict:
 
 def full_dag(args) -> dict:
     """Part 1: dry run on a finished full run (all probes, all splits, two models, full: true)."""
-    workdir = copy_workflow(Path(args.workdir) / "full-dag")
+    workdir = fresh_copy(Path(args.workdir) / "full-dag")
     for script in (workdir / "workflow" / "scripts").glob("*.py"):
         script.write_text(OUTPUTS_ONLY_SCRIPT)
     config = default_config()
@@ -136,7 +134,7 @@ def reduced_config(args) -> dict:
 
 def add_one_probe(args) -> dict:
     """Part 2: the real workflow from nothing without --probe, then with it."""
-    workdir = copy_workflow(Path(args.workdir) / "add-probe")
+    workdir = fresh_copy(Path(args.workdir) / "add-probe")
     config = reduced_config(args)
     if args.probe not in config["probes"]:
         raise SystemExit(f"--probe {args.probe!r} is not in the default config")
