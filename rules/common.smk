@@ -14,6 +14,7 @@ sys.path.insert(0, LIBRARY_DIR)
 from snakemake.utils import validate
 from tabprobe.config import MODEL_NAME, PROBE_NAME, WORKFLOW_PROBE_OPTIONS, check as check_config, external_probes, original_covers, probe_limit, probe_splits, require_configured
 from tabprobe.infotabs import SPLITS
+from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
 
 SCHEMA = "../workflow/schemas/config.schema.yaml"
@@ -282,8 +283,26 @@ def get_report_inputs(wildcards):
         "stats": [f"results/predictions/{m}/{p}/{s}.json" for m in MODELS for p, s in runs],
         "pooled": [f"results/pooled/{t}/{m}/{c}/{s}.parquet" for m in MODELS for t, c, s in pooled_runs()],
         "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
+        "showcase": sorted({f for entry in showcase().values() for f in entry["files"].values()}),
     }
+
+
+def showcase():
+    """Each probe's split for the report's failing examples, and the files they are drawn from."""
+    out = {}
+    for probe in PROBES:
+        if probe == "original":
+            continue
+        split = showcase_split(probe_splits(config, probe))
+        files = showcase_inputs(probe, split, MODELS, with_original=original_covers(config, probe, split))
+        out[probe] = {"split": split, "files": files}
+    return out
 
 
 def get_final_output():
     return ["results/report/index.html", "results/report/report.md"]
+
+
+def report_category(wildcards):
+    """The `snakemake --report` category of a figure: the report part it belongs to."""
+    return DIMENSIONS[wildcards.dimension]

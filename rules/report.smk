@@ -1,14 +1,24 @@
 rule assemble_report:
     input:
         unpack(get_report_inputs),
-        code=library_files("report", "paper"),
+        code=library_files("report", "report_blocks", "report_layout", "report_render", "figures", "diff", "failures", "paper"),
     output:
         html=report(
             "results/report/index.html",
             caption="../workflow/report/report.rst",
-            category="tabprobe",
+            category="Report",
+            labels={"page": "index.html"},
         ),
         markdown="results/report/report.md",
+        # Every figure of the page as a file of its own: <dimension>/<model>/<probe>.svg
+        # (the summary's under summary/<model>/all-probes.svg).
+        figures=report(
+            directory("results/report/figures"),
+            patterns=["{dimension}/{model}/{probe}.svg"],
+            caption="../workflow/report/figure.rst",
+            category=report_category,
+            labels={"model": "{model}", "probe": "{probe}"},
+        ),
     params:
         splits=REPORT_SPLITS,
         probes=PROBES,
@@ -17,6 +27,7 @@ rule assemble_report:
         seed=config["seed"],
         scoring=SCORING,
         externals=EXTERNALS,
+        showcase=showcase(),
     log:
         "logs/assemble_report.log",
     conda:

@@ -1,15 +1,18 @@
-"""Figures as standalone SVG text, drawn here so the report needs no plotting stack and the
-same scores always give the same bytes.
+"""Figures as standalone SVG text; the same scores always give the same bytes.
 
-`transition_graph` draws the paper's label-transition graphs (Figures 3, 7, 8, 9, 11): three
-label nodes, one directed edge per (before, after) pair including the self-loops, each edge
-labelled with its percentage for every split, invalid edges in red.
+`transition_graph` draws the paper's label-transition graphs (Figures 3, 7, 8, 9, 11) by hand:
+three label nodes, one directed edge per (before, after) pair including the self-loops, each
+edge labelled with its percentage for every split, invalid edges red and dashed (so they stay
+apart in a greyscale print). `dot_chart` draws the summary's means with interval bars with
+matplotlib.
 """
 
 from __future__ import annotations
 
 import html
+import io
 import math
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from . import LABEL_NAMES, LABELS
@@ -96,7 +99,8 @@ def _edge(before: str, after: str, text: str, colour: str) -> list[str]:
         on_curve = (0.25 * start[0] + 0.5 * control[0] + 0.25 * end[0], 0.25 * start[1] + 0.5 * control[1] + 0.25 * end[1])
         label = _label(_add(on_curve, normal, 17), text, colour, along=d)
     return [
-        f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.6"/>',
+        f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.6"'
+        + (' stroke-dasharray="7 4"' if colour == INVALID_COLOUR else "") + "/>",
         _arrowhead(end, tangent, colour),
         label,
     ]
@@ -133,10 +137,88 @@ def transition_graph(percent: Mapping[tuple[str, str], Sequence[float | None]], 
                      f'dominant-baseline="central">{lab}</text>')
     legend = [
         "Edge labels: % of the examples predicted with the source label that are predicted with the target label",
-        f"after the change, for {', '.join(splits)}. Red: invalid transition. "
+        f"after the change, for {', '.join(splits)}. Red, dashed: invalid transition. "
         + ", ".join(f"{lab} = {LABEL_NAMES[lab]}" for lab in LABELS) + ".",
     ]
     for i, line in enumerate(legend):
         parts.append(f'<text x="12" y="{HEIGHT - 30 + 16 * i}" font-size="11.5" fill="#37474f">{html.escape(line)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    group: str  # rows are grouped under these headings, in order of first appearance
+    label: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class ChartPanel:
+    title: str  # also the x axis label
+    points: Sequence[ChartPoint]
+    zero_line: bool = False
+
+
+def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
+    """SVG of one or more panels of horizontal dot-and-interval rows (a forest plot), grouped.
+
+    `salt` must differ between the figures of one page: matplotlib derives the ids inside an
+    SVG from it, and two inline SVGs must not share an id.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    style = {"svg.hashsalt": salt, "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": 9,
+             "axes.spines.top": False, "axes.spines.right": False}
+    heights = [len(p.points) + len({pt.group for pt in p.points}) + 1.5 for p in panels]
+    with plt.rc_context(style):
+        figure, axes = plt.subplots(len(panels), 1, figsize=(8.0, 0.9 + 0.24 * sum(heights)),
+                                    gridspec_kw={"height_ratios": heights}, squeeze=False)
+        for ax, panel in zip(axes[:, 0], panels):
+            _draw_panel(ax, panel)
+        figure.suptitle(title, x=0.01, ha="left", fontsize=11, fontweight="bold")
+        figure.tight_layout()
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        plt.close(figure)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg"):]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(title)}" ', 1)
+
+
+def _draw_panel(ax, panel: ChartPanel) -> None:
+    y, ticks, labels, headings, group = 0.0, [], [], set(), None
+    for point in panel.points:
+        if point.group != group:
+            group = point.group
+            y -= 0.4 if ticks else 0.0
+            headings.add(len(ticks))
+            ticks.append(y)
+            labels.append(group)
+            y -= 1.0
+        ticks.append(y)
+        labels.append(f"{point.label}  (n={point.n})")
+        if point.mean is not None:
+            if point.low is not None and point.high is not None:
+                ax.plot([point.low, point.high], [y, y], color="#455a64", linewidth=1.6, solid_capstyle="butt")
+                ax.plot([point.low, point.low], [y - 0.22, y + 0.22], color="#455a64", linewidth=1.2)
+                ax.plot([point.high, point.high], [y - 0.22, y + 0.22], color="#455a64", linewidth=1.2)
+            ax.plot([point.mean], [y], marker="o", markersize=5, color="#1a237e", linestyle="none")
+        y -= 1.0
+    ax.set_yticks(ticks, labels)
+    for index, tick in enumerate(ax.get_yticklabels()):
+        if index in headings:
+            tick.set_fontweight("bold")
+    ax.tick_params(axis="y", length=0)
+    ax.set_ylim(y + 0.3, 0.8)
+    if panel.zero_line:
+        ax.axvline(0.0, color="#9e9e9e", linewidth=0.8, linestyle=(0, (4, 3)))
+    ax.grid(axis="x", color="#e0e0e0", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.set_xlabel(panel.title)

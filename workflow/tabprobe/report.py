@@ -1,43 +1,28 @@
-"""The final report: one self-contained HTML page and the same content as Markdown.
+"""The final report: what goes in it, section by section (rendered by `report_render`).
 
-Content is built once as a list of sections (headings, paragraphs, tables) and rendered to
-both formats, so the two never disagree.
+A summary first (how each model's accuracy moves under each probe, with intervals), then one
+part per dimension of the paper: annotation artifacts (section 4), evidence selection
+(section 5), counterfactuals (section 6), and the numeric and external probes; each holds this
+run's version of the paper's tables beside the paper's numbers, the transition graphs, and a
+few failing examples of each probe with the change marked.
 """
 
 from __future__ import annotations
 
-import html
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from . import LABEL_NAMES, LABELS, figures, paper, schemas
+from . import LABEL_NAMES, LABELS, figures, paper, report_render, schemas
 from .infotabs import SPLITS
 from .io import read_parquet
-from .probes import get_probe, pooled_members
+from .probes import Probe, get_probe, pooled_members
+from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock
+from .report_layout import DIMENSION_INTROS, DIMENSIONS, SHOWCASE_ORDER, dimension_of, showcase_split
 from .transitions import RULES
-
-
-@dataclass
-class TableBlock:
-    header: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-
-
-@dataclass
-class Figure:
-    svg: str
-    caption: str
-
-
-@dataclass
-class Section:
-    title: str
-    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, Figure, or ("warning", str)
 
 
 @dataclass
@@ -52,17 +37,16 @@ class RunInfo:
     scoring: dict
     coverage: list[dict]  # one per probe and split, with its cap (`limit`)
     relevance: dict[str, dict] = field(default_factory=dict)  # split -> find_relevant_rows summary
+    # (probe, model) -> a few failing examples, shown under the probe's numbers
+    examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
+
+    def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
+        return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]
 
 
 def load_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
     frames = [pl.from_arrow(read_parquet(p, schemas.SCORES)) for p in paths]
     return pl.concat(frames) if frames else pl.DataFrame(schema=pl.from_arrow(schemas.SCORES.empty_table()).schema)
-
-
-def _fmt(mean, std=None) -> str:
-    if mean is None:
-        return "–"
-    return f"{mean:.2f} ({std:.2f})" if std is not None else f"{mean:.2f}"
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -90,10 +74,10 @@ def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
         cells = [model]
         for split in run.splits:
             r = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="all")
-            cells.append(f"{_fmt(r['mean'], r['std'])} [{r['ci_low']:.1f}, {r['ci_high']:.1f}] n={r['n']}" if r and r["mean"] is not None else "–")
+            cells.append(Stat.of(r))
         rows.append(cells)
     for name, values in paper.TABLE1_ACCURACY.items():
-        rows.append([f"paper: {name}"] + [_fmt(values.get(s)) for s in run.splits])
+        rows.append([f"paper: {name}"] + [Stat.reference(values.get(s)) for s in run.splits])
     section.blocks.append(TableBlock(header, rows))
     gaps = []
     for model, info in run.models.items():
@@ -113,10 +97,6 @@ def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
 
 
 
-def _cell(r: dict | None) -> str:
-    return f"{_fmt(r['mean'], r['std'])} n={r['n']}" if r and r["mean"] is not None else "–"
-
-
 def pooled_table_blocks(scores: pl.DataFrame, run: RunInfo, table: str, reference: dict) -> list[TableBlock]:
     """Paper Table 4 or 7 per split: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
     label-preserving / label-flipping edit per gold example, with the paired drops, and the
@@ -130,14 +110,14 @@ def pooled_table_blocks(scores: pl.DataFrame, run: RunInfo, table: str, referenc
         rows = []
         for model in run.models:
             original = _lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="EC")
-            cells = [model, _cell(original)]
+            cells = [model, Stat.of(original)]
             for name in names:
-                cells.append(_cell(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy", label="all")))
+                cells.append(Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy", label="all")))
             for name in names:
-                cells.append(_drop(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all")))
+                cells.append(Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all"), signed=True))
             rows.append(cells)
         for name, values in reference.get(split, {}).items():
-            rows.append([f"paper: {name}"] + [_fmt(*values[k]) for k in ("original", *columns)] + ["", ""])
+            rows.append([f"paper: {name}"] + [Stat.reference(values[k]) for k in ("original", *columns)] + ["", ""])
         blocks.append(TableBlock(
             ["Model", "Original (w/o NEUTRAL)", "Label preserved", "Label flipped",
              "Drop, preserved (paired, 95% CI)", "Drop, flipped (paired, 95% CI)"],
@@ -169,6 +149,7 @@ def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
     section.blocks.append(DROP_EXPLAINED)
     section.blocks.append(probe_accuracy_table(scores, run, [p for c in members for p in members[c]],
                                                "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed"))
+    section.blocks += run.examples_of(p for c in members for p in members[c])
     return section
 
 
@@ -229,13 +210,14 @@ def evidence_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
             cells = [title]
             for model in run.models:
                 for split in splits:
-                    cells.append(_cell(_lookup(scores, model=model, probe=probe_name, split=split, statistic=statistic, label=label)))
+                    cells.append(Stat.of(_lookup(scores, model=model, probe=probe_name, split=split, statistic=statistic, label=label)))
             reference = paper.EVIDENCE_SELECTION.get((statistic, label))
-            rows.append(cells + [_fmt(reference)])
+            rows.append(cells + [Stat.reference(reference)])
         section.blocks.append(TableBlock(header, rows, caption=f"Model evidence selection ({probe_name})"))
         for model, info in run.models.items():
             if info["premise"] == "hypothesis_only":
                 section.blocks.append(f"Model {model} never sees the table: it ignores it by construction.")
+        section.blocks += run.examples_of([probe_name])
     return section
 
 
@@ -270,15 +252,16 @@ def counterfactual_section(scores: pl.DataFrame, run: RunInfo) -> Section | None
             for cf, orig, hypo, cell in TABLE8_ROWS:
                 cells = [cf, orig, hypo]
                 for split in splits:
-                    cells.append(_cell(_lookup(scores, model=model, probe=name, split=split, statistic="paired_correctness_pct", label=cell)))
+                    cells.append(Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="paired_correctness_pct", label=cell)))
                 reference = paper.TABLE8.get(cell, {}) if column == "label_flipped" else {}
-                cells += [_fmt(reference.get(s)) if reference.get(s) is not None else "" for s in splits]
+                cells += [Stat.reference(reference.get(s)) if reference.get(s) is not None else "" for s in splits]
                 rows.append(cells)
             section.blocks.append(TableBlock(
                 ["C-THP (counterfactual)", "O-THP (original)", "O-Hypo (hypothesis-only model, original)"]
                 + [f"% of examples · {s}" for s in splits] + [f"paper · {s}" for s in splits], rows,
                 caption=f"Paper Table 8 layout, {column.replace('_', ' ')} counterfactuals: model {model} on each counterfactual and its "
                         "original, beside the hypothesis-only model on the original (✓ correct, ✗ wrong)"))
+    section.blocks += run.examples_of(p for c in members for p in members[c])
     section.blocks.append(
         "Table 8 reading: ✗ ✓ ✗ (right on the original, wrong on its counterfactual, and the hypothesis alone does not "
         "give the answer) points at pre-trained knowledge; ✗ ✓ ✓ at hypothesis artifacts together with it. The paper "
@@ -292,14 +275,11 @@ DROP_EXPLAINED = ("Drop: accuracy of the same gold examples before the edit minu
                   "unperturbed example's (an edit to a row cut off past max_length never reaches the model).")
 
 
-def _drop(r: dict | None) -> str:
-    return f"{r['mean']:+.2f} [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]" if r and r["mean"] is not None else "–"
-
-
 def probe_accuracy_table(scores: pl.DataFrame, run: RunInfo, probe_names: Sequence[str], caption: str,
                          reference: dict[str, dict[str, float]] | None = None) -> TableBlock:
-    """One row per probe and model: per split, accuracy against the expected label (mean (std),
-    n) and the paired drop from the unperturbed examples; `reference` adds the paper's rows."""
+    """One row per probe and model: per split, accuracy against the expected label, the paired
+    drop from the unperturbed examples and the share whose model input changed; `reference`
+    adds the paper's accuracy."""
     splits = [s for s in SPLITS if not scores.filter(pl.col("probe").is_in(list(probe_names)) & (pl.col("split") == s)).is_empty()]
     rows = []
     for probe_name in probe_names:
@@ -307,20 +287,21 @@ def probe_accuracy_table(scores: pl.DataFrame, run: RunInfo, probe_names: Sequen
             cells = []
             for split in splits:
                 accuracy = _lookup(scores, model=model, probe=probe_name, split=split, statistic="accuracy", label="all")
-                drop = _lookup(scores, model=model, probe=probe_name, split=split, statistic="accuracy_drop", label="all")
-                changed = _lookup(scores, model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all")
-                cells.append(_cell(accuracy) + (f"; drop {_drop(drop)}" if drop and drop["mean"] is not None else "")
-                             + (f"; input changed {changed['mean']:.0f}%" if changed and changed["mean"] is not None else ""))
-            if any(c != "–" for c in cells):
+                paper_value = (reference or {}).get(probe_name, {}).get(split)
+                cells += [Stat.of(accuracy, paper=paper_value),
+                          Stat.of(_lookup(scores, model=model, probe=probe_name, split=split, statistic="accuracy_drop", label="all"), signed=True),
+                          Stat.of(_lookup(scores, model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all"))]
+            if any(c.mean is not None for c in cells):
                 rows.append([probe_name, model] + cells)
-        if reference and probe_name in reference:
-            rows.append([probe_name, "paper: RoBERTa-large"] + [_fmt(reference[probe_name].get(s)) for s in splits])
-    return TableBlock(["Probe", "Model"] + splits, rows, caption=caption)
+    header = ["Probe", "Model"] + [f"{s}: {what}" for s in splits
+                                   for what in ("accuracy", "drop (paired, 95% CI)", "input changed (%)")]
+    return TableBlock(header, rows, caption=caption)
 
 
 def family_section(scores: pl.DataFrame, run: RunInfo, family: str) -> Section | None:
     """Premise controls (InfoTabS paper Tables 3-4) or numeric probes: accuracy and paired drop."""
-    names = [p for p in run.probes if get_probe(p).family == family]
+    names = [p for p in run.probes if p != "original" and get_probe(p).family == family
+             and (family or get_probe(p).judged_by == "expected")]
     if not names:
         return None
     if family == "premise_control":
@@ -342,7 +323,7 @@ def family_section(scores: pl.DataFrame, run: RunInfo, family: str) -> Section |
             "against their own labels; the paired drop covers the lines paired with a gold example of the split "
             "(see Probe coverage). " + DROP_EXPLAINED)
         section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)"))
-    else:
+    elif family == "numeric":
         section = Section("Numeric probes")
         section.blocks.append(
             "Rewrites that keep the label (numbers as words, integers as decimals, 'N (not M)' in the "
@@ -350,8 +331,14 @@ def family_section(scores: pl.DataFrame, run: RunInfo, family: str) -> Section |
             "comparisons whose label a rule computes (diversify-your-datasets section 3), scored "
             "against the expected label. " + DROP_EXPLAINED)
         section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)"))
+    else:
+        section = Section("Other probes")
+        section.blocks.append("Probes judged by an expected label outside the paper's families (a probe of your own, "
+                              "say), scored against that label. " + DROP_EXPLAINED)
+        section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)"))
     for name in names:
-        section.blocks.append(f"`{name}`: {get_probe(name).description} ({get_probe(name).paper_reference})")
+        section.blocks.append(f"`{name}`: {get_probe(name).description} ({get_probe(name).paper_reference or 'no paper reference'})")
+    section.blocks += run.examples_of(names)
     return section
 
 
@@ -385,7 +372,7 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
         f"{probe.description} Percentage of invalid transitions by the label the model originally "
         "predicted: invalid transitions / examples originally predicted with that label. "
         "For an ideal model all these numbers are zero. Cells: mean (std) over the samplings"
-        + ("; the paper's RoBERTa-large number follows the slash." if reference else ".")
+        + ("; the paper's RoBERTa-large number is given under each cell." if reference else ".")
     )
     allowed = "; ".join(f"{lab} → {', '.join(to for to in LABELS if to in rule.allowed[lab])}" for lab in LABELS)
     section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
@@ -412,23 +399,19 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
         paper_values = {lab: {split: reference["values"][lab].get(split) if reference else None for split in run.splits}
                         for lab in LABELS}
 
-        def cell(mean, paper_value, std=None):
-            return _fmt(mean, std) + (f" / {paper_value:.2f}" if paper_value is not None else "")
-
         header = ["Predicted label"] + run.splits + ["Average"]
         rows = []
         for lab in LABELS:
             cells = [LABEL_NAMES[lab]]
             for split in run.splits:
-                r = ours[lab][split]
-                cells.append(cell(r["mean"] if r else None, paper_values[lab][split], r["std"] if r else None))
-            cells.append(cell(_mean(r["mean"] if r else None for r in ours[lab].values()),
-                              _mean(paper_values[lab].values())))
+                cells.append(Stat.of(ours[lab][split], paper=paper_values[lab][split]))
+            cells.append(Stat(_mean(r["mean"] if r else None for r in ours[lab].values()),
+                              paper=_mean(paper_values[lab].values())))
             rows.append(cells)
         averages = ["Average"]
         for split in run.splits:
             our_mean = _mean(ours[lab][split]["mean"] if ours[lab][split] else None for lab in LABELS)
-            averages.append(cell(our_mean, _mean(paper_values[lab][split] for lab in LABELS)))
+            averages.append(Stat(our_mean, paper=_mean(paper_values[lab][split] for lab in LABELS)))
         rows.append(averages + [""])
         section.blocks.append(TableBlock(header, rows, caption=f"Model {model}"))
         section.blocks.append(transition_graph_figure(scores, run, model, probe_name))
@@ -436,6 +419,7 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
         if visible:
             section.blocks.append(visible)
         section.blocks.append(transition_matrix_block(scores, run, model, probe_name))
+        section.blocks += run.examples_of([probe_name], [model])
     return section
 
 
@@ -455,7 +439,8 @@ def transition_graph_figure(scores: pl.DataFrame, run: RunInfo, model: str, prob
     return Figure(
         figures.transition_graph(percent, rule, run.splits, f"{probe_name} · {model}"),
         f"Model {model}: how predictions move under {probe_name} (mean over the samplings){figure}. "
-        "Red edges are invalid transitions.",
+        "Red dashed edges are invalid transitions.",
+        path=f"{dimension_of(get_probe(probe_name))}/{model}/{probe_name}.svg",
     )
 
 
@@ -474,9 +459,9 @@ def visible_perturbations_block(scores: pl.DataFrame, run: RunInfo, model: str, 
         for split in run.splits:
             r = _lookup(scores, model=model, probe=probe_name, split=split,
                         statistic="invalid_transition_pct_input_changed", label=lab)
-            cells.append(f"{_fmt(r['mean'], r['std'])} n={r['n']}" if r and r["mean"] is not None else "–")
+            cells.append(Stat.of(r))
         rows.append(cells)
-    rows.append(["Examples whose input changed (%)"] + [_fmt(shares[s]["mean"]) if shares[s] else "–" for s in run.splits])
+    rows.append(["Examples whose input changed (%)"] + [Stat.of(shares[s]) for s in run.splits])
     return TableBlock(["Predicted label"] + run.splits, rows,
                       caption=f"Model {model}: invalid transitions (%) among the examples whose model input changed "
                               "(the perturbation was not cut off by max_length)")
@@ -490,7 +475,7 @@ def transition_matrix_block(scores: pl.DataFrame, run: RunInfo, model: str, prob
         for split in run.splits:
             for to in LABELS:
                 r = _lookup(scores, model=model, probe=probe_name, split=split, statistic=f"transition_pct_to_{to}", label=lab)
-                cells.append(_fmt(r["mean"]) if r else "–")
+                cells.append(Stat(r["mean"] if r else None))  # the means only: the graph's numbers, in a grid
         rows.append(cells)
     return TableBlock(header, rows, caption=f"Model {model}: transition matrix, % of each original prediction")
 
@@ -521,7 +506,7 @@ def run_section(run: RunInfo) -> Section:
         meta = model.get("meta") or {}
         if meta.get("trained") is False:
             section.blocks.append(
-                ("warning", f"Model {name} has an untrained classification head ({meta.get('note', '')}); "
+                Alert(f"Model {name} has an untrained classification head ({meta.get('note', '')}); "
                  "its predictions exercise the workflow but say nothing about NLI reasoning.")
             )
     rows = []
@@ -547,95 +532,166 @@ def run_section(run: RunInfo) -> Section:
     return section
 
 
+
+# ---------------------------------------------------------------- the parts of the report
+
+EXAMPLES_SHOWN = 5  # failing examples per probe and model
+
+
+def load_examples(showcase: Mapping[str, Mapping[str, str]], models: Sequence[str], seed: int,
+                  root: str | Path = ".") -> dict[tuple[str, str], ExamplesBlock]:
+    """A few failing examples of each probe for each model. `showcase` maps a probe to its split
+    and its `showcase_inputs` files (relative to `root`)."""
+    from . import diff, failures
+    from .table import Table
+
+    def predictions(path: str | None) -> dict[str, str]:
+        if not path:
+            return {}
+        table = read_parquet(Path(root) / path, schemas.PREDICTIONS)
+        return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
+
+    out: dict[tuple[str, str], ExamplesBlock] = {}
+    loaded_splits: dict[str, tuple[dict, dict]] = {}
+    for probe_name, spec in showcase.items():
+        split, files = spec["split"], spec["files"]
+        if split not in loaded_splits:
+            examples = read_parquet(Path(root) / files["examples"], schemas.EXAMPLES).to_pylist()
+            tables = read_parquet(Path(root) / files["tables"], schemas.TABLES).to_pylist()
+            loaded_splits[split] = ({e["uid"]: e for e in examples}, {t["table_id"]: Table.from_arrow(t) for t in tables})
+        originals, tables = loaded_splits[split]
+        rows = read_parquet(Path(root) / files["probe"], schemas.PROBE_EXAMPLES).to_pylist()
+        probe = get_probe(probe_name)
+        for model in models:
+            preds, before = predictions(files[f"predictions:{model}"]), predictions(files.get(f"original:{model}"))
+            found = failures.find_failures(probe, rows, preds, before, EXAMPLES_SHOWN, seed, model, split)
+            changes = diff.example_changes([f.row for f in found.shown], originals, tables, preds, before)
+            changes = [replace(c, reason=f.reason) for c, f in zip(changes, found.shown)]
+            out[(probe_name, model)] = ExamplesBlock(probe_name, model, split, found, changes)
+    return out
+
+
+def _summary_rows(scores: pl.DataFrame, run: RunInfo, model: str) -> list[tuple[str, str, str, Stat, str]]:
+    """(dimension, probe or pooled column, measure, value, split) for one model: the paired
+    accuracy drop of every probe judged by a label (and of the pooled columns of paper Tables 4
+    and 7), the invalid-transition % of every table probe."""
+    rows = []
+    for name in run.probes:
+        if name == "original":
+            continue
+        probe = get_probe(name)
+        splits = [s for s in SPLITS if not scores.filter((pl.col("probe") == name) & (pl.col("split") == s)
+                                                         & (pl.col("model") == model)).is_empty()]
+        if not splits or probe.judged_by == "evidence":
+            continue
+        split = showcase_split(splits)
+        if probe.judged_by == "transitions":
+            stat = Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="invalid_transition_pct", label="all"))
+            rows.append((dimension_of(probe), name, "invalid transitions (%)", stat, split))
+        else:
+            stat = Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all"), signed=True)
+            rows.append((dimension_of(probe), name, "accuracy drop (points)", stat, split))
+    for table, dimension in (("table4", "artifacts"), ("table7", "counterfactuals")):
+        for column, members in pooled_members(table, run.probes).items():
+            name = f"{table}:{column}"
+            splits = [s for s in SPLITS if _lookup(scores, model=model, probe=name, split=s, statistic="accuracy_drop", label="all")]
+            if members and splits:
+                split = showcase_split(splits)
+                stat = Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all"), signed=True)
+                label = f"paper {table.replace('table', 'Table ')}: {column.replace('_', ' ')} (pooled)"
+                rows.append((dimension, label, "accuracy drop (points)", stat, split))
+    order = list(DIMENSIONS)
+    return sorted(rows, key=lambda r: order.index(r[0]))  # stable: probes keep their config order
+
+
+def summary_section(scores: pl.DataFrame, run: RunInfo) -> Section:
+    section = Section("Summary")
+    lines = []
+    for model, info in run.models.items():
+        split = next((s for s in SHOWCASE_ORDER if _lookup(scores, model=model, probe="original", split=s,
+                                                             statistic="accuracy", label="all")), None)
+        if split:
+            accuracy = Stat.of(_lookup(scores, model=model, probe="original", split=split, statistic="accuracy", label="all"))
+            sees = "hypothesis only" if info["premise"] == "hypothesis_only" else f"table as {info['premise']} + hypothesis"
+            lines.append(f"{model} ({sees}): accuracy {accuracy.text()} on {split}")
+    section.blocks.append(
+        "How each model's accuracy moves under each probe, grouped by the paper's dimensions: for probes judged by a "
+        "label, the paired drop in accuracy (the same gold examples before and after the change; positive = the probe "
+        "hurt); for table perturbations, the share of predictions that moved in a way the transition rule forbids. "
+        f"Points are means over {run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the examples, "
+        f"bars their {run.scoring['confidence']:.0%} bootstrap interval, on the probe's first split of "
+        f"{', '.join(SHOWCASE_ORDER)}. A model that reasons from the evidence keeps its accuracy under "
+        "label-preserving probes, loses it under label-flipping ones only as far as the gold label moves, and makes "
+        "few invalid transitions. " + ("; ".join(lines) + "." if lines else ""))
+    table_rows = []
+    for model in run.models:
+        rows = _summary_rows(scores, run, model)
+        if not rows:
+            continue
+        panels = []
+        for measure in ("accuracy drop (points)", "invalid transitions (%)"):
+            points = [figures.ChartPoint(DIMENSIONS[d], name, stat.mean, stat.low, stat.high, stat.n or 0)
+                      for d, name, m, stat, _ in rows if m == measure]
+            if points:
+                panels.append(figures.ChartPanel(f"{measure[0].upper()}{measure[1:]}", points, zero_line=True))
+        section.blocks.append(Figure(
+            figures.dot_chart(panels, f"{model}: accuracy under each probe", salt=f"summary-{model}"),
+            f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect; n is the number "
+            "of examples.", path=f"summary/{model}/all-probes.svg"))
+        table_rows += [[DIMENSIONS[d], name, model, split, measure, stat] for d, name, measure, stat, split in rows]
+    if table_rows:
+        section.blocks.append(TableBlock(["Dimension", "Probe", "Model", "Split", "Measure", "Mean (std) [95% CI] n"],
+                                         table_rows, caption="Every probe at a glance (click a column to sort)"))
+    return section
+
+
 def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
-    sections = [run_section(run)]
+    sections = [summary_section(scores, run), run_section(run)]
     if "original" in run.probes:
         sections.append(accuracy_section(scores, run))
-    for section in (artifacts_section(scores, run), evidence_section(scores, run), counterfactual_section(scores, run),
-                    family_section(scores, run, "premise_control"), family_section(scores, run, "numeric"),
-                    family_section(scores, run, "external")):
+    transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
+    parts = {
+        "artifacts": [artifacts_section(scores, run), family_section(scores, run, "premise_control")],
+        "evidence": ([transition_rules_section(transition_probes)] if transition_probes else [])
+                    + [invalid_transition_section(scores, run, p) for p in transition_probes]
+                    + [evidence_section(scores, run)],
+        "counterfactuals": [counterfactual_section(scores, run)],
+    }
+    for dimension, subsections in parts.items():
+        subsections = [s for s in subsections if s]
+        if subsections:
+            sections.append(Section(DIMENSIONS[dimension], [DIMENSION_INTROS[dimension]]))
+            for subsection in subsections:
+                subsection.level = 3
+                sections.append(subsection)
+    for family in ("numeric", "external", ""):
+        section = family_section(scores, run, family)
         if section:
             sections.append(section)
-    transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
-    if transition_probes:
-        sections.append(transition_rules_section(transition_probes))
-    for probe_name in transition_probes:
-        sections.append(invalid_transition_section(scores, run, probe_name))
     sections.append(coverage_section(run))
     return sections
 
 
-# ---------------------------------------------------------------- rendering
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
-h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem}th,td{border:1px solid #ccc;padding:.25rem .55rem;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}caption{text-align:left;font-weight:600;padding:.3rem 0}
-figure{margin:1rem 0}figure svg{max-width:100%;height:auto}figcaption{font-size:.85rem;color:#444}
-.warning{background:#fff4e5;border-left:4px solid #f0a020;padding:.5rem .8rem}code{background:#f3f3f3;padding:0 .2rem}
-"""
+TITLE = "tabprobe report: is the model using the evidence in its tables?"
+LEDE = ("Systematic probes of \"Is My Model Using the Right Evidence?\" (Gupta et al.) on InfoTabS: the tables and "
+        "hypotheses are perturbed in controlled ways and the model's predictions compared with what evidence-based "
+        "reasoning allows. Every number carries its n and its interval; the paper's RoBERTa-large numbers stand "
+        "beside this run's.")
 
 
-def _inline_code(text: str, fmt: str) -> str:
-    if fmt == "md":
-        return text
-    parts = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+@dataclass
+class Report:
+    html: str
+    markdown: str
+    figures: dict[str, str]  # results/report/figures/<path> -> SVG text
 
 
-def to_html(sections: Sequence[Section], title: str) -> str:
-    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-           f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
-    for section in sections:
-        out.append(f"<section><h2>{_inline_code(section.title, 'html')}</h2>")
-        for block in section.blocks:
-            if isinstance(block, TableBlock):
-                out.append("<table>")
-                if block.caption:
-                    out.append(f"<caption>{html.escape(block.caption)}</caption>")
-                out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in block.header) + "</tr>")
-                for row in block.rows:
-                    out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
-                out.append("</table>")
-            elif isinstance(block, Figure):
-                out.append(f"<figure>{block.svg}<figcaption>{html.escape(block.caption)}</figcaption></figure>")
-            elif isinstance(block, tuple):
-                out.append(f"<p class='warning'>{_inline_code(block[1], 'html')}</p>")
-            else:
-                out.append(f"<p>{_inline_code(block, 'html')}</p>")
-        out.append("</section>")
-    out.append("</body></html>\n")
-    return "\n".join(out)
-
-
-def to_markdown(sections: Sequence[Section], title: str) -> str:
-    out = [f"# {title}", ""]
-    for section in sections:
-        out += [f"## {section.title}", ""]
-        for block in section.blocks:
-            if isinstance(block, TableBlock):
-                if block.caption:
-                    out += [f"**{block.caption}**", ""]
-                out.append("| " + " | ".join(block.header) + " |")
-                out.append("|" + "|".join("---" for _ in block.header) + "|")
-                out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in block.rows]
-                out.append("")
-            elif isinstance(block, Figure):
-                out += [f"*Figure (drawn in index.html): {block.caption}*", ""]
-            elif isinstance(block, tuple):
-                out += [f"> **Warning:** {block[1]}", ""]
-            else:
-                out += [block, ""]
-    return "\n".join(out)
-
-
-def assemble(score_paths: Iterable[str | Path], run: RunInfo) -> tuple[str, str]:
-    """(html, markdown) of the report."""
+def assemble(score_paths: Iterable[str | Path], run: RunInfo) -> Report:
     scores = load_scores(score_paths)
     sections = build_sections(scores, run)
-    title = "tabprobe report: is the model using the evidence in its tables?"
-    return to_html(sections, title), to_markdown(sections, title)
+    files = {block.path: block.svg for section in sections for block in section.blocks
+             if isinstance(block, Figure) and block.path}
+    return Report(report_render.to_html(sections, TITLE, LEDE), report_render.to_markdown(sections, TITLE, LEDE), files)
 
 
 def read_coverage(paths: Iterable[str | Path]) -> list[dict]:

@@ -10,6 +10,7 @@ import json
 import logging
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -64,9 +65,21 @@ def ingest_external_probe(probe: str, split: str, folder: str, examples_path: st
     log.info("%s: %d examples from %s (%s)", probe, probe_examples.num_rows, folder, coverage["skipped"] or "all paired")
 
 
-def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
-                   seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None,
-                   parses_path: str | None = None, relevance_path: str | None = None) -> None:
+@dataclass(frozen=True)
+class ProbeInputs:
+    """What a probe is applied to: a split's (capped) examples, its tables, and, for probes that
+    read them, the hypothesis parses and which rows each hypothesis needs."""
+
+    examples: Any  # pa.Table, schemas.EXAMPLES
+    tables: Mapping[str, Any]  # table id -> Table
+    docs: Mapping[str, Any] | None = None  # uid -> spaCy Doc
+    relevance: Mapping[str, tuple[str, ...]] | None = None  # uid -> relevant row keys
+    relevance_source: str | None = None
+
+
+def read_probe_inputs(split: str, examples_path: str, tables_path: str, seed: int, limit: int | None = None,
+                      parses_path: str | None = None, relevance_path: str | None = None) -> ProbeInputs:
+    """The inputs of generate_probe (also read by `tabprobe show`)."""
     examples = perturb.select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
     docs = None
@@ -75,16 +88,25 @@ def generate_probe(probe: str, split: str, examples_path: str, tables_path: str,
 
         docs = parsing.read(parses_path, zip(examples["uid"].to_pylist(), examples["hypothesis"].to_pylist()))
         log.info("read %d hypothesis parses from %s", len(docs), parses_path)
-    relevant = None
+    relevant = source = None
     if relevance_path:
         from . import relevance
 
         found = read_parquet(relevance_path, relevance.RELEVANCE)
         relevant = relevance.load_relevance(found)
         source = found["source"][0].as_py() if found.num_rows else "none"
-    probe_examples, coverage = perturb.generate(probe, examples, tables, seed, options, docs, relevant)
+    return ProbeInputs(examples, tables, docs, relevant, source)
+
+
+def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
+                   seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None,
+                   parses_path: str | None = None, relevance_path: str | None = None) -> None:
+    inputs = read_probe_inputs(split, examples_path, tables_path, seed, limit, parses_path, relevance_path)
+    probe_examples, coverage = perturb.generate(probe, inputs.examples, inputs.tables, seed, options, inputs.docs,
+                                                inputs.relevance)
     write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
-    write_json({"split": split, "limit": limit, **coverage, **({"relevance": source} if relevance_path else {})}, coverage_out)
+    write_json({"split": split, "limit": limit, **coverage,
+                **({"relevance": inputs.relevance_source} if relevance_path else {})}, coverage_out)
 
 
 def parse_hypotheses(examples_path: str, out: str, summary_out: str, model: str = "auto",
@@ -203,11 +225,14 @@ def score_pooled_column(table: str, column: str, split: str, model: str, probe_n
 
 
 def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Sequence[str],
-                    html_out: str, markdown_out: str, splits: Sequence[str], probes: Sequence[str],
+                    html_out: str, markdown_out: str, figures_out: str, splits: Sequence[str], probes: Sequence[str],
                     data_source: str, seed: int, scoring_settings: Mapping[str, Any],
-                    relevance_summaries: Sequence[str] = (), externals: Mapping[str, str | None] | None = None) -> None:
+                    relevance_summaries: Sequence[str] = (), externals: Mapping[str, str | None] | None = None,
+                    models: Sequence[str] = (), showcase: Mapping[str, Mapping] | None = None) -> None:
     """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split;
-    `relevance_summaries` those of find_relevant_rows (results/relevance/{split}.json)."""
+    `relevance_summaries` those of find_relevant_rows (results/relevance/{split}.json);
+    `showcase` maps a probe to the split and files its failing examples are drawn from
+    (report_layout.showcase_inputs)."""
     register_externals(externals)
     models_info: dict[str, dict] = {}
     for path in inference_stats:
@@ -223,6 +248,14 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
         scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
         relevance={Path(p).stem: json.loads(Path(p).read_text()) for p in relevance_summaries},
     )
-    page, markdown = report.assemble(score_paths, run)
-    write_text(page, html_out)
-    write_text(markdown, markdown_out)
+    run.examples = report.load_examples(showcase or {}, [m for m in models if m in models_info] or list(models_info), seed)
+    log.info("failing examples drawn for %d probes x models", len(run.examples))
+    built = report.assemble(score_paths, run)
+    with atomic_dir(figures_out) as folder:
+        for path, svg in sorted(built.figures.items()):
+            (Path(folder) / path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / path).write_text(svg)
+    write_text(built.html, html_out)
+    write_text(built.markdown, markdown_out)
+    log.info("report: %s (%d kB), %s, %d figures in %s", html_out, len(built.html) // 1024, markdown_out,
+             len(built.figures), figures_out)
