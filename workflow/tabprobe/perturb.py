@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -33,7 +33,7 @@ def select_examples(examples: pa.Table, limit: int | None, seed: int, split: str
     return examples.take(pa.array(keep))
 
 
-def generate(
+def perturbations(
     probe_name: str,
     examples: pa.Table,
     tables: Mapping[str, Table],
@@ -41,20 +41,28 @@ def generate(
     options: Mapping[str, Any] | None = None,
     docs: Mapping[str, Any] | None = None,
     relevance: Mapping[str, tuple[str, ...]] | None = None,
-) -> tuple[pa.Table, dict]:
-    """Apply a probe to every example; returns the probe examples and a coverage summary.
-    `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
-    uid -> relevant row keys, for probes that read it."""
+    skipped: Counter | None = None,
+) -> Iterator[list[dict]]:
+    """The probe applied to the examples one by one, lazily: for each gold example it perturbs,
+    in the order of `examples`, the list of its probe examples (`schemas.PROBE_EXAMPLES`
+    records); the reason for each example it skips is counted into `skipped`. `generate` runs
+    it to the end; `tabprobe show` stops after a few."""
     probe = get_probe(probe_name)
-    rows: list[dict] = []
-    skipped: Counter[str] = Counter()
-    records = examples.to_pylist()
-    shared: dict = {}
     if probe.needs_parse and docs is None:
         raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
     if probe.needs_relevance and relevance is None:
         raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
+    return _perturbations(probe, examples, tables, seed, options, docs, relevance,
+                          skipped if skipped is not None else Counter())
+
+
+def _perturbations(probe, examples, tables, seed, options, docs, relevance, skipped) -> Iterator[list[dict]]:
+    probe_name = probe.name
+    records = examples.to_pylist()
+    shared: dict = {}
     for i, record in enumerate(records):
+        if i and i % 5000 == 0:
+            log.info("%s: %d / %d examples", probe_name, i, len(records))
         example = Example(record["uid"], record["table_id"], record["hypothesis"], record["label"])
         if example.label not in probe.labels:
             skipped[f"gold label {example.label} is not probed"] += 1
@@ -79,30 +87,45 @@ def generate(
             kept = [(uid, candidates[choice])]
         else:
             kept = [(f"{example.uid}/{probe_name}/{j}", c) for j, c in enumerate(candidates)]
-        for uid, chosen in kept:
-            provenance = {"candidates": len(candidates), **chosen.provenance}
-            rows.append(
-                {
-                    "uid": uid,
-                    "orig_uid": example.uid,
-                    "table_id": example.table_id,
-                    "hypothesis": chosen.hypothesis,
-                    "label": example.label,
-                    "probe": probe_name,
-                    "table": chosen.table.to_arrow(),
-                    "expected": chosen.expected,
-                    "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
-                }
-            )
-        if (i + 1) % 5000 == 0:
-            log.info("%s: %d / %d examples", probe_name, i + 1, len(records))
+        yield [
+            {
+                "uid": uid,
+                "orig_uid": example.uid,
+                "table_id": example.table_id,
+                "hypothesis": chosen.hypothesis,
+                "label": example.label,
+                "probe": probe_name,
+                "table": chosen.table.to_arrow(),
+                "expected": chosen.expected,
+                "provenance": json.dumps({"candidates": len(candidates), **chosen.provenance}, sort_keys=True,
+                                         ensure_ascii=False),
+            }
+            for uid, chosen in kept
+        ]
+
+
+def generate(
+    probe_name: str,
+    examples: pa.Table,
+    tables: Mapping[str, Table],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    docs: Mapping[str, Any] | None = None,
+    relevance: Mapping[str, tuple[str, ...]] | None = None,
+) -> tuple[pa.Table, dict]:
+    """Apply a probe to every example; returns the probe examples and a coverage summary.
+    `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
+    uid -> relevant row keys, for probes that read it."""
+    skipped: Counter[str] = Counter()
+    rows = [row for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, skipped)
+            for row in kept]
     coverage = {
         "probe": probe_name,
-        "gold": len(records),
+        "gold": examples.num_rows,
         "perturbed": len({row["orig_uid"] for row in rows}),
         "probe_examples": len(rows),
         "skipped": dict(sorted(skipped.items())),
     }
     log.info("%s: perturbed %d of %d examples (%d probe examples); skipped %s", probe_name, coverage["perturbed"],
-             len(records), len(rows), dict(skipped))
+             examples.num_rows, len(rows), dict(skipped))
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
