@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import io
 import math
+import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -189,7 +190,16 @@ def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
         plt.close(figure)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
+    svg = _prefix_ids(svg, re.sub(r"[^A-Za-z0-9_-]+", "-", salt))
     return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(title)}" ', 1)
+
+
+def _prefix_ids(svg: str, prefix: str) -> str:
+    """Every id in the SVG (and every reference to one) prefixed: matplotlib names its elements
+    figure_1, axes_1, ... in every figure, and ids must be unique on the page that inlines them."""
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    return re.sub(r'(url\(#|href="#)([^)"]+)', lambda m: m.group(1) + (f"{prefix}-{m.group(2)}" if m.group(2) in ids else m.group(2)), svg)
 
 
 def _draw_panel(ax, panel: ChartPanel) -> None:

@@ -1,0 +1,109 @@
+"""What a probe changed (tabprobe.diff) and which examples a model failed (tabprobe.failures)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tabprobe.diff import example_changes, table_diff, text_diff
+from tabprobe.failures import find_failures
+from tabprobe.probes import get_probe
+from tabprobe.table import Row, Table
+
+TABLE = Table("T1", "Breakfast in America", (Row("Released", ("29 March 1979",)), Row("Genre", ("Pop", "Rock")),
+                                             Row("Length", ("46:06",)), Row("Producer", ("Pete Henderson",))))
+
+
+def statuses(change):
+    return [(r.status, r.key) for r in change.rows]
+
+
+def test_text_diff_marks_an_insertion_and_a_multiword_replacement():
+    assert text_diff("Phoenix has been acting.", "Phoenix has not been acting.") == (
+        ("same", "Phoenix has "), ("new", "not "), ("same", "been acting."))
+    # Changed words separated by spaces are one replacement, not three.
+    assert text_diff("Despicable Me 3 flopped.", "Dear White People flopped.") == (
+        ("old", "Despicable Me 3 "), ("new", "Dear White People "), ("same", "flopped."))
+    assert text_diff("same", "same") == (("same", "same"),)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab ,.1", max_size=30), st.text(alphabet="ab ,.1", max_size=30))
+def test_text_diff_spells_both_texts(before, after):
+    segments = text_diff(before, after)
+    assert "".join(t for k, t in segments if k != "new") == before
+    assert "".join(t for k, t in segments if k != "old") == after
+
+
+def test_table_diff_names_deleted_inserted_changed_and_moved_rows():
+    assert not table_diff(TABLE, TABLE).changed
+    deleted = table_diff(TABLE, TABLE.with_rows(TABLE.rows[:1] + TABLE.rows[2:]))
+    assert statuses(deleted) == [("kept", "Released"), ("deleted", "Genre"), ("kept", "Length"), ("kept", "Producer")]
+    inserted = table_diff(TABLE, TABLE.with_rows(TABLE.rows + (Row("Label", ("A&M",)),)))
+    assert statuses(inserted)[-1] == ("inserted", "Label")
+    updated = table_diff(TABLE, TABLE.with_rows((TABLE.rows[0], Row("Genre", ("Pop", "Jazz"))) + TABLE.rows[2:]))
+    genre = updated.rows[1]
+    assert (genre.status, genre.old_values, genre.values) == ("changed", ("Pop", "Rock"), ("Pop", "Jazz"))
+    moved = table_diff(TABLE, TABLE.with_rows((TABLE.rows[3],) + TABLE.rows[:3]))
+    assert statuses(moved) == [("moved", "Producer"), ("kept", "Released"), ("kept", "Genre"), ("kept", "Length")]
+    assert moved.rows[0].old_index == 3
+
+
+def test_table_diff_keeps_the_original_order_of_rows_deleted_together():
+    emptied = table_diff(TABLE, Table("T1", "", ()))
+    assert statuses(emptied) == [("deleted", k) for k in TABLE.keys] and emptied.new_title == ""
+
+
+def probe_row(uid, probe, table, hypothesis="Breakfast in America is pop.", label="E", expected=None, provenance=None):
+    return {"uid": uid, "orig_uid": uid.split("/")[0], "table_id": "T1", "hypothesis": hypothesis, "label": label,
+            "probe": probe, "table": table.to_arrow(), "expected": expected, "provenance": json.dumps(provenance or {})}
+
+
+def test_failures_of_a_transition_probe_are_the_forbidden_moves():
+    deleted = TABLE.with_rows(TABLE.rows[1:])
+    rows = [probe_row(f"a:{i}/row_deletion", "row_deletion", deleted) for i in range(4)]
+    before = {"a:0": "E", "a:1": "E", "a:2": "N", "a:3": "C"}
+    after = {"a:0/row_deletion": "N", "a:1/row_deletion": "C", "a:2/row_deletion": "E", "a:3/row_deletion": "C"}
+    found = find_failures(get_probe("row_deletion"), rows, after, before, n=5, seed=1)
+    assert [f.row["uid"] for f in found.shown] == ["a:1/row_deletion", "a:2/row_deletion"]  # E->C, N->E
+    assert (found.failed, found.judged) == (2, 4)
+    assert "allowed after ENTAIL: ENTAIL, NEUTRAL" in found.shown[0].reason
+    changes = example_changes([f.row for f in found.shown], {"a:1": {"table_id": "T1", "hypothesis": rows[1]["hypothesis"]}},
+                              {"T1": TABLE}, after, before)
+    assert statuses(changes[0].table)[0] == ("deleted", "Released") and changes[0].pred == "C"
+
+
+def test_failures_of_an_expected_label_probe_are_flips_the_change_caused():
+    rows = [probe_row(f"a:{i}/negation_flip", "negation_flip", TABLE, label="E", expected="C") for i in range(3)]
+    before = {"a:0": "E", "a:1": "E", "a:2": "C"}  # a:2 was wrong before the change: not the change's fault
+    after = {"a:0/negation_flip": "E", "a:1/negation_flip": "C", "a:2/negation_flip": "E"}
+    found = find_failures(get_probe("negation_flip"), rows, after, before, n=5, seed=1)
+    assert [f.row["uid"] for f in found.shown] == ["a:0/negation_flip"] and found.judged == 3
+
+
+def test_failures_of_a_premise_control_are_gold_answers_without_the_evidence():
+    rows = [probe_row(f"a:{i}/hypothesis_only", "hypothesis_only", Table("T1", "", ()), expected="E") for i in range(2)]
+    after = {"a:0/hypothesis_only": "E", "a:1/hypothesis_only": "N"}
+    found = find_failures(get_probe("hypothesis_only"), rows, after, {"a:0": "E", "a:1": "E"}, n=5, seed=1)
+    assert [f.row["uid"] for f in found.shown] == ["a:0/hypothesis_only"]
+
+
+def test_failures_of_evidence_selection_are_irrelevant_rows_that_move_the_prediction():
+    rows = [probe_row(f"a:0/evidence_selection/{i}", "evidence_selection", TABLE,
+                      provenance={"relevant": i == 0, "deleted_row": {"index": i}}) for i in range(3)]
+    after = {rows[0]["uid"]: "N", rows[1]["uid"]: "C", rows[2]["uid"]: "E"}
+    found = find_failures(get_probe("evidence_selection"), rows, after, {"a:0": "E"}, n=5, seed=1)
+    assert [f.row["uid"] for f in found.shown] == [rows[1]["uid"]]
+
+
+def test_the_shown_failures_are_a_seeded_sample_in_file_order():
+    rows = [probe_row(f"a:{i}/row_permutation", "row_permutation", TABLE) for i in range(40)]
+    after = {r["uid"]: "C" for r in rows}
+    before = {f"a:{i}": "E" for i in range(40)}
+    pick = lambda seed, *names: [f.row["uid"] for f in find_failures(get_probe("row_permutation"), rows, after, before, 5, seed, *names).shown]  # noqa: E731
+    assert pick(3, "m") == pick(3, "m") and len(pick(3, "m")) == 5
+    assert pick(3, "m") != pick(4, "m") or pick(3, "m") != pick(3, "other")
+    shown = pick(3, "m")
+    assert shown == sorted(shown, key=lambda uid: int(uid.split(":")[1].split("/")[0]))
