@@ -7,10 +7,13 @@ config there. The run is incremental, as a user's would be: first `original` onl
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -27,9 +30,9 @@ SPLITS = ["alpha1", "alpha2", "alpha3"]
 pytestmark = pytest.mark.e2e
 
 
-def snakemake(workdir: Path, configfile: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, configfile: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     command = snakemake_command(workdir, configfile, *args)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1200, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
     return result
@@ -313,20 +316,21 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
         assert "seeded random subset" in text  # the caps are stated, then listed per probe and split
     assert "| original | alpha1 | 40 | 40 | 40 |" in markdown and "| evidence_selection | alpha1 | 10 | 10 |" in markdown
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
-    assert "<script" not in page and "<link" not in page
-    # Each invalid-transition row of Table 5 has one cell per split plus the average.
+    assert "<script src" not in page and "<link" not in page  # the one script (table sorting) is inline
+    # Each invalid-transition row of Table 5 has one cell per split plus the average, each with
+    # its n and interval and the paper's number.
     table5 = markdown.split("paper Table 5 layout")[1]
-    # ("–" where the model never predicted ENTAIL on the 40-example slice)
-    cell = r"(?:[\d.]+ \([\d.]+\)|–)"
-    assert re.search(rf"\| ENTAIL \| {cell} / 5\.76 \| {cell} / 7\.26 \| {cell} / 5\.01 \| (?:[\d.]+|–) / 6\.01 \|", table5)
-    assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) / 5\.76", table5)  # at least one model has a value
+    # ("– n=0" where the model never predicted ENTAIL on the 40-example slice)
+    cell = r"(?:[\d.]+ \([\d.]+\) \[[\d.]+, [\d.]+\] n=\d+|– n=0)"
+    assert re.search(rf"\| ENTAIL \| {cell} · paper 5\.76 \| {cell} · paper 7\.26 \| {cell} · paper 5\.01 \| (?:[\d.]+|–) · paper 6\.01 \|", table5)
+    assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) \[[\d.]+, [\d.]+\] n=\d+ · paper 5\.76", table5)  # one model has a value
 
 
 def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
     import xml.etree.ElementTree as ET
 
     page = (run["dir"] / "results" / "report" / "index.html").read_text()
-    graphs = re.findall(r"<svg .*?</svg>", page, flags=re.S)
+    graphs = [g for g in re.findall(r"<svg .*?</svg>", page, flags=re.S) if 'class="edge' in g]
     assert len(graphs) == 2 * len(MODELS)  # two transition probes (row_deletion, relevant_row_deletion) x two models
     graphs = [g for g in graphs if 'aria-label="row_deletion · ' in g or "aria-label='row_deletion · " in g]
     assert len(graphs) == len(MODELS)
@@ -347,7 +351,7 @@ def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
 
 def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
     markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
-    table4 = markdown.split("## Annotation artifacts")[1].split("\n## ")[0]
+    table4 = markdown.split("### Annotation artifacts: hypothesis edits")[1].split("\n## ")[0]
     assert "preserved = `modifier_preserve`; flipped = `negation_flip`" in table4
     assert "**Split alpha1**" in table4 and "**Split train**" not in table4
     assert "| paper: Prem+Hypo | 68.94 (0.76) | 69.56 (0.77) | 51.48 (0.86) |" in table4
@@ -363,22 +367,24 @@ def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
 
 def test_report_has_the_premise_controls_with_their_paired_drop(run):
     markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
-    section = markdown.split("## Premise controls")[1].split("\n## ")[0]
-    assert "| dummy_premise | paper: RoBERTa-large | 59.78 |" in section  # InfoTabS Table 4, alpha1
+    section = markdown.split("### Premise controls")[1].split("\n## ")[0]
+    assert "· paper 59.78 |" in section  # InfoTabS Table 4, alpha1, beside each model's accuracy
     for model in MODELS:
         scores = {(r["statistic"], r["label"]): r for r in pq.read_table(
             run["dir"] / "results" / "scores" / model / "dummy_premise" / "alpha1.parquet").to_pylist()}
         accuracy, drop = scores[("accuracy", "all")], scores[("accuracy_drop", "all")]
         assert drop["n"] == accuracy["n"] == 40  # every capped alpha1 example, paired with its original
         assert drop["mean"] == pytest.approx(scores[("original_accuracy", "all")]["mean"] - accuracy["mean"], abs=1e-9)
-        assert f"| dummy_premise | {model} | {accuracy['mean']:.2f} ({accuracy['std']:.2f}) n=40; drop {drop['mean']:+.2f}" in section
+        assert (f"| dummy_premise | {model} | {accuracy['mean']:.2f} ({accuracy['std']:.2f}) "
+                f"[{accuracy['ci_low']:.1f}, {accuracy['ci_high']:.1f}] n=40 · paper 59.78 | {drop['mean']:+.2f} ({drop['std']:.2f}) "
+                f"[{drop['ci_low']:+.1f}, {drop['ci_high']:+.1f}] n=40 |") in section
 
 
 def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run):
     markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
     relevance = json.loads((run["dir"] / "results" / "relevance" / "alpha1.json").read_text())
     assert relevance["source"] == "aligner" and 0 < relevance["with_relevant_rows"] <= relevance["examples"]
-    evidence = markdown.split("## Evidence")[1].split("\n## ")[0]
+    evidence = markdown.split("### Evidence: relevant rows")[1].split("\n## ")[0]
     assert f"alpha1: aligner ({relevance['with_relevant_rows']} of {relevance['examples']} examples" in evidence
     for model in MODELS:
         scores = {(r["statistic"], r["label"]): r for r in pq.read_table(
@@ -391,8 +397,8 @@ def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run
         run["dir"] / "results" / "scores" / "minilm-hypo" / "evidence_selection" / "alpha1.parquet").to_pylist()}
     assert hypo[("ignores_table_pct", "all")]["mean"] == pytest.approx(100.0)
     table6 = markdown.split("Probe `relevant_row_deletion`: invalid transitions (paper Table 6 layout)")[1].split("\n## ")[0]
-    assert "/ 75.41" in table6 and "Relevance source" in table6
-    counterfactual = markdown.split("## Counterfactuals")[1].split("\n## ")[0]
+    assert "· paper 75.41" in table6 and "Relevance source" in table6
+    counterfactual = markdown.split("### Counterfactuals")[1].split("\n## ")[0]
     assert "label flipped: `my_flipped`" in counterfactual and "| paper: Prem+Hypo | 71.99 (0.69) |" in counterfactual
     flipped = {(r["statistic"], r["label"]): r for r in pq.read_table(
         run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_flipped" / "alpha1.parquet").to_pylist()}
@@ -403,11 +409,74 @@ def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run
     assert sum(table8) == pytest.approx(100.0) and "Paper Table 8 layout" in counterfactual
 
 
-def test_snakemake_report_includes_the_page(run, tmp_path):
-    target = tmp_path / "snakemake-report.html"
+def test_snakemake_report_includes_the_page_and_files_each_figure_by_dimension_model_and_probe(run, tmp_path):
+    figures = run["dir"] / "results" / "report" / "figures"
+    written = sorted(p.relative_to(figures).as_posix() for p in figures.rglob("*.svg"))
+    assert written == sorted([f"summary/{m}/all-probes.svg" for m in MODELS]
+                             + [f"evidence/{m}/{p}.svg" for m in MODELS for p in ("relevant_row_deletion", "row_deletion")])
+    page = (run["dir"] / "results" / "report" / "index.html").read_text()
+    for path in written:  # the files are the page's figures, byte for byte
+        assert (figures / path).read_text() in page
+
+    target = tmp_path / "report.zip"
     snakemake(run["dir"], run["config"], "--report", str(target))
-    text = target.read_text()
-    assert "index.html" in text and "tabprobe" in text
+    with zipfile.ZipFile(target) as archive:
+        names = archive.namelist()
+        main = archive.read(next(n for n in names if n.endswith("/report.html"))).decode()
+    assert any(n.endswith("/index.html") for n in names)
+    for path in written:
+        assert any(n.endswith("/" + path.split("/")[-1]) and path.split("/")[1] in n for n in names), path
+    # Categories by the paper's dimensions, labels by model and probe.
+    for text in ("Summary", "Evidence selection (paper section 5)", "relevant_row_deletion", "all-probes"):
+        assert text in main, text
+    assert re.search(r'"model"\s*:\s*"minilm-para"', main) and re.search(r'"probe"\s*:\s*"row_deletion"', main)
+
+
+def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_examples(run):
+    """The page in a real browser: no console errors, no network, the parts of the paper, a
+    summary figure per model, sortable tables that sort, and failing examples for every probe."""
+    from browser import artifact_path, open_page
+
+    with open_page(run["dir"] / "results" / "report" / "index.html") as page:
+        assert page.errors == [] and page.console == []
+        assert page.external_requests == []
+        found = page.js("""return {
+            parts: Array.from(document.querySelectorAll('main h2')).map(h => h.textContent),
+            contents: document.querySelectorAll('nav.toc a').length,
+            sections: document.querySelectorAll('main section[id]').length,
+            summaryFigures: document.querySelectorAll('#summary figure svg[role=img]').length,
+            sortable: document.querySelectorAll('table.sortable thead button.sort').length,
+            examples: Array.from(document.querySelectorAll('details.examples')).map(d => d.dataset.probe + '|' + d.dataset.model),
+            marked: document.querySelectorAll('article.example del, article.example ins, tr.row-deleted, tr.row-inserted').length,
+        }""")
+        assert found["parts"][:2] == ["Summary", "This run"]
+        for part in ("Annotation artifacts (paper section 4)", "Evidence selection (paper section 5)",
+                     "Pre-trained knowledge: counterfactuals (paper section 6)", "Probe coverage"):
+            assert part in found["parts"]
+        assert found["contents"] == found["sections"] and found["summaryFigures"] == len(MODELS)
+        probes = [p for p in yaml.safe_load(run["config"].read_text())["probes"] if p != "original"]
+        assert sorted(found["examples"]) == sorted(f"{p}|{m}" for p in probes for m in MODELS)
+        assert found["marked"] > 0 and found["sortable"] > 50
+
+        # Sorting the summary table by its value column: ascending, then descending, empty cells last.
+        def sort_by_value():
+            return page.js("""const table = Array.from(document.querySelectorAll('table.sortable'))
+                  .find(t => t.caption && t.caption.textContent.includes('at a glance'));
+                const column = table.tHead.rows[0].cells.length - 1;
+                table.tHead.rows[0].cells[column].querySelector('button').click();
+                return Array.from(table.tBodies[0].rows).map(r => r.cells[column].getAttribute('data-sort'));""")
+        ascending, descending = sort_by_value(), sort_by_value()
+        values = [float(v) for v in ascending if v is not None]
+        assert len(values) > 5 and values == sorted(values) and all(v is None for v in ascending[len(values):])
+        assert [float(v) for v in descending if v is not None] == sorted(values, reverse=True)
+
+        page.screenshot(artifact_path("report.png"))
+        # On paper: the print style sheet drops the contents list; the PDF renders.
+        page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        assert page.js("return getComputedStyle(document.querySelector('nav.toc')).display") == "none"
+        pdf = base64.b64decode(page.driver.execute_cdp_cmd("Page.printToPDF", {"printBackground": True})["data"])
+        assert pdf.startswith(b"%PDF") and len(pdf) > 50_000
+        artifact_path("report.pdf").write_bytes(pdf)
 
 
 def test_full_setting_lifts_the_cpu_caps(run):
@@ -439,3 +508,37 @@ def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     assert predictions.num_rows == 40 and set(predictions["pred"].to_pylist()) <= {"E", "N", "C"}
     report = (run["dir"] / "results" / "report" / "report.md").read_text()
     assert "| my-bert | struct | user checkpoint |" in report
+
+
+def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in_the_report(run):
+    """README "Adding a probe", step by step: `tabprobe new-probe`, a config entry, a dry run that
+    schedules only the new probe's jobs, the run, and the probe in the report and in
+    `tabprobe show --model`. (Last in this module: it leaves the probe in the workflow copy.)"""
+    # The copy's library, for the command and for the jobs: the editable install puts the
+    # repository's library on every Python's path, ahead of the copy's scripts folder.
+    env = {**os.environ, "PYTHONPATH": str(run["dir"] / "workflow")}
+    tabprobe = [sys.executable, "-m", "tabprobe.cli"]
+    scaffold = subprocess.run([*tabprobe, "new-probe", "row_to_top", "--root", str(run["dir"])], env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert scaffold.returncode == 0, scaffold.stderr
+    assert (run["dir"] / "workflow" / "tabprobe" / "probes" / "row_to_top.py").is_file()
+    assert (run["dir"] / "tests" / "test_probe_row_to_top.py").is_file()
+
+    config = yaml.safe_load(run["config"].read_text())
+    config["probes"]["row_to_top"] = {"splits": ["alpha1"]}
+    with_probe = run["dir"] / "with-row-to-top.yaml"
+    with_probe.write_text(yaml.safe_dump(config, sort_keys=False))
+    assert planned_jobs(run["dir"], with_probe) == sorted(
+        probe_jobs("row_to_top", ["alpha1"]) + [("assemble_report", ""), ("all", "")])
+    snakemake(run["dir"], with_probe, "--cores", "2", env=env)
+
+    page = (run["dir"] / "results" / "report" / "index.html").read_text()
+    assert "Probe <code>row_to_top</code>: invalid transitions" in page
+    for model in MODELS:
+        assert f'data-probe="row_to_top" data-model="{model}"' in page
+        assert (run["dir"] / "results" / "report" / "figures" / "evidence" / model / "row_to_top.svg").is_file()
+    shown = subprocess.run([*tabprobe, "show", "row_to_top", "--model", "minilm-para", "--results",
+                            str(run["dir"] / "results"), "--configfile", str(with_probe)],
+                           env=env, capture_output=True, text=True, timeout=120, cwd=run["dir"])
+    assert shown.returncode == 0, shown.stderr
+    assert "row_to_top" in shown.stdout and "minilm-para" in shown.stdout
