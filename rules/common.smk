@@ -293,8 +293,12 @@ def showcase():
     for probe in PROBES:
         if probe == "original":
             continue
-        split = showcase_split(probe_splits(config, probe))
-        files = showcase_inputs(probe, split, MODELS, with_original=original_covers(config, probe, split))
+        # A split `original` runs on, where there is one: the failures are judged against it
+        # (partly covered is fine: examples without an original prediction are not judged).
+        splits = probe_splits(config, probe)
+        original_splits = probe_splits(config, "original") if "original" in config["probes"] else []
+        split = showcase_split([s for s in splits if s in original_splits] or splits)
+        files = showcase_inputs(probe, split, MODELS, with_original=split in original_splits)
         out[probe] = {"split": split, "files": files}
     return out
 

@@ -107,3 +107,30 @@ def test_the_shown_failures_are_a_seeded_sample_in_file_order():
     assert pick(3, "m") != pick(4, "m") or pick(3, "m") != pick(3, "other")
     shown = pick(3, "m")
     assert shown == sorted(shown, key=lambda uid: int(uid.split(":")[1].split("/")[0]))
+
+
+def test_a_deleted_row_stands_where_it_stood_even_beside_a_moved_row():
+    a, b, c, d = TABLE.rows
+    change = table_diff(TABLE, TABLE.with_rows((d, a, c)))
+    assert statuses(change) == [("moved", "Producer"), ("kept", "Released"), ("deleted", "Genre"), ("kept", "Length")]
+
+
+def test_a_replaced_premise_is_shown_as_the_model_sees_it_and_an_unpaired_line_as_given():
+    other = Table("T9", "Hamlet", (Row("Author", ("Shakespeare",)),))
+    swapped = probe_row("a:0/swapped_table", "swapped_table", other, expected="E",
+                        provenance={"premise": "swapped", "from_table": "T9"})
+    unpaired = {**probe_row("x:3", "my_set", TABLE, expected="C"), "orig_uid": "x:3"}
+    changes = example_changes([swapped, unpaired], {"a:0": {"table_id": "T1", "hypothesis": swapped["hypothesis"]}},
+                              {"T1": TABLE})
+    assert statuses(changes[0].table) == [("kept", "Author")] and "another table of the split (T9)" in changes[0].premise_note
+    assert changes[0].has_original and not changes[1].has_original
+
+
+def test_an_example_without_its_original_prediction_is_not_judged_unless_it_is_its_own_original():
+    rows = [probe_row("a:0/negation_flip", "negation_flip", TABLE, expected="C"),
+            probe_row("a:1", "original", TABLE, expected="E")]
+    after = {"a:0/negation_flip": "E", "a:1": "N"}
+    flips = find_failures(get_probe("negation_flip"), rows[:1], after, {}, n=5, seed=1)
+    assert (flips.failed, flips.judged) == (0, 0)  # right or wrong before? unknown: not counted
+    original = find_failures(get_probe("original"), rows[1:], after, {"a:1": "N"}, n=5, seed=1)
+    assert (original.failed, original.judged) == (1, 1) and original.shown[0].reason == "NEUTRAL, expected ENTAIL"

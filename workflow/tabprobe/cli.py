@@ -285,8 +285,7 @@ def _reasons(skipped: Counter) -> str:
 
 def _show_failures(console, probe: Probe, split: str, n: int, model: str, results: Path, seed: int,
                    config: Mapping) -> int:
-    from . import diff, failures, infotabs, schemas
-    from .io import read_parquet
+    from . import failures
 
     predictions_dir = results / "predictions"
     if not predictions_dir.is_dir():
@@ -298,34 +297,22 @@ def _show_failures(console, probe: Probe, split: str, n: int, model: str, result
         hint = did_you_mean(model, known) or (f" Models: {', '.join(known)}." if known else "")
         raise UsageError(f"no predictions of a model {model!r} in {predictions_dir}.{hint} The workflow writes them "
                          "for every model under models: in config.yaml.")
-    paths = {
-        "probe": results / "probes" / probe.name / f"{split}.parquet",
-        "predictions": predictions_dir / model / probe.name / f"{split}.parquet",
-        "original": predictions_dir / model / "original" / f"{split}.parquet",
-        "examples": results / "data" / f"{split}.parquet",
-        "tables": results / "data" / f"{split}.tables.parquet",
-    }
-    require_outputs(results, paths.values())
-    rows = read_parquet(paths["probe"], schemas.PROBE_EXAMPLES).to_pylist()
-    predictions = _predictions(read_parquet(paths["predictions"], schemas.PREDICTIONS))
-    original = _predictions(read_parquet(paths["original"], schemas.PREDICTIONS))
-    found = failures.find_failures(probe, rows, predictions, original, n, seed, model, split)
+    from .report_layout import showcase_inputs
+
+    # The report's files and selection: the same examples as its failing-examples block. The
+    # original predictions are optional (an external set, a split `original` does not run on).
+    paths = {key: results / Path(path).relative_to("results") for key, path in
+             showcase_inputs(probe.name, split, [model], with_original=True).items()}
+    # Transitions and evidence are judged against the prediction before the change: needed.
+    optional = "original:" if probe.judged_by == "expected" else None
+    require_outputs(results, [path for key, path in paths.items() if not (optional and key.startswith(optional))])
+    found, changes = failures.failing_examples(paths, probe, model, split, n, seed)
     console.print(_text(f"{model} on {probe.name} ({split})", "bold"),
                   f"— failing means: {found.what}. {found.failed} of {found.judged} probe examples fail"
                   + (f"; {len(found.shown)} shown, chosen with seed {seed}." if found.shown else "."))
-    if not found.shown:
-        return 0
-    examples = read_parquet(paths["examples"], schemas.EXAMPLES)
-    tables = infotabs.load_tables(read_parquet(paths["tables"], schemas.TABLES))
-    changes = diff.example_changes([f.row for f in found.shown], {r["uid"]: r for r in examples.to_pylist()}, tables,
-                                   predictions, original)
-    for failure, change in zip(found.shown, changes):
-        render_change(console, change, probe, reason=failure.reason)
+    for change in changes:
+        render_change(console, change, probe, reason=change.reason)
     return 0
-
-
-def _predictions(table) -> dict[str, str]:
-    return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
 
 
 def require_outputs(results: Path, paths) -> None:
@@ -384,7 +371,7 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
     except (AttributeError, OSError, ValueError):
         log = None
     try:
-        code = subprocess.call(command, cwd=root, stdout=log)
+        code = subprocess.call([*command], cwd=root, stdout=log)
     except OSError as error:
         raise CommandFailed(f"could not run Snakemake: {error}") from None
     if code != 0:

@@ -57,6 +57,7 @@ class ExampleChange:
     original_pred: str | None = None
     pred: str | None = None
     reason: str | None = None  # why this is a failure, when shown as one (tabprobe.failures)
+    has_original: bool = True  # False: an external line paired with no gold example, shown as given
 
     @property
     def old_hypothesis(self) -> str:
@@ -68,15 +69,18 @@ class ExampleChange:
 
     @property
     def premise_note(self) -> str | None:
-        """What the model saw instead of a table, when a probe replaced the premise wholesale."""
-        premise = self.provenance.get("premise")
-        return {"none": "the model sees no premise at all (hypothesis only)",
-                "swapped": f"the table is replaced by another table of the split ({self.provenance.get('from_table', '?')})",
-                "dummy": "the table is replaced by an uninformative constant table"}.get(premise, None) if premise else None
+        """What the model saw instead of its table, when a probe replaced the premise wholesale."""
+        note = PREMISE_NOTES.get(self.provenance.get("premise"))
+        return note.format(from_table=self.provenance.get("from_table", "?")) if note else None
 
 
 # Words and punctuation, each with the spaces after it, so changed words separated by spaces
 # form one replacement ("Despicable Me 3" -> "Dear White People", not three word swaps).
+# Premise controls record how they replaced the premise (provenance "premise").
+PREMISE_NOTES = {"none": "the model sees no premise at all (hypothesis only)",
+                 "swapped": "the table is replaced by another table of the split ({from_table})",
+                 "dummy": "the table is replaced by an uninformative constant table"}
+
 _TOKEN = re.compile(r"\s+|\w+\s*|[^\w\s]\s*")
 
 
@@ -137,7 +141,9 @@ def table_diff(before: Table, after: Table) -> TableChange:
             changes.append(RowChange("inserted", row.key, row.values))
     # A deleted row goes just before the first shown row that followed it in the original table.
     for index in (i for i in range(len(before.rows)) if i not in used):
-        position = next((p for p, c in enumerate(changes) if c.old_index is not None and c.old_index > index),
+        # Anchored on rows that kept their order (a moved row stands elsewhere) and on the
+        # deleted rows already placed, so deleted neighbours keep their order.
+        position = next((p for p, c in enumerate(changes) if c.status in ("kept", "deleted") and c.old_index > index),
                         len(changes))
         row = before.rows[index]
         changes.insert(position, RowChange("deleted", row.key, row.values, old_index=index))
@@ -179,13 +185,19 @@ def example_changes(probe_rows: Sequence[Mapping], originals: Mapping[str, Mappi
     for row in probe_rows:
         perturbed = Table.from_arrow(row["table"])
         original = originals.get(row["orig_uid"])
-        if original is not None and original["table_id"] in tables:
+        has_original = original is not None and original["table_id"] in tables
+        if has_original:
             before_table, before_hypothesis = tables[original["table_id"]], original["hypothesis"]
         else:
             before_table, before_hypothesis = perturbed, row["hypothesis"]
+        provenance = json.loads(row["provenance"])
+        if provenance.get("premise") in PREMISE_NOTES:
+            # A premise replaced wholesale (another table, a constant one, none) is shown as the
+            # model sees it, not as a row-by-row diff of two unrelated tables.
+            before_table = perturbed
         out.append(ExampleChange(
             uid=row["uid"], orig_uid=row["orig_uid"], probe=row["probe"], gold=row["label"], expected=row["expected"],
             hypothesis=text_diff(before_hypothesis, row["hypothesis"]), table=table_diff(before_table, perturbed),
-            provenance=json.loads(row["provenance"]),
+            provenance=provenance, has_original=has_original,
             original_pred=(original_predictions or {}).get(row["orig_uid"]), pred=(predictions or {}).get(row["uid"])))
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -38,6 +39,15 @@ class Failures:
     judged: int  # probe examples that could be judged (those with the predictions they need)
 
 
+def judgement(probe: Probe, expected: str | None) -> str:
+    """How one example of the probe is judged, in words."""
+    if probe.judged_by == "transitions":
+        return f"judged by the transition rule {probe.transition_rule}"
+    if probe.judged_by == "evidence":
+        return "judged by its evidence (does deleting this row move the prediction?)"
+    return f"expected {LABEL_NAMES[expected]}" if expected else "expected label"
+
+
 def what_fails(probe: Probe) -> str:
     if probe.judged_by == "transitions":
         return "the prediction moved in a way the transition rule forbids"
@@ -51,13 +61,11 @@ def what_fails(probe: Probe) -> str:
 def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) -> str | None:
     """Why this probe example is a failure, or None when it is not (or cannot be judged)."""
     if probe.judged_by == "transitions":
-        if before is None:
-            return None
         rule = RULES[probe.transition_rule]
-        if rule.is_valid(before, after):
+        if before is None or rule.is_valid(before, after):
             return None
-        allowed = ", ".join(LABEL_NAMES[lab] for lab in "ENC" if lab in rule.allowed[before])
-        return f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after; allowed after {LABEL_NAMES[before]}: {allowed}"
+        return (f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after; allowed after {LABEL_NAMES[before]}: "
+                f"{rule.allowed_after(before)}")
     if probe.judged_by == "evidence":
         if before is None or before == after or json.loads(row["provenance"]).get("relevant", False):
             return None
@@ -68,8 +76,8 @@ def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) 
         return f"{LABEL_NAMES[after]} (the gold label) without the evidence"
     if after == row["expected"]:
         return None
-    if before is None:
-        return f"{LABEL_NAMES[after]}, expected {LABEL_NAMES[row['expected']]} (no original to compare with)"
+    if row["uid"] == row["orig_uid"]:  # `original` itself, or an external line paired with no gold example
+        return f"{LABEL_NAMES[after]}, expected {LABEL_NAMES[row['expected']]}"
     if before != row["label"]:
         return None  # already wrong before the change: not a failure the change caused
     return f"{LABEL_NAMES[before]} (right) before, {LABEL_NAMES[after]} after; expected {LABEL_NAMES[row['expected']]}"
@@ -86,7 +94,9 @@ def find_failures(probe: Probe, rows: Sequence[Mapping], predictions: Mapping[st
         if after is None:
             continue
         before = original_predictions.get(row["orig_uid"])
-        if probe.judged_by in ("transitions", "evidence") and before is None:
+        # Judged against the prediction before the change, so without one it cannot be judged;
+        # a row that is its own original needs none.
+        if before is None and row["uid"] != row["orig_uid"] and probe.family != "premise_control":
             continue
         judged += 1
         reason = _failure_reason(probe, row, before, after)
@@ -95,3 +105,35 @@ def find_failures(probe: Probe, rows: Sequence[Mapping], predictions: Mapping[st
     rng = seeded_rng(seed, "failing-examples", probe.name, *names)
     keep = np.sort(rng.permutation(len(failed))[:n]) if failed else []
     return Failures(what_fails(probe), [failed[i] for i in keep], len(failed), judged)
+
+
+def _read_predictions(path) -> dict[str, str]:
+    from . import schemas
+    from .io import read_parquet
+
+    table = read_parquet(path, schemas.PREDICTIONS)
+    return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
+
+
+def failing_examples(files: Mapping[str, str | Path], probe: Probe, model: str, split: str, n: int, seed: int,
+                     split_data: tuple[dict, dict] | None = None):
+    """The failures of `model` on `probe` and `n` of them as ExampleChanges (with reason and
+    predictions), from the workflow's files as `report_layout.showcase_inputs` names them; the
+    original predictions are optional. The report and `tabprobe show --model` both use this, so
+    they show the same examples. `split_data` ({uid: gold example}, {table id: Table}) saves
+    reading the split again for each probe."""
+    from dataclasses import replace
+
+    from . import diff, infotabs, schemas
+    from .io import read_parquet
+
+    rows = read_parquet(files["probe"], schemas.PROBE_EXAMPLES).to_pylist()
+    predictions = _read_predictions(files[f"predictions:{model}"])
+    original = files.get(f"original:{model}")
+    before = _read_predictions(original) if original and Path(original).exists() else {}
+    found = find_failures(probe, rows, predictions, before, n, seed, model, split)
+    if split_data is None:
+        examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
+        split_data = ({e["uid"]: e for e in examples}, infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)))
+    changes = diff.example_changes([f.row for f in found.shown], *split_data, predictions, before)
+    return found, [replace(c, reason=f.reason) for c, f in zip(changes, found.shown)]

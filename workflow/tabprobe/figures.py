@@ -190,6 +190,8 @@ def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
         plt.close(figure)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
+    # matplotlib's <style>*{...}</style> would style every element of the page that inlines it.
+    svg = re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)
     svg = _prefix_ids(svg, re.sub(r"[^A-Za-z0-9_-]+", "-", salt))
     return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(title)}" ', 1)
 

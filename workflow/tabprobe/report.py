@@ -10,7 +10,7 @@ few failing examples of each probe with the change marked.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -19,9 +19,9 @@ import polars as pl
 from . import LABEL_NAMES, LABELS, figures, paper, report_render, schemas
 from .infotabs import SPLITS
 from .io import read_parquet
-from .probes import Probe, get_probe, pooled_members
+from .probes import get_probe, pooled_members
 from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock
-from .report_layout import DIMENSION_INTROS, DIMENSIONS, SHOWCASE_ORDER, dimension_of, showcase_split
+from .report_layout import DIMENSION_INTROS, DIMENSIONS, SHOWCASE_ORDER, dimension_of
 from .transitions import RULES
 
 
@@ -538,68 +538,61 @@ def run_section(run: RunInfo) -> Section:
 EXAMPLES_SHOWN = 5  # failing examples per probe and model
 
 
-def load_examples(showcase: Mapping[str, Mapping[str, str]], models: Sequence[str], seed: int,
+def load_examples(showcase: Mapping[str, Mapping], models: Sequence[str], seed: int,
                   root: str | Path = ".") -> dict[tuple[str, str], ExamplesBlock]:
     """A few failing examples of each probe for each model. `showcase` maps a probe to its split
     and its `showcase_inputs` files (relative to `root`)."""
-    from . import diff, failures
-    from .table import Table
-
-    def predictions(path: str | None) -> dict[str, str]:
-        if not path:
-            return {}
-        table = read_parquet(Path(root) / path, schemas.PREDICTIONS)
-        return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
+    from . import failures, infotabs
 
     out: dict[tuple[str, str], ExamplesBlock] = {}
-    loaded_splits: dict[str, tuple[dict, dict]] = {}
+    split_data: dict[str, tuple[dict, dict]] = {}
     for probe_name, spec in showcase.items():
-        split, files = spec["split"], spec["files"]
-        if split not in loaded_splits:
-            examples = read_parquet(Path(root) / files["examples"], schemas.EXAMPLES).to_pylist()
-            tables = read_parquet(Path(root) / files["tables"], schemas.TABLES).to_pylist()
-            loaded_splits[split] = ({e["uid"]: e for e in examples}, {t["table_id"]: Table.from_arrow(t) for t in tables})
-        originals, tables = loaded_splits[split]
-        rows = read_parquet(Path(root) / files["probe"], schemas.PROBE_EXAMPLES).to_pylist()
-        probe = get_probe(probe_name)
+        split, files = spec["split"], {key: Path(root) / path for key, path in spec["files"].items()}
+        if split not in split_data:
+            examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
+            split_data[split] = ({e["uid"]: e for e in examples},
+                                 infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)))
         for model in models:
-            preds, before = predictions(files[f"predictions:{model}"]), predictions(files.get(f"original:{model}"))
-            found = failures.find_failures(probe, rows, preds, before, EXAMPLES_SHOWN, seed, model, split)
-            changes = diff.example_changes([f.row for f in found.shown], originals, tables, preds, before)
-            changes = [replace(c, reason=f.reason) for c, f in zip(changes, found.shown)]
+            found, changes = failures.failing_examples(files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed,
+                                                       split_data[split])
             out[(probe_name, model)] = ExamplesBlock(probe_name, model, split, found, changes)
     return out
+
+
+def _first_scored(scores: pl.DataFrame, model: str, probe: str, statistic: str) -> tuple[str, dict] | None:
+    """(split, score) of the first split in SHOWCASE_ORDER where the probe has a value of the
+    statistic for the model."""
+    for split in SHOWCASE_ORDER:
+        score = _lookup(scores, model=model, probe=probe, split=split, statistic=statistic, label="all")
+        if score and score["mean"] is not None:
+            return split, score
+    return None
 
 
 def _summary_rows(scores: pl.DataFrame, run: RunInfo, model: str) -> list[tuple[str, str, str, Stat, str]]:
     """(dimension, probe or pooled column, measure, value, split) for one model: the paired
     accuracy drop of every probe judged by a label (and of the pooled columns of paper Tables 4
-    and 7), the invalid-transition % of every table probe."""
+    and 7), the invalid-transition % of every table probe; each on the first split (of
+    SHOWCASE_ORDER) where it has a value."""
     rows = []
-    for name in run.probes:
-        if name == "original":
-            continue
-        probe = get_probe(name)
-        splits = [s for s in SPLITS if not scores.filter((pl.col("probe") == name) & (pl.col("split") == s)
-                                                         & (pl.col("model") == model)).is_empty()]
-        if not splits or probe.judged_by == "evidence":
-            continue
-        split = showcase_split(splits)
-        if probe.judged_by == "transitions":
-            stat = Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="invalid_transition_pct", label="all"))
-            rows.append((dimension_of(probe), name, "invalid transitions (%)", stat, split))
-        else:
-            stat = Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all"), signed=True)
-            rows.append((dimension_of(probe), name, "accuracy drop (points)", stat, split))
+    entries = [(dimension_of(get_probe(p)), p, get_probe(p).judged_by) for p in run.probes
+               if p != "original" and get_probe(p).judged_by != "evidence"]
     for table, dimension in (("table4", "artifacts"), ("table7", "counterfactuals")):
         for column, members in pooled_members(table, run.probes).items():
-            name = f"{table}:{column}"
-            splits = [s for s in SPLITS if _lookup(scores, model=model, probe=name, split=s, statistic="accuracy_drop", label="all")]
-            if members and splits:
-                split = showcase_split(splits)
-                stat = Stat.of(_lookup(scores, model=model, probe=name, split=split, statistic="accuracy_drop", label="all"), signed=True)
-                label = f"paper {table.replace('table', 'Table ')}: {column.replace('_', ' ')} (pooled)"
-                rows.append((dimension, label, "accuracy drop (points)", stat, split))
+            if members:
+                entries.append((dimension, f"{table}:{column}", "expected"))
+    for dimension, name, judged_by in entries:
+        transitions = judged_by == "transitions"
+        found = _first_scored(scores, model, name, "invalid_transition_pct" if transitions else "accuracy_drop")
+        if found is None:
+            continue
+        split, score = found
+        label = name
+        if ":" in name:
+            table, column = name.split(":")
+            label = f"paper {table.replace('table', 'Table ')}: {column.replace('_', ' ')} (pooled)"
+        rows.append((dimension, label, "invalid transitions (%)" if transitions else "accuracy drop (points)",
+                     Stat.of(score, signed=not transitions), split))
     order = list(DIMENSIONS)
     return sorted(rows, key=lambda r: order.index(r[0]))  # stable: probes keep their config order
 

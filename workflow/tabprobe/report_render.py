@@ -12,6 +12,8 @@ from typing import Sequence
 
 from . import LABEL_NAMES
 from .diff import ExampleChange, RowChange, text_diff
+from .failures import judgement
+from .probes import get_probe
 from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock
 
 _CSS = """
@@ -153,7 +155,7 @@ def _row_values_html(row: RowChange) -> str:
 
 
 def _example_html(change: ExampleChange) -> str:
-    judged = f"expected {LABEL_NAMES[change.expected]}" if change.expected else "judged by transition rules"
+    judged = judgement(get_probe(change.probe), change.expected)
     preds = ""
     if change.pred is not None:
         before = LABEL_NAMES.get(change.original_pred, "–") if change.original_pred else "–"
@@ -162,7 +164,10 @@ def _example_html(change: ExampleChange) -> str:
            f"{judged}{preds}</header>"]
     if change.reason:
         out.append(f'<p class="reason">{html.escape(change.reason)}</p>')
-    unchanged = "" if any(kind != "same" for kind, _ in change.hypothesis) else ' <span class="n">(unchanged)</span>'
+    if not change.has_original:
+        out.append('<p class="premise-note">No original example to compare with: shown as given.</p>')
+    unchanged = ("" if any(kind != "same" for kind, _ in change.hypothesis) or not change.has_original
+                 else ' <span class="n">(unchanged)</span>')
     out.append(f'<p class="hypothesis"><strong>Hypothesis:</strong> {_segments_html(change.hypothesis)}{unchanged}</p>')
     if change.premise_note:
         out.append(f'<p class="premise-note">Premise: {html.escape(change.premise_note)}.</p>')
@@ -170,7 +175,8 @@ def _example_html(change: ExampleChange) -> str:
     title = (_segments_html(text_diff(table.old_title, table.new_title)) if table.old_title != table.new_title
              else html.escape(table.new_title))
     out.append(f'<table class="example-table"><caption>Table: {title}'
-               + ("" if table.changed else ' <span class="n">(unchanged)</span>') + "</caption><tbody>")
+               + ("" if table.changed or not change.has_original or change.premise_note
+                  else ' <span class="n">(unchanged)</span>') + "</caption><tbody>")
     for row in table.rows:
         out.append(f'<tr class="row-{row.status}"><td class="mark">{ROW_MARKS[row.status]}</td>'
                    f"<th>{html.escape(row.key)}</th><td>{_row_values_html(row)}</td></tr>")
@@ -260,6 +266,8 @@ def _examples_md(block: ExamplesBlock) -> list[str]:
     for change in block.changes:
         preds = (f"; model {change.original_pred or '–'} → {change.pred}" if change.pred else "")
         out.append(f"- `{change.uid}` gold {change.gold}{preds}" + (f": {change.reason}" if change.reason else ""))
+        if not change.has_original:
+            out.append("  - No original example to compare with: shown as given.")
         out.append(f"  - Hypothesis: {_segments_md(change.hypothesis)}")
         if change.premise_note:
             out.append(f"  - Premise: {change.premise_note}")
@@ -287,7 +295,7 @@ def to_markdown(sections: Sequence[Section], title: str, lede: str) -> str:
                 out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in block.rows]
                 out.append("")
             elif isinstance(block, Figure):
-                out += [f"*Figure (drawn in index.html" + (f", and results/report/figures/{block.path}" if block.path else "")
+                out += ["*Figure (drawn in index.html" + (f", and results/report/figures/{block.path}" if block.path else "")
                         + f"): {block.caption}*", ""]
             elif isinstance(block, ExamplesBlock):
                 out += _examples_md(block)

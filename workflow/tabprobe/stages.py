@@ -254,7 +254,7 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
     with atomic_dir(figures_out) as folder:
         for path, svg in sorted(built.figures.items()):
             (Path(folder) / path).parent.mkdir(parents=True, exist_ok=True)
-            (Path(folder) / path).write_text(svg)
+            (Path(folder) / path).write_text(svg, encoding="utf-8")
     write_text(built.html, html_out)
     write_text(built.markdown, markdown_out)
     log.info("report: %s (%d kB), %s, %d figures in %s", html_out, len(built.html) // 1024, markdown_out,

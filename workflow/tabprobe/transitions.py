@@ -18,6 +18,12 @@ class TransitionRule:
     def is_valid(self, before: str, after: str) -> bool:
         return after in self.allowed[before]
 
+    def allowed_after(self, before: str) -> str:
+        """The labels allowed after `before`, named, in E, N, C order."""
+        from . import LABEL_NAMES, LABELS
+
+        return ", ".join(LABEL_NAMES[lab] for lab in LABELS if lab in self.allowed[before])
+
 
 def _rule(name, source, E, N, C):
     return TransitionRule(name, {"E": frozenset(E), "N": frozenset(N), "C": frozenset(C)}, source)
