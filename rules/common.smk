@@ -12,7 +12,7 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import MODEL_NAME, PROBE_NAME, WORKFLOW_PROBE_OPTIONS, check as check_config, external_probes, original_covers, probe_limit, probe_splits, require_configured
+from tabprobe.config import MODEL_NAME, PROBE_NAME, check as check_config, external_probes, original_covers, probe_limit, probe_options, probe_splits, require_configured
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
@@ -147,8 +147,7 @@ def get_parses(wildcards):
 
 def get_probe_options(wildcards):
     """The probe's own options; `splits` and `max_examples` are the workflow's."""
-    options = config["probes"][wildcards.probe] or {}
-    return canonical({k: v for k, v in options.items() if k not in WORKFLOW_PROBE_OPTIONS})
+    return canonical(probe_options(config, wildcards.probe))
 
 
 def get_probe_limit(wildcards):

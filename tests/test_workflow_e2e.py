@@ -474,6 +474,8 @@ def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_exam
         # On paper: the print style sheet drops the contents list; the PDF renders.
         page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
         assert page.js("return getComputedStyle(document.querySelector('nav.toc')).display") == "none"
+        assert page.js("""window.dispatchEvent(new Event('beforeprint'));
+            return Array.from(document.querySelectorAll('details')).every(d => d.open)""")  # every example on paper
         pdf = base64.b64decode(page.driver.execute_cdp_cmd("Page.printToPDF", {"printBackground": True})["data"])
         assert pdf.startswith(b"%PDF") and len(pdf) > 50_000
         artifact_path("report.pdf").write_bytes(pdf)
@@ -541,4 +543,7 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
                             str(run["dir"] / "results"), "--configfile", str(with_probe)],
                            env=env, capture_output=True, text=True, timeout=120, cwd=run["dir"])
     assert shown.returncode == 0, shown.stderr
-    assert "row_to_top" in shown.stdout and "minilm-para" in shown.stdout
+    # The command shows the report's selection: the same count of failures out of the same examples.
+    counts = re.search(r'data-probe="row_to_top" data-model="minilm-para"><summary>Failing examples · row_to_top · '
+                       r"minilm-para · alpha1: (\d+) of (\d+)", page)
+    assert counts and f"{counts.group(1)} of {counts.group(2)} probe examples fail" in shown.stdout

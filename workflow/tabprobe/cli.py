@@ -26,7 +26,7 @@ from string import Template
 from typing import Mapping, Sequence
 
 from . import LABEL_NAMES
-from .config import PROBE_NAME, WORKFLOW_PROBE_OPTIONS, external_probes
+from .config import PROBE_NAME, external_probes, probe_options
 from .errors import TabprobeError, did_you_mean
 from .probes import REGISTRY, Probe, get_probe, is_external, register_external
 
@@ -210,13 +210,6 @@ def read_config(path: str | None) -> tuple[dict, Path | None]:
     if not isinstance(config, dict):
         raise UsageError(f"{config_path} is not a mapping of config keys (see config.yaml in the repository)")
     return config, config_path
-
-
-def probe_options(config: Mapping, name: str) -> dict:
-    """The probe's own options in config (those the workflow reads, such as splits, left out)."""
-    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
-    settings = probes.get(name) if isinstance(probes.get(name), dict) else {}
-    return {k: v for k, v in settings.items() if k not in WORKFLOW_PROBE_OPTIONS}
 
 
 def _show_generated(console, probe: Probe, split: str, n: int, results: Path, seed: int, config: Mapping,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import jsonschema
 import yaml
@@ -156,6 +156,14 @@ def probe_limit(config: dict[str, Any], probe: str) -> int | None:
         return None
     settings = config["probes"].get(probe) or {}
     return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
+
+
+def probe_options(config: Mapping[str, Any], probe: str) -> dict[str, Any]:
+    """A probe's own options from config: its entry without the workflow's (`splits`,
+    `max_examples`, ...)."""
+    probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
+    settings = probes.get(probe) if isinstance(probes.get(probe), Mapping) else {}
+    return {k: v for k, v in settings.items() if k not in WORKFLOW_PROBE_OPTIONS}
 
 
 def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:

@@ -55,6 +55,12 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
+def _splits_with(scores: pl.DataFrame, probe_names: Iterable[str]) -> list[str]:
+    """The splits (in SPLITS order) where any of the probes has scores."""
+    present = set(scores.filter(pl.col("probe").is_in(list(probe_names)))["split"].to_list())
+    return [s for s in SPLITS if s in present]
+
+
 def _lookup(scores: pl.DataFrame, **where) -> dict | None:
     hit = scores.filter(pl.all_horizontal([pl.col(k) == v for k, v in where.items()]))
     return hit.row(0, named=True) if hit.height else None
@@ -104,7 +110,7 @@ def pooled_table_blocks(scores: pl.DataFrame, run: RunInfo, table: str, referenc
     members = pooled_members(table, run.probes)
     columns = list(members)
     names = [f"{table}:{c}" for c in columns]
-    splits = [s for s in SPLITS if not scores.filter((pl.col("probe").is_in(names)) & (pl.col("split") == s)).is_empty()]
+    splits = _splits_with(scores, names)
     blocks = []
     for split in splits:
         rows = []
@@ -203,7 +209,7 @@ def evidence_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
             "model's prediction are the evidence it uses, compared with the relevant rows of ENTAIL/CONTRADICT "
             "examples that have any (as in the paper). Cells: mean (std) over the samplings of gold examples; "
             "the paper's RoBERTa-large numbers (4,600 human-annotated dev/test pairs) in the last column.")
-        splits = [s for s in SPLITS if not scores.filter((pl.col("probe") == probe_name) & (pl.col("split") == s)).is_empty()]
+        splits = _splits_with(scores, [probe_name])
         header = ["Statistic"] + [f"{m} · {s}" for m in run.models for s in splits] + ["paper"]
         rows = []
         for title, statistic, label in EVIDENCE_ROWS:
@@ -280,7 +286,7 @@ def probe_accuracy_table(scores: pl.DataFrame, run: RunInfo, probe_names: Sequen
     """One row per probe and model: per split, accuracy against the expected label, the paired
     drop from the unperturbed examples and the share whose model input changed; `reference`
     adds the paper's accuracy."""
-    splits = [s for s in SPLITS if not scores.filter(pl.col("probe").is_in(list(probe_names)) & (pl.col("split") == s)).is_empty()]
+    splits = _splits_with(scores, probe_names)
     rows = []
     for probe_name in probe_names:
         for model in run.models:
@@ -374,7 +380,7 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
         "For an ideal model all these numbers are zero. Cells: mean (std) over the samplings"
         + ("; the paper's RoBERTa-large number is given under each cell." if reference else ".")
     )
-    allowed = "; ".join(f"{lab} → {', '.join(to for to in LABELS if to in rule.allowed[lab])}" for lab in LABELS)
+    allowed = "; ".join(f"{LABEL_NAMES[lab]} → {rule.allowed_after(lab)}" for lab in LABELS)
     section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
     if probe.needs_relevance:
         section.blocks.append(relevance_note(run))
