@@ -93,6 +93,37 @@ def accuracy(loaded: LoadedModel, encoded, labels: np.ndarray, batch_size: int, 
 SAVE_EVERY_SECONDS = 600.0
 
 
+def optimizer_and_schedule(model, learning_rate: float, weight_decay: float, warmup_ratio: float, total_steps: int):
+    """AdamW (no weight decay on biases and LayerNorm) with linear warm-up, then linear decay."""
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": weight_decay},
+        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=learning_rate)
+    return optimizer, get_linear_schedule_with_warmup(optimizer, math.ceil(warmup_ratio * total_steps), total_steps)
+
+
+def train_step(model, optimizer, scheduler, features: list[dict], targets: np.ndarray, pad_id: int, device: str,
+               precision: str) -> float:
+    """One optimiser step on one batch (cross-entropy, gradients clipped at 1.0); the batch's loss."""
+    import torch
+
+    batch = {k: v.to(device) for k, v in collate(features, pad_id).items()}
+    with autocast(device, precision):
+        logits = model(**batch).logits
+    loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(targets).to(device))
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item()
+
+
 def resume_dir_for(out_dir: str | Path) -> Path:
     """Where training keeps its resume state: beside the checkpoint folder, hidden, and not a
     Snakemake output, so Snakemake neither deletes it when a job fails nor counts it as a result."""
@@ -190,7 +221,6 @@ def train(
     in place.
     """
     import torch
-    from transformers import get_linear_schedule_with_warmup
 
     from .perturb import select_examples
 
@@ -211,13 +241,8 @@ def train(
     rng = seeded_rng(settings.seed, "training-batches")
     epochs = [length_grouped_batches(encoded.lengths(), settings.batch_size, rng) for _ in range(settings.epochs)]
     total_steps = sum(len(e) for e in epochs)
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm")
-    groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": settings.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(groups, lr=settings.learning_rate)
-    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(settings.warmup_ratio * total_steps), total_steps)
+    optimizer, scheduler = optimizer_and_schedule(model, settings.learning_rate, settings.weight_decay,
+                                                  settings.warmup_ratio, total_steps)
     pad_id = tokenizer.pad_token_id or 0
     loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
 
@@ -267,17 +292,9 @@ def train(
                 step += 1
                 if step <= len(history):
                     continue  # done before the kill, restored from the resume state
-                batch = {k: v.to(device) for k, v in collate([encoded.features[i] for i in batch_idx], pad_id).items()}
-                target = torch.from_numpy(labels[batch_idx]).to(device)
-                with autocast(device, precision):
-                    logits = model(**batch).logits
-                loss = torch.nn.functional.cross_entropy(logits.float(), target)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
-                history.append({"step": len(history) + 1, "epoch": epoch + 1, "loss": round(loss.item(), 5),
+                loss = train_step(model, optimizer, scheduler, [encoded.features[i] for i in batch_idx], labels[batch_idx],
+                                  pad_id, device, precision)
+                history.append({"step": len(history) + 1, "epoch": epoch + 1, "loss": round(loss, 5),
                                 "lr": scheduler.get_last_lr()[0]})
                 bar.update(1)
                 if len(history) % 50 == 0:

@@ -1,0 +1,77 @@
+"""Inoculation by fine-tuning (paper section 7): nested subsets, fine-tuning with early stopping
+from a trained checkpoint, and Liu et al.'s outcomes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tabprobe.inoculation import Change, InoculationSettings, fine_tune, liu_outcome, nested_subsets
+from tabprobe.models import load_classifier
+from tabprobe.table import Row, Table
+from tiny_bert import tiny_bert
+
+
+def test_nested_subsets_are_seeded_and_each_smaller_one_is_inside_the_larger():
+    sets = nested_subsets(1000, [300, 100, 200], seed=7, name="table4")
+    assert [len(sets[s]) for s in (100, 200, 300)] == [100, 200, 300]
+    assert set(sets[100]) <= set(sets[200]) <= set(sets[300])
+    assert all(np.array_equal(a, b) for a, b in zip(sets.values(), nested_subsets(1000, [100, 200, 300], 7, "table4").values()))
+    assert not np.array_equal(sets[100], nested_subsets(1000, [100], 7, "table7")[100])
+    assert len(nested_subsets(50, [100], 7, "x")[100]) == 50  # fewer available: all of them
+
+
+@pytest.mark.parametrize("original, challenge, outcome", [
+    (Change(-7.4, -9.0, -5.8), Change(6.4, 4.1, 8.7), 3),   # paper Tables 9-10: the challenge up, alpha1 down
+    (Change(0.3, -1.2, 1.8), Change(6.4, 4.1, 8.7), 1),     # the gap closes
+    (Change(0.3, -1.2, 1.8), Change(-0.5, -2.0, 1.0), 2),   # nothing moves
+    (Change(0.3, -1.2, 1.8), Change(-4.0, -6.0, -2.0), 0),  # the challenge gets worse: none of the three
+])
+def test_liu_outcome_is_decided_by_the_intervals(original, challenge, outcome):
+    found, sentence = liu_outcome(original, challenge)
+    assert found == outcome
+    assert f"challenge {challenge.mean:+.2f} [{challenge.low:+.2f}, {challenge.high:+.2f}]" in sentence
+
+
+TABLE = Table("T1", "Sample", (Row("Colour", ("red",)), Row("Size", ("large",))))
+
+
+def records(n: int, offset: int = 0) -> list[dict]:
+    """A task a tiny model can learn: "yes" in the hypothesis is ENTAIL, "no" CONTRADICT."""
+    out = []
+    for i in range(offset, offset + n):
+        word = "yes" if i % 2 else "no"
+        out.append({"uid": f"t:{i}", "table": TABLE.to_arrow(), "hypothesis": f"The answer is {word} {i % 7}.",
+                    "label": "N", "expected": "E" if word == "yes" else "C"})
+    return out
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    return tiny_bert(tmp_path_factory.mktemp("trained"), head=True, seed=3)
+
+
+def test_fine_tuning_keeps_the_best_epoch_and_stops_early(trained, tmp_path):
+    settings = InoculationSettings(learning_rate=3e-3, max_epochs=15, patience=4, batch_size=8, max_length=32, seed=1)
+    meta = fine_tune(trained, records(64), records(32, offset=100), "para", settings, tmp_path / "ino")
+    epochs = meta["dev_accuracy_by_epoch"]
+    assert meta["epochs_run"] == len(epochs) <= settings.max_epochs
+    assert meta["dev_accuracy"] == max(epochs) and epochs.index(max(epochs)) + 1 == meta["best_epoch"]
+    if len(epochs) < settings.max_epochs:  # stopped early: `patience` epochs without a better one
+        assert len(epochs) - meta["best_epoch"] == settings.patience
+    assert meta["dev_accuracy"] > meta["dev_accuracy_before"]  # it learned the task
+    assert meta["train_examples"] == 64 and meta["inoculated_from_fingerprint"]
+    # A checkpoint the workflow's inference loads, with its labels still named.
+    loaded = load_classifier(tmp_path / "ino")
+    assert sorted(loaded.order) == [0, 1, 2]
+    saved = json.loads((tmp_path / "ino" / "tabprobe.json").read_text())
+    assert saved["best_epoch"] == meta["best_epoch"]
+
+
+def test_fine_tuning_is_deterministic(trained, tmp_path):
+    settings = InoculationSettings(learning_rate=5e-4, max_epochs=2, patience=2, batch_size=8, max_length=32, seed=4)
+    fine_tune(trained, records(24), records(8, offset=50), "para", settings, tmp_path / "a")
+    fine_tune(trained, records(24), records(8, offset=50), "para", settings, tmp_path / "b")
+    assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()

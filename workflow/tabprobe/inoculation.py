@@ -1,0 +1,197 @@
+"""Inoculation by fine-tuning (paper section 7, after Liu et al. 2019): a trained premise +
+hypothesis model is fine-tuned further on a few examples of a challenge set, and its accuracy on
+the challenge set and on the original test sets is compared with the model's before.
+
+- `nested_subsets`: the 100, 200 and 300 challenge examples, the smaller a subset of the larger
+  ("sub-sampling inclusively", as the paper and Liu et al. do).
+- `fine_tune`: from the trained checkpoint (its own head), one learning rate, up to
+  `max_epochs` epochs with early stopping on dev accuracy; the best epoch's weights are kept.
+- `liu_outcome`: which of Liu et al.'s three outcomes a pair of accuracy changes shows, decided
+  by their intervals.
+
+Seeded and deterministic on the CPU, like training.train.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from . import LABELS
+from .encoding import encode
+from .models import LoadedModel, fingerprint, label_order, pick_device, predict_batches, require_base, resolve_precision, save_checkpoint
+from .render import render
+from .seeding import seeded_rng
+from .table import Table
+from .training import length_grouped_batches, optimizer_and_schedule, train_step
+
+log = logging.getLogger(__name__)
+
+# The paper's grid (section 7, following Liu et al. 2019a).
+PAPER_SIZES = (100, 200, 300)
+PAPER_LEARNING_RATES = (1e-4, 5e-5, 1e-5)
+PAPER_MAX_EPOCHS = 30
+
+
+@dataclass(frozen=True)
+class InoculationSettings:
+    learning_rate: float
+    max_epochs: int = PAPER_MAX_EPOCHS
+    patience: int = 3  # stop after this many epochs without a better dev accuracy
+    batch_size: int = 16
+    max_length: int = 128
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    precision: str = "auto"
+    pair_order: str = "premise_first"
+    seed: int = 0
+
+
+def nested_subsets(available: int, sizes: Sequence[int], seed: int, name: str) -> dict[int, np.ndarray]:
+    """Indices (sorted) of `size` of `available` examples for each size: prefixes of one seeded
+    permutation, so each smaller set is a subset of each larger one. A size above `available`
+    takes them all."""
+    order = seeded_rng(seed, "inoculation-subsets", name).permutation(available)
+    return {size: np.sort(order[:size]) for size in sorted(sizes)}
+
+
+def _encode(records: Sequence[Mapping], premise: str, tokenizer, settings: InoculationSettings, order: list[int]):
+    """Features and targets (the checkpoint's output index of each label) of examples that carry
+    their own table (`schemas.PROBE_EXAMPLES` records; the label is `expected`, else `label`)."""
+    premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
+    encoded = encode(tokenizer, premises, [r["hypothesis"] for r in records], settings.max_length, settings.pair_order)
+    targets = np.array([order[LABELS.index(r.get("expected") or r["label"])] for r in records], dtype=np.int64)
+    return encoded, targets
+
+
+def _accuracy(loaded: LoadedModel, encoded, targets: np.ndarray, precision: str) -> float:
+    by_length = np.argsort(-encoded.lengths(), kind="stable")
+    probs = predict_batches(loaded, [encoded.features[i] for i in by_length], 64, precision)
+    return float(100.0 * np.mean(probs.argmax(axis=1) == targets[by_length]))
+
+
+def fine_tune(checkpoint: str | Path, train_records: Sequence[Mapping], dev_records: Sequence[Mapping], premise: str,
+              settings: InoculationSettings, out_dir: str | Path, label_map: Mapping[str, str] | None = None) -> dict:
+    """Fine-tune the classifier at `checkpoint` on `train_records` and write the weights of the
+    epoch with the best dev accuracy (the first of equals) to `out_dir`; returns its metadata.
+    Records carry their table (`schemas.PROBE_EXAMPLES`: challenge examples, and dev examples
+    as probe `original` writes them)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path = require_base(str(checkpoint))
+    torch.manual_seed(settings.seed)  # dropout: the run repeats exactly
+    model = AutoModelForSequenceClassification.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    order = label_order(model.config.id2label, label_map, str(path))
+    device = pick_device()
+    precision = resolve_precision(settings.precision, device)
+    model.to(device)
+    encoded, targets = _encode(train_records, premise, tokenizer, settings, order)
+    dev_encoded, dev_targets = _encode(dev_records, premise, tokenizer, settings, order)
+    loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
+
+    rng = seeded_rng(settings.seed, "inoculation-batches")
+    steps_per_epoch = math.ceil(len(train_records) / settings.batch_size)
+    total_steps = steps_per_epoch * settings.max_epochs
+    optimizer, scheduler = optimizer_and_schedule(model, settings.learning_rate, settings.weight_decay,
+                                                  settings.warmup_ratio, total_steps)
+    pad_id = tokenizer.pad_token_id or 0
+
+    model.eval()
+    dev_before = round(_accuracy(loaded, dev_encoded, dev_targets, precision), 2)
+    log.info("inoculating %s on %d examples at lr %g (dev accuracy before: %.2f%% on %d)", path, len(train_records),
+             settings.learning_rate, dev_before, len(dev_records))
+    dev_by_epoch: list[float] = []
+    losses: list[float] = []
+    best_epoch, best_state, start = 0, None, time.monotonic()
+    for epoch in range(1, settings.max_epochs + 1):
+        model.train()
+        for batch_idx in length_grouped_batches(encoded.lengths(), settings.batch_size, rng):
+            losses.append(round(train_step(model, optimizer, scheduler, [encoded.features[i] for i in batch_idx],
+                                           targets[batch_idx], pad_id, device, precision), 5))
+        model.eval()
+        dev_by_epoch.append(round(_accuracy(loaded, dev_encoded, dev_targets, precision), 2))
+        improved = best_state is None or dev_by_epoch[-1] > dev_by_epoch[best_epoch - 1]
+        if improved:
+            best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
+        log.info("epoch %d / %d: mean loss %.4f, dev accuracy %.2f%%%s", epoch, settings.max_epochs,
+                 float(np.mean(losses[-steps_per_epoch:])), dev_by_epoch[-1], " (best so far)" if improved else "")
+        if epoch - best_epoch >= settings.patience:
+            log.info("no better dev accuracy for %d epochs: stopping early", settings.patience)
+            break
+    model.load_state_dict(best_state)
+    meta = {
+        "trained": True,
+        "inoculated_from": str(checkpoint),
+        "inoculated_from_fingerprint": fingerprint(path),
+        "premise": premise,
+        "pair_order": settings.pair_order,
+        "label_map": {str(model.config.id2label[order[i]]): lab for i, lab in enumerate(LABELS)},
+        "inoculation_settings": asdict(settings),
+        "precision": precision,
+        "device": device,
+        "train_examples": len(train_records),
+        "epochs_run": len(dev_by_epoch),
+        "best_epoch": best_epoch,
+        "dev_accuracy_before": dev_before,
+        "dev_accuracy_by_epoch": dev_by_epoch,
+        "dev_accuracy": dev_by_epoch[best_epoch - 1],
+        "dev_examples": len(dev_records),
+        "train_seconds": round(time.monotonic() - start, 1),  # wall time: the one field that differs run to run
+    }
+    save_checkpoint(model, tokenizer, out_dir, meta)
+    log.info("kept epoch %d: dev accuracy %.2f%% (before: %.2f%%)", best_epoch, meta["dev_accuracy"], dev_before)
+    return meta
+
+
+@dataclass(frozen=True)
+class Change:
+    """A paired accuracy change (inoculated minus before), mean and interval, in points."""
+
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def up(self) -> bool:
+        return self.low > 0
+
+    @property
+    def down(self) -> bool:
+        return self.high < 0
+
+
+OUTCOMES = {
+    1: "Outcome 1: the gap closes (the challenge set improves, the original test set does not degrade)",
+    2: "Outcome 2: nothing changes (neither set moves beyond its interval)",
+    3: "Outcome 3: the challenge set improves while the original test set degrades",
+    0: "none of Liu et al.'s three outcomes",
+}
+
+
+def liu_outcome(original: Change, challenge: Change) -> tuple[int, str]:
+    """Liu et al.'s outcome for the change on the original test set and on the challenge set,
+    as the paper reads its Tables 9-12; a change counts only where its interval excludes zero.
+    Returns the outcome (0: none of the three) and the sentence that decides it."""
+    def describe(name: str, change: Change) -> str:
+        moved = "up" if change.up else "down" if change.down else "unchanged"
+        return f"{name} {change.mean:+.2f} [{change.low:+.2f}, {change.high:+.2f}] ({moved})"
+
+    evidence = f"{describe('challenge', challenge)}; {describe('original', original)}"
+    if challenge.up and not original.down:
+        outcome = 1
+    elif challenge.up and original.down:
+        outcome = 3
+    elif not challenge.up and not challenge.down and not original.up and not original.down:
+        outcome = 2
+    else:
+        outcome = 0
+    return outcome, f"{OUTCOMES[outcome]}: {evidence}"
