@@ -17,6 +17,7 @@ include: "rules/data.smk"
 include: "rules/probes.smk"
 include: "rules/models.smk"
 include: "rules/scoring.smk"
+include: "rules/inoculation.smk"
 include: "rules/report.smk"
 
 

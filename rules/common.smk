@@ -12,7 +12,7 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import MODEL_NAME, PROBE_NAME, check as check_config, external_probes, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
@@ -162,20 +162,31 @@ def configured(wildcards):
 
 
 def model_config(wildcards):
+    """A model's config block; an inoculated model has the settings of the model it came from."""
+    if wildcards.model in INOCULATED:
+        return config["models"][INOCULATED[wildcards.model][0]]
     configured(wildcards)
     return config["models"][wildcards.model]
 
 
+def checkpoint_of(name):
+    if name in INOCULATED:
+        base, experiment, size = INOCULATED[name]
+        return f"resources/inoculated/{base}/{experiment}/{size}/best"
+    model = config["models"][name]
+    return model["checkpoint"] if "checkpoint" in model else f"resources/models/{name}"
+
+
 def get_checkpoint(wildcards):
-    model = model_config(wildcards)
-    return model["checkpoint"] if "checkpoint" in model else f"resources/models/{wildcards.model}"
+    model_config(wildcards)  # a model of config, or an inoculated one: else "did you mean"
+    return checkpoint_of(wildcards.model)
 
 
 def get_checkpoint_files(wildcards):
     """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
     same folder do not change the folder's modification time."""
     model = model_config(wildcards)
-    if "checkpoint" not in model:
+    if "checkpoint" not in model or wildcards.model in INOCULATED:
         return []
     folder = Path(model["checkpoint"])
     return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
@@ -283,6 +294,8 @@ def get_report_inputs(wildcards):
         "pooled": [f"results/pooled/{t}/{m}/{c}/{s}.parquet" for m in MODELS for t, c, s in pooled_runs()],
         "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
         "showcase": sorted({f for entry in showcase().values() for f in entry["files"].values()}),
+        "inoculation": inoculation_outputs(),
+        "variance": variance_outputs(),
     }
 
 
@@ -309,3 +322,153 @@ def get_final_output():
 def report_category(wildcards):
     """The `snakemake --report` category of a figure: the report part it belongs to."""
     return DIMENSIONS[wildcards.dimension]
+
+
+# ---------------------------------------------------------------- inoculation (paper section 7)
+
+# The settings in force (`full: true`: the paper's grid), or None; each inoculated model is
+# probed under its own name, <model>.ino-<experiment>-<size>.
+INOCULATION = inoculation_plan(config)
+INOCULATED = {}
+if INOCULATION:
+    for _experiment in INOCULATION["experiments"]:
+        for _size in INOCULATION["sizes"]:
+            INOCULATED[inoculated_name(INOCULATION["model"], _experiment, _size)] = (INOCULATION["model"], _experiment, _size)
+# Paper Tables 9 and 11: accuracy on the original splits the report covers.
+INOCULATION_SPLITS = [s for s in REPORT_SPLITS if "original" in config["probes"] and s in probe_splits(config, "original")]
+CHALLENGE_SPLIT = "alpha1"
+
+
+def lr_text(learning_rate):
+    return f"{learning_rate:g}"
+
+
+def challenge_members(experiment, split):
+    """{column: {probe: its examples on split}} for the probes pooled into the experiment's table."""
+    columns = pooled_members(INOCULATION_TABLES[experiment], PROBES)
+    return {column: {p: f"results/probes/{p}/{split}.parquet" for p in probes if split in probe_splits(config, p)}
+            for column, probes in columns.items()}
+
+
+def get_challenge_members(split):
+    def members(wildcards):
+        return challenge_members(wildcards.experiment, split)
+
+    return members
+
+
+def get_inoculation_table(wildcards):
+    return INOCULATION_TABLES[wildcards.experiment]
+
+
+def get_inoculation_sizes(wildcards):
+    return INOCULATION["sizes"]
+
+
+def get_inoculation_settings(wildcards):
+    return canonical({k: INOCULATION[k] for k in ("max_epochs", "patience", "batch_size", "dev_examples")})
+
+
+def get_inoculation_model(wildcards):
+    """How the inoculated model reads its inputs: as the model it comes from."""
+    model = config["models"][wildcards.model]
+    return canonical({"premise": model["premise"], "max_length": model["max_length"], "precision": model["precision"],
+                      "pair_order": model["pair_order"], "label_map": model.get("labels"), "batch_size": model["batch_size"]})
+
+
+def get_inoculation_inputs(wildcards):
+    require_configured(config, model=wildcards.model)
+    return {
+        "checkpoint": checkpoint_of(wildcards.model),
+        "challenge": sorted(p for probes in challenge_members(wildcards.experiment, "train").values() for p in probes.values()),
+        "dev": "results/data/dev.parquet",
+        "dev_tables": "results/data/dev.tables.parquet",
+    }
+
+
+def get_inoculation_grid(wildcards):
+    """{learning rate: inoculated checkpoint} over the grid, in config order."""
+    return {lr_text(lr): f"resources/inoculated/{wildcards.model}/{wildcards.experiment}/{wildcards.size}/lr{lr_text(lr)}"
+            for lr in INOCULATION["learning_rates"]}
+
+
+def get_inoculation_grid_dirs(wildcards):
+    return list(get_inoculation_grid(wildcards).values())
+
+
+def get_inoculated_models(wildcards):
+    """{size: model name}; size 0 is the model before inoculation."""
+    return {0: wildcards.model, **{size: inoculated_name(wildcards.model, wildcards.experiment, size)
+                                   for size in INOCULATION["sizes"]}}
+
+
+def get_inoculation_originals(wildcards):
+    return {s: f"results/probes/original/{s}.parquet" for s in INOCULATION_SPLITS}
+
+
+def get_inoculation_predictions(wildcards):
+    """{model: {probe: {split: predictions}}}: every model of the experiment on the original
+    splits and on the challenge probes of alpha1."""
+    members = [p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes]
+    return {model: {"original": {s: f"results/predictions/{model}/original/{s}.parquet" for s in INOCULATION_SPLITS},
+                    **{p: {CHALLENGE_SPLIT: f"results/predictions/{model}/{p}/{CHALLENGE_SPLIT}.parquet"} for p in members}}
+            for model in get_inoculated_models(wildcards).values()}
+
+
+def get_inoculation_best(wildcards):
+    return {size: f"resources/inoculated/{wildcards.model}/{wildcards.experiment}/{size}/best" for size in INOCULATION["sizes"]}
+
+
+def get_inoculation_score_inputs(wildcards):
+    require_configured(config, model=wildcards.model)
+    predictions = get_inoculation_predictions(wildcards)
+    return {
+        "originals": list(get_inoculation_originals(wildcards).values()),
+        "members": sorted(p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes.values()),
+        "predictions": sorted(path for by_probe in predictions.values() for by_split in by_probe.values() for path in by_split.values()),
+        "best": list(get_inoculation_best(wildcards).values()),
+    }
+
+
+def inoculation_outputs():
+    if not INOCULATION:
+        return []
+    return [f"results/inoculation/{INOCULATION['model']}/{e}.{ext}" for e in INOCULATION["experiments"] for ext in ("parquet", "json")]
+
+
+def get_inoculation_plan():
+    """What the report says of the inoculation grid (None: no inoculation)."""
+    return canonical({**INOCULATION, "full": FULL}) if INOCULATION else None
+
+
+# ---------------------------------------------------------------- controlled variance
+
+VARIANCE = variance_plan(config)
+
+
+def get_variance_settings(wildcards):
+    return canonical({k: v for k, v in VARIANCE.items() if k != "model"})
+
+
+def get_variance_inputs(wildcards):
+    require_configured(config, model=wildcards.model)
+    return {"checkpoint": checkpoint_of(wildcards.model), "train": "results/data/train.parquet",
+            "train_tables": "results/data/train.tables.parquet", "dev": "results/data/dev.parquet",
+            "dev_tables": "results/data/dev.tables.parquet"}
+
+
+def get_variance_repeats(wildcards):
+    return {r: f"resources/variance/{wildcards.model}/r{r}" for r in range(1, VARIANCE["resamples"] + 1)}
+
+
+def get_variance_repeat_dirs(wildcards):
+    return list(get_variance_repeats(wildcards).values())
+
+
+def get_variance_base(wildcards):
+    require_configured(config, model=wildcards.model)
+    return checkpoint_of(wildcards.model)
+
+
+def variance_outputs():
+    return [f"results/variance/{VARIANCE['model']}.{ext}" for ext in ("parquet", "json")] if VARIANCE else []

@@ -28,6 +28,7 @@ rule assemble_report:
         scoring=SCORING,
         externals=EXTERNALS,
         showcase=showcase(),
+        inoculation=get_inoculation_plan(),
     log:
         "logs/assemble_report.log",
     conda:

@@ -131,3 +131,47 @@ def test_smaller_caps_pick_subsets_of_larger_ones():
     small, large = (set(select_examples(examples, k, 7, "dev")["uid"].to_pylist()) for k in (50, 200))
     assert len(small) == 50 and len(large) == 200 and small < large
     assert set(select_examples(examples, 50, 7, "alpha1")["uid"].to_pylist()) != small  # per split
+
+
+def test_inoculation_and_controlled_variance_check_their_model_and_probes():
+    from tabprobe.config import inoculation_plan, variance_plan
+
+    assert inoculation_plan(DEFAULT)["learning_rates"] == [0.00005]
+    full = inoculation_plan({**DEFAULT, "full": True})
+    assert full["learning_rates"] == [1e-4, 5e-5, 1e-5] and full["max_epochs"] == 30  # the paper's grid
+    assert variance_plan({**DEFAULT, "full": True})["train_examples"] == 2000
+    assert inoculation_plan({**DEFAULT, "inoculation": None}) is None
+
+    def hypothesis_only(config):
+        config["inoculation"]["model"] = "minilm-hypo"
+        config["controlled_variance"]["model"] = "minilm-hypo"
+
+    with pytest.raises(ConfigError) as error:
+        check(with_change(hypothesis_only), SCHEMA)
+    assert "inoculation.model: minilm-hypo reads no table" in str(error.value)
+    assert "controlled_variance.model: minilm-hypo reads no table" in str(error.value)
+
+    def no_train(config):
+        config["probes"]["cf_row_swap"]["splits"] = ["alpha1"]
+        config["probes"]["cf_title_swap"]["splits"] = ["alpha1"]
+        config["inoculation"]["model"] = "minilm-pra"
+
+    with pytest.raises(ConfigError) as error:
+        check(with_change(no_train), SCHEMA)
+    assert "no model 'minilm-pra' in config. Did you mean 'minilm-para'?" in str(error.value)
+
+    def counterfactuals_on_alpha1_only(config):
+        config["probes"]["cf_row_swap"]["splits"] = ["alpha1"]
+        config["probes"]["cf_title_swap"]["splits"] = ["alpha1"]
+
+    with pytest.raises(ConfigError) as error:
+        check(with_change(counterfactuals_on_alpha1_only), SCHEMA)
+    assert "counterfactual fine-tunes on its probes' examples from train" in str(error.value)
+    assert "run at least one of them on train" in str(error.value)
+
+    def backwards_range(config):
+        config["controlled_variance"]["test_ranges"] = [[60, 40]]
+
+    with pytest.raises(ConfigError) as error:
+        check(with_change(backwards_range), SCHEMA)
+    assert "controlled_variance.test_ranges.0: [60, 40] is not [low, high]" in str(error.value)

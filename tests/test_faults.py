@@ -60,6 +60,7 @@ def workflow_with_config(folder: Path, base: Path, infotabs: Path) -> Path:
                                   "learning_rate": 0.001, "dev_examples": 64, "precision": "fp32"},
                         "premise": "para", "max_length": 128, "batch_size": 32, "precision": "fp32"}},
         scoring={"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
+        inoculation=None, controlled_variance=None,  # tested in test_inoculation_workflow.py
     )
     # No config.yaml in the copy: Snakemake would merge this file into it (see test_workflow_e2e.py).
     (folder / "faults.yaml").write_text(yaml.safe_dump(config, sort_keys=False))

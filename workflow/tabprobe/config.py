@@ -166,6 +166,50 @@ def probe_options(config: Mapping[str, Any], probe: str) -> dict[str, Any]:
     return {k: v for k, v in settings.items() if k not in WORKFLOW_PROBE_OPTIONS}
 
 
+# Paper section 7's grid, used when `full: true` (the CPU default keeps a reduced one).
+FULL_INOCULATION = {"learning_rates": [1e-4, 5e-5, 1e-5], "max_epochs": 30, "patience": 3, "dev_examples": None}
+INOCULATION_DEFAULTS = {"experiments": ["hypothesis", "counterfactual"], "sizes": [100, 200, 300],
+                        "learning_rates": [5e-5], "max_epochs": 3, "patience": 1, "batch_size": 16, "dev_examples": 300}
+# The challenge family of each experiment and the paper table pooling its probes.
+INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
+
+
+def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The inoculation settings in force (`full: true` gives the paper's grid), or None when
+    config asks for none."""
+    settings = config.get("inoculation") or {}
+    if not settings.get("model"):
+        return None
+    plan = {**INOCULATION_DEFAULTS, **settings}
+    if config.get("full"):
+        plan.update(FULL_INOCULATION)
+    plan["sizes"] = sorted(plan["sizes"])
+    return plan
+
+
+VARIANCE_DEFAULTS = {"train_range": [30, 49], "test_ranges": [[30, 49], [60, 79], [200, 299]], "resamples": 3,
+                     "train_examples": 300, "test_examples": 200, "dev_examples": 100, "learning_rate": 5e-5,
+                     "max_epochs": 3, "patience": 1, "batch_size": 16}
+FULL_VARIANCE = {"train_examples": 2000, "test_examples": 1000, "dev_examples": 300, "max_epochs": 10, "patience": 3}
+
+
+def variance_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The controlled-variance settings in force (`full: true` gives more examples and epochs),
+    or None when config asks for none."""
+    settings = config.get("controlled_variance") or {}
+    if not settings.get("model"):
+        return None
+    plan = {**VARIANCE_DEFAULTS, **settings}
+    if config.get("full"):
+        plan.update(FULL_VARIANCE)
+    return plan
+
+
+def inoculated_name(model: str, experiment: str, size: int) -> str:
+    """The name the inoculated model's predictions are filed under: results/predictions/<name>/."""
+    return f"{model}.ino-{experiment}-{size}"
+
+
 def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     """Whether `original` has predictions for every gold example `probe` sees on `split`: it runs
     there with a cap at least as large (capped subsets are nested, see perturb.select_examples).
@@ -281,6 +325,8 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
             )
         elif isinstance(model, dict):
             problems += [f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model)]
+    problems += _inoculation_problems(config, probes, models)
+    problems += _variance_problems(config, models)
     root = config.get("infotabs_dir")
     if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
         problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
@@ -291,6 +337,50 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
         read_from = f" (read from {', then '.join(read)})" if read else ""
         raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
                           + f"\n(schema: {schema_shown or schema_path})")
+
+
+def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) -> list[str]:
+    """An inoculation needs a model that reads the table, and the challenge probes on train (to
+    fine-tune on) and on alpha1 (to test on), beside `original` there."""
+    if not isinstance(config.get("inoculation"), dict) or not config["inoculation"].get("model"):
+        return []
+    plan = inoculation_plan(config)
+    name, problems = plan["model"], []
+    if name not in models:
+        return [f"config key inoculation.model: no model {name!r} in config.{did_you_mean(name, models)}"]
+    if isinstance(models[name], dict) and models[name].get("premise") == "hypothesis_only":
+        problems.append(f"config key inoculation.model: {name} reads no table (premise: hypothesis_only); inoculate a "
+                        "premise + hypothesis model, as the paper does")
+    from .probes import pooled_members
+
+    known = [p for p in probes if p in REGISTRY]
+    for experiment in plan["experiments"]:
+        members = [p for column in pooled_members(INOCULATION_TABLES[experiment], known).values() for p in column]
+        for split in ("train", "alpha1"):
+            if not any(split in probe_splits(config, p) for p in members):
+                problems.append(f"config key inoculation.experiments: {experiment} fine-tunes on its probes' examples "
+                                f"from train and tests on those from alpha1; run at least one of them on {split} "
+                                f"(e.g. `splits: [alpha1, train]` for {', '.join(members) or 'one of its probes'})")
+        if "original" in probes and "alpha1" not in probe_splits(config, "original"):
+            problems.append("config key probes.original.splits: inoculation compares accuracy on alpha1 before and after; "
+                            "run original on alpha1")
+    return problems
+
+
+def _variance_problems(config: dict[str, Any], models: dict) -> list[str]:
+    plan = variance_plan(config) if isinstance(config.get("controlled_variance"), dict) else None
+    if not plan:
+        return []
+    problems = []
+    if plan["model"] not in models:
+        problems.append(f"config key controlled_variance.model: no model {plan['model']!r} in config.{did_you_mean(plan['model'], models)}")
+    elif isinstance(models[plan["model"]], dict) and models[plan["model"]].get("premise") == "hypothesis_only":
+        problems.append(f"config key controlled_variance.model: {plan['model']} reads no table (premise: hypothesis_only); "
+                        "the numbers it must compare are in the table")
+    for key, bounds in [("train_range", plan["train_range"])] + [(f"test_ranges.{i}", b) for i, b in enumerate(plan["test_ranges"])]:
+        if isinstance(bounds, list) and len(bounds) == 2 and not bounds[0] < bounds[1]:
+            problems.append(f"config key controlled_variance.{key}: {bounds} is not [low, high] with low < high")
+    return problems
 
 
 def require_configured(config: dict[str, Any], **names: str) -> None:

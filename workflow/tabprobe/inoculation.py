@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
+import pyarrow as pa
 
 from . import LABELS
 from .encoding import encode
@@ -195,3 +196,96 @@ def liu_outcome(original: Change, challenge: Change) -> tuple[int, str]:
     else:
         outcome = 0
     return outcome, f"{OUTCOMES[outcome]}: {evidence}"
+
+
+# ---------------------------------------------------------------- challenge and dev examples
+
+def challenge_records(members: Mapping[str, Mapping[str, "pa.Table"]], seed: int, split: str, table: str) -> list[dict]:
+    """The challenge set of an experiment on a split: for each column of its paper table
+    (label_preserved, label_flipped; `members` maps a column to its probes' examples), one
+    example per gold example, sampled as the report's Table 4 / 7 samples them; full probe
+    records (with their table), column by column."""
+    from .scoring import pool_one_per_gold
+
+    out = []
+    for column in sorted(members):
+        tables = members[column]
+        if not tables:
+            continue
+        full = {probe: {r["uid"]: r for r in t.to_pylist()} for probe, t in tables.items()}
+        out += [full[probe][record["uid"]] for probe, record in pool_one_per_gold(dict(tables), seed, column, split, table)]
+    return out
+
+
+def dev_records(examples: "pa.Table", tables: Mapping[str, Table], limit: int | None, seed: int) -> list[dict]:
+    """Dev examples (a seeded subset of `limit`) as records carrying their table, for early stopping."""
+    from .perturb import select_examples
+
+    return [{**r, "table": tables[r["table_id"]].to_arrow(), "expected": r["label"]}
+            for r in select_examples(examples, limit, seed, "dev").to_pylist()]
+
+
+# ---------------------------------------------------------------- scores (paper Tables 9-12)
+
+def score_experiment(experiment: str, table: str, models: Mapping[int, str], originals: Mapping[str, "pa.Table"],
+                     members: Mapping[str, Mapping[str, "pa.Table"]], predictions: Mapping[str, Mapping[tuple[str, str], Mapping[str, str]]],
+                     settings, challenge_split: str = "alpha1") -> "pa.Table":
+    """Accuracy of the model before (size 0) and after each inoculation (`models`: size -> model
+    name) on the original splits (`originals`: probe `original`'s examples per split; paper
+    Tables 9 and 11), on the original challenge split without NEUTRAL and on its pooled
+    challenge columns (Tables 10 and 12), and each inoculated model's paired change from before
+    (the same examples and samplings: `accuracy_change`, in points). `predictions[model][(probe,
+    split)]` maps uid -> prediction. Filed under probe "original", "<table>:<column>" and
+    "<table>:challenge" (both columns together, the set the outcome is judged on)."""
+    import pyarrow as pa
+
+    from . import schemas
+    from .scoring import Scorer, pool_one_per_gold, scorer_for
+
+    rows: list[dict] = []
+
+    def score(probe: str, split: str, label: str, keys: list[tuple[str, str]], expected: np.ndarray, scorer) -> None:
+        before = None
+        for size in sorted(models):
+            model = models[size]
+            pred = np.array([predictions[model][key][uid] for key, uid in keys], dtype=object)
+            correct = (pred == expected).astype(np.float64)
+            ones = np.ones(len(correct))
+            rows.append({"model": model, "probe": probe, "split": split, "statistic": "accuracy", "label": label,
+                         **scorer.stat(correct, ones)})
+            if before is None:
+                before = correct
+            else:
+                rows.append({"model": model, "probe": probe, "split": split, "statistic": "accuracy_change", "label": label,
+                             **_change(scorer, correct - before)})
+
+    for split, examples in originals.items():
+        uids, gold = examples["uid"].to_pylist(), np.array(examples["label"].to_pylist(), dtype=object)
+        keys = [(("original", split), uid) for uid in uids]
+        scorer = Scorer(len(uids), settings, "inoculation", experiment, split)
+        score("original", split, "all", keys, gold, scorer)
+        if split == challenge_split:
+            ec = gold != "N"
+            ec_scorer = scorer_for(ec, scorer, settings, "inoculation", experiment, split, "EC")
+            score("original", split, "EC", [k for k, keep in zip(keys, ec) if keep], gold[ec], ec_scorer)
+    challenge_keys, challenge_expected = [], []
+    for column in sorted(members):
+        if not members[column]:
+            continue
+        chosen = pool_one_per_gold(dict(members[column]), settings.seed, column, challenge_split, table)
+        keys = [((probe, challenge_split), record["uid"]) for probe, record in chosen]
+        expected = np.array([record["expected"] for _, record in chosen], dtype=object)
+        score(f"{table}:{column}", challenge_split, "all", keys, expected,
+              Scorer(len(keys), settings, "inoculation", experiment, column))
+        challenge_keys += keys
+        challenge_expected += list(expected)
+    if challenge_keys:
+        score(f"{table}:challenge", challenge_split, "all", challenge_keys, np.array(challenge_expected, dtype=object),
+              Scorer(len(challenge_keys), settings, "inoculation", experiment, "challenge"))
+    return pa.Table.from_pylist(rows, schema=schemas.SCORES)
+
+
+def _change(scorer, difference: np.ndarray) -> dict:
+    """Mean paired change in accuracy (points) with its interval: Scorer.stat computes ratios in
+    percent, so a per-example difference of -1/0/+1 over a count of examples is the change."""
+    return scorer.stat(difference, np.ones(len(difference)))

@@ -37,6 +37,10 @@ class RunInfo:
     scoring: dict
     coverage: list[dict]  # one per probe and split, with its cap (`limit`)
     relevance: dict[str, dict] = field(default_factory=dict)  # split -> find_relevant_rows summary
+    # experiment -> score_inoculation's summary (chosen learning rate per size...), and the plan
+    inoculation: dict[str, dict] = field(default_factory=dict)
+    inoculation_plan: dict | None = None
+    variance: dict[str, dict] = field(default_factory=dict)  # model -> score_variance's summary
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
 
@@ -644,6 +648,135 @@ def summary_section(scores: pl.DataFrame, run: RunInfo) -> Section:
     return section
 
 
+def inoculation_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
+    """Paper section 7: Tables 9-12 beside the paper's, the learning rate each size kept, and
+    Liu et al.'s outcome of each inoculation with the changes that decide it."""
+    from .inoculation import Change, liu_outcome
+
+    plan = run.inoculation_plan
+    if not run.inoculation or not plan:
+        return []
+    full = plan.get("full")
+    grid = (f"learning rates {', '.join(f'{lr:g}' for lr in plan['learning_rates'])}, at most {plan['max_epochs']} "
+            f"epoch(s), stopping after {plan['patience']} without a better dev accuracy on "
+            f"{plan['dev_examples'] or 'all'} dev examples")
+    sections = []
+    for experiment, summary in run.inoculation.items():
+        table = summary["table"]
+        reference = paper.INOCULATION[experiment]
+        base = summary["model"]
+        sizes = [0] + [int(s) for s in summary["sizes"]]
+        names = {0: summary["before"], **{int(s): v["model"] for s, v in summary["sizes"].items()}}
+        section = Section(f"Inoculation on {experiment} examples (paper {' and '.join(reference['tables'])})")
+        section.blocks.append(
+            f"`{base}` fine-tuned further on {', '.join(str(s) for s in sizes[1:])} challenge examples from train "
+            f"(nested: each smaller set inside the larger; one example per gold example from the probes of paper "
+            f"{table.replace('table', 'Table ')}), one job per size and learning rate, keeping per size the learning rate "
+            f"with the best dev accuracy. Grid: {grid}"
+            + (" (the paper's)." if full else ". This is the CPU budget's reduced grid; `full: true` runs the paper's "
+               "(1e-4, 5e-5, 1e-5, up to 30 epochs).")
+            + " Change: the inoculated model minus the model before, on the same examples and samplings (points, 95% CI). "
+              "The paper's RoBERTa-large rows (learning rate 1e-5) follow this run's.")
+
+        def row_title(size: int) -> str:
+            return f"{size} (w/o inoculation)" if size == 0 else str(size)
+
+        splits = [s for s in SPLITS if _lookup(scores, model=names[0], probe="original", split=s, statistic="accuracy", label="all")]
+        rows = []
+        for size in sizes:
+            cells = [row_title(size)]
+            for split in splits:
+                cells.append(Stat.of(_lookup(scores, model=names[size], probe="original", split=split, statistic="accuracy",
+                                             label="all")))
+                cells.append(Stat.of(_lookup(scores, model=names[size], probe="original", split=split,
+                                             statistic="accuracy_change", label="all"), signed=True) if size else "")
+            rows.append(cells)
+        for size, values in reference["original"].items():
+            rows.append([f"paper: {row_title(size)}"] + [c for s in splits for c in (Stat.reference(values.get(s)), "")])
+        section.blocks.append(TableBlock(["Examples"] + [f"{s}: {what}" for s in splits for what in ("accuracy", "change")],
+                                         rows, caption=f"Paper {reference['tables'][0]} layout: the original test sets"))
+        columns = [("original", "EC", "Original (w/o NEUTRAL)"), (f"{table}:label_preserved", "all", "Label preserved"),
+                   (f"{table}:label_flipped", "all", "Label flipped")]
+        rows = []
+        for size in sizes:
+            cells = [row_title(size)]
+            for probe, label, _ in columns:
+                cells.append(Stat.of(_lookup(scores, model=names[size], probe=probe, split="alpha1", statistic="accuracy",
+                                             label=label)))
+                cells.append(Stat.of(_lookup(scores, model=names[size], probe=probe, split="alpha1",
+                                             statistic="accuracy_change", label=label), signed=True) if size else "")
+            rows.append(cells)
+        for size, values in reference["challenge"]["alpha1"].items():
+            rows.append([f"paper: {row_title(size)}"] + [c for v in values for c in (Stat.reference(v), "")])
+        section.blocks.append(TableBlock(["Examples"] + [f"{title}: {what}" for _, _, title in columns for what in ("accuracy", "change")],
+                                         rows, caption=f"Paper {reference['tables'][1]} layout: alpha1 without NEUTRAL "
+                                                       "(the paper's train rows are not run: inoculation trains on train)"))
+        grid_rows = [[str(size), f"{v['learning_rate']:g}",
+                      "; ".join(f"{lr}: {acc:.2f}" for lr, acc in v["dev_accuracy_by_learning_rate"].items()),
+                      f"{v['dev_accuracy_before']:.2f}", f"{v['best_epoch']} of {v['epochs_run']} (max {v['max_epochs']})",
+                      str(v["train_examples"])]
+                     for size, v in ((int(s), v) for s, v in summary["sizes"].items())]
+        section.blocks.append(TableBlock(["Examples", "Learning rate kept", "Dev accuracy by learning rate",
+                                          "Dev accuracy before", "Epoch kept", "Trained on"], grid_rows,
+                                         caption="The grid: what each inoculation kept"))
+        outcomes = []
+        for size in sizes[1:]:
+            original = _lookup(scores, model=names[size], probe="original", split="alpha1", statistic="accuracy_change", label="all")
+            challenge = _lookup(scores, model=names[size], probe=f"{table}:challenge", split="alpha1",
+                                statistic="accuracy_change", label="all")
+            if not (original and challenge and original["mean"] is not None and challenge["mean"] is not None):
+                outcomes.append([str(size), "–", "no paired change to judge (no examples)"])
+                continue
+            number, sentence = liu_outcome(Change(original["mean"], original["ci_low"], original["ci_high"]),
+                                           Change(challenge["mean"], challenge["ci_low"], challenge["ci_high"]))
+            outcomes.append([str(size), str(number) if number else "none", sentence])
+        section.blocks.append(TableBlock(["Examples", "Outcome", "Decided by (change on the challenge set: both columns "
+                                          "pooled; on the original: alpha1)"], outcomes,
+                                         caption="Liu et al.'s outcomes (paper section 7: both of its experiments are Outcome 3)"))
+        sections.append(section)
+    return sections
+
+
+def variance_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
+    """Controlled variance (diversify-your-datasets section 3): accuracy by number range after
+    fine-tuning on one range, each repeat, and the mean and spread over the repeats."""
+    if not run.variance:
+        return None
+    section = Section("Controlled variance: number ranges (diversify-your-datasets section 3)")
+    for model, summary in run.variance.items():
+        section.blocks.append(
+            f"`{model}` fine-tuned on `num_comparative` examples ('The {{key}} of {{title}} is more than / less than / exactly "
+            f"N', labelled by rule) from train tables whose numbers lie in {summary['train_range']}, then tested on such "
+            f"examples from alpha1 tables in each range; {summary['repeats']} repeats, each with its own examples, numbers "
+            "and training subset. A model that learned to compare numbers does as well on every range; the paper's BERT "
+            "stayed below 70% on ranges it was not trained on. Cells: mean over the repeats (standard deviation) "
+            "[lowest, highest]; each repeat's own accuracy, with its interval over the samplings, below.")
+        rows = []
+        for ranges in summary["ranges"]:
+            label = ranges["range"]
+            cells = [label + (" (trained on)" if label == summary["train_range"] else "")]
+            for when in ("before", "after"):
+                s = ranges[when]
+                cells.append("–" if s["mean"] is None else
+                             f"{s['mean']:.2f}" + (f" ({s['std']:.2f})" if s["std"] is not None else "")
+                             + f" [{s['min']:.2f}, {s['max']:.2f}] over {s['repeats']}")
+            rows.append(cells)
+        section.blocks.append(TableBlock(["Test range", "Before fine-tuning", "After fine-tuning on " + summary["train_range"]],
+                                         rows, caption=f"Model {model}: accuracy by number range"))
+        repeats = sorted({r["label"] for r in scores.filter(pl.col("model") == f"{model}.cv").iter_rows(named=True)},
+                         key=lambda label: int(label[1:]))
+        per_repeat = []
+        for label in (r["range"] for r in summary["ranges"]):
+            cells = [label]
+            for repeat in repeats:
+                cells.append(Stat.of(_lookup(scores, model=f"{model}.cv", probe=f"num_comparative[{label}]", split="alpha1",
+                                             statistic="accuracy", label=repeat)))
+            per_repeat.append(cells)
+        section.blocks.append(TableBlock(["Test range"] + [f"repeat {r[1:]}" for r in repeats], per_repeat,
+                                         caption=f"Model {model} after fine-tuning, each repeat"))
+    return section
+
+
 def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
     sections = [summary_section(scores, run), run_section(run)]
     if "original" in run.probes:
@@ -655,6 +788,7 @@ def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
                     + [invalid_transition_section(scores, run, p) for p in transition_probes]
                     + [evidence_section(scores, run)],
         "counterfactuals": [counterfactual_section(scores, run)],
+        "inoculation": inoculation_sections(scores, run),
     }
     for dimension, subsections in parts.items():
         subsections = [s for s in subsections if s]
@@ -667,6 +801,11 @@ def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
         section = family_section(scores, run, family)
         if section:
             sections.append(section)
+            if family == "numeric" and variance_section(scores, run):
+                sections.append(variance_section(scores, run))
+                sections[-1].level = 3
+    if not any(get_probe(p).family == "numeric" for p in run.probes) and variance_section(scores, run):
+        sections.append(variance_section(scores, run))
     sections.append(coverage_section(run))
     return sections
 

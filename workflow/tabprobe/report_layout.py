@@ -31,6 +31,10 @@ DIMENSION_INTROS = {
                 "rows (section 5.2: Tables 6 and 16) and the rows whose deletion moves the prediction (section 5.3).",
     "counterfactuals": "Does the model answer from what it memorised in pre-training? Tables changed so they no longer "
                        "match the world (Tables 7 and 8).",
+    "inoculation": "Can a few challenge examples teach the model? It is fine-tuned further on 100, 200 and 300 of them "
+                   "and tested again on the challenge set and on the original test sets, and each result is classified "
+                   "into Liu et al.'s outcomes: 1, the gap closes; 2, nothing changes; 3, the challenge set improves "
+                   "while the original test set degrades.",
 }
 
 

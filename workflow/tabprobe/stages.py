@@ -228,7 +228,9 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
                     html_out: str, markdown_out: str, figures_out: str, splits: Sequence[str], probes: Sequence[str],
                     data_source: str, seed: int, scoring_settings: Mapping[str, Any],
                     relevance_summaries: Sequence[str] = (), externals: Mapping[str, str | None] | None = None,
-                    models: Sequence[str] = (), showcase: Mapping[str, Mapping] | None = None) -> None:
+                    models: Sequence[str] = (), showcase: Mapping[str, Mapping] | None = None,
+                    inoculation_scores: Sequence[str] = (), inoculation_plan: Mapping[str, Any] | None = None,
+                    variance_results: Sequence[str] = ()) -> None:
     """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split;
     `relevance_summaries` those of find_relevant_rows (results/relevance/{split}.json);
     `showcase` maps a probe to the split and files its failing examples are drawn from
@@ -248,6 +250,12 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
         scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
         relevance={Path(p).stem: json.loads(Path(p).read_text()) for p in relevance_summaries},
     )
+    # Inoculation: results/inoculation/<model>/<experiment>.parquet (scores) and .json (summary).
+    run.inoculation = {Path(p).stem: json.loads(Path(p).read_text()) for p in inoculation_scores if p.endswith(".json")}
+    run.inoculation_plan = dict(inoculation_plan) if inoculation_plan else None
+    # Controlled variance: results/variance/<model>.parquet and .json.
+    run.variance = {Path(p).stem: json.loads(Path(p).read_text()) for p in variance_results if p.endswith(".json")}
+    score_paths = list(score_paths) + [p for p in [*inoculation_scores, *variance_results] if p.endswith(".parquet")]
     run.examples = report.load_examples(showcase or {}, [m for m in models if m in models_info] or list(models_info), seed)
     log.info("failing examples drawn for %d probes x models", len(run.examples))
     built = report.assemble(score_paths, run)
@@ -259,3 +267,162 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
     write_text(built.markdown, markdown_out)
     log.info("report: %s (%d kB), %s, %d figures in %s", html_out, len(built.html) // 1024, markdown_out,
              len(built.figures), figures_out)
+
+
+def inoculate(checkpoint: str, challenge: Mapping[str, Mapping[str, str]], dev_path: str, dev_tables_path: str,
+              out: str, experiment: str, table: str, size: int, sizes: Sequence[int], learning_rate: float,
+              settings: Mapping[str, Any], model: Mapping[str, Any], seed: int, threads: int = 1) -> None:
+    """Fine-tune `checkpoint` on `size` challenge examples from train (`challenge`: column ->
+    probe -> its train examples) at one learning rate, with early stopping on dev (paper section 7)."""
+    import torch
+
+    from . import inoculation
+
+    torch.set_num_threads(max(1, threads))
+
+    members = {column: {probe: read_parquet(path, schemas.PROBE_EXAMPLES) for probe, path in probes.items()}
+               for column, probes in challenge.items()}
+    pool = inoculation.challenge_records(members, seed, "train", table)
+    chosen = inoculation.nested_subsets(len(pool), sizes, seed, experiment)[size]
+    if len(chosen) < size:
+        log.warning("%s: only %d challenge examples from train, fewer than %d; inoculating on all of them",
+                    experiment, len(chosen), size)
+    dev = inoculation.dev_records(read_parquet(dev_path, schemas.EXAMPLES),
+                                  infotabs.load_tables(read_parquet(dev_tables_path, schemas.TABLES)),
+                                  settings["dev_examples"], seed)
+    run = inoculation.InoculationSettings(
+        learning_rate=learning_rate, max_epochs=settings["max_epochs"], patience=settings["patience"],
+        batch_size=settings["batch_size"], max_length=model["max_length"], precision=model["precision"],
+        pair_order=model["pair_order"], seed=seed)
+    with atomic_dir(out) as folder:
+        inoculation.fine_tune(checkpoint, [pool[i] for i in chosen], dev, model["premise"], run, folder,
+                              label_map=model.get("label_map"))
+
+
+def select_inoculation(grid: Mapping[str, str], out: str) -> None:
+    """Keep the inoculated checkpoint of the learning rate with the best dev accuracy (`grid`:
+    learning rate -> checkpoint, in the config's order; the first of equals)."""
+    from .models import read_meta
+
+    dev = {lr: read_meta(path)["dev_accuracy"] for lr, path in grid.items()}
+    best = max(dev, key=lambda lr: (dev[lr], -list(grid).index(lr)))
+    with atomic_dir(out) as folder:
+        shutil.copytree(grid[best], folder, dirs_exist_ok=True)
+        write_json({"learning_rate": float(best), "dev_accuracy_by_learning_rate": {k: dev[k] for k in grid}},
+                   Path(folder) / "inoculation_grid.json")
+    log.info("best learning rate %s (dev accuracy %.2f%%) of %s", best, dev[best], dev)
+
+
+def score_inoculation(experiment: str, table: str, models: Mapping[int, str], originals: Mapping[str, str],
+                      members: Mapping[str, Mapping[str, str]], predictions: Mapping[str, Mapping[str, Mapping[str, str]]],
+                      grids: Mapping[int, str], settings: Mapping[str, Any], seed: int, out: str, summary_out: str) -> None:
+    """Paper Tables 9-12 for one experiment: `models` size -> model name (0: before), `originals`
+    split -> probe `original`'s examples, `members` column -> probe -> its challenge-split
+    examples, `predictions` model -> probe -> split -> predictions file, `grids` size -> the
+    chosen checkpoint (for the learning rate and epochs of each inoculation)."""
+    import pyarrow as pa
+
+    from . import inoculation
+    from .config import inoculated_name
+    from .models import read_meta
+
+    read = {model: {(probe, split): dict(zip(t["uid"].to_pylist(), t["pred"].to_pylist()))
+                    for probe, by_split in per_probe.items() for split, path in by_split.items()
+                    for t in [read_parquet(path, schemas.PREDICTIONS)]}
+            for model, per_probe in predictions.items()}
+    scores = inoculation.score_experiment(
+        experiment, table, models, {s: read_parquet(p, schemas.PROBE_EXAMPLES) for s, p in originals.items()},
+        {column: {probe: read_parquet(path, schemas.PROBE_EXAMPLES) for probe, path in probes.items()}
+         for column, probes in members.items()}, read, scoring.ScoringSettings(**settings, seed=seed))
+    # The model before inoculation is filed as size 0 of the experiment: its numbers here share
+    # the samplings of the changes, unlike its own scores under its name.
+    before = inoculated_name(models[0], experiment, 0)
+    scores = scores.set_column(scores.schema.get_field_index("model"), "model",
+                               pa.array([before if m == models[0] else m for m in scores["model"].to_pylist()], pa.string()))
+    write_parquet(scores, out, schemas.SCORES)
+    summary = {}
+    for size, path in sorted(grids.items()):
+        meta = read_meta(path)
+        grid = json.loads((Path(path) / "inoculation_grid.json").read_text())
+        summary[str(size)] = {"model": models[size], **grid, "best_epoch": meta["best_epoch"], "epochs_run": meta["epochs_run"],
+                              "train_examples": meta["train_examples"], "dev_accuracy_before": meta["dev_accuracy_before"],
+                              "max_epochs": meta["inoculation_settings"]["max_epochs"]}
+    write_json({"experiment": experiment, "table": table, "model": models[0], "before": before, "sizes": summary}, summary_out)
+
+
+def train_variance(checkpoint: str, train_path: str, train_tables_path: str, dev_path: str, dev_tables_path: str,
+                   out: str, resample: int, settings: Mapping[str, Any], model: Mapping[str, Any], seed: int,
+                   threads: int = 1) -> None:
+    """Controlled variance, one repeat: fine-tune `checkpoint` on num_comparative examples from
+    train tables with numbers in the training range, stopping early on such examples from dev."""
+    import torch
+
+    from . import inoculation, variance
+
+    torch.set_num_threads(max(1, threads))
+    repeat_seed = variance.resample_seed(seed, resample)
+    bounds = settings["train_range"]
+
+    def examples(path, tables_path, count, split):
+        found = variance.range_examples(read_parquet(path, schemas.EXAMPLES),
+                                        infotabs.load_tables(read_parquet(tables_path, schemas.TABLES)), bounds, count,
+                                        repeat_seed, split)
+        log.info("%d %s examples with numbers in %s", found.num_rows, split, variance.range_label(bounds))
+        return found.to_pylist()
+
+    train = examples(train_path, train_tables_path, settings["train_examples"], "train")
+    dev = examples(dev_path, dev_tables_path, settings["dev_examples"], "dev")
+    run = inoculation.InoculationSettings(
+        learning_rate=settings["learning_rate"], max_epochs=settings["max_epochs"], patience=settings["patience"],
+        batch_size=settings["batch_size"], max_length=model["max_length"], precision=model["precision"],
+        pair_order=model["pair_order"], seed=repeat_seed)
+    with atomic_dir(out) as folder:
+        inoculation.fine_tune(checkpoint, train, dev, model["premise"], run, folder, label_map=model.get("label_map"))
+
+
+def score_variance(base: str, base_checkpoint: str, checkpoints: Mapping[int, str], test_path: str, test_tables_path: str,
+                   out: str, summary_out: str, settings: Mapping[str, Any], model: Mapping[str, Any],
+                   scoring_settings: Mapping[str, Any], seed: int, threads: int = 1) -> None:
+    """Accuracy of each repeat's model, and of the model before, on num_comparative examples from
+    alpha1 tables in every test range; scores filed as model "<base>.cv" (or the base), probe
+    "num_comparative[<low>-<high>]", label "r<repeat>"; the summary holds the mean and spread over
+    the repeats per range."""
+    import numpy as np
+    import pyarrow as pa
+    import torch
+
+    from . import variance
+
+    torch.set_num_threads(max(1, threads))
+    test_examples = read_parquet(test_path, schemas.EXAMPLES)
+    test_tables = infotabs.load_tables(read_parquet(test_tables_path, schemas.TABLES))
+    before = models.load_classifier(base_checkpoint, model.get("label_map"))
+    rows, accuracy = [], {}
+    for resample, path in sorted(checkpoints.items(), key=lambda item: int(item[0])):
+        resample = int(resample)
+        after = models.load_classifier(path, model.get("label_map"))
+        repeat_seed = variance.resample_seed(seed, resample)
+        for bounds in settings["test_ranges"]:
+            label = variance.range_label(bounds)
+            examples = variance.range_examples(test_examples, test_tables, bounds, settings["test_examples"],
+                                               repeat_seed, "alpha1")
+            expected = np.array(examples["expected"].to_pylist(), dtype=object)
+            scorer = scoring.Scorer(len(expected), scoring.ScoringSettings(**scoring_settings, seed=seed), "variance",
+                                    str(resample), label)
+            for name, loaded in ((base, before), (f"{base}.cv", after)):
+                predictions, _ = models.infer(examples, loaded, model["premise"], model["batch_size"], model["max_length"],
+                                              model["precision"], pair_order=model["pair_order"])
+                correct = (np.array(predictions["pred"].to_pylist(), dtype=object) == expected).astype(np.float64)
+                stat = scorer.stat(correct, np.ones(len(correct)))
+                rows.append({"model": name, "probe": f"num_comparative[{label}]", "split": "alpha1",
+                             "statistic": "accuracy", "label": f"r{resample}", **stat})
+                accuracy.setdefault((name, label), []).append(stat["mean"])
+            log.info("repeat %d, range %s: %d examples; accuracy before %.2f, after %.2f", resample, label,
+                     len(expected), accuracy[(base, label)][-1] or float("nan"), accuracy[(f"{base}.cv", label)][-1] or float("nan"))
+    write_parquet(pa.Table.from_pylist(rows, schema=schemas.SCORES), out, schemas.SCORES)
+    write_json({"train_range": variance.range_label(settings["train_range"]), "repeats": len(checkpoints),
+                # A list, in config order (a JSON object's keys would be sorted).
+                "ranges": [{"range": variance.range_label(b),
+                            "before": variance.spread(accuracy[(base, variance.range_label(b))]),
+                            "after": variance.spread(accuracy[(f"{base}.cv", variance.range_label(b))])}
+                           for b in settings["test_ranges"]]}, summary_out)

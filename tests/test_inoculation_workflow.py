@@ -1,0 +1,130 @@
+"""Inoculation (paper section 7) and controlled variance (diversify-your-datasets section 3)
+through the real workflow, on a slice of the real InfoTabS with a tiny checkpoint: one GPU job per
+(experiment, size, learning rate) and per repeat, the best rate kept per size, the kept models
+probed, paper Tables 9-12 with Liu et al.'s outcomes, and accuracy by number range with its
+spread over the repeats, in the report."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from tiny_bert import tiny_bert
+from workflow_copy import copy_workflow, snakemake_command
+
+pytestmark = pytest.mark.e2e
+LEARNING_RATES = [0.001, 0.0001]
+SIZES = [4, 8]
+
+
+def snakemake(workdir, configfile, *args):
+    result = subprocess.run(snakemake_command(workdir, configfile, *args), capture_output=True, text=True, timeout=1200)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, shared_infotabs):
+    workdir = copy_workflow(tmp_path_factory.mktemp("inoculation"))
+    checkpoint = tiny_bert(workdir / "tiny-checkpoint", head=True, seed=5)
+    config = {
+        "infotabs_dir": str(shared_infotabs), "seed": 2022, "splits": ["alpha1", "alpha2"], "max_examples": 40,
+        "probes": {"original": {"splits": ["alpha1", "alpha2", "train"]},
+                   "negation_flip": {"splits": ["alpha1", "train"]}, "modifier_preserve": {"splits": ["alpha1", "train"]},
+                   "cf_title_swap": {"splits": ["alpha1", "train"]}},
+        "models": {"tiny": {"checkpoint": str(checkpoint), "premise": "para", "max_length": 64, "batch_size": 16}},
+        "inoculation": {"model": "tiny", "experiments": ["hypothesis", "counterfactual"], "sizes": SIZES,
+                        "learning_rates": LEARNING_RATES, "max_epochs": 2, "patience": 1, "batch_size": 4, "dev_examples": 16},
+        "controlled_variance": {"model": "tiny", "train_range": [30, 49], "test_ranges": [[30, 49], [200, 299]],
+                                "resamples": 2, "train_examples": 16, "test_examples": 12, "dev_examples": 8,
+                                "learning_rate": 0.001, "max_epochs": 1, "patience": 1, "batch_size": 8},
+        "scoring": {"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95},
+    }
+    configfile = workdir / "inoculation.yaml"
+    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    plan = snakemake(workdir, configfile, "--dry-run").stdout
+    snakemake(workdir, configfile, "--cores", "2")
+    return {"dir": workdir, "config": configfile, "plan": plan}
+
+
+def test_every_experiment_size_and_learning_rate_is_its_own_gpu_job(run):
+    jobs = re.findall(r"rule inoculate:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
+    assert sorted(w for w, _ in jobs) == sorted(
+        f"model=tiny, experiment={e}, size={s}, lr={lr:g}" for e in ("hypothesis", "counterfactual") for s in SIZES
+        for lr in LEARNING_RATES)
+    assert all("gpu=1" in resources for _, resources in jobs)
+
+
+def test_each_size_keeps_the_learning_rate_with_the_best_dev_accuracy(run):
+    for experiment in ("hypothesis", "counterfactual"):
+        for size in SIZES:
+            folder = run["dir"] / "resources" / "inoculated" / "tiny" / experiment / str(size)
+            grid = json.loads((folder / "best" / "inoculation_grid.json").read_text())
+            dev = {lr: json.loads((folder / f"lr{lr}" / "tabprobe.json").read_text())["dev_accuracy"]
+                   for lr in (f"{x:g}" for x in LEARNING_RATES)}
+            assert grid["dev_accuracy_by_learning_rate"] == dev
+            best = max(dev, key=lambda lr: (dev[lr], -list(dev).index(lr)))
+            assert grid["learning_rate"] == float(best)
+            kept = folder / f"lr{best}" / "model.safetensors"
+            assert (folder / "best" / "model.safetensors").read_bytes() == kept.read_bytes()
+            meta = json.loads((folder / "best" / "tabprobe.json").read_text())
+            assert meta["train_examples"] == size and meta["epochs_run"] <= 2
+
+
+def test_the_changes_are_paired_and_the_report_has_tables_9_to_12_with_outcomes(run):
+    scores = pq.read_table(run["dir"] / "results" / "inoculation" / "tiny" / "hypothesis.parquet").to_pylist()
+    lookup = {(r["model"], r["probe"], r["split"], r["statistic"], r["label"]): r for r in scores}
+    before = lookup[("tiny.ino-hypothesis-0", "original", "alpha1", "accuracy", "all")]  # size 0: the model before
+    assert before["n"] == 40
+    for size in SIZES:
+        model = f"tiny.ino-hypothesis-{size}"
+        after = lookup[(model, "original", "alpha1", "accuracy", "all")]
+        change = lookup[(model, "original", "alpha1", "accuracy_change", "all")]
+        # The same samplings before and after: the mean change is the change of the means.
+        assert change["mean"] == pytest.approx(after["mean"] - before["mean"], abs=1e-9)
+        assert (model, "table4:challenge", "alpha1", "accuracy_change", "all") in lookup
+        assert (model, "original", "alpha2", "accuracy", "all") in lookup  # Table 9: every original split
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    part = markdown.split("## Inoculation (paper section 7)")[1].split("\n## ")[0]
+    assert "Paper Table 9 layout" in part and "Paper Table 10 layout" in part
+    assert "Paper Table 11 layout" in part and "Paper Table 12 layout" in part
+    # The paper's rows beneath ours (Tables 9 and 10, 100 examples).
+    # Only the splits this run covers (alpha1, alpha2): no alpha3 column (the paper's 58.51).
+    assert "| paper: 100 | 67.44 |  | 62.17 |  |\n" in part and "58.51" not in part
+    assert "| paper: 100 | 68.05 |  | 65.67 |  | 57.91 |  |" in part
+    assert "This is the CPU budget's reduced grid" in part
+    assert len(re.findall(r"^\| (?:4|8) \| (?:1|2|3|none) \| ", part, flags=re.M)) == 2 * len(SIZES)  # an outcome per inoculation
+
+
+def test_full_gives_the_papers_grid(run):
+    config = yaml.safe_load(run["config"].read_text())
+    config["full"] = True
+    full = run["dir"] / "full.yaml"
+    full.write_text(yaml.safe_dump(config, sort_keys=False))
+    plan = snakemake(run["dir"], full, "--dry-run").stdout
+    rates = set(re.findall(r"experiment=hypothesis, size=4, lr=([0-9.e-]+)", plan))
+    assert rates == {"0.0001", "5e-05", "1e-05"}
+
+
+def test_controlled_variance_trains_each_repeat_as_a_job_and_reports_the_spread(run):
+    jobs = re.findall(r"rule train_variance:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
+    assert sorted(w for w, _ in jobs) == ["model=tiny, resample=1", "model=tiny, resample=2"]
+    assert all("gpu=1" in resources for _, resources in jobs)
+    summary = json.loads((run["dir"] / "results" / "variance" / "tiny.json").read_text())
+    assert summary["train_range"] == "30-49" and [r["range"] for r in summary["ranges"]] == ["30-49", "200-299"]
+    scores = pq.read_table(run["dir"] / "results" / "variance" / "tiny.parquet").to_pylist()
+    for ranges in summary["ranges"]:
+        label = ranges["range"]
+        repeats = [r["mean"] for r in scores if r["model"] == "tiny.cv" and r["probe"] == f"num_comparative[{label}]"]
+        assert len(repeats) == 2 and ranges["after"]["repeats"] == 2
+        assert ranges["after"]["mean"] == pytest.approx(sum(repeats) / 2)
+        assert ranges["after"]["min"] == min(repeats) and ranges["after"]["max"] == max(repeats)
+        assert all(r["n"] == 12 for r in scores if r["probe"] == f"num_comparative[{label}]")
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    section = markdown.split("Controlled variance: number ranges")[1].split("\n## ")[0]
+    assert "| 30-49 (trained on) |" in section and "| 200-299 |" in section and "repeat 2" in section

@@ -1,0 +1,19 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.inoculate(
+    checkpoint=snakemake.input.checkpoint,
+    challenge=snakemake.params.challenge,
+    dev_path=snakemake.input.dev,
+    dev_tables_path=snakemake.input.dev_tables,
+    out=snakemake.output[0],
+    experiment=snakemake.wildcards.experiment,
+    table=snakemake.params.table,
+    size=int(snakemake.wildcards.size),
+    sizes=snakemake.params.sizes,
+    learning_rate=float(snakemake.wildcards.lr),
+    settings=snakemake.params.settings,
+    model=snakemake.params.model,
+    seed=snakemake.params.seed,
+    threads=snakemake.threads,
+)

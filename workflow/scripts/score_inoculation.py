@@ -1,0 +1,16 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.score_inoculation(
+    experiment=snakemake.wildcards.experiment,
+    table=snakemake.params.table,
+    models=snakemake.params.models,
+    originals=snakemake.params.originals,
+    members=snakemake.params.members,
+    predictions=snakemake.params.predictions,
+    grids=snakemake.params.grids,
+    settings=snakemake.params.settings,
+    seed=snakemake.params.seed,
+    out=snakemake.output.scores,
+    summary_out=snakemake.output.summary,
+)

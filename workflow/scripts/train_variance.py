@@ -1,0 +1,16 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.train_variance(
+    checkpoint=snakemake.input.checkpoint,
+    train_path=snakemake.input.train,
+    train_tables_path=snakemake.input.train_tables,
+    dev_path=snakemake.input.dev,
+    dev_tables_path=snakemake.input.dev_tables,
+    out=snakemake.output[0],
+    resample=int(snakemake.wildcards.resample),
+    settings=snakemake.params.settings,
+    model=snakemake.params.model,
+    seed=snakemake.params.seed,
+    threads=snakemake.threads,
+)
