@@ -41,7 +41,7 @@ def run(tmp_path_factory, shared_infotabs):
         "inoculation": {"model": "tiny", "experiments": ["hypothesis", "counterfactual"], "sizes": SIZES,
                         "learning_rates": LEARNING_RATES, "max_epochs": 2, "patience": 1, "batch_size": 4, "dev_examples": 16},
         "controlled_variance": {"model": "tiny", "train_range": [30, 49], "test_ranges": [[30, 49], [200, 299]],
-                                "resamples": 2, "train_examples": 16, "test_examples": 12, "dev_examples": 8,
+                                "resamples": 3, "train_examples": 16, "test_examples": 12, "dev_examples": 8,
                                 "learning_rate": 0.001, "max_epochs": 1, "patience": 1, "batch_size": 8},
         "scoring": {"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95},
     }
@@ -113,7 +113,7 @@ def test_full_gives_the_papers_grid(run):
 
 def test_controlled_variance_trains_each_repeat_as_a_job_and_reports_the_spread(run):
     jobs = re.findall(r"rule train_variance:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
-    assert sorted(w for w, _ in jobs) == ["model=tiny, resample=1", "model=tiny, resample=2"]
+    assert sorted(w for w, _ in jobs) == [f"model=tiny, resample={r}" for r in (1, 2, 3)]
     assert all("gpu=1" in resources for _, resources in jobs)
     summary = json.loads((run["dir"] / "results" / "variance" / "tiny.json").read_text())
     assert summary["train_range"] == "30-49" and [r["range"] for r in summary["ranges"]] == ["30-49", "200-299"]
@@ -121,10 +121,10 @@ def test_controlled_variance_trains_each_repeat_as_a_job_and_reports_the_spread(
     for ranges in summary["ranges"]:
         label = ranges["range"]
         repeats = [r["mean"] for r in scores if r["model"] == "tiny.cv" and r["probe"] == f"num_comparative[{label}]"]
-        assert len(repeats) == 2 and ranges["after"]["repeats"] == 2
-        assert ranges["after"]["mean"] == pytest.approx(sum(repeats) / 2)
+        assert len(repeats) == 3 and ranges["after"]["repeats"] == 3
+        assert ranges["after"]["mean"] == pytest.approx(sum(repeats) / 3)
         assert ranges["after"]["min"] == min(repeats) and ranges["after"]["max"] == max(repeats)
         assert all(r["n"] == 12 for r in scores if r["probe"] == f"num_comparative[{label}]")
     markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
     section = markdown.split("Controlled variance: number ranges")[1].split("\n## ")[0]
-    assert "| 30-49 (trained on) |" in section and "| 200-299 |" in section and "repeat 2" in section
+    assert "| 30-49 (trained on) |" in section and "| 200-299 |" in section and "repeat 3" in section
