@@ -174,16 +174,21 @@ INOCULATION_DEFAULTS = {"experiments": ["hypothesis", "counterfactual"], "sizes"
 INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
 
 
+def _plan(config: Mapping[str, Any], key: str, defaults: Mapping[str, Any], full: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The settings in force of an optional config block: its defaults, the user's keys, then
+    `full` when `full: true`; None when the block names no model."""
+    settings = config.get(key) or {}
+    if not settings.get("model"):
+        return None
+    return {**defaults, **settings, **(full if config.get("full") else {})}
+
+
 def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
     """The inoculation settings in force (`full: true` gives the paper's grid), or None when
     config asks for none."""
-    settings = config.get("inoculation") or {}
-    if not settings.get("model"):
-        return None
-    plan = {**INOCULATION_DEFAULTS, **settings}
-    if config.get("full"):
-        plan.update(FULL_INOCULATION)
-    plan["sizes"] = sorted(plan["sizes"])
+    plan = _plan(config, "inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION)
+    if plan:
+        plan["sizes"] = sorted(plan["sizes"])
     return plan
 
 
@@ -196,13 +201,7 @@ FULL_VARIANCE = {"train_examples": 2000, "test_examples": 1000, "dev_examples": 
 def variance_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
     """The controlled-variance settings in force (`full: true` gives more examples and epochs),
     or None when config asks for none."""
-    settings = config.get("controlled_variance") or {}
-    if not settings.get("model"):
-        return None
-    plan = {**VARIANCE_DEFAULTS, **settings}
-    if config.get("full"):
-        plan.update(FULL_VARIANCE)
-    return plan
+    return _plan(config, "controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE)
 
 
 def inoculated_name(model: str, experiment: str, size: int) -> str:

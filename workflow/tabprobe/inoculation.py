@@ -27,24 +27,18 @@ import pyarrow as pa
 
 from . import LABELS
 from .encoding import encode
-from .models import LoadedModel, fingerprint, label_order, pick_device, predict_batches, require_base, resolve_precision, save_checkpoint
+from .models import LoadedModel, fingerprint, label_order, pick_device, require_base, resolve_precision, save_checkpoint
 from .render import render
 from .seeding import seeded_rng
 from .table import Table
-from .training import length_grouped_batches, optimizer_and_schedule, train_step
+from .training import accuracy, length_grouped_batches, optimizer_and_schedule, train_step
 
 log = logging.getLogger(__name__)
-
-# The paper's grid (section 7, following Liu et al. 2019a).
-PAPER_SIZES = (100, 200, 300)
-PAPER_LEARNING_RATES = (1e-4, 5e-5, 1e-5)
-PAPER_MAX_EPOCHS = 30
-
 
 @dataclass(frozen=True)
 class InoculationSettings:
     learning_rate: float
-    max_epochs: int = PAPER_MAX_EPOCHS
+    max_epochs: int = 30  # the paper's (the whole grid: config.FULL_INOCULATION)
     patience: int = 3  # stop after this many epochs without a better dev accuracy
     batch_size: int = 16
     max_length: int = 128
@@ -70,12 +64,6 @@ def _encode(records: Sequence[Mapping], premise: str, tokenizer, settings: Inocu
     encoded = encode(tokenizer, premises, [r["hypothesis"] for r in records], settings.max_length, settings.pair_order)
     targets = np.array([order[LABELS.index(r.get("expected") or r["label"])] for r in records], dtype=np.int64)
     return encoded, targets
-
-
-def _accuracy(loaded: LoadedModel, encoded, targets: np.ndarray, precision: str) -> float:
-    by_length = np.argsort(-encoded.lengths(), kind="stable")
-    probs = predict_batches(loaded, [encoded.features[i] for i in by_length], 64, precision)
-    return float(100.0 * np.mean(probs.argmax(axis=1) == targets[by_length]))
 
 
 def fine_tune(checkpoint: str | Path, train_records: Sequence[Mapping], dev_records: Sequence[Mapping], premise: str,
@@ -107,7 +95,7 @@ def fine_tune(checkpoint: str | Path, train_records: Sequence[Mapping], dev_reco
     pad_id = tokenizer.pad_token_id or 0
 
     model.eval()
-    dev_before = round(_accuracy(loaded, dev_encoded, dev_targets, precision), 2)
+    dev_before = round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2)
     log.info("inoculating %s on %d examples at lr %g (dev accuracy before: %.2f%% on %d)", path, len(train_records),
              settings.learning_rate, dev_before, len(dev_records))
     dev_by_epoch: list[float] = []
@@ -119,7 +107,7 @@ def fine_tune(checkpoint: str | Path, train_records: Sequence[Mapping], dev_reco
             losses.append(round(train_step(model, optimizer, scheduler, [encoded.features[i] for i in batch_idx],
                                            targets[batch_idx], pad_id, device, precision), 5))
         model.eval()
-        dev_by_epoch.append(round(_accuracy(loaded, dev_encoded, dev_targets, precision), 2))
+        dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2))
         improved = best_state is None or dev_by_epoch[-1] > dev_by_epoch[best_epoch - 1]
         if improved:
             best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
@@ -221,8 +209,7 @@ def dev_records(examples: "pa.Table", tables: Mapping[str, Table], limit: int | 
     """Dev examples (a seeded subset of `limit`) as records carrying their table, for early stopping."""
     from .perturb import select_examples
 
-    return [{**r, "table": tables[r["table_id"]].to_arrow(), "expected": r["label"]}
-            for r in select_examples(examples, limit, seed, "dev").to_pylist()]
+    return [{**r, "table": tables[r["table_id"]].to_arrow()} for r in select_examples(examples, limit, seed, "dev").to_pylist()]
 
 
 # ---------------------------------------------------------------- scores (paper Tables 9-12)
@@ -237,8 +224,6 @@ def score_experiment(experiment: str, table: str, models: Mapping[int, str], ori
     (the same examples and samplings: `accuracy_change`, in points). `predictions[model][(probe,
     split)]` maps uid -> prediction. Filed under probe "original", "<table>:<column>" and
     "<table>:challenge" (both columns together, the set the outcome is judged on)."""
-    import pyarrow as pa
-
     from . import schemas
     from .scoring import Scorer, pool_one_per_gold, scorer_for
 

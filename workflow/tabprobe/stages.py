@@ -290,13 +290,21 @@ def inoculate(checkpoint: str, challenge: Mapping[str, Mapping[str, str]], dev_p
     dev = inoculation.dev_records(read_parquet(dev_path, schemas.EXAMPLES),
                                   infotabs.load_tables(read_parquet(dev_tables_path, schemas.TABLES)),
                                   settings["dev_examples"], seed)
+    _fine_tune_into(out, checkpoint, [pool[i] for i in chosen], dev, learning_rate, settings, model, seed)
+
+
+def _fine_tune_into(out: str, checkpoint: str, train: list[dict], dev: list[dict], learning_rate: float,
+                    settings: Mapping[str, Any], model: Mapping[str, Any], seed: int) -> None:
+    """inoculation.fine_tune with the rule's settings (epochs, patience, batch size) and the
+    model's input settings, written atomically to `out` (inoculation and controlled variance)."""
+    from . import inoculation
+
     run = inoculation.InoculationSettings(
         learning_rate=learning_rate, max_epochs=settings["max_epochs"], patience=settings["patience"],
         batch_size=settings["batch_size"], max_length=model["max_length"], precision=model["precision"],
         pair_order=model["pair_order"], seed=seed)
     with atomic_dir(out) as folder:
-        inoculation.fine_tune(checkpoint, [pool[i] for i in chosen], dev, model["premise"], run, folder,
-                              label_map=model.get("label_map"))
+        inoculation.fine_tune(checkpoint, train, dev, model["premise"], run, folder, label_map=model.get("label_map"))
 
 
 def select_inoculation(grid: Mapping[str, str], out: str) -> None:
@@ -357,7 +365,7 @@ def train_variance(checkpoint: str, train_path: str, train_tables_path: str, dev
     train tables with numbers in the training range, stopping early on such examples from dev."""
     import torch
 
-    from . import inoculation, variance
+    from . import variance
 
     torch.set_num_threads(max(1, threads))
     repeat_seed = variance.resample_seed(seed, resample)
@@ -372,12 +380,7 @@ def train_variance(checkpoint: str, train_path: str, train_tables_path: str, dev
 
     train = examples(train_path, train_tables_path, settings["train_examples"], "train")
     dev = examples(dev_path, dev_tables_path, settings["dev_examples"], "dev")
-    run = inoculation.InoculationSettings(
-        learning_rate=settings["learning_rate"], max_epochs=settings["max_epochs"], patience=settings["patience"],
-        batch_size=settings["batch_size"], max_length=model["max_length"], precision=model["precision"],
-        pair_order=model["pair_order"], seed=repeat_seed)
-    with atomic_dir(out) as folder:
-        inoculation.fine_tune(checkpoint, train, dev, model["premise"], run, folder, label_map=model.get("label_map"))
+    _fine_tune_into(out, checkpoint, train, dev, settings["learning_rate"], settings, model, repeat_seed)
 
 
 def score_variance(base: str, base_checkpoint: str, checkpoints: Mapping[int, str], test_path: str, test_tables_path: str,
