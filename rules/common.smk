@@ -12,7 +12,7 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
@@ -148,6 +148,12 @@ def get_parses(wildcards):
 def get_probe_options(wildcards):
     """The probe's own options; `splits` and `max_examples` are the workflow's."""
     return canonical(probe_options(config, wildcards.probe))
+
+
+def get_curation_files(wildcards):
+    """A person's curation decisions on this probe's examples (probes.<name>.curation): editing
+    the file re-generates this probe, and only this probe."""
+    return curation_files(config, wildcards.probe)
 
 
 def get_probe_limit(wildcards):

@@ -14,6 +14,8 @@ rule download_infotabs:
 rule ingest_infotabs:
     input:
         unpack(get_infotabs_files),
+        # How the data is read and cleaned: an edit re-ingests (and so re-runs what reads it).
+        code=library_files("infotabs", "table", "download"),
     output:
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",

@@ -6,7 +6,7 @@
 rule inoculate:
     input:
         unpack(get_inoculation_inputs),
-        code=library_files("inoculation", "training", "encoding", "render", "models", "scoring"),
+        code=library_files("inoculation", "training", "encoding", "render", "models", "scoring", "curation"),
     output:
         directory("resources/inoculated/{model}/{experiment}/{size}/lr{lr}"),
     wildcard_constraints:
@@ -20,6 +20,7 @@ rule inoculate:
         settings=get_inoculation_settings,
         model=get_inoculation_model,
         seed=config["seed"],
+        unverified_flips=config["unverified_flips"],
     # torch's intra-op threads, as for train_model.
     threads: 2
     resources:
@@ -55,7 +56,7 @@ rule select_inoculation:
 rule score_inoculation:
     input:
         unpack(get_inoculation_score_inputs),
-        code=library_files("inoculation", "scoring"),
+        code=library_files("inoculation", "scoring", "curation"),
     output:
         scores="results/inoculation/{model}/{experiment}.parquet",
         summary="results/inoculation/{model}/{experiment}.json",
@@ -70,6 +71,7 @@ rule score_inoculation:
         grids=get_inoculation_best,
         settings=SCORING,
         seed=config["seed"],
+        unverified_flips=config["unverified_flips"],
     log:
         "logs/score_inoculation/{model}/{experiment}.log",
     conda:

@@ -7,7 +7,8 @@ rule generate_probe:
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
         probe_sources=get_probe_sources,
-        code=library_files("perturb"),
+        curation=get_curation_files,
+        code=library_files("perturb", "curation", "probes/invariants"),
     output:
         probe="results/probes/{probe}/{split}.parquet",
         coverage="results/probes/{probe}/{split}.coverage.json",

@@ -29,6 +29,7 @@ rule assemble_report:
         externals=EXTERNALS,
         showcase=showcase(),
         inoculation=get_inoculation_plan(),
+        unverified_flips=config["unverified_flips"],
     log:
         "logs/assemble_report.log",
     conda:

@@ -1,13 +1,14 @@
 rule score_probe:
     input:
         unpack(get_score_inputs),
-        code=library_files("scoring", "transitions"),
+        code=library_files("scoring", "transitions", "curation"),
     output:
         "results/scores/{model}/{probe}/{split}.parquet",
     params:
         settings=SCORING,
         seed=config["seed"],
         externals=get_external_spec,
+        unverified_flips=config["unverified_flips"],
     log:
         "logs/score_probe/{model}/{probe}/{split}.log",
     benchmark:
@@ -21,13 +22,14 @@ rule score_probe:
 rule score_pooled_column:
     input:
         unpack(get_pooled_inputs),
-        code=library_files("scoring"),
+        code=library_files("scoring", "curation"),
     output:
         "results/pooled/{table}/{model}/{column}/{split}.parquet",
     params:
         probes=get_pooled_members,
         settings=SCORING,
         seed=config["seed"],
+        unverified_flips=config["unverified_flips"],
     log:
         "logs/score_pooled_column/{table}/{model}/{column}/{split}.log",
     conda:

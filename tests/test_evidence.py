@@ -18,7 +18,8 @@ from tabprobe.external import read_external_set
 from tabprobe.infotabs import ingest_split
 from tabprobe.perturb import generate
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe, register_external
-from tabprobe.probes.evidence_edits import find_mentions, pair_tables, short_title, swap_title_mentions
+from tabprobe.probes.evidence_edits import pair_tables
+from tabprobe.probes.titles import mentions, name_part, swap_mentions
 from tabprobe.scoring import PAIRED_CORRECTNESS, Scorer, ScoringSettings, score_evidence_selection, score_paired_correctness
 from tabprobe.seeding import seeded_rng
 from tabprobe.table import Row, Table
@@ -111,52 +112,73 @@ def test_precision_recall_pools_rows_over_examples():
 # ---------------------------------------------------------------- title mentions
 
 def test_title_mentions_are_found_by_name_surname_case_and_possessive():
-    assert short_title("Bryan Adams   OC OBC") == "Bryan Adams"
-    assert short_title("Faroe Islands , Føroyar (Faroese)") == "Faroe Islands"
+    assert name_part("Bryan Adams   OC OBC") == "Bryan Adams"
+    assert name_part("Faroe Islands , Føroyar (Faroese)") == "Faroe Islands"
     text = "ada quill's poems outlived Quill herself."
-    mentions = find_mentions(text, POET)
-    assert [(text[m.start:m.end], m.kind) for m in mentions] == [("ada quill", "title"), ("Quill", "surname")]
-    # a surname is only a name for people; an album's last word is not its name
-    assert find_mentions("Hours passed.", ALBUM) == []
-    assert [m.kind for m in find_mentions("Grey Hours was released in 1979.", ALBUM)] == ["name"]  # "The" dropped
+    found = mentions(text, POET)
+    assert [(text[m.start:m.end], m.kind) for m in found] == [("ada quill", "title"), ("Quill", "surname")]
+    # a surname is only a name for people, and only capitalised ("quill" is a feather)
+    assert mentions("Hours passed.", ALBUM) == [] and mentions("She wrote with a quill.", POET) == []
+    assert [m.kind for m in mentions("Grey Hours was released in 1979.", ALBUM)] == ["name"]  # "The" dropped
 
 
 def test_title_swap_replaces_every_mention_and_keeps_the_possessive():
-    example = Example("dev:2", "T1", "Ada Quill's husband outlived Quill.", "E")
-    text, edits = swap_title_mentions(example, POET, SINGER)
+    text, edits = swap_mentions("Ada Quill's husband outlived Quill.", POET, {"name": "Bo Tarn", "surname": "Tarn"})
     assert text == "Bo Tarn's husband outlived Tarn."
     assert [e["kind"] for e in edits] == ["title", "surname"]
-    with pytest.raises(NotApplicable, match="title is not found"):
-        swap_title_mentions(Example("dev:3", "T1", "She wrote poems.", "E"), POET, SINGER)
+    with pytest.raises(NotApplicable, match="never names"):
+        swap_mentions("She wrote poems.", POET, {"name": "Bo Tarn"})
+    with pytest.raises(NotApplicable, match="about the subject's name"):
+        swap_mentions("Ada Quill was named after her aunt.", POET, {"name": "Bo Tarn"})
 
 
-def test_table_pairs_are_mutual_seeded_and_prefer_the_same_category():
-    tables = {f"T{i}": Table(f"T{i}", f"Name {i}", (), "Person" if i < 4 else "Album") for i in range(7)}
+def test_table_pairs_are_mutual_seeded_and_stay_in_their_group():
+    tables = {f"T{i}": Table(f"T{i}", f"Name {i}", (), "Person" if i < 4 else "Album") for i in range(8)}
+    tables["T8"] = Table("T8", "Alone", (), "River")
     partners = pair_tables(tables, 3, "cf_title_swap")
     assert partners == pair_tables(tables, 3, "cf_title_swap")
-    assert set(partners) == set(tables) and all(partners[t] != t for t in tables)
-    mutual = [t for t in tables if partners[partners[t]] == t]
-    assert len(mutual) >= 6  # with 7 tables one is left to join a pair one way
-    assert all(tables[t].category == tables[partners[t]].category for t in ("T0", "T1", "T2", "T3"))
+    assert "T8" not in partners  # alone in its category: no partner from another
+    assert all(partners[t] != t and tables[t].category == tables[partners[t]].category for t in partners)
+    assert set(partners) == set(tables) - {"T8"}
+    mutual = [t for t in partners if partners[partners[t]] == t]
+    assert len(mutual) == 8  # four Person, four Album: every pair mutual
 
 
 # ---------------------------------------------------------------- the probes
 
 EXAMPLES = pa.table(
     {
-        "uid": ["dev:2", "dev:3", "dev:4", "dev:5"],
-        "table_id": ["T1", "T1", "T2", "T3"],
+        "uid": ["dev:2", "dev:3", "dev:4", "dev:5", "dev:6"],
+        "table_id": ["T1", "T1", "T2", "T3", "T4"],
         "hypothesis": ["Ada Quill was born in 1901 and married Rui Vale.", "Quill won no prizes.",
-                       "Bo Tarn sings folk.", "The Grey Hours runs 46 minutes."],
-        "label": ["E", "C", "E", "N"],
+                       "Bo Tarn sings folk.", "The Grey Hours runs 46 minutes.", "Cy Moss married Lia Moss."],
+        "label": ["E", "C", "E", "N", "E"],
     },
     schema=schemas.EXAMPLES,
 )
-RELEVANT = {"dev:2": ("Born", "Spouse(s)"), "dev:3": ("Awards",), "dev:4": ("Genres",), "dev:5": ("Length",)}
+# A poet with every key of Ada Quill's table (and one more): the only partner cf_row_swap can use.
+POET2 = Table("T4", "Cy Moss", (Row("Born", ("2 May 1920", "Porto, Portugal")), Row("Died", ("1 June 1990",)),
+                                Row("Occupation", ("Poet",)), Row("Spouse(s)", ("Lia Moss",)),
+                                Row("Awards", ("Moss Medal",)), Row("Website", ("moss.example",))), "Person")
+TABLES = {**TABLES, "T4": POET2}
+RELEVANT = {"dev:2": ("Born", "Spouse(s)"), "dev:3": ("Awards",), "dev:4": ("Genres",), "dev:5": ("Length",),
+            "dev:6": ("Spouse(s)",)}
 
 
-def _records(name, relevant=RELEVANT, seed=4):
-    out, coverage = generate(name, EXAMPLES, TABLES, seed=seed, relevance=relevant)
+@pytest.fixture(scope="module")
+def docs():
+    """The hypotheses parsed by the real spaCy model: the counterfactuals read how the split's
+    hypotheses name each subject."""
+    from tabprobe import parsing
+
+    nlp = parsing.load_pipeline("auto")
+    parsed = parsing.parse(nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(),
+                           EXAMPLES["table_id"].to_pylist())
+    return {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
+
+
+def _records(name, relevant=RELEVANT, seed=4, docs=None):
+    out, coverage = generate(name, EXAMPLES, TABLES, seed=seed, relevance=relevant, docs=docs)
     return out.to_pylist(), coverage
 
 
@@ -178,7 +200,7 @@ def test_irrelevant_row_deletion_never_deletes_a_relevant_row():
 def test_examples_the_relevance_source_does_not_cover_are_skipped_and_counted():
     records, coverage = _records("relevant_row_deletion", relevant={"dev:2": ("Born",), "dev:3": ()})
     assert [r["orig_uid"] for r in records] == ["dev:2"]
-    assert coverage["skipped"] == {"the relevance source does not cover this example": 2,
+    assert coverage["skipped"] == {"the relevance source does not cover this example": 3,
                                    "the relevance source names no row of the table": 1}
 
 
@@ -187,32 +209,32 @@ def test_evidence_selection_deletes_each_row_of_ENTAIL_and_CONTRADICT_examples()
     by_gold = {}
     for r in records:
         by_gold.setdefault(r["orig_uid"], []).append(r)
-    assert sorted(by_gold) == ["dev:2", "dev:3", "dev:4"]  # dev:5 is NEUTRAL
+    assert sorted(by_gold) == ["dev:2", "dev:3", "dev:4", "dev:6"]  # dev:5 is NEUTRAL
     rows = by_gold["dev:2"]
     assert [r["uid"] for r in rows] == [f"dev:2/evidence_selection/{i}" for i in range(5)]
     provenance = [json.loads(r["provenance"]) for r in rows]
     assert [p["deleted_row"]["key"] for p in provenance] == list(POET.keys)
     assert [p["relevant"] for p in provenance] == [True, False, False, True, False]
-    assert coverage["perturbed"] == 3 and coverage["probe_examples"] == 5 + 5 + 4
+    assert coverage["perturbed"] == 4 and coverage["probe_examples"] == 5 + 5 + 4 + 6
 
 
-def test_cf_row_swap_moves_the_relevant_rows_into_a_partner_and_renames_the_subject():
-    records, coverage = _records("cf_row_swap", relevant={"dev:2": ("Born", "Spouse(s)"), "dev:3": ("Awards",),
-                                                           "dev:4": ("Genres",), "dev:5": ()})
+def test_cf_row_swap_moves_every_row_into_a_partner_with_all_the_keys_and_renames_the_subject(docs):
+    records, coverage = _records("cf_row_swap", docs=docs)
     record = next(r for r in records if r["orig_uid"] == "dev:2")
     table = Table.from_arrow(record["table"])
-    # the partner (Bo Tarn, the only other table with Born and Spouse(s)) now holds Ada Quill's values
-    assert table.title == "Bo Tarn"
-    assert dict((r.key, r.values) for r in table.rows) == {"Born": POET.rows[0].values, "Occupation": ("Singer",),
-                                                          "Spouse(s)": ("Rui Vale",), "Genres": ("Folk",)}
-    assert record["hypothesis"] == "Bo Tarn was born in 1901 and married Rui Vale."
+    # the partner (Cy Moss, the only other table with every key of Ada Quill's) now holds her
+    # rows; its own row under a key she lacks stays (a website cannot contradict her table)
+    assert table.title == "Cy Moss"
+    assert list(table.rows) == [*POET.rows, Row("Website", ("moss.example",))]
+    assert record["hypothesis"] == "Cy Moss was born in 1901 and married Rui Vale."
     assert record["expected"] == "E"  # the label is preserved
-    assert coverage["skipped"]["no other table has the relevant keys"] == 2  # Awards, Genres are unique
+    assert coverage["skipped"]["no other table has all of this table's keys"] >= 1  # Bo Tarn: Genres is his alone
 
 
-def test_cf_title_swap_gives_all_hypotheses_of_a_table_the_same_partner():
-    records, coverage = _records("cf_title_swap")
+def test_cf_title_swap_gives_all_hypotheses_of_a_table_the_same_partner(docs):
+    records, coverage = _records("cf_title_swap", docs=docs)
     partners = {r["table_id"]: json.loads(r["provenance"])["partner_table"] for r in records}
+    assert {t: TABLES[p].category for t, p in partners.items()} == {t: "Person" for t in partners}  # the album has none
     titles = {r["orig_uid"]: r["table"]["title"] for r in records}
     assert titles["dev:2"] == TABLES[partners["T1"]].title
     assert all(r["expected"] == r["label"] for r in records)

@@ -20,4 +20,5 @@ stages.assemble_report(
     scoring_settings=snakemake.params.scoring,
     relevance_summaries=snakemake.input.relevance,
     externals=snakemake.params.externals,
+    unverified_flips=snakemake.params.unverified_flips,
 )

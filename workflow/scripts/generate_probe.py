@@ -13,4 +13,5 @@ stages.generate_probe(
     options=snakemake.params.options,
     parses_path=snakemake.input.get("parses"),
     relevance_path=snakemake.input.get("relevance"),
+    curation_paths=list(snakemake.input.curation),
 )

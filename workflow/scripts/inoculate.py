@@ -16,4 +16,5 @@ stages.inoculate(
     model=snakemake.params.model,
     seed=snakemake.params.seed,
     threads=snakemake.threads,
+    unverified_flips=snakemake.params.unverified_flips,
 )

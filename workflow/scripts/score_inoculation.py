@@ -13,4 +13,5 @@ stages.score_inoculation(
     seed=snakemake.params.seed,
     out=snakemake.output.scores,
     summary_out=snakemake.output.summary,
+    unverified_flips=snakemake.params.unverified_flips,
 )

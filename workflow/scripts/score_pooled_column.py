@@ -14,4 +14,5 @@ stages.score_pooled_column(
     out=snakemake.output[0],
     settings=snakemake.params.settings,
     seed=snakemake.params.seed,
+    unverified_flips=snakemake.params.unverified_flips,
 )

@@ -11,5 +11,6 @@ stages.score_probe(
     out=snakemake.output[0],
     settings=snakemake.params.settings,
     seed=snakemake.params.seed,
+    unverified_flips=snakemake.params.unverified_flips,
     externals=snakemake.params.externals,
 )

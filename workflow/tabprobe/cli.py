@@ -3,11 +3,13 @@
     tabprobe probes
     tabprobe show PROBE [--split alpha1] [-n 5] [--model MODEL] [--results results] [--configfile config.yaml]
     tabprobe new-probe NAME [--root DIR] [--kind table|hypothesis]
+    tabprobe curate PROBE [--split alpha1] [--only C2E|heuristic|all] [--out curation]
 
 `show` without --model applies the probe in this process to the workflow's ingested split
 (building that with Snakemake first if it is missing), so a probe being written can be looked at
 before it is in config.yaml; with --model it reads the workflow's outputs and shows a seeded
-handful of the examples that model failed. Changes are marked with symbols as well as colour, so
+handful of the examples that model failed. `curate` writes the label flips a person must check
+(tabprobe.curation) to a review page and a TSV. Changes are marked with symbols as well as colour, so
 the output reads the same in a pipe: [-removed-] and {+added+} text in the hypothesis, and in the
 table − deleted, + inserted, ~ changed (old → new) and ↕ moved rows.
 """
@@ -119,6 +121,25 @@ def _parser() -> argparse.ArgumentParser:
                      help="table: edits the table, judged by a transition rule; hypothesis: edits the hypothesis "
                           "with its spaCy parse, judged by an expected label (default: table)")
     new.set_defaults(run=cmd_new_probe)
+
+    curate = commands.add_parser(
+        "curate", help="write the label flips a person must check to a review page and TSV",
+        description="Apply PROBE to the ingested split as the workflow does (config's seed, options and cap) and "
+                    "write the examples whose label a person must confirm (CONTRADICT -> ENTAIL flips, heuristic "
+                    "flips; paper section 4) to OUT/PROBE.SPLIT.curation.html (a page with keys to accept, reject or "
+                    "relabel, saving the TSV) and OUT/PROBE.SPLIT.curation.tsv (the same for a spreadsheet). Earlier "
+                    "decisions, from the probe's curation files in config and from that TSV, are filled in. Name the "
+                    "saved TSV under probes.PROBE.curation in config.yaml; the workflow applies it.")
+    curate.add_argument("probe", metavar="PROBE", help="a registered probe judged by expected labels")
+    curate.add_argument("--split", default="alpha1", help="split to review (default: alpha1)")
+    curate.add_argument("--only", choices=["C2E", "heuristic", "all"], default="all",
+                        help="C2E: CONTRADICT -> ENTAIL flips; heuristic: flips made by a heuristic; all: both "
+                             "(default)")
+    curate.add_argument("--out", default="curation", help="folder for the page and the TSV (default: ./curation)")
+    curate.add_argument("--results", default="results", help="the workflow's results folder (default: ./results)")
+    curate.add_argument("--configfile", help="config to read the seed, probe options and caps from "
+                                             "(default: ./config.yaml)")
+    curate.set_defaults(run=cmd_curate)
     return parser
 
 
@@ -214,29 +235,22 @@ def read_config(path: str | None) -> tuple[dict, Path | None]:
 
 def _show_generated(console, probe: Probe, split: str, n: int, results: Path, seed: int, config: Mapping,
                     config_path: Path | None, configfile: str | None) -> int:
-    from . import diff, perturb, stages
+    from . import diff, perturb
 
-    paths = {"examples": results / "data" / f"{split}.parquet", "tables": results / "data" / f"{split}.tables.parquet"}
     if is_external(probe.name):
+        paths = {"examples": results / "data" / f"{split}.parquet",
+                 "tables": results / "data" / f"{split}.tables.parquet"}
         return _show_external(console, probe, split, n, results, paths)
-    if probe.needs_parse:
-        paths["parses"] = results / "parses" / f"{split}.spacy"
-    if probe.needs_relevance:
-        paths["relevance"] = results / "relevance" / f"{split}.parquet"
-    missing = [path for path in paths.values() if not path.exists()]
-    if missing:
-        build_with_snakemake(missing, results, config_path, explicit_config=configfile is not None)
-    inputs = stages.read_probe_inputs(split, str(paths["examples"]), str(paths["tables"]), seed, None,
-                                      str(paths["parses"]) if "parses" in paths else None,
-                                      str(paths["relevance"]) if "relevance" in paths else None)
+    inputs = probe_inputs(probe, split, results, seed, None, config_path, configfile)
     options = probe_options(config, probe.name)
-    skipped: Counter[str] = Counter()
+    tally = perturb.Tally()
     rows: list[dict] = []
     for kept in perturb.perturbations(probe.name, inputs.examples, inputs.tables, seed, options, inputs.docs,
-                                      inputs.relevance, skipped):
+                                      inputs.relevance, tally):
         rows += kept
         if len(rows) >= n:
             break
+    skipped = tally.skipped
     perturbed = len({row["orig_uid"] for row in rows})
     looked_at = perturbed + sum(skipped.values())
     source = f"config {config_path}" if config_path else "no config.yaml here: defaults"
@@ -244,6 +258,9 @@ def _show_generated(console, probe: Probe, split: str, n: int, results: Path, se
                   f"(seed {seed}, options {options or 'none'}; {source}) — {probe.description}")
     console.print(f"Looked at {looked_at} of {inputs.examples.num_rows} examples in file order: {perturbed} perturbed, "
                   f"{sum(skipped.values())} skipped{_reasons(skipped)}.")
+    if tally.dropped:
+        console.print(_text(f"Dropped {sum(tally.dropped.values())} perturbations that broke a promise of the probe"
+                            f"{_reasons(tally.dropped)}.", "yellow"))
     if not rows:
         console.print(_text(f"{probe.name} perturbed none of the {inputs.examples.num_rows} examples of {split}.",
                             "yellow"))
@@ -252,6 +269,78 @@ def _show_generated(console, probe: Probe, split: str, n: int, results: Path, se
     originals = {record["uid"]: record for record in inputs.examples.to_pylist()}
     for change in diff.example_changes(rows, originals, inputs.tables):
         render_change(console, change, probe)
+    return 0
+
+
+def probe_inputs(probe: Probe, split: str, results: Path, seed: int, limit: int | None, config_path: Path | None,
+                 configfile: str | None):
+    """The ingested split (and its parse and relevance, where the probe reads them), built with
+    Snakemake first where missing: what generate_probe reads."""
+    from . import stages
+
+    paths = {"examples": results / "data" / f"{split}.parquet", "tables": results / "data" / f"{split}.tables.parquet"}
+    if probe.needs_parse:
+        paths["parses"] = results / "parses" / f"{split}.spacy"
+    if probe.needs_relevance:
+        paths["relevance"] = results / "relevance" / f"{split}.parquet"
+    missing = [path for path in paths.values() if not path.exists()]
+    if missing:
+        build_with_snakemake(missing, results, config_path, explicit_config=configfile is not None)
+    return stages.read_probe_inputs(split, str(paths["examples"]), str(paths["tables"]), seed, limit,
+                                    str(paths["parses"]) if "parses" in paths else None,
+                                    str(paths["relevance"]) if "relevance" in paths else None)
+
+
+def cmd_curate(args, console) -> int:
+    from . import curation, perturb
+    from .config import curation_files, probe_limit
+    from .infotabs import SPLITS
+
+    config, config_path = read_config(args.configfile)
+    if args.probe not in REGISTRY:
+        raise UsageError(f"no registered probe {args.probe!r}.{did_you_mean(args.probe, REGISTRY)} "
+                         "`tabprobe probes` lists them (an external set is curated in its own TSV).")
+    probe = get_probe(args.probe)
+    if probe.judged_by != "expected":
+        raise UsageError(f"{probe.name} is judged by {probe.judged_by}, not by expected labels: there is no label to "
+                         "curate")
+    if args.split not in SPLITS:
+        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, SPLITS)} Splits: {', '.join(SPLITS)}")
+    seed = config.get("seed", DEFAULT_SEED)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise UsageError(f"{config_path}: seed must be an integer, not {seed!r}")
+    # The workflow's cap for this probe, so these are exactly the examples generate_probe writes.
+    limit = probe_limit({**config, "probes": config.get("probes") or {}}, probe.name)
+    inputs = probe_inputs(probe, args.split, Path(args.results), seed, limit, config_path, args.configfile)
+    generated, _ = perturb.generate(probe.name, inputs.examples, inputs.tables, seed, probe_options(config, probe.name),
+                                    inputs.docs, inputs.relevance, split=args.split)
+    out = Path(args.out)
+    stem = f"{probe.name}.{args.split}.curation"
+    tsv_path, page_path = out / f"{stem}.tsv", out / f"{stem}.html"
+    # Earlier decisions: the probe's curation files in config, then this TSV (the later wins).
+    earlier: dict = {}
+    for path in [*curation_files(config, probe.name), tsv_path]:
+        if Path(path).is_file():
+            earlier.update(curation.read_decisions([path]))
+    items, stale = curation.review_items(generated, probe.label_change, args.only, earlier)
+    originals = {record["uid"]: record for record in inputs.examples.to_pylist()}
+    rows = curation.tsv_rows(items, originals)
+    from .io import write_text
+
+    curation.write_tsv(rows, tsv_path)
+    write_text(curation.review_page(items, rows, inputs.tables, probe.name, args.split, tsv_path.name), page_path)
+    needs = Counter(kind for item in items for kind in item.needs)
+    decided = sum(1 for item in items if item.decision is not None)
+    console.print(_text(f"{probe.name} on {args.split}", "bold"),
+                  f"(seed {seed}, cap {limit or 'none'}): {len(items)} examples to review of {generated.num_rows} "
+                  f"generated ({', '.join(f'{k} {v}' for k, v in sorted(needs.items())) or 'none needs review'}); "
+                  f"{decided} decided earlier" + (f", {stale} earlier decisions no longer match the probe's output "
+                                                  "and were left out" if stale else "") + ".")
+    console.print(f"Review page: {page_path}\n  keys: a accept, r reject, e/n/c relabel, j/k next/previous, "
+                  f"s save (downloads {tsv_path.name})\nSame as a TSV for a spreadsheet: {tsv_path} (fill in decision: "
+                  "accept, reject or relabel with label E/N/C)")
+    console.print(f"Then in config.yaml: probes: {{{probe.name}: {{curation: {tsv_path}}}}} (with its other options) "
+                  "and run the workflow: only this probe's jobs run again.")
     return 0
 
 
@@ -299,7 +388,8 @@ def _show_failures(console, probe: Probe, split: str, n: int, model: str, result
     # Transitions and evidence are judged against the prediction before the change: needed.
     optional = "original:" if probe.judged_by == "expected" else None
     require_outputs(results, [path for key, path in paths.items() if not (optional and key.startswith(optional))])
-    found, changes = failures.failing_examples(paths, probe, model, split, n, seed)
+    found, changes = failures.failing_examples(paths, probe, model, split, n, seed,
+                                               unverified_flips=config.get("unverified_flips", "exclude"))
     console.print(_text(f"{model} on {probe.name} ({split})", "bold"),
                   f"— failing means: {found.what}. {found.failed} of {found.judged} probe examples fail"
                   + (f"; {len(found.shown)} shown, chosen with seed {seed}." if found.shown else "."))
@@ -343,7 +433,7 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
     root = find_root(Path.cwd()) or (package_root if is_root(package_root) else None)
     if root is None:
         raise CommandFailed(f"{', '.join(map(str, missing))} not found, and no Snakefile to build them with: run "
-                            "`tabprobe show` inside the repository (the folder holding Snakefile)")
+                            "tabprobe inside the repository (the folder holding Snakefile)")
     results = results.resolve()
     if results.name != "results":
         raise UsageError(f"{', '.join(map(str, missing))} not found, and Snakemake builds into a folder named "
@@ -357,7 +447,7 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
     if config_path is not None and (explicit_config or workdir != root):
         command += ["--configfile", str(config_path.resolve())]
     command += ["--cores", "all", *targets]
-    print(f"tabprobe show: {', '.join(targets)} not found in {workdir}; building them with Snakemake:\n"
+    print(f"tabprobe: {', '.join(targets)} not found in {workdir}; building them with Snakemake:\n"
           f"  (cd {shlex.quote(str(root))} && {shlex.join(command)})", file=sys.stderr, flush=True)
     try:  # Snakemake's report goes to stderr, so that stdout holds only the examples shown
         log = sys.stderr.fileno()
@@ -369,7 +459,7 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
         raise CommandFailed(f"could not run Snakemake: {error}") from None
     if code != 0:
         raise CommandFailed(f"Snakemake failed (exit code {code}) building {', '.join(targets)}; its messages are "
-                            "above. Fix what they say (often config.yaml) and run `tabprobe show` again.")
+                            "above. Fix what they say (often config.yaml) and run tabprobe again.")
     still = [path for path in missing if not path.exists()]
     if still:
         raise CommandFailed(f"Snakemake finished but {', '.join(map(str, still))} is still missing")

@@ -135,7 +135,7 @@ def _located(problem: str, sources: Sequence[str | Path], overrides: dict | None
 
 
 # read by the workflow, not passed to the probe
-WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change")
+WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change", "curation")
 
 
 def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
@@ -156,6 +156,14 @@ def probe_limit(config: dict[str, Any], probe: str) -> int | None:
         return None
     settings = config["probes"].get(probe) or {}
     return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
+
+
+def curation_files(config: Mapping[str, Any], probe: str) -> list[str]:
+    """The curation TSVs a probe's examples are curated with (`probes.<name>.curation`)."""
+    probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
+    settings = probes.get(probe) if isinstance(probes.get(probe), Mapping) else {}
+    files = settings.get("curation") or []
+    return [files] if isinstance(files, str) else list(files)
 
 
 def probe_options(config: Mapping[str, Any], probe: str) -> dict[str, Any]:
@@ -245,6 +253,17 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
     return problems
 
 
+def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
+    """A curation file belongs to a generated probe judged by expected labels, and must exist."""
+    if name in externals:
+        return [f"config key probes.{name}.curation: an external probe set is read as it is; curate its TSV itself"]
+    if name in REGISTRY and get_probe(name).judged_by != "expected":
+        return [f"config key probes.{name}.curation: {name} is judged by {get_probe(name).judged_by}, not by expected "
+                "labels, so there is nothing to curate"]
+    return [f"config key probes.{name}.curation: {path} is not a file (write it with `tabprobe curate {name}`)"
+            for path in files if not Path(path).is_file()]
+
+
 def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
     """(key path, problem) for a user's checkpoint, or the base of a trained or initialised
     model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
@@ -297,6 +316,8 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
         if name not in externals and isinstance(settings, dict) and "label_change" in settings:
             problems.append(f"config key probes.{name}.label_change: only an external probe set takes label_change "
                             "(a registered probe declares its own)")
+        if isinstance(settings, dict) and settings.get("curation"):
+            problems += _curation_problems(name, externals, curation_files(config, name))
     relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
     if relevance.get("source") == "annotations" and not relevance.get("annotations"):
         problems.append("config key relevance.annotations: relevance.source is `annotations`; give the TSV's path")

@@ -116,18 +116,20 @@ def _read_predictions(path) -> dict[str, str]:
 
 
 def failing_examples(files: Mapping[str, str | Path], probe: Probe, model: str, split: str, n: int, seed: int,
-                     split_data: tuple[dict, dict] | None = None):
+                     split_data: tuple[dict, dict] | None = None, unverified_flips: str = "exclude"):
     """The failures of `model` on `probe` and `n` of them as ExampleChanges (with reason and
     predictions), from the workflow's files as `report_layout.showcase_inputs` names them; the
     original predictions are optional. The report and `tabprobe show --model` both use this, so
     they show the same examples. `split_data` ({uid: gold example}, {table id: Table}) saves
-    reading the split again for each probe."""
+    reading the split again for each probe. Label flips nobody checked are judged only where
+    `unverified_flips` counts them in the scores too (tabprobe.curation)."""
     from dataclasses import replace
 
     from . import diff, infotabs, schemas
+    from .curation import scored
     from .io import read_parquet
 
-    rows = read_parquet(files["probe"], schemas.PROBE_EXAMPLES).to_pylist()
+    rows = scored(read_parquet(files["probe"], schemas.PROBE_EXAMPLES), unverified_flips).to_pylist()
     predictions = _read_predictions(files[f"predictions:{model}"])
     original = files.get(f"original:{model}")
     before = _read_predictions(original) if original and Path(original).exists() else {}

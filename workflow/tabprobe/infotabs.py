@@ -12,9 +12,11 @@ the official data has some, so by default they are kept and reported as a warnin
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +85,8 @@ class IngestedSplit:
     examples: pa.Table
     tables: pa.Table
     duplicate_lines: list[tuple[int, int, str]]  # (line, first line, "exact" | "pair")
+    # table cells (titles, keys, values) changed by clean_cell, by what was changed
+    cleaned: dict[str, int] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
@@ -93,6 +97,7 @@ class IngestedSplit:
             "duplicates": [
                 {"line": line, "first_line": first, "kind": kind} for line, first, kind in self.duplicate_lines
             ],
+            "cleaned_cells": self.cleaned,
         }
 
 
@@ -146,6 +151,7 @@ def read_hypotheses(path: Path, problems: _Problems) -> list[HypothesisLine]:
             )
             continue
         table_id, hypothesis, label = (cells[col[c]].strip() for c in REQUIRED_COLUMNS)
+        hypothesis = unescape_entities(hypothesis)
         bad = False
         if not TABLE_ID_PATTERN.match(table_id):
             problems.add(path, lineno, f"table_id {table_id!r} is not a valid table id (letters, digits, _ . -)")
@@ -161,12 +167,60 @@ def read_hypotheses(path: Path, problems: _Problems) -> list[HypothesisLine]:
     return out
 
 
-def read_table(path: Path, table_id: str, category: str | None, problems: _Problems) -> Table | None:
+# A character reference as HTML writes it, semicolon and all ("&amp;", "&#233;", "&#x27;"): only
+# these are decoded, so "R&D" or "AT&T" stay as they are.
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def unescape_entities(text: str) -> str:
+    """HTML character references decoded: the official tables hold 59 ("R&amp;B", "&lt; 2
+    minutes") that every rendering and probe would otherwise read literally."""
+    return _ENTITY.sub(lambda m: html.unescape(m.group(0)), text) if "&" in text else text
+
+
+# Characters that print as nothing (zero-width spaces and joiners, word joiners, byte-order marks
+# inside values): 273 in the official tables, where they split words that look whole.
+_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+
+
+def clean_cell(text: str, cleaned: Counter) -> str:
+    """A title, key or value as the table means it: entities decoded, invisible characters
+    dropped, runs of whitespace (double spaces, non-breaking spaces, line breaks) made one space,
+    ends stripped. Counted in `cleaned` (the ingest summary) by what was changed."""
+    decoded = unescape_entities(text)
+    if decoded != text:
+        cleaned["html_entities"] += 1
+    visible = _INVISIBLE.sub("", decoded)
+    if visible != decoded:
+        cleaned["invisible_characters"] += 1
+    spaced = " ".join(visible.split())
+    if spaced != visible.strip():
+        cleaned["whitespace"] += 1
+    return spaced
+
+
+# What clean_cell and clean_key count, by kind (the ingest summary's `cleaned_cells`).
+CLEANED_KINDS = ("html_entities", "invisible_characters", "whitespace", "key_colons")
+
+
+def clean_key(key: str, cleaned: Counter) -> str:
+    """A key as clean_cell makes it, without the colon 182 official keys end with ("TD-Int:")."""
+    cell = clean_cell(key, cleaned)
+    if cell.endswith(":"):
+        cleaned["key_colons"] += 1
+        cell = cell.rstrip(": ").strip()
+    return cell
+
+
+def read_table(path: Path, table_id: str, category: str | None, problems: _Problems,
+               cleaned: Counter | None = None) -> Table | None:
     """Parse one InfoTabS table JSON: {"title": [t], key: [values...], ...}.
 
     Read as a list of pairs, not a dict: a few official tables repeat a key ("Years active")
-    or have an empty one, and every row is kept, in file order.
+    or have an empty one, and every row is kept, in file order. Titles, keys and values are
+    cleaned (`clean_cell`), so "Density  (at STP)" and "Density (at STP)" are one key.
     """
+    cleaned = Counter() if cleaned is None else cleaned
     lines = _read_text_lines(path, problems)
     if lines is None:
         return None
@@ -189,8 +243,8 @@ def read_table(path: Path, table_id: str, category: str | None, problems: _Probl
         if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
             problems.add(path, None, f"row {key!r} must map to a list of strings, found {values!r}")
             return None
-        rows.append(Row(key.strip(), tuple(v.strip() for v in values)))
-    return Table(table_id, titles[0][0].strip(), tuple(rows), category)
+        rows.append(Row(clean_key(key, cleaned), tuple(clean_cell(v, cleaned) for v in values)))
+    return Table(table_id, clean_cell(titles[0][0], cleaned), tuple(rows), category)
 
 
 def _is_single_string_list(value) -> bool:
@@ -241,6 +295,7 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
     categories = read_categories(categories_tsv(root), problems)
 
     tables: dict[str, Table] = {}
+    cleaned: Counter = Counter()
     first_use: dict[str, int] = {}
     for h in hypotheses:
         first_use.setdefault(h.table_id, h.line)
@@ -249,7 +304,7 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
         if not path.exists():
             problems.add(tsv, line, f"table {table_id} is missing: no file {path}")
             continue
-        table = read_table(path, table_id, categories.get(table_id), problems)
+        table = read_table(path, table_id, categories.get(table_id), problems, cleaned)
         if table is not None:
             tables[table_id] = table
     problems.raise_if_any(
@@ -280,8 +335,12 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
         },
         schema=schemas.EXAMPLES,
     )
+    counts = {kind: cleaned[kind] for kind in CLEANED_KINDS}
+    if cleaned:
+        log.info("%s: cleaned table cells (titles, keys, values): %s", root,
+                 ", ".join(f"{count} {kind.replace('_', ' ')}" for kind, count in counts.items()))
     table_records = [tables[t].to_arrow() for t in sorted(tables, key=_table_sort_key)]
-    return IngestedSplit(examples, pa.Table.from_pylist(table_records, schema=schemas.TABLES), duplicates)
+    return IngestedSplit(examples, pa.Table.from_pylist(table_records, schema=schemas.TABLES), duplicates, counts)
 
 
 def _table_sort_key(table_id: str):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 
-from . import schemas
-from .probes import Example, NotApplicable, ProbeContext, get_probe
+from . import curation, schemas
+from .probes import Example, NotApplicable, ProbeContext, get_probe, invariants
 from .seeding import seeded_rng
 from .table import Table
 
@@ -33,6 +34,17 @@ def select_examples(examples: pa.Table, limit: int | None, seed: int, split: str
     return examples.take(pa.array(keep))
 
 
+@dataclass
+class Tally:
+    """What happened to the examples of one probe run: why gold examples were skipped, which
+    perturbations broke an invariant of their probe (dropped before sampling), and the curation
+    of the label flips a person must check."""
+
+    skipped: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)  # invariant name -> perturbations dropped
+    curator: curation.Curator | None = None
+
+
 def perturbations(
     probe_name: str,
     examples: pa.Table,
@@ -41,23 +53,24 @@ def perturbations(
     options: Mapping[str, Any] | None = None,
     docs: Mapping[str, Any] | None = None,
     relevance: Mapping[str, tuple[str, ...]] | None = None,
-    skipped: Counter | None = None,
+    tally: Tally | None = None,
 ) -> Iterator[list[dict]]:
     """The probe applied to the examples one by one, lazily: for each gold example it perturbs,
     in the order of `examples`, the list of its probe examples (`schemas.PROBE_EXAMPLES`
-    records); the reason for each example it skips is counted into `skipped`. `generate` runs
-    it to the end; `tabprobe show` stops after a few."""
+    records). Perturbations that break one of the probe's invariants are dropped before one is
+    sampled; what was skipped, dropped and curated is counted into `tally`. `generate` runs it
+    to the end; `tabprobe show` stops after a few."""
     probe = get_probe(probe_name)
     if probe.needs_parse and docs is None:
         raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
     if probe.needs_relevance and relevance is None:
         raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
-    return _perturbations(probe, examples, tables, seed, options, docs, relevance,
-                          skipped if skipped is not None else Counter())
+    return _perturbations(probe, examples, tables, seed, options, docs, relevance, tally or Tally())
 
 
-def _perturbations(probe, examples, tables, seed, options, docs, relevance, skipped) -> Iterator[list[dict]]:
+def _perturbations(probe, examples, tables, seed, options, docs, relevance, tally: Tally) -> Iterator[list[dict]]:
     probe_name = probe.name
+    promises = invariants.of(probe)
     records = examples.to_pylist()
     shared: dict = {}
     for i, record in enumerate(records):
@@ -65,30 +78,53 @@ def _perturbations(probe, examples, tables, seed, options, docs, relevance, skip
             log.info("%s: %d / %d examples", probe_name, i, len(records))
         example = Example(record["uid"], record["table_id"], record["hypothesis"], record["label"])
         if example.label not in probe.labels:
-            skipped[f"gold label {example.label} is not probed"] += 1
+            tally.skipped[f"gold label {example.label} is not probed"] += 1
             continue
         if probe.needs_relevance and example.uid not in relevance:
-            skipped["the relevance source does not cover this example"] += 1
+            tally.skipped["the relevance source does not cover this example"] += 1
             continue
         ctx = ProbeContext(rng=seeded_rng(seed, probe_name, example.uid), tables=tables, options=options or {},
                            docs=docs, shared=shared, relevance=relevance, seed=seed)
         doc = docs[example.uid] if docs is not None else None
+        table = tables[example.table_id]
         try:
-            candidates = probe.apply(example, tables[example.table_id], doc, ctx)
+            candidates = probe.apply(example, table, doc, ctx)
         except NotApplicable as reason:
-            skipped[str(reason)] += 1
+            tally.skipped[str(reason)] += 1
             continue
         if not candidates:
-            skipped["probe found nothing to change"] += 1
+            tally.skipped["probe found nothing to change"] += 1
             continue
+        kept_candidates, first_breach = [], None
+        for candidate in candidates:
+            broken = invariants.breaches(promises, example, table, candidate)
+            for name, detail in broken:
+                tally.dropped[name] += 1
+                log.warning("%s %s: dropped, breaks %r: %s", probe_name, example.uid, name, detail)
+            if broken:
+                first_breach = first_breach or broken[0][0]
+            else:
+                kept_candidates.append(candidate)
+        if not kept_candidates:
+            tally.skipped[f"every perturbation dropped (breaks {first_breach!r})"] += 1
+            continue
+        candidates = kept_candidates
         if probe.one_per_gold:
             choice = int(ctx.rng.integers(len(candidates))) if len(candidates) > 1 else 0
             uid = example.uid if probe_name == "original" else f"{example.uid}/{probe_name}"
             kept = [(uid, candidates[choice])]
         else:
             kept = [(f"{example.uid}/{probe_name}/{j}", c) for j, c in enumerate(candidates)]
-        yield [
-            {
+        rows = []
+        for uid, chosen in kept:
+            expected, provenance = chosen.expected, {"candidates": len(candidates), **chosen.provenance}
+            if tally.curator is not None:
+                curated = tally.curator.review(uid, example.label, expected, chosen.hypothesis, provenance)
+                if curated is None:
+                    tally.skipped["rejected by curation"] += 1
+                    continue
+                expected, provenance = curated
+            rows.append({
                 "uid": uid,
                 "orig_uid": example.uid,
                 "table_id": example.table_id,
@@ -96,12 +132,11 @@ def _perturbations(probe, examples, tables, seed, options, docs, relevance, skip
                 "label": example.label,
                 "probe": probe_name,
                 "table": chosen.table.to_arrow(),
-                "expected": chosen.expected,
-                "provenance": json.dumps({"candidates": len(candidates), **chosen.provenance}, sort_keys=True,
-                                         ensure_ascii=False),
-            }
-            for uid, chosen in kept
-        ]
+                "expected": expected,
+                "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
+            })
+        if rows:
+            yield rows
 
 
 def generate(
@@ -112,20 +147,26 @@ def generate(
     options: Mapping[str, Any] | None = None,
     docs: Mapping[str, Any] | None = None,
     relevance: Mapping[str, tuple[str, ...]] | None = None,
+    decisions: Mapping[str, curation.Decision] | None = None,
+    split: str = "",
 ) -> tuple[pa.Table, dict]:
     """Apply a probe to every example; returns the probe examples and a coverage summary.
     `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
-    uid -> relevant row keys, for probes that read it."""
-    skipped: Counter[str] = Counter()
-    rows = [row for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, skipped)
+    uid -> relevant row keys, for probes that read it; `decisions` uid -> a person's curation
+    decision (tabprobe.curation), applied to the examples of `split`."""
+    tally = Tally(curator=curation.Curator(decisions or {}, split, get_probe(probe_name).label_change))
+    rows = [row for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, tally)
             for row in kept]
     coverage = {
         "probe": probe_name,
         "gold": examples.num_rows,
         "perturbed": len({row["orig_uid"] for row in rows}),
         "probe_examples": len(rows),
-        "skipped": dict(sorted(skipped.items())),
+        "skipped": dict(sorted(tally.skipped.items())),
+        "dropped": dict(sorted(tally.dropped.items())),
+        "review": tally.curator.summary(),
     }
-    log.info("%s: perturbed %d of %d examples (%d probe examples); skipped %s", probe_name, coverage["perturbed"],
-             examples.num_rows, len(rows), dict(skipped))
+    log.info("%s: perturbed %d of %d examples (%d probe examples); skipped %s; dropped for breaking an invariant %s; "
+             "curation %s", probe_name, coverage["perturbed"], examples.num_rows, len(rows), dict(tally.skipped),
+             dict(tally.dropped), coverage["review"])
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage

@@ -41,6 +41,7 @@ class RunInfo:
     inoculation: dict[str, dict] = field(default_factory=dict)
     inoculation_plan: dict | None = None
     variance: dict[str, dict] = field(default_factory=dict)  # model -> score_variance's summary
+    unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.curation)
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
 
@@ -156,6 +157,9 @@ def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
         "train; this run's counts are the n of each cell, its reasons for skipping in Probe coverage)."
     )
     section.blocks += pooled_table_blocks(scores, run, "table4", paper.TABLE4)
+    note = curation_note(run, [p for c in members for p in members[c]])
+    if note:
+        section.blocks.append(note)
     section.blocks.append(DROP_EXPLAINED)
     section.blocks.append(probe_accuracy_table(scores, run, [p for c in members for p in members[c]],
                                                "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed"))
@@ -500,14 +504,58 @@ def coverage_section(run: RunInfo) -> Section:
         text += (" A capped probe sees a seeded random subset of the split; a smaller cap picks a subset of a "
                  "larger one, so every probe example has its original.")
     section.blocks.append(text)
+    section.blocks.append(
+        "Every perturbation is checked against the promises its probe declares (rows deleted are exactly the ones "
+        "it names, the recorded edits reproduce the new hypothesis, an inserted key is new to the table, ...); one "
+        "that breaks a promise is dropped before an example is sampled, counted under \"Dropped\" and listed in "
+        "the job log (logs/generate_probe/). \"Curation\" counts the label flips a person must check (paper section "
+        "4: CONTRADICT -> ENTAIL flips and heuristic flips) and what the curation file decided; "
+        + UNVERIFIED_POLICY[run.unverified_flips] + " An example rejected by curation is skipped.")
     order = {split: i for i, split in enumerate(SPLITS)}
     rows = [
         [c["probe"], c["split"], "all" if c["limit"] is None else str(c["limit"]), str(c["gold"]), str(c["perturbed"]),
-         "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–"]
+         "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–",
+         "; ".join(f"{k}: {v}" for k, v in c.get("dropped", {}).items()) or "–",
+         curation_counts(c.get("review"))]
         for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))
     ]
-    section.blocks.append(TableBlock(["Probe", "Split", "Cap", "Gold examples", "Perturbed", "Skipped (reason: count)"], rows))
+    section.blocks.append(TableBlock(["Probe", "Split", "Cap", "Gold examples", "Perturbed", "Skipped (reason: count)",
+                                      "Dropped (broken promise: count)", "Curation"], rows))
     return section
+
+
+UNVERIFIED_POLICY = {
+    "exclude": "candidates nobody decided (unverified) are left out of every score, of the paper tables' pooled "
+               "columns and of inoculation (unverified_flips: exclude), as the paper counted only curated flips.",
+    "include": "candidates nobody decided (unverified) are counted in the scores like the rest "
+               "(unverified_flips: include): their labels were set automatically and not checked by a person.",
+}
+
+
+def curation_counts(review: Mapping | None) -> str:
+    """A coverage row's curation: candidates and what became of them."""
+    if not review or not any(review.values()):
+        return "–"
+    parts = [f"{review['candidates']} to check"] + [f"{review[k]} {k}" for k in
+                                                     ("accepted", "relabelled", "rejected", "unverified", "stale")
+                                                     if review.get(k)]
+    return ", ".join(parts)
+
+
+def curation_note(run: RunInfo, probe_names: Sequence[str]) -> str | None:
+    """What became of the label flips a person must check, for the probes of a paper table."""
+    reviews = [(c["probe"], c["split"], c["review"]) for c in run.coverage
+               if c["probe"] in probe_names and c.get("review", {}).get("candidates")]
+    if not reviews:
+        return None
+    total = {k: sum(r[k] for _, _, r in reviews) for k in ("candidates", "accepted", "relabelled", "rejected", "unverified")}
+    per = "; ".join(f"`{p}` on {s}: {curation_counts(r)}" for p, s, r in reviews)
+    return (f"Label flips that need a person (paper section 4: the paper annotated every CONTRADICT -> ENTAIL flip and "
+            f"curated its half/twice heuristic by hand): {total['candidates']} in this run, "
+            f"{total['accepted'] + total['relabelled']} verified ({total['accepted']} accepted, {total['relabelled']} "
+            f"relabelled), {total['rejected']} rejected (dropped), {total['unverified']} not checked; "
+            + UNVERIFIED_POLICY[run.unverified_flips]
+            + f" Per probe: {per}. Check them with `tabprobe curate PROBE` (README: curation).")
 
 
 def run_section(run: RunInfo) -> Section:
@@ -549,7 +597,7 @@ EXAMPLES_SHOWN = 5  # failing examples per probe and model
 
 
 def load_examples(showcase: Mapping[str, Mapping], models: Sequence[str], seed: int,
-                  root: str | Path = ".") -> dict[tuple[str, str], ExamplesBlock]:
+                  root: str | Path = ".", unverified_flips: str = "exclude") -> dict[tuple[str, str], ExamplesBlock]:
     """A few failing examples of each probe for each model. `showcase` maps a probe to its split
     and its `showcase_inputs` files (relative to `root`)."""
     from . import failures, infotabs
@@ -564,7 +612,7 @@ def load_examples(showcase: Mapping[str, Mapping], models: Sequence[str], seed: 
                                  infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)))
         for model in models:
             found, changes = failures.failing_examples(files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed,
-                                                       split_data[split])
+                                                       split_data[split], unverified_flips)
             out[(probe_name, model)] = ExamplesBlock(probe_name, model, split, found, changes)
     return out
 

@@ -100,10 +100,14 @@ def read_probe_inputs(split: str, examples_path: str, tables_path: str, seed: in
 
 def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
                    seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None,
-                   parses_path: str | None = None, relevance_path: str | None = None) -> None:
+                   parses_path: str | None = None, relevance_path: str | None = None,
+                   curation_paths: Sequence[str] = ()) -> None:
+    from . import curation
+
+    decisions = curation.read_decisions(curation_paths) if curation_paths else {}
     inputs = read_probe_inputs(split, examples_path, tables_path, seed, limit, parses_path, relevance_path)
     probe_examples, coverage = perturb.generate(probe, inputs.examples, inputs.tables, seed, options, inputs.docs,
-                                                inputs.relevance)
+                                                inputs.relevance, decisions, split)
     write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
     write_json({"split": split, "limit": limit, **coverage,
                 **({"relevance": inputs.relevance_source} if relevance_path else {})}, coverage_out)
@@ -192,11 +196,13 @@ def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premis
 
 def score_probe(probe: str, split: str, model: str, probe_path: str, predictions_path: str,
                 original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int,
-                externals: Mapping[str, str | None] | None = None) -> None:
+                externals: Mapping[str, str | None] | None = None, unverified_flips: str = "exclude") -> None:
+    from .curation import scored
+
     register_externals(externals)
     table = scoring.score_probe(
         probe,
-        read_parquet(probe_path, schemas.PROBE_EXAMPLES),
+        scored(read_parquet(probe_path, schemas.PROBE_EXAMPLES), unverified_flips),
         read_parquet(predictions_path, schemas.PREDICTIONS),
         read_parquet(original_predictions_path, schemas.PREDICTIONS) if original_predictions_path else None,
         scoring.ScoringSettings(seed=seed, **settings),
@@ -209,9 +215,12 @@ def score_probe(probe: str, split: str, model: str, probe_path: str, predictions
 def score_pooled_column(table: str, column: str, split: str, model: str, probe_names: Sequence[str],
                         probe_paths: Sequence[str], prediction_paths: Sequence[str],
                         original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int,
-                        hypothesis_only_predictions_path: str | None = None) -> None:
+                        hypothesis_only_predictions_path: str | None = None, unverified_flips: str = "exclude") -> None:
+    from .curation import scored
+
     members = {
-        name: (read_parquet(probe_path, schemas.PROBE_EXAMPLES), read_parquet(pred_path, schemas.PREDICTIONS))
+        name: (scored(read_parquet(probe_path, schemas.PROBE_EXAMPLES), unverified_flips),
+               read_parquet(pred_path, schemas.PREDICTIONS))
         for name, probe_path, pred_path in zip(probe_names, probe_paths, prediction_paths, strict=True)
     }
     scores = scoring.score_pooled_column(
@@ -230,7 +239,7 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
                     relevance_summaries: Sequence[str] = (), externals: Mapping[str, str | None] | None = None,
                     models: Sequence[str] = (), showcase: Mapping[str, Mapping] | None = None,
                     inoculation_scores: Sequence[str] = (), inoculation_plan: Mapping[str, Any] | None = None,
-                    variance_results: Sequence[str] = ()) -> None:
+                    variance_results: Sequence[str] = (), unverified_flips: str = "exclude") -> None:
     """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split;
     `relevance_summaries` those of find_relevant_rows (results/relevance/{split}.json);
     `showcase` maps a probe to the split and files its failing examples are drawn from
@@ -249,6 +258,7 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
         splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
         scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
         relevance={Path(p).stem: json.loads(Path(p).read_text()) for p in relevance_summaries},
+        unverified_flips=unverified_flips,
     )
     # Inoculation: results/inoculation/<model>/<experiment>.parquet (scores) and .json (summary).
     run.inoculation = {Path(p).stem: json.loads(Path(p).read_text()) for p in inoculation_scores if p.endswith(".json")}
@@ -256,7 +266,8 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
     # Controlled variance: results/variance/<model>.parquet and .json.
     run.variance = {Path(p).stem: json.loads(Path(p).read_text()) for p in variance_results if p.endswith(".json")}
     score_paths = list(score_paths) + [p for p in [*inoculation_scores, *variance_results] if p.endswith(".parquet")]
-    run.examples = report.load_examples(showcase or {}, [m for m in models if m in models_info] or list(models_info), seed)
+    run.examples = report.load_examples(showcase or {}, [m for m in models if m in models_info] or list(models_info), seed,
+                                        unverified_flips=unverified_flips)
     log.info("failing examples drawn for %d probes x models", len(run.examples))
     built = report.assemble(score_paths, run)
     with atomic_dir(figures_out) as folder:
@@ -271,7 +282,8 @@ def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], i
 
 def inoculate(checkpoint: str, challenge: Mapping[str, Mapping[str, str]], dev_path: str, dev_tables_path: str,
               out: str, experiment: str, table: str, size: int, sizes: Sequence[int], learning_rate: float,
-              settings: Mapping[str, Any], model: Mapping[str, Any], seed: int, threads: int = 1) -> None:
+              settings: Mapping[str, Any], model: Mapping[str, Any], seed: int, threads: int = 1,
+              unverified_flips: str = "exclude") -> None:
     """Fine-tune `checkpoint` on `size` challenge examples from train (`challenge`: column ->
     probe -> its train examples) at one learning rate, with early stopping on dev (paper section 7)."""
     import torch
@@ -280,9 +292,7 @@ def inoculate(checkpoint: str, challenge: Mapping[str, Mapping[str, str]], dev_p
 
     torch.set_num_threads(max(1, threads))
 
-    members = {column: {probe: read_parquet(path, schemas.PROBE_EXAMPLES) for probe, path in probes.items()}
-               for column, probes in challenge.items()}
-    pool = inoculation.challenge_records(members, seed, "train", table)
+    pool = inoculation.challenge_records(read_challenge(challenge, unverified_flips), seed, "train", table)
     chosen = inoculation.nested_subsets(len(pool), sizes, seed, experiment)[size]
     if len(chosen) < size:
         log.warning("%s: only %d challenge examples from train, fewer than %d; inoculating on all of them",
@@ -321,9 +331,18 @@ def select_inoculation(grid: Mapping[str, str], out: str) -> None:
     log.info("best learning rate %s (dev accuracy %.2f%%) of %s", best, dev[best], dev)
 
 
+def read_challenge(paths: Mapping[str, Mapping[str, str]], unverified_flips: str) -> dict[str, dict[str, Any]]:
+    """column -> probe -> its examples whose labels may be used (tabprobe.curation.scored)."""
+    from .curation import scored
+
+    return {column: {probe: scored(read_parquet(path, schemas.PROBE_EXAMPLES), unverified_flips)
+                     for probe, path in probes.items()} for column, probes in paths.items()}
+
+
 def score_inoculation(experiment: str, table: str, models: Mapping[int, str], originals: Mapping[str, str],
                       members: Mapping[str, Mapping[str, str]], predictions: Mapping[str, Mapping[str, Mapping[str, str]]],
-                      grids: Mapping[int, str], settings: Mapping[str, Any], seed: int, out: str, summary_out: str) -> None:
+                      grids: Mapping[int, str], settings: Mapping[str, Any], seed: int, out: str, summary_out: str,
+                      unverified_flips: str = "exclude") -> None:
     """Paper Tables 9-12 for one experiment: `models` size -> model name (0: before), `originals`
     split -> probe `original`'s examples, `members` column -> probe -> its challenge-split
     examples, `predictions` model -> probe -> split -> predictions file, `grids` size -> the
@@ -340,8 +359,7 @@ def score_inoculation(experiment: str, table: str, models: Mapping[int, str], or
             for model, per_probe in predictions.items()}
     scores = inoculation.score_experiment(
         experiment, table, models, {s: read_parquet(p, schemas.PROBE_EXAMPLES) for s, p in originals.items()},
-        {column: {probe: read_parquet(path, schemas.PROBE_EXAMPLES) for probe, path in probes.items()}
-         for column, probes in members.items()}, read, scoring.ScoringSettings(**settings, seed=seed))
+        read_challenge(members, unverified_flips), read, scoring.ScoringSettings(**settings, seed=seed))
     # The model before inoculation is filed as size 0 of the experiment: its numbers here share
     # the samplings of the changes, unlike its own scores under its name.
     before = inoculated_name(models[0], experiment, 0)

@@ -10,6 +10,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 
+def normalised(text: str) -> str:
+    """How keys and values are compared: case and runs of whitespace ignored ("Density  (at STP)"
+    is "density (at stp)"), since InfoTabS spells the same key or value several ways."""
+    return " ".join(text.split()).casefold()
+
+
 @dataclass(frozen=True)
 class Row:
     key: str

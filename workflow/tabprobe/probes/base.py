@@ -98,6 +98,10 @@ class Probe:
     # False keeps every perturbation of a gold example instead of sampling one (uids
     # "<uid>/<probe>/<i>"): evidence selection deletes each row in turn.
     one_per_gold: bool = True
+    # What the probe promises about every example it writes (`invariants.Invariant`s), checked
+    # on each one by generate_probe: a breach is dropped, counted and logged. None: the default
+    # promise that the table or the hypothesis changed (probes/invariants.py).
+    invariants: tuple | None = None
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

@@ -8,18 +8,27 @@ their subject are skipped and counted.
 """
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .evidence_edits import pair_tables, swap_title_mentions, with_title
+from .evidence_edits import pair_tables, with_title
+from .invariants import CLEAN_SPACING, EDITS_REPRODUCE
+from .titles import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
 from ..table import Table
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
+    names = split_names(ctx)
     if "partners" not in ctx.shared:
-        ctx.shared["partners"] = pair_tables(ctx.tables, ctx.seed, "cf_title_swap")
+        # Only subjects the split's hypotheses name by their whole name can stand in for another;
+        # people are paired with people the hypotheses call by the same pronoun, within a category.
+        nameable = {t: ctx.tables[t] for t in ctx.tables if "name" in names[t]}
+        ctx.shared["partners"] = pair_tables(nameable, ctx.seed, "cf_title_swap",
+                                             group=lambda t: f"{t.category or ''}/{names[t.table_id].get('gender', '-')}")
     partner_id = ctx.shared["partners"].get(table.table_id)
     if partner_id is None:
-        raise NotApplicable("the split has no other table")
+        raise NotApplicable("no hypothesis of the split gives this table's subject its whole name")
     other = ctx.tables[partner_id]
-    hypothesis, edits = swap_title_mentions(example, table, other)
+    if same_subject(table, other, names):
+        raise NotApplicable("the partner table is about the same subject")
+    hypothesis, edits = swap_mentions(example.hypothesis, table, names[partner_id])
     counterfactual = with_title(table, other.title, f"{table.table_id}<{other.table_id}")
     return [ProbeExample(hypothesis, counterfactual, expected=example.label, provenance={
         "rule": "counterfactual_title_swap", "partner_table": other.table_id, "changes": edits})]
@@ -34,4 +43,6 @@ PROBE = Probe(
     labels=frozenset({"E", "C"}),
     label_change="preserved",
     family="counterfactual",
+    needs_parse=True,  # the split's hypotheses: how each subject is named
+    invariants=(EDITS_REPRODUCE, CLEAN_SPACING, SUBJECT_RENAMED),
 )

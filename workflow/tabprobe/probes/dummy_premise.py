@@ -4,6 +4,7 @@ accuracy that the evidence gave it."""
 
 from ..table import Row, Table
 from .base import Example, Probe, ProbeContext, ProbeExample
+from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 DUMMY_TITLE = "Hamlet"
 DUMMY_ROWS = (Row("quote", ("to be or not to be",)),)
@@ -21,4 +22,5 @@ PROBE = Probe(
     judged_by="expected",
     paper_reference="InfoTabS paper Table 4",
     family="premise_control",
+    invariants=(HYPOTHESIS_KEPT, PREMISE_REPLACED),
 )

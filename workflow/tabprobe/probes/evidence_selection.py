@@ -9,6 +9,7 @@ As in the paper, only ENTAIL/CONTRADICT examples with at least one relevant row 
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .evidence_edits import describe_rows, relevant_indices, without_rows
 from ..table import Table
+from .invariants import TABLE_EDIT
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -29,4 +30,5 @@ PROBE = Probe(
     labels=frozenset({"E", "C"}),
     needs_relevance=True,
     one_per_gold=False,
+    invariants=TABLE_EDIT,
 )

@@ -3,6 +3,7 @@ against the gold label measures what the hypothesis by itself lets the model gue
 
 from ..table import Table
 from .base import Example, Probe, ProbeContext, ProbeExample
+from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -17,4 +18,5 @@ PROBE = Probe(
     judged_by="expected",
     paper_reference="InfoTabS paper Table 3",
     family="premise_control",
+    invariants=(HYPOTHESIS_KEPT, PREMISE_REPLACED),
 )

@@ -7,6 +7,7 @@ knowing the evidence, no row can be called irrelevant.
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import describe_rows, relevant_indices, without_rows
 from ..table import Table
+from .invariants import TABLE_EDIT
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -26,4 +27,5 @@ PROBE = Probe(
     transition_rule="irrelevant_row_deletion",
     paper_reference="appendix, Figure 10, Table 16",
     needs_relevance=True,
+    invariants=TABLE_EDIT,
 )

@@ -1,31 +1,131 @@
 """Add a nominal modifier to the table's subject, stating one more fact of the table (paper
 section 4, Table 3: "Breakfast in America which was produced by Pete Henderson is a pop album
-..."): a true addition keeps ENTAIL and CONTRADICT."""
+..."): a true addition keeps ENTAIL and CONTRADICT.
+
+The clause must be English and true: "whose {key} is {value}" only for a key that names one
+attribute in a singular noun ("whose genre is Pop", never "whose genres is" or "whose known for
+is"), "who/which was {participle} by {value}" for "Directed by"-style keys, "who was born on
+{date}" only for a bare date; the row must hold one plain value (no list, for "is" to be true;
+no bracketed aside such as a marriage's end year; no raw formatting such as "(2008)-present");
+and the clause goes after a mention of the subject that ends a noun phrase outside brackets,
+quotes and coordinations."""
+
+import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import ends_a_noun_phrase, modifier_clause, modifier_edit, title_mentions
+from .hypothesis_edits import apply_changes, change, is_plural
+from .invariants import HYPOTHESIS_EDIT
+from .titles import is_person, mentions as subject_mentions
 
-MAX_VALUE_CHARS = 60  # long values make run-on hypotheses no annotator would write
+MAX_VALUE_CHARS = 40  # long values make run-on hypotheses no annotator would write
+# Keys that state no attribute "whose K is V" can carry: verb phrases, parts of a split row
+# (InfoTabS flattens "Area: Total / Water"), names of the subject, dates of events.
+NOT_ATTRIBUTES = frozenset({
+    "known for", "also known as", "known as", "years active", "starring", "website", "total", "water", "land", "metro",
+    "urban", "rural", "density", "rank", "record", "type", "year", "date", "time", "number", "format", "sex", "role",
+    "focus", "era", "generation", "part of", "medium", "variants", "competitors", "commands", "house", "status",
+    "current constitution", "schedule", "proof", "declination", "right ascension", "elevation", "highest elevation",
+    "established", "founded", "formation", "released", "recorded", "signed", "successor", "predecessor", "preceded by",
+    "succeeded by", "followed by", "replaced by", "other", "notes", "note", "features", "first", "last", "next",
+})
+# Participles of "X by" keys that read "which was X by V" ("Directed by", "Written by").
+IRREGULAR_PARTICIPLES = frozenset({"written", "drawn", "sung", "made", "built", "run", "held", "led", "won", "shown",
+                                   "given", "taken", "chosen", "driven", "ridden", "brought", "bought", "taught"})
+BARE_DATE = re.compile(r"^(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October|"
+                       r"November|December)(?: \d{1,2},)? \d{4}$")
+# Raw formatting and asides a clause cannot carry: brackets, lists, ranges, labels, ISO dates.
+UNFIT_VALUE = re.compile(r"[()\[\]/:;|–—]|\d{4}-\d{2}|\bpresent\b|\s[,.]|^\W|\w-\d|\d-\w", re.IGNORECASE)
+
+
+def _lower(key: str) -> str:
+    """A key inside a sentence: its first word in lower case (unless an acronym), proper nouns
+    after it kept ("Rank in China" -> "rank in China")."""
+    words = key.split()
+    first = words[0] if words[0].isupper() and len(words[0]) > 1 else words[0].lower()
+    return " ".join([first, *words[1:]])
+
+
+def fits_a_clause(value: str) -> bool:
+    """A value "whose K is V" can carry: short, one thing (a comma only between proper names, as in
+    "Bedford, New Hampshire, U.S."; not "Singer, actor, comedian"), no raw formatting, no bare year."""
+    if not value.strip() or len(value) > MAX_VALUE_CHARS or UNFIT_VALUE.search(value):
+        return False
+    if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value.strip()):
+        return False  # "whose kingdom of Bohemia is 1198": a bare year names an event, not a value
+    parts = [p.strip() for p in value.split(",")]
+    return len(parts) == 1 or all(p[:1].isupper() for p in parts)
+
+
+def modifier_clause(key: str, value: str, person: bool) -> str | None:
+    """A relative clause stating the row "key: value", or None when none is English and true."""
+    key = " ".join(re.sub(r"\(s\)", "", key).split())
+    words, low = key.split(), key.lower()
+    if not words or len(words) > 3 or not re.fullmatch(r"[A-Za-z][A-Za-z' -]*", key):
+        return None
+    if low in ("born", "died"):
+        return f"who was {low} on {value}" if person and BARE_DATE.match(value) else None
+    if low in NOT_ATTRIBUTES or "name" in low:
+        return None
+    if low.endswith(" by"):
+        participle = words[0].lower()
+        if len(words) != 2 or not (participle.endswith("ed") or participle in IRREGULAR_PARTICIPLES):
+            return None
+        return f"{'who' if person else 'which'} was {low} {value}"
+    if words[0].lower().endswith(("ed", "ing")) or is_plural(words[-1]):
+        return None  # "Recorded", "Starring", "Genres", "Children"
+    return f"whose {_lower(key)} is {value}"
+
+
+def ends_a_noun_phrase(doc, end: int) -> bool:
+    """True when the mention ending at character `end` is a whole noun phrase: followed by a
+    verb, punctuation or nothing, not by more of a compound ("the Faroe Islands government")."""
+    following = next((t for t in doc if t.idx >= end and not t.is_space), None)
+    return following is None or following.is_punct or following.pos_ in ("AUX", "VERB")
+
+
+def stands_alone(text: str, start: int, end: int) -> bool:
+    """A mention a clause may follow: not inside brackets or quotes, not followed by a bracket or
+    quote, not one side of a coordination ("East and West Jerusalem", "Jerusalem and Tel Aviv")."""
+    before, after = text[:start], text[end:]
+    if before.count("(") > before.count(")") or before.count('"') % 2 or re.search(r"[(\"“'‘]\s*$", before):
+        return False
+    if re.match(r"\s*[(\"”’]", after):
+        return False
+    return not re.search(r"\b(?:and|or|&)\s+$", before, re.IGNORECASE) and not re.match(r"\s+(?:and|or|&)\b", after,
+                                                                                       re.IGNORECASE)
+
+
+def modifier_edit(text: str, mention: tuple[int, int], clause: str, key: str, value: str) -> tuple[str, dict]:
+    """The hypothesis with `clause` set off by commas after the mention."""
+    rest = text[mention[1]:].strip()
+    closing = "" if not rest or rest[0] in ".,;:!?" else ","
+    edit = change(text, mention[1], mention[1], f", {clause}{closing}")
+    return apply_changes(text, [edit]), {"rule": "modifier_from_table", "key": key, "value": value, "changes": [edit]}
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    mentions = title_mentions(example.hypothesis, table.title)
-    if not mentions:
+    text = example.hypothesis
+    found = [(m.start, m.end) for m in subject_mentions(text, table)]
+    if not found:
         raise NotApplicable("the table's title is not mentioned in the hypothesis")
-    mentions = [m for m in mentions if ends_a_noun_phrase(doc, m[1])]
-    if not mentions:
-        raise NotApplicable("the title is part of a longer noun phrase")
-    lowered = example.hypothesis.lower()
-    rows = [r for r in table.rows
-            if r.key.strip() and r.values and r.values[0].strip() and len(r.values[0]) <= MAX_VALUE_CHARS
-            and r.values[0].lower() not in lowered and r.key.lower() not in lowered
-            and modifier_clause(r.key, r.values[0]) is not None]
-    if not rows:
-        raise NotApplicable("no row left to state as a modifier (already mentioned, too long, or a verb-like key)")
+    found = [m for m in found if ends_a_noun_phrase(doc, m[1]) and stands_alone(text, *m)]
+    if not found:
+        raise NotApplicable("the title is part of a longer noun phrase, a coordination, brackets or quotes")
+    person, lowered = is_person(table), text.lower()
     out = []
-    for row in rows:
-        hypothesis, provenance = modifier_edit(example.hypothesis, mentions[0], row.key, row.values[0])
-        out.append(ProbeExample(hypothesis, table, example.label, provenance))
+    for row in table.rows:
+        if len(row.values) != 1:
+            continue  # a list: "whose genre is Pop" would be false for a pop and rock album
+        value = row.values[0]
+        if not fits_a_clause(value) or value.lower() in lowered or row.key.lower() in lowered:
+            continue
+        clause = modifier_clause(row.key, value, person)
+        if clause is not None:
+            hypothesis, provenance = modifier_edit(text, found[0], clause, row.key, value)
+            out.append(ProbeExample(hypothesis, table, example.label, provenance))
+    if not out:
+        raise NotApplicable("no row a clause can state (a list, a long or formatted value, a key that is no "
+                            "attribute, or already mentioned)")
     return out
 
 
@@ -39,4 +139,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="preserved",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

@@ -3,6 +3,7 @@
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import FLIPPED, negation_edit
+from .invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -22,4 +23,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="flipped",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

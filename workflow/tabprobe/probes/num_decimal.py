@@ -3,13 +3,14 @@ hypothesis and for the same integers in the table; years are left alone (nobody 
 "1979.0"). Values do not change: label preserved."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .number_edits import integers, is_year_like, rewrite_integers, rewrite_table
+from .number_edits import is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
+from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    mentioned = {m.group(0) for m in integers(example.hypothesis) if not is_year_like(m.group(0))}
+    mentioned = {d for d in rewritable_numbers(example.hypothesis, table) if not is_year_like(d)}
     if not mentioned:
-        raise NotApplicable("no integer (other than a year) in the hypothesis")
+        raise NotApplicable("no integer (other than a year) in the hypothesis that stands as a number everywhere")
 
     def rewrite(digits):
         return f"{digits}.0" if digits in mentioned else None
@@ -26,4 +27,5 @@ PROBE = Probe(
     judged_by="expected",
     paper_reference="numerical-qa-robustness section 4.2 (Type)",
     family="numeric",
+    invariants=(EDITS_REPRODUCE, CLEAN_SPACING, ROW_EDITS_REPLAY),
 )

@@ -8,17 +8,20 @@ import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .table_edits import insert_new_key_row
+from ..table import normalised
+from .invariants import TABLE_EDIT
+from .table_edits import INSERTED_KEYS_NEW
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
     wanted = ctx.options.get("rows", 2)
     if not isinstance(wanted, int) or wanted < 1:
         raise ValueError(f"probes.num_distractor_rows.rows must be a positive integer, not {wanted!r}")
-    hypothesis = example.hypothesis.lower()
+    hypothesis = normalised(example.hypothesis)
 
     def is_distractor(row):
         return (any(re.search(r"\d", v) for v in row.values)
-                and row.key.strip().lower() not in hypothesis)
+                and normalised(row.key) not in hypothesis)
 
     inserted, current = [], table
     for _ in range(wanted):
@@ -39,4 +42,5 @@ PROBE = Probe(
     judged_by="expected",
     paper_reference="numerical-qa-robustness section 4.2 (Extra)",
     family="numeric",
+    invariants=(*TABLE_EDIT, INSERTED_KEYS_NEW),
 )

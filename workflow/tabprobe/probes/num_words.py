@@ -5,7 +5,8 @@ years read as years: "1979" -> "nineteen seventy-nine"). Values do not change: l
 from num2words import num2words
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .number_edits import integer_value, integers, is_year_like, rewrite_integers, rewrite_table
+from .number_edits import integer_value, is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
+from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
 
 
 def in_words(digits: str) -> str:
@@ -13,9 +14,9 @@ def in_words(digits: str) -> str:
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    mentioned = {m.group(0) for m in integers(example.hypothesis)}
+    mentioned = rewritable_numbers(example.hypothesis, table)
     if not mentioned:
-        raise NotApplicable("no integer in the hypothesis")
+        raise NotApplicable("no integer in the hypothesis that stands as a number everywhere it occurs")
 
     def rewrite(digits):
         return in_words(digits) if digits in mentioned else None
@@ -32,4 +33,5 @@ PROBE = Probe(
     judged_by="expected",
     paper_reference="numerical-qa-robustness section 4.2 (Language)",
     family="numeric",
+    invariants=(EDITS_REPRODUCE, CLEAN_SPACING, ROW_EDITS_REPLAY),
 )

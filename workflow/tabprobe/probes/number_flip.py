@@ -4,6 +4,7 @@ Not guaranteed (the paper curated such cases by hand), so provenance marks it `h
 
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import monotone_number_probe
+from .invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -20,4 +21,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="flipped",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

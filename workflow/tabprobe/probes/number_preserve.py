@@ -5,6 +5,7 @@ the temporal probes."""
 
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import monotone_number_probe
+from .invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -21,4 +22,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="preserved",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

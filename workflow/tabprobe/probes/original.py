@@ -2,6 +2,7 @@
 
 from .base import Example, Probe, ProbeContext, ProbeExample
 from ..table import Table
+from .invariants import HYPOTHESIS_KEPT, TABLE_KEPT
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -13,4 +14,5 @@ PROBE = Probe(
     description="The gold examples, unchanged.",
     apply=apply,
     judged_by="expected",
+    invariants=(HYPOTHESIS_KEPT, TABLE_KEPT),
 )

@@ -4,13 +4,17 @@ says, exactly one of the two is true, so ENTAIL and CONTRADICT swap with no heur
 section 4: quantifiers, where the rule is clear)."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import FLIPPED, is_negated, quantifier_edits
+from .hypothesis_edits import FLIPPED, is_negated, quantified_subject, quantifier_edits
+from .invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
     if is_negated(doc):
         # "does not have more than 3" -> "does not have no more than 3": a double negation
         raise NotApplicable("negated sentence")
+    if quantified_subject(doc):
+        # "Anyone with over 12,000 yards is ...": the complement of a restrictor is no negation
+        raise NotApplicable("a quantified or counted subject")
     edits = quantifier_edits(doc)
     if not edits:
         raise NotApplicable("no comparative quantifier before a number")
@@ -27,4 +31,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="flipped",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

@@ -8,6 +8,7 @@ report beside every number.
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .evidence_edits import describe_rows, relevant_indices, without_rows
 from ..table import Table
+from .invariants import TABLE_EDIT
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -24,4 +25,5 @@ PROBE = Probe(
     transition_rule="relevant_row_deletion",
     paper_reference="section 5.2, Figure 4, Table 6",
     needs_relevance=True,
+    invariants=TABLE_EDIT,
 )

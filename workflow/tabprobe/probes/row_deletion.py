@@ -7,6 +7,7 @@ transition rule allows E -> E/N and C -> C/N, and NEUTRAL must stay NEUTRAL.
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .table_edits import delete_row
 from ..table import Table
+from .invariants import TABLE_EDIT
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -21,4 +22,5 @@ PROBE = Probe(
     judged_by="transitions",
     transition_rule="row_deletion",
     paper_reference="section 5.1, Figure 3, Table 5",
+    invariants=TABLE_EDIT,
 )

@@ -4,13 +4,15 @@ the same category (paper appendix Table 17). The composed rule is this project's
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .table_edits import delete_row, insert_new_key_row
 from ..table import Table
+from .invariants import TABLE_EDIT
+from .table_edits import INSERTED_KEYS_NEW
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
     deleted, deletion = delete_row(table, ctx.rng)
-    # The new key must be new to the original table too, or this would be a row update.
-    original_keys = {k.strip().lower() for k in table.keys}
-    inserted, insertion = insert_new_key_row(deleted, ctx.tables, ctx.rng, exclude_keys=original_keys)
+    # The new key must be unrelated to the original table's keys too (the deleted one included),
+    # or this would be a row update.
+    inserted, insertion = insert_new_key_row(deleted, ctx.tables, ctx.rng, against=table)
     return [ProbeExample(example.hypothesis, inserted, expected=None, provenance={**deletion, **insertion})]
 
 
@@ -21,4 +23,5 @@ PROBE = Probe(
     judged_by="transitions",
     transition_rule="row_deletion_insertion",
     paper_reference="appendix Table 17",
+    invariants=(*TABLE_EDIT, INSERTED_KEYS_NEW),
 )

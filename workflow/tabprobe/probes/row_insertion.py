@@ -7,6 +7,8 @@ One insertion is sampled here rather than listing every candidate (hundreds per 
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .table_edits import insert_new_key_row
 from ..table import Table
+from .invariants import TABLE_EDIT
+from .table_edits import INSERTED_KEYS_NEW
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -21,4 +23,5 @@ PROBE = Probe(
     judged_by="transitions",
     transition_rule="row_insertion",
     paper_reference="section 5.1, appendix Table 13",
+    invariants=(*TABLE_EDIT, INSERTED_KEYS_NEW),
 )

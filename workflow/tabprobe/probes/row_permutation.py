@@ -5,6 +5,7 @@ import numpy as np
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from ..table import Table
+from .invariants import HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, ROWS_REORDERED
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -26,4 +27,5 @@ PROBE = Probe(
     judged_by="transitions",
     transition_rule="row_permutation",
     paper_reference="section 5.1, appendix Table 15",
+    invariants=(HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, ROWS_REORDERED),
 )

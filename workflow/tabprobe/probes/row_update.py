@@ -1,35 +1,56 @@
-"""Replace one value of a multi-valued row by a value of the same key from another table (paper
-section 5.1, appendix Table 14). Only C -> E is named as prohibited by the paper; the full rule set
-is this project's reading (DESIGN.md)."""
+"""Replace one value of a multi-valued row by a value of the same key from another table of the
+same category (paper section 5.1, appendix Table 14): a value new to the row (compared without
+case, spacing and bracketed asides), of the same kind (a date for a date), in a row of plain
+values (no labelled slots such as "1st: 762.5 kJ/mol"). Only C -> E is named as prohibited by
+the paper; the full rule set is this project's reading (DESIGN.md)."""
+
+import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from ..table import Row, Table
+from .table_edits import holds_a_date
+from ..table import Row, Table, normalised
+from .invariants import TABLE_EDIT, VALUE_NEW_TO_ROW
+
+
+def core(value: str) -> str:
+    """A value as compared for "is it new": without case, spacing and bracketed asides
+    ("Superman (Kal-El)" is "superman")."""
+    return normalised(re.sub(r"\([^)]*\)", " ", value))
+
+
+def plain(value: str) -> bool:
+    """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)") or list."""
+    return bool(value.strip()) and not re.search(r"[:()\[\];/]", value)
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    multi = [i for i, row in enumerate(table.rows) if len(row.values) >= 2]
+    multi = [i for i, row in enumerate(table.rows) if len(row.values) >= 2 and all(plain(v) for v in row.values)]
     if not multi:
-        raise NotApplicable("table has no multi-valued row")
+        raise NotApplicable("table has no multi-valued row of plain values")
     index = multi[int(ctx.rng.integers(len(multi)))]
     row = table.rows[index]
-    key = row.key.strip().lower()
+    key = normalised(row.key)
+    # Compared without case, spacing and asides: "pop" does not update "Pop", nor "Singer" a row
+    # that already says "singer"; drawn from tables of the same category, where one key name
+    # means one attribute (a painting's Medium is not a TV series').
+    held = {core(v) for v in row.values}
+    position = int(ctx.rng.integers(len(row.values)))
+    old = row.values[position]
     replacements = sorted(
         {
             (value, other_id)
             for other_id in sorted(ctx.tables)
-            if other_id != table.table_id
+            if other_id != table.table_id and ctx.tables[other_id].category == table.category
             for other_row in ctx.tables[other_id].rows
-            if other_row.key.strip().lower() == key
+            if normalised(other_row.key) == key
             for value in other_row.values
-            if value and value not in row.values
+            if plain(value) and core(value) not in held and holds_a_date([value]) == holds_a_date([old])
         }
     )
     if not replacements:
-        raise NotApplicable("no other table has a new value for this key")
-    position = int(ctx.rng.integers(len(row.values)))
+        raise NotApplicable("no table of the same category has a new value for this key")
     value, source_id = replacements[int(ctx.rng.integers(len(replacements)))]
     values = list(row.values)
-    old = values[position]
     values[position] = value
     rows = list(table.rows)
     rows[index] = Row(row.key, tuple(values))
@@ -45,4 +66,5 @@ PROBE = Probe(
     judged_by="transitions",
     transition_rule="row_update",
     paper_reference="section 5.1, appendix Table 14",
+    invariants=(*TABLE_EDIT, VALUE_NEW_TO_ROW),
 )

@@ -2,14 +2,17 @@
 random. Accuracy against the gold label near the hypothesis-only level means the model's
 answers do not depend on which table it reads."""
 
-from ..table import Table
+from ..table import Table, normalised
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    others = [t for t in sorted(ctx.tables) if t != table.table_id]
+    # Not a twin: InfoTabS has different tables of one subject (two "Karen Gillan" tables).
+    others = [t for t in sorted(ctx.tables) if t != table.table_id
+              and normalised(ctx.tables[t].title) != normalised(table.title) and ctx.tables[t].rows != table.rows]
     if not others:
-        raise NotApplicable("the split has no other table")
+        raise NotApplicable("the split has no other table of another subject")
     other = ctx.tables[others[int(ctx.rng.integers(len(others)))]]
     return [ProbeExample(example.hypothesis, other, example.label, {"premise": "swapped", "from_table": other.table_id})]
 
@@ -21,4 +24,5 @@ PROBE = Probe(
     judged_by="expected",
     paper_reference="InfoTabS paper Table 4",
     family="premise_control",
+    invariants=(HYPOTHESIS_KEPT, PREMISE_REPLACED),
 )

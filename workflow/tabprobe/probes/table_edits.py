@@ -6,14 +6,15 @@ Candidates are gathered in a fixed order (tables sorted by id) so a seeded choic
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+from typing import Mapping
+
 import numpy as np
 
-from ..table import Table
+from ..table import Row, Table
 from .base import NotApplicable
-
-
-def _norm(key: str) -> str:
-    return key.strip().lower()
+from .invariants import Invariant
 
 
 def delete_row(table: Table, rng: np.random.Generator) -> tuple[Table, dict]:
@@ -25,23 +26,124 @@ def delete_row(table: Table, rng: np.random.Generator) -> tuple[Table, dict]:
     return kept, {"deleted_row": {"index": index, "key": row.key, "values": list(row.values)}}
 
 
-def insert_new_key_row(table: Table, tables: dict[str, Table], rng: np.random.Generator,
-                       exclude_keys: set[str] | None = None, accept=None) -> tuple[Table, dict]:
-    """Insert, at a random position, a row whose key the table lacks, taken from another table of
-    the same category: a key it does not have cannot contradict what it says. `accept(row)`
-    narrows the candidate rows (e.g. to numeric ones)."""
+# Keys that name one attribute in other words: InfoTabS spells keys many ways, and a row under a
+# "new" key that says what another row already says can contradict it.
+KEY_SYNONYMS = (
+    frozenset({"nationality", "citizenship", "citizen"}),
+    frozenset({"education", "alma", "mater", "school", "university", "college"}),
+    frozenset({"height", "width", "length", "dimensions", "size", "depth", "diameter", "tall"}),
+    frozenset({"weight", "mass"}),
+    frozenset({"written", "writer", "writers", "screenplay", "story", "author", "lyrics", "lyricist"}),
+    frozenset({"spouse", "spouses", "married", "wife", "husband", "partner", "partners"}),
+    frozenset({"died", "death", "dead", "resting", "buried", "burial"}),
+    frozenset({"born", "birth", "birthplace", "age"}),
+    frozenset({"genre", "genres", "style", "type"}),
+    frozenset({"label", "labels", "record"}),
+    frozenset({"country", "nation", "state", "sovereign"}),
+    frozenset({"capital", "city", "seat", "headquarters", "location", "located"}),
+    frozenset({"years", "active", "era", "period", "founded", "formed", "established", "origin"}),
+)
+# Rows about a life or an identity: from another table they contradict this one's (a death date
+# for a living person, a birth name, years active after death).
+IDENTITY_KEYS = frozenset({"born", "died", "birth", "death", "name", "spouse", "spouses", "children", "parents",
+                           "parent", "relatives", "partner", "partners", "active", "resting", "buried", "nationality",
+                           "citizenship", "sex", "gender", "height", "weight", "age", "cause"})
+_GENERIC = frozenset({"of", "the", "and", "by", "in", "for", "a", "an", "to", "at", "on", "no", "number", "s"})
+_MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
+                     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=None)
+def key_words(key: str) -> frozenset[str]:
+    """The content words of a key, crudely stemmed ("Occupation(s)" -> {"occupa"}, "Distributed by"
+    -> {"distri"}), for telling whether two keys name one attribute."""
+    words = re.findall(r"[a-z]+", key.casefold().replace("(s)", ""))
+    return frozenset(w[:6] if len(w) > 6 else w.rstrip("s") for w in words if w not in _GENERIC)
+
+
+@lru_cache(maxsize=None)
+def related_keys(a: str, b: str) -> bool:
+    """Whether keys `a` and `b` may name the same attribute: equal without case, spacing and
+    punctuation ("Productioncompany", "Production company"), sharing a content word ("Capital",
+    "Capital and largest city"; "Distributor", "Distributed by") or a synonym ("Nationality",
+    "Citizenship")."""
+    if re.sub(r"[^a-z0-9]", "", a.casefold().replace("(s)", "")) == re.sub(r"[^a-z0-9]", "", b.casefold().replace("(s)", "")):
+        return True
+    words_a, words_b = key_words(a), key_words(b)
+    if words_a & words_b:
+        return True
+    plain_a = set(re.findall(r"[a-z]+", a.casefold()))
+    plain_b = set(re.findall(r"[a-z]+", b.casefold()))
+    return any(plain_a & group and plain_b & group for group in KEY_SYNONYMS)
+
+
+def holds_a_date(values) -> bool:
+    return any(_MONTHS.search(v) or _YEAR.search(v) for v in values)
+
+
+def insertable(row: Row, table: Table) -> bool:
+    """Whether a row from another table can join `table` as new information that cannot
+    contradict it: a key unrelated to any of the table's keys, not about a life or an identity,
+    a value that is no date (dates of one table clash with another's: a marriage before birth)."""
+    if not row.key.strip() or not any(v.strip() for v in row.values):
+        return False
+    if set(re.findall(r"[a-z]+", row.key.casefold())) & IDENTITY_KEYS:
+        return False
+    if holds_a_date(row.values):
+        return False
+    return not any(related_keys(row.key, key) for key in table.keys)
+
+
+def has_born_row(table: Table) -> bool:
+    """A person's table ("Born"), as opposed to a band's or a group's of the same category."""
+    return any(key.strip().casefold() == "born" for key in table.keys)
+
+
+def _inserted_keys_new(example, table, out):
+    """Every inserted key is unrelated to the gold table's keys (and to the rows inserted before
+    it): not equal up to case, spacing or punctuation ("Density  (at STP)", "Productioncompany"),
+    no shared content word or synonym (related_keys); and the row holds a value."""
+    records = out.provenance.get("inserted_rows") or (
+        [out.provenance["inserted_row"]] if "inserted_row" in out.provenance else [])
+    if not records:
+        return "no inserted row recorded"
+    seen = list(table.keys)
+    for record in records:
+        if not record["key"].strip():
+            return "inserted a row with an empty key"
+        clash = next((key for key in seen if related_keys(record["key"], key)), None)
+        if clash is not None:
+            return f"inserted key {record['key']!r} names what {clash!r} of the table does"
+        if not any(v.strip() for v in record["values"]):
+            return f"inserted row {record['key']!r} holds no value"
+        seen.append(record["key"])
+    return None
+
+
+INSERTED_KEYS_NEW = Invariant("inserts only keys unrelated to the table's", _inserted_keys_new)
+
+
+def insert_new_key_row(table: Table, tables: Mapping[str, Table], rng: np.random.Generator,
+                       against: Table | None = None, accept=None) -> tuple[Table, dict]:
+    """Insert, at a random position, a row from another table of the same category (a person's
+    from a person's: has_born_row) whose key is unrelated to every key of `against` (default: the
+    table itself) and that `insertable` accepts: new information that cannot contradict what the
+    table says. `accept(row)` narrows the candidate rows (e.g. to numeric ones)."""
     if table.category is None:
         raise NotApplicable("table has no category to draw same-category rows from")
-    own = {_norm(k) for k in table.keys} | (exclude_keys or set())
+    against = against or table
+    person = has_born_row(table)
     candidates = [
         (other.table_id, row)
         for other_id in sorted(tables)
         if (other := tables[other_id]).table_id != table.table_id and other.category == table.category
+        and has_born_row(other) == person
         for row in other.rows
-        if _norm(row.key) not in own and row.key.strip() and (accept is None or accept(row))
+        if insertable(row, against) and insertable(row, table) and (accept is None or accept(row))
     ]
     if not candidates:
-        raise NotApplicable("no same-category table has a key this table lacks")
+        raise NotApplicable("no same-category table has a row with a key unrelated to this table's")
     source_id, row = candidates[int(rng.integers(len(candidates)))]
     position = int(rng.integers(len(table.rows) + 1))
     rows = list(table.rows)

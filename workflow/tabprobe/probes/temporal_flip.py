@@ -5,6 +5,7 @@ direction. All are heuristics (a fact may hold for several dates), marked in pro
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import change_month, free_dates, is_negated, monotone_number_probe, shift_year
+from .invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -14,7 +15,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
     except NotApplicable:
         pass
     if example.label == "E" and not is_negated(doc):  # "not released in 1987" may well be true
-        for entity in free_dates(doc):
+        for entity in free_dates(doc, table.title):
             for edit in (shift_year, change_month):
                 edited = edit(example.hypothesis, entity, ctx.rng)
                 if edited:
@@ -34,4 +35,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="flipped",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

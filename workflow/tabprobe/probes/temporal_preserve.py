@@ -5,6 +5,7 @@ date or a season to its year ("on March 21, 1979" -> "in 1979"), a year to its d
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import free_dates, generalise_date, monotone_number_probe
+from .invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -14,7 +15,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
     except NotApplicable:
         pass
     if example.label == "E":
-        for entity in free_dates(doc):
+        for entity in free_dates(doc, table.title):
             edited = generalise_date(example.hypothesis, entity)
             if edited:
                 out.append(ProbeExample(edited[0], table, "E", edited[1]))
@@ -33,4 +34,5 @@ PROBE = Probe(
     needs_parse=True,
     label_change="preserved",
     family="hypothesis",
+    invariants=HYPOTHESIS_EDIT,
 )

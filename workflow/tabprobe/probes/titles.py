@@ -1,0 +1,338 @@
+"""How a hypothesis names its table's subject, shared by every probe that finds or replaces it
+(counterfactual swaps, modifiers, entity substitution).
+
+InfoTabS titles are messy: several names in one ("Faroe Islands , Føroyar (Faroese)"), post-
+nominals ("Bryan Adams OC OBC"), a place with its state ("Columbus, Georgia"), a comma inside a
+name ("I, Tonya"), a bracketed name that is the subject too ("Charles (Prince of Wales)"). And a
+subject's name occurs inside other names: "named after Christopher Columbus" on the table of
+Columbus, Georgia, "Beau Bridges" on Jeff Bridges' table. A mention of the subject is therefore
+a form of its title that stands as a whole name in the sentence, never part of a longer one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from ..table import Table
+from .invariants import Invariant
+
+# Categories whose titles are people's names, so a surname alone names them ("Obama").
+PERSON_CATEGORIES = frozenset({"Person", "Musician"})
+# Letters after a name that are not part of it ("Bryan Adams OC OBC", "John Macleod, FRS").
+POST_NOMINALS = frozenset({"oc", "obc", "mbe", "obe", "cbe", "kbe", "dbe", "frs", "frse", "qc", "kc", "pc", "mp", "cstj",
+                           "phd", "gcoiih", "jr", "sr", "ii", "iii", "iv"})
+# Last words that make a name a group's, not a person's: it has no surname.
+GROUP_WORDS = frozenset({"band", "brothers", "sisters", "group", "orchestra", "choir", "trio", "quartet", "boys",
+                         "girls", "singers", "family"})
+# Capitalised words before a name that do not make it another name ("President Obama").
+HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "king", "queen", "prince",
+                        "princess", "president", "senator", "governor", "general", "captain", "saint", "st", "pope",
+                        "professor", "prof", "judge", "justice", "director", "singer", "actor", "actress", "rapper",
+                        "songwriter", "author", "poet", "mayor", "chancellor", "emperor", "empress", "chairman"})
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+# Honorifics before a name in a title, often glued to it ("SirClive Sinclair", "The
+# HonourableBrigitte Trogneux-Macron", "The Right Honourable Justin Trudeau PC MP").
+_TITLE_PREFIX = re.compile(r"^(?:the\s*)?(?:right\s*)?honourable\s*|^(?:sir|dame|pandit)(?=\s|[A-Z])\s*",
+                           re.IGNORECASE)
+# A translation or post-nominal glued to the name: a capital after three lower-case letters
+# inside one word ("Republic of EstoniaEesti Vabariik", "ChennaiMadras", "David BeckhamOBE"),
+# which a name such as "McCain" or "LeBron" does not have.
+_GLUED = re.compile(r"(?<=[a-z]{3})(?=[A-Z])")
+_GLUED_POST_NOMINAL = re.compile(r"(?<=[a-z])(?:OBE|CBE|MBE|KBE|DBE|OC|OBC|FRSE?|PC|MP|QC|KC)\b")
+
+
+def name_part(title: str) -> str:
+    """The main name of a title: before a spaced comma (which InfoTabS puts between a name and
+    its translations), a bracket or a glued translation, without honorifics and post-nominal
+    letters: "Faroe Islands , Føroyar (Faroese)" -> "Faroe Islands", "Bryan AdamsOC OBC" ->
+    "Bryan Adams", "SirChristopher LeeCBE, CStJ" -> "Christopher Lee"; "I, Tonya" stays."""
+    name = re.split(r"\s+,|\s*\(", title, maxsplit=1)[0].strip()
+    name = _TITLE_PREFIX.sub("", name)
+    name = _GLUED_POST_NOMINAL.sub("", name)
+    name = _GLUED.split(name, maxsplit=1)[0]
+    name = re.sub(r",\s*(?:[A-Z][A-Za-z]{0,3}[A-Z]\s*)+$", "", name.strip())  # ", FRS", ", CStJ" (not ", Tonya")
+    words = _words(name)
+    while len(words) > 1 and words[-1].lower().strip(".,") in POST_NOMINALS:
+        words.pop()
+    return " ".join(words) or " ".join(_words(title))
+
+
+# Titles that are an infobox's section header, not its subject's name (InfoTabS scraped some).
+SECTION_HEADERS = frozenset({"history", "general", "statistics", "precedence", "runways", "armor", "title", "titles",
+                             "personal information", "other information", "last completed", "free agent",
+                             "casualties and losses", "orbit parameters", "nutrition facts", "surface temp.",
+                             "characteristics", "details", "information", "overview", "summary", "contents"})
+
+
+def is_name_like(table: Table) -> bool:
+    """Whether the title names a subject: not a section header ("Free agent", "History"), not a
+    row of letters ("A B C ... Z"), and its words after the first capitalised (a name), bar
+    function words ("Breakfast in America")."""
+    name = name_part(table.title)
+    words = [w for w in re.findall(r"[^\W\d_][\w'’.&-]*", name)]
+    if not words or name.lower().strip(": ") in SECTION_HEADERS or all(len(w) == 1 for w in words):
+        return False
+    return all(w[:1].isupper() or w.lower() in STOP_WORDS for w in words[1:])
+
+
+def bracketed_names(title: str) -> list[str]:
+    """What a title holds in brackets ("Charles (Prince of Wales)" -> ["Prince of Wales"]): often
+    the subject's other name, so an entity probe must not replace it (a language name such as
+    "(Faroese)" is excluded from nothing by this, only protected)."""
+    return [inner.strip() for inner in re.findall(r"\(([^()]*)\)", title) if inner.strip()]
+
+
+def is_person(table: Table) -> bool:
+    words = _words(name_part(table.title))
+    return (table.category in PERSON_CATEGORIES and 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words)
+            and words[-1].lower() not in GROUP_WORDS)
+
+
+def forms(table: Table) -> list[tuple[str, str]]:
+    """(surface form, kind) a hypothesis may name the subject by, longest first: "title" (the
+    whole title), "name" (its name part, also without a leading "The"), "place" (a place's name
+    before its state or country: "Columbus" of "Columbus, Georgia") and, for people, "surname"."""
+    full = " ".join(_words(table.title))
+    name = name_part(table.title)
+    found = [(full, "title"), (name, "name")]
+    if name.lower().startswith("the "):
+        found.append((name[4:], "name"))
+    if ", " in name:
+        place = name.split(", ")[0]
+        if len(place) >= 3 and place.lower() not in STOP_WORDS and place[:1].isupper():
+            found.append((place, "place"))
+    words = _words(name)
+    if is_person(table) and len(words[-1]) >= 3:
+        found.append((words[-1], "surname"))
+    seen, out = set(), []
+    for form, kind in found:
+        if form and form.lower() not in seen:
+            seen.add(form.lower())
+            out.append((form, kind))
+    return sorted(out, key=lambda fk: -len(fk[0]))
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    kind: str  # "title", "name", "place" or "surname"
+
+
+_CAPITALISED = re.compile(r"[A-Z][\w'’.-]*$")
+
+
+def _is_name_word(word: str) -> bool:
+    """A capitalised word that can be part of a proper name (not "The", "In", "Since" starting a
+    sentence, not an honorific)."""
+    bare = word.strip(".,;:!?\"()[]")
+    return bool(_CAPITALISED.match(bare)) and bare.lower() not in STOP_WORDS and bare.lower().strip(".") not in HONORIFICS
+
+
+def name_run(text: str, start: int, end: int) -> tuple[int, int]:
+    """The longest run of name words around text[start:end] (joined by single spaces or
+    hyphens): the whole proper name that span belongs to."""
+    while True:
+        before = re.search(r"(\S+)([ -])$", text[:start])
+        if not before or not _is_name_word(before.group(1)) or re.search(r"[.,;:!?)]$", before.group(1)):
+            break
+        start = before.start(1)
+    while True:
+        after = re.match(r"[ -](\S+)", text[end:])
+        if not after or not _is_name_word(after.group(1)):
+            break
+        word = after.group(1)
+        end += 1 + len(re.match(r"[^.,;:!?)'’]*", word).group(0))
+        if len(word.rstrip(".,;:!?)")) != len(word) or re.search(r"['’]", word):
+            break
+    return start, end
+
+
+def mentions(text: str, table: Table) -> list[Mention]:
+    """Where `text` names the table's subject, in order: a form of its title as whole words (the
+    title and name case-insensitively, a surname or place name as capitalised), a possessive
+    ("Adams's", "Adams'") left outside the span, longer forms first. A form inside a longer
+    proper name is another name ("Christopher Columbus", "Beau Bridges") and no mention, unless
+    that name is the subject's own with middle names ("Brandon Richard Flowers" for Brandon
+    Flowers), which is then the mention."""
+    name_words = _words(name_part(table.title))
+    taken = [False] * (len(text) + 1)
+    found = []
+    for form, kind in forms(table):
+        flags = 0 if kind in ("surname", "place") else re.IGNORECASE
+        pattern = re.compile(r"(?<![\w-])" + r"\s+".join(map(re.escape, form.split())) + r"(?![\w]|-\w)", flags)
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            run = name_run(text, start, end)
+            if run != (start, end):
+                run_words = _words(text[run[0]:run[1]])
+                full_name = (len(name_words) >= 2 and kind in ("surname", "name") and is_person(table)
+                             and run_words[0] == name_words[0] and run_words[-1] == name_words[-1])
+                if not full_name:
+                    continue  # part of another name
+                (start, end), kind_here = run, "name"
+            else:
+                kind_here = kind
+            if not any(taken[start:end]):
+                taken[start:end] = [True] * (end - start)
+                found.append(Mention(start, end, kind_here))
+    return sorted(found, key=lambda m: m.start)
+
+
+# Rows that give the subject another name: an entity found there is the subject itself.
+ALIAS_KEYS = frozenset({"birth name", "full name", "real name", "native name", "other names", "other name",
+                        "also known as", "known as", "stage name", "nickname", "nicknames", "nickname(s)", "aka",
+                        "official name", "conventional long name", "common name", "name"})
+
+
+def subject_names(table: Table) -> list[str]:
+    """Every name the table gives its subject, lower case: the forms of its title, the names it
+    lists and brackets, the values of its alias rows (birth name, also known as, ...) and the
+    name a "Born" value starts with ("Brandon Richard Flowers June 21, 1981 ...")."""
+    names = [form.lower() for form, _ in forms(table)]
+    names += [n.lower() for n in bracketed_names(table.title)]
+    names += [re.sub(r"\s*\([^)]*\)", "", n).strip().lower() for n in re.split(r"\s+,\s*", table.title)]
+    for row in table.rows:
+        key = " ".join(row.key.lower().split())
+        if key in ALIAS_KEYS:
+            names += [v.lower() for v in row.values]
+        elif key == "born":
+            names += [m.group(0).strip().lower() for v in row.values if (m := re.match(r"[^\d(]*[A-Za-z]", v))]
+    return [" ".join(n.split()) for n in names if len(n.strip()) >= 2]
+
+
+def names_subject(entity_text: str, table: Table) -> bool:
+    """Whether an entity (as the parser found it) is the table's subject or part of one of its
+    names (subject_names), or holds one."""
+    entity = re.sub(r"^(?:the|a|an)\s+", "", " ".join(_words(entity_text)), flags=re.IGNORECASE).lower()
+    if len(entity) < 2:
+        return False
+    return any(entity in n or n in entity for n in subject_names(table))
+
+
+# Hypotheses about the name itself ("named after", "birth name", "known as"): a counterfactual
+# that renames the subject changes what they say.
+ABOUT_THE_NAME = re.compile(r"\b(?:name[ds]?|naming|called|known as|nickname[ds]?|born as|stands? for|"
+                            r"spell(?:ed|s|ing)?|title[ds]?)\b", re.IGNORECASE)
+
+
+def attested_names(table: Table, hypotheses: Iterable[str]) -> dict[str, str]:
+    """kind -> the form of the subject's name that its own hypotheses use (the longest of each
+    kind found): what annotators call it, so it can stand in another sentence. A title that
+    no hypothesis uses ("Free agent" on a footballer's table) attests nothing."""
+    out: dict[str, str] = {}
+    for text in hypotheses:
+        for mention in mentions(text, table):
+            form = _as_in_title(" ".join(_words(text[mention.start:mention.end])), table)
+            kind = "name" if mention.kind == "title" else mention.kind
+            if len(form) > len(out.get(kind, "")):
+                out[kind] = form
+    if "name" in out and "surname" not in out and is_person(table):
+        out["surname"] = next(form for form, kind in forms(table) if kind == "surname")  # the name's own last word
+    return out
+
+
+def _as_in_title(form: str, table: Table) -> str:
+    """A form as the title spells it (hypotheses may write "fearless" for "Fearless")."""
+    title = " ".join(_words(table.title))
+    at = title.lower().find(form.lower())
+    return title[at:at + len(form)] if at >= 0 else form
+
+
+def hypotheses_by_table(docs: Mapping[str, object]) -> dict[str, list[str]]:
+    """table id -> the split's hypotheses about it, from the split's parses."""
+    out: dict[str, list[str]] = {}
+    for uid in sorted(docs):
+        doc = docs[uid]
+        out.setdefault(doc.user_data.get("table_id"), []).append(doc.text)
+    return out
+
+
+def replacement(mention: Mention, partner: Mapping[str, str]) -> str | None:
+    """What replaces a mention of one subject by another (`partner`: its attested_names): a
+    surname by its surname, a place by its place name, where it has them; else its whole name
+    (None when its hypotheses never give it one)."""
+    if mention.kind in ("surname", "place") and mention.kind in partner:
+        return partner[mention.kind]
+    return partner.get("name")
+
+
+def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[str, list[dict]]:
+    """`text` with every mention of `table`'s subject replaced by the partner's name
+    (`partner`: its attested_names); the edits ({start, end, old, new, kind}) for provenance.
+    NotApplicable when the text never names its subject."""
+    from .base import NotApplicable
+
+    found = mentions(text, table)
+    if not found:
+        raise NotApplicable("the hypothesis never names the table's subject")
+    if ABOUT_THE_NAME.search(text):
+        raise NotApplicable("the hypothesis is about the subject's name (renaming it changes the label)")
+    out, edits, shift = text, [], 0
+    for m in found:
+        new = replacement(m, partner)
+        if new is None:
+            raise NotApplicable("the partner's hypotheses never give its whole name")
+        old = text[m.start:m.end]
+        out = out[: m.start + shift] + new + out[m.end + shift:]
+        shift += len(new) - len(old)
+        edits.append({"start": m.start, "end": m.end, "old": old, "new": new, "kind": m.kind})
+    return out, edits
+
+
+def same_subject(a: Table, b: Table, names: Mapping[str, Mapping[str, str]]) -> bool:
+    """Two tables of one subject (InfoTabS has twins: two "Karen Gillan" tables): the same name
+    part of the title, or the same attested name."""
+    if name_part(a.title).casefold() == name_part(b.title).casefold():
+        return True
+    name_a, name_b = names.get(a.table_id, {}).get("name"), names.get(b.table_id, {}).get("name")
+    return bool(name_a) and bool(name_b) and name_a.casefold() == name_b.casefold()
+
+
+_HE = re.compile(r"\b(?:he|him|his|himself)\b", re.IGNORECASE)
+_SHE = re.compile(r"\b(?:she|her|hers|herself)\b", re.IGNORECASE)
+
+
+def attested_gender(hypotheses: Iterable[str]) -> str:
+    """"he" or "she" when the hypotheses about a person call them only so, else "": a subject
+    named in a sentence that says "his" must be someone the sentence can call "his"."""
+    he = sum(len(_HE.findall(text)) for text in hypotheses)
+    she = sum(len(_SHE.findall(text)) for text in hypotheses)
+    return "he" if he and not she else "she" if she and not he else ""
+
+
+def split_names(ctx) -> dict[str, dict[str, str]]:
+    """table id -> attested_names, and under "gender" the attested_gender of a person, for every
+    table of the split (built once per split)."""
+    if "subject_names" not in ctx.shared:
+        hypotheses = hypotheses_by_table(ctx.docs)
+        names = {}
+        for table_id, table in sorted(ctx.tables.items()):
+            names[table_id] = attested_names(table, hypotheses.get(table_id, ()))
+            if is_person(table):
+                names[table_id]["gender"] = attested_gender(hypotheses.get(table_id, ()))
+        ctx.shared["subject_names"] = names
+    return ctx.shared["subject_names"]
+
+
+def _subject_renamed(example, table, out):
+    """After a counterfactual swap the hypothesis names the new subject, never the old one, and
+    the table carries the new subject's title."""
+    left = mentions(out.hypothesis, table)
+    if left:
+        return f"still names {table.title!r}: {out.hypothesis[left[0].start:left[0].end]!r} in {out.hypothesis!r}"
+    if out.table.title == table.title:
+        return "the table kept its title"
+    return None
+
+
+SUBJECT_RENAMED = Invariant("names the new subject wherever it named the old one", _subject_renamed)
