@@ -244,6 +244,32 @@ class Page:
     def external_requests(self) -> list[str]:
         return [u for u in self.requests if not u.startswith(LOCAL_SCHEMES)]
 
+    # --- the keyboard and downloads --------------------------------------------------------------
+    def press(self, *keys: str) -> None:
+        """Type each key into the page as a user would (real key events, to whatever has focus)."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        actions = ActionChains(self.driver)
+        for key in keys:
+            actions.send_keys(key)
+        actions.perform()
+
+    def downloads_to(self, folder: Path | str) -> Path:
+        """Save the page's downloads into `folder` (headless Chromium otherwise drops them)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+        return folder
+
+    def wait_for_download(self, folder: Path, name: str, timeout: float = 10.0) -> Path:
+        """The downloaded file `folder/name`, once Chromium has finished writing it."""
+        path, deadline = Path(folder) / name, time.monotonic() + timeout
+        while not path.is_file() or any(Path(folder).glob("*.crdownload")):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no download {path} after {timeout} s (folder holds {sorted(os.listdir(folder))})")
+            time.sleep(0.1)
+        return path
+
     # --- screenshots -----------------------------------------------------------------------------
     def screenshot(self, path: Path | str, full_page: bool = True) -> Path:
         """Write a PNG of the viewport, or of the whole document (each side capped at 16000 px)."""

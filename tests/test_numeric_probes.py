@@ -116,8 +116,10 @@ def test_num_comparative_templates_and_labels():
         unit = {"Length": " km", "Basin size": " km2"}.get(provenance["key"], "")
         title, key = TABLES[record["table_id"]].title, provenance["key"].lower()
         counted = {"more than": "more than", "less than": "fewer than", "exactly": "exactly"}[provenance["relation"]]
-        assert record["hypothesis"] in (f"The {key} of {title} is {provenance['relation']} {provenance['number']}{unit}.",
-                                        f"{title} has {counted} {provenance['number']} {key}.")  # a counted plural
+        cell = record["table"]["rows"][provenance["row"]]["values"][0]
+        number = f"{provenance['number']:,}" if "," in cell else str(provenance["number"])  # grouped like the cell
+        assert record["hypothesis"] in (f"The {key} of {title} is {provenance['relation']} {number}{unit}.",
+                                        f"{title} has {counted} {number} {key}.")  # a counted plural
         assert (record["hypothesis"].startswith(title)) == (key in ("tributaries", "dams", "children"))
         assert record["expected"] == label_for(provenance["relation"], provenance["value"], provenance["number"])
         assert Table.from_arrow(record["table"]) == TABLES[record["table_id"]]  # no range: the table is kept

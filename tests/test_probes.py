@@ -8,8 +8,8 @@ from tabprobe import LABELS, schemas
 from tabprobe.perturb import generate, seeded_rng, select_examples
 from pathlib import Path
 
-from tabprobe.probes import (REGISTRY, Example, NotApplicable, ProbeContext, ProbeExample, get_probe, module_path,
-                             source_files)
+from tabprobe.probes import (REGISTRY, Example, NotApplicable, ProbeContext, ProbeExample, get_probe, invariants,
+                             module_path, source_files)
 from tabprobe.table import Row, Table
 from tabprobe.transitions import RULES
 
@@ -74,6 +74,8 @@ def test_every_registered_probe_honours_the_contract(name, docs):
             assert (item.expected is None) == (probe.judged_by != "expected")
             assert item.expected is None or item.expected in LABELS
             json.dumps(item.provenance)  # must be JSON-able
+            # what the probe promises of its output holds here (probes/invariants.py)
+            assert invariants.breaches(invariants.of(probe), example, TABLES[example.table_id], item) == []
     # The generator produces the Parquet contract, deterministically.
     first, coverage = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance)
     second, _ = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance)
@@ -81,6 +83,8 @@ def test_every_registered_probe_honours_the_contract(name, docs):
     assert first.equals(second)
     assert coverage["gold"] == EXAMPLES.num_rows
     assert coverage["perturbed"] + sum(coverage["skipped"].values()) == EXAMPLES.num_rows
+    # on these tables no perturbation breaks a promise of its probe (probes/invariants.py)
+    assert coverage["dropped"] == {}
     assert set(first["orig_uid"].to_pylist()) <= set(EXAMPLES["uid"].to_pylist())
     if probe.one_per_gold:
         assert len(set(first["orig_uid"].to_pylist())) == first.num_rows  # one perturbation per gold example

@@ -303,7 +303,8 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
     assert relevance_again.read_bytes() == (results / "relevance" / "alpha1.parquet").read_bytes()
     again = tmp_path / "cf_title_swap.parquet"
     stages.generate_probe("cf_title_swap", "alpha1", results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
-                          again, tmp_path / "coverage.json", seed=seed, limit=limit, relevance_path=relevance_again)
+                          again, tmp_path / "coverage.json", seed=seed, limit=limit, relevance_path=relevance_again,
+                          parses_path=parse_again)
     assert again.read_bytes() == (results / "probes" / "cf_title_swap" / "alpha1.parquet").read_bytes()
 
 
@@ -360,7 +361,11 @@ def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
         flipped = pq.read_table(run["dir"] / "results" / "pooled" / "table4" / model / "label_flipped" / "alpha1.parquet").to_pylist()
         accuracy = next(r for r in flipped if r["statistic"] == "accuracy" and r["label"] == "all")
         probe = pq.read_table(run["dir"] / "results" / "probes" / "negation_flip" / "alpha1.parquet")
-        assert accuracy["n"] == probe.num_rows  # the only flipping probe: every example pooled once
+        # the only flipping probe: every example pooled once, but for the CONTRADICT -> ENTAIL
+        # flips nobody checked (unverified_flips: exclude), which the report counts
+        unverified = [r for r in probe.to_pylist() if json.loads(r["provenance"]).get("review", {}).get("status") == "unverified"]
+        assert unverified and accuracy["n"] == probe.num_rows - len(unverified)
+        assert f"{len(unverified)} not checked" in table4
         assert f"| {model} | " in table4 and f"n={accuracy['n']}" in table4
         statistics = {r["statistic"] for r in flipped}
         assert {"original_accuracy", "accuracy_drop"} <= statistics
@@ -548,3 +553,57 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
     counts = re.search(r'data-probe="row_to_top" data-model="minilm-para"><summary>Failing examples · row_to_top · '
                        r"minilm-para · alpha1: (\d+) of (\d+)", page)
     assert counts and f"{counts.group(1)} of {counts.group(2)} probe examples fail" in shown.stdout
+
+
+def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_counts_what_was_verified(run, tmp_path):
+    """README "Curating label flips", step by step on the real alpha1 slice: `tabprobe curate`
+    writes the CONTRADICT -> ENTAIL candidates of negation_flip to a page; a person accepts one,
+    rejects one and relabels one with the keyboard and saves the TSV; named under the probe's
+    `curation:` in config it re-runs that probe's jobs and the Table 4 column it is pooled into,
+    nothing else, and the column counts the verified flips. (After the walkthrough, last: it
+    changes negation_flip's outputs in the workflow copy.)"""
+    from browser import open_page
+
+    env = {**os.environ, "PYTHONPATH": str(run["dir"] / "workflow")}
+    results = run["dir"] / "results"
+    curate = subprocess.run([sys.executable, "-m", "tabprobe.cli", "curate", "negation_flip", "--split", "alpha1",
+                             "--configfile", str(run["config"]), "--out", "curation"], cwd=run["dir"], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert curate.returncode == 0, curate.stderr
+    page = run["dir"] / "curation" / "negation_flip.alpha1.curation.html"
+    before = json.loads((results / "probes" / "negation_flip" / "alpha1.coverage.json").read_text())["review"]
+    assert before["candidates"] == before["unverified"] >= 3, before
+    assert f"{before['candidates']} examples to review" in curate.stdout
+    flipped = {m: results / "pooled" / "table4" / m / "label_flipped" / "alpha1.parquet" for m in MODELS}
+
+    def n_scored(path):
+        return {r["n"] for r in pq.read_table(path).to_pylist() if r["statistic"] == "accuracy" and r["label"] == "all"}
+
+    n_before = {m: n_scored(p) for m, p in flipped.items()}
+    with open_page(page) as browser:
+        downloads = browser.downloads_to(tmp_path / "downloads")
+        browser.press("a", "r", "n", "s")  # accept, reject, relabel NEUTRAL, save
+        saved = browser.wait_for_download(downloads, "negation_flip.alpha1.curation.tsv")
+        assert browser.errors == []
+    curated = run["dir"] / "curation" / "negation_flip.alpha1.curation.tsv"
+    curated.write_bytes(saved.read_bytes())  # where the config names it
+    config = yaml.safe_load(run["config"].read_text())
+    config["probes"]["negation_flip"]["curation"] = "curation/negation_flip.alpha1.curation.tsv"
+    with_curation = run["dir"] / "with-curation.yaml"
+    with_curation.write_text(yaml.safe_dump(config, sort_keys=False))
+    assert planned_jobs(run["dir"], with_curation) == sorted(
+        probe_jobs("negation_flip", ["alpha1"])
+        + jobs("score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS])
+        + [("assemble_report", ""), ("all", "")])
+    snakemake(run["dir"], with_curation, "--cores", "2", env=env)
+
+    after = json.loads((results / "probes" / "negation_flip" / "alpha1.coverage.json").read_text())["review"]
+    assert (after["accepted"], after["rejected"], after["relabelled"]) == (1, 1, 1)
+    assert after["unverified"] == before["unverified"] - 3 and after["stale"] == 0
+    # Table 4's flipped column now counts the two verified flips (the rejected one is dropped);
+    # negation_flip is the column's only member in this run
+    for model, path in flipped.items():
+        assert n_scored(path) == {n + 2 for n in n_before[model]}, model
+    report = (results / "report" / "report.md").read_text()
+    assert f"{after['candidates']} in this run, 2 verified (1 accepted, 1 relabelled), 1 rejected (dropped)" in report
+    assert planned_jobs(run["dir"], with_curation) == []  # and a second run has nothing to do

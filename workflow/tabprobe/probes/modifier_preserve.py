@@ -89,8 +89,8 @@ def stands_alone(text: str, start: int, end: int) -> bool:
     before, after = text[:start], text[end:]
     if before.count("(") > before.count(")") or before.count('"') % 2 or re.search(r"[(\"“'‘]\s*$", before):
         return False
-    if re.match(r"\s*[(\"”’]", after):
-        return False
+    if re.match(r"\s*[(\"”’]|[.\-/@]\w", after):
+        return False  # a bracket or quote follows, or the name is part of a web address ("Brockhampton.com")
     return not re.search(r"\b(?:and|or|&)\s+$", before, re.IGNORECASE) and not re.match(r"\s+(?:and|or|&)\b", after,
                                                                                        re.IGNORECASE)
 
@@ -99,6 +99,8 @@ def modifier_edit(text: str, mention: tuple[int, int], clause: str, key: str, va
     """The hypothesis with `clause` set off by commas after the mention."""
     rest = text[mention[1]:].strip()
     closing = "" if not rest or rest[0] in ".,;:!?" else ","
+    if clause.endswith(".") and rest.startswith("."):
+        clause = clause[:-1]  # "..., U.S." before the sentence's own full stop: one full stop
     edit = change(text, mention[1], mention[1], f", {clause}{closing}")
     return apply_changes(text, [edit]), {"rule": "modifier_from_table", "key": key, "value": value, "changes": [edit]}
 

@@ -45,17 +45,20 @@ def _lower(words: str) -> str:
 
 
 
-def sentence(key: str, name: str, relation: str, n: int, unit: str) -> str:
+def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: bool = False) -> str:
     """The hypothesis: "The length of Fearless is more than 50 minutes.", "The number of episodes
-    of Lost is exactly 121.", "Kate Hudson has fewer than 3 children." (a plural key counts)."""
-    amount = f"{n}{' ' + unit if unit else ''}"
+    of Lost is exactly 121.", "Kate Hudson has fewer than 3 children." (a plural key counts), "The
+    earnings of Danehill are more than 177,465 Euros." (digits grouped as the cell groups them)."""
+    number = f"{n:,}" if grouped else str(n)
+    amount = f"{number}{' ' + unit if unit else ''}"
     key = re.sub(r"\(s\)$", "", key.strip()).strip()
     if (count := COUNT_KEY.match(key)):
         return f"The number of {_lower(count.group(1))} of {name} is {relation} {amount}."
-    if key.split() and is_plural(key.split()[-1]) and not unit:
+    plural = bool(key.split()) and is_plural(key.split()[-1])
+    if plural and not unit:
         verb = {"more than": "more than", "less than": "fewer than", "exactly": "exactly"}[relation]
-        return f"{name} has {verb} {n} {_lower(key)}."
-    return f"The {_lower(key)} of {name} is {relation} {amount}."
+        return f"{name} has {verb} {number} {_lower(key)}."
+    return f"The {_lower(key)} of {name} {'are' if plural else 'is'} {relation} {amount}."
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -88,8 +91,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
             n = value + step if value - step <= 0 or ctx.rng.random() < 0.5 else value - step
         provenance = {"rule": "comparative_template", "row": row_index, "key": row.key, "value": value,
                       "relation": relation, "number": n, "range": list(bounds) if bounds else None}
-        out.append(ProbeExample(sentence(row.key, name, relation, n, unit), new_table, label_for(relation, value, n),
-                                provenance))
+        grouped = "," in row.values[value_index] and not bounds
+        out.append(ProbeExample(sentence(row.key, name, relation, n, unit, grouped), new_table,
+                                label_for(relation, value, n), provenance))
     return out
 
 

@@ -236,8 +236,9 @@ def attested_names(table: Table, hypotheses: Iterable[str]) -> dict[str, str]:
             kind = "name" if mention.kind == "title" else mention.kind
             if len(form) > len(out.get(kind, "")):
                 out[kind] = form
-    if "name" in out and "surname" not in out and is_person(table):
-        out["surname"] = next(form for form, kind in forms(table) if kind == "surname")  # the name's own last word
+    surname = next((form for form, kind in forms(table) if kind == "surname"), None)
+    if "name" in out and "surname" not in out and surname:
+        out["surname"] = surname  # a person named in full may be named by the last word of that name
     return out
 
 
