@@ -272,3 +272,44 @@ def test_new_probe_needs_a_repository(capsys, tmp_path, monkeypatch):
     code, _, err = run(capsys, "new-probe", "my_probe", "--root", tmp_path)
     assert code == 2 and "is not the repository root" in err
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- tabprobe curate
+
+
+def test_curate_writes_the_page_and_tsv_and_fills_in_earlier_decisions(capsys, tmp_path, ingested, config, monkeypatch):
+    results = tmp_path / "results"
+    shutil.copytree(ingested / "data", results / "data")
+    stages.parse_hypotheses(str(results / "data" / "alpha1.parquet"), str(results / "parses" / "alpha1.spacy"),
+                            str(results / "parses" / "alpha1.json"))
+    monkeypatch.chdir(tmp_path)
+    argv = ["curate", "negation_flip", "--results", results, "--configfile", config, "--out", tmp_path / "curation"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    # the two CONTRADICT hypotheses negated into ENTAIL candidates; the ENTAIL ones flip by rule
+    assert "negation_flip on alpha1" in out and "2 examples to review of 4 generated (C2E 2); 0 decided earlier" in out
+    tsv = tmp_path / "curation" / "negation_flip.alpha1.curation.tsv"
+    assert (tmp_path / "curation" / "negation_flip.alpha1.curation.html").is_file()
+    lines = tsv.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t")[:6] == ["uid", "table_id", "needs", "gold", "proposed", "decision"]
+    assert [line.split("\t")[0] for line in lines[1:]] == ["alpha1:4/negation_flip", "alpha1:7/negation_flip"]
+    assert "The Order of Tidewatchers is not based in Vellmora." in lines[1]
+    # a person decides one in a spreadsheet; curate again: the decision is filled in, not lost
+    cells = lines[1].split("\t")
+    cells[5] = "reject"
+    tsv.write_text("\n".join([lines[0], "\t".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "1 decided earlier" in out
+    assert tsv.read_text(encoding="utf-8").splitlines()[1].split("\t")[5] == "reject"
+    code, out, _ = run(capsys, *argv, "--only", "heuristic")
+    assert code == 0 and "1 example to review" in out  # only the decided one: no heuristic flip here
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["curate", "row_deletion"], "judged by transitions, not by expected labels"),
+    (["curate", "negation_flp"], "Did you mean 'negation_flip'?"),
+    (["curate", "negation_flip", "--split", "alpha9"], "no split 'alpha9'"),
+])
+def test_curate_refuses_what_it_cannot_curate(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err

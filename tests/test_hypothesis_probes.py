@@ -237,6 +237,7 @@ def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
     assert text == "It was produced by Ada Quill, who was born on March 3, 1950."
     assert mp.modifier_clause("Directed by", "Paul Feig", person=False) == "which was directed by Paul Feig"
     assert mp.modifier_clause("Trained by", "Ann Roe", person=True) == "who was trained by Ann Roe"
+    assert mp.modifier_clause("Died", "9 June 1970", person=True) == "who died on 9 June 1970"
     assert mp.modifier_clause("Demonym(s)", "Faroe Islander", person=False) == "whose demonym is Faroe Islander"
     assert mp.modifier_clause("Rank in China", "19th", person=False) == "whose rank in China is 19th"
     # what no clause can say in English, or truly
@@ -244,9 +245,17 @@ def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
                        ("Music by", "Ann Roe"), ("Years active", "1990"), ("Birth name", "Ada Q"),
                        ("Born", "March 3, 1950 London")]:
         assert mp.modifier_clause(key, value, person=True) is None, key
-    assert not mp.fits_a_clause("Matthew Bellamy (m. 2010)") and not mp.fits_a_clause("Singer, actor, comedian")
-    assert not mp.fits_a_clause("2008 (2008)-present") and not mp.fits_a_clause("1198")
-    assert mp.fits_a_clause("Bedford, New Hampshire, U.S.")
+    for value, key in [("Matthew Bellamy (m. 2010)", "Spouse"), ("Singer, actor, comedian", "Occupation"),
+                       ("2008 (2008)-present", "Years"), ("1198", "Kingdom of Bohemia"), ("17 June 1944", "Republic"),
+                       ("Lady and Mr. Boscovitch's Dog", "Parent"), ("Italy, France", "Country"),
+                       ("Zenith Electronics 1935 - 1982", "Employer"), ("80% 24 IU", "Vitamin E"),
+                       ("See Characters", "Main character"), ("Paper and ink.", "Material")]:
+        assert not mp.fits_a_clause(value, key), value
+    assert mp.fits_a_clause("Bedford, New Hampshire, U.S.", "Residence")
+    assert mp.fits_a_clause("June 5, 2009", "Release date") and mp.fits_a_clause("Pop", "Genre")
+    assert mp.modifier_clause("Prime Minister", "Ann Roe", person=False) == "whose Prime Minister is Ann Roe"
+    for key in ("Board member of", "Formerly called", "Years of service", "Television"):
+        assert mp.modifier_clause(key, "Ann Roe", person=False) is None, key
     # A title inside a longer noun phrase, brackets or a coordination takes no modifier.
     sentence = "He serves in the Faroe Islands government."
     assert not mp.ends_a_noun_phrase(nlp(sentence), sentence.index(" government"))
@@ -254,6 +263,9 @@ def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
     assert mp.ends_a_noun_phrase(nlp(sentence), sentence.index(" are"))
     text = "East and West Jerusalem (Jerusalem) are old."
     assert not mp.stands_alone(text, text.index("West"), text.index(" (")) and not mp.stands_alone(text, 25, 34)
+    for text, name in [("Cape Cross' sire was Green Desert.", "Cape Cross"), ("The writer of Hot Fuzz is Ann.", "Hot Fuzz"),
+                       ("Bradley Cooper, the actor, was born in 1975.", "Bradley Cooper")]:
+        assert not mp.stands_alone(text, text.index(name), text.index(name) + len(name)), text
 
 
 # ---------------------------------------------------------------- every probe, end to end

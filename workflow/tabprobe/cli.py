@@ -332,7 +332,8 @@ def cmd_curate(args, console) -> int:
     needs = Counter(kind for item in items for kind in item.needs)
     decided = sum(1 for item in items if item.decision is not None)
     console.print(_text(f"{probe.name} on {args.split}", "bold"),
-                  f"(seed {seed}, cap {limit or 'none'}): {len(items)} examples to review of {generated.num_rows} "
+                  f"(seed {seed}, cap {limit or 'none'}): {len(items)} example{'' if len(items) == 1 else 's'} to review "
+                  f"of {generated.num_rows} "
                   f"generated ({', '.join(f'{k} {v}' for k, v in sorted(needs.items())) or 'none needs review'}); "
                   f"{decided} decided earlier" + (f", {stale} earlier decisions no longer match the probe's output "
                                                   "and were left out" if stale else "") + ".")

@@ -3,11 +3,12 @@ of the same kind (paper section 4: "replacing a named entity in the hypothesis w
 entity of the same type"): the table now contradicts the hypothesis, ENTAIL -> CONTRADICT.
 
 "The same kind" is read off the tables, not only the parser: the entity must stand in its table
-as a whole value, or as the first, middle or last part of a comma-separated value ("Vienna,
-Austria"), under some key; its substitute is a name the split's hypotheses use for an entity of
-the same parser type standing in the same place under the same key of another table. So a
-country is replaced by a country ("Country", or the last part of "Born"), a city by a city,
-and never by a company or a product that the parser mistyped. The table's own subject (its
+as the one value of a row, or as a part of a comma-separated address in it ("Vienna, Austria"),
+under some key; its substitute is a name the split's hypotheses use for an entity of the same
+parser type standing in the same place (the same part of an address of as many parts) under the
+same key of another table of the same category. So a country is replaced by a country
+("Country", or the last part of "Born"), a city by a city, and never by a company or a product
+that the parser mistyped; a name written as part of an address in the sentence is left alone. The table's own subject (its
 title, the names it lists, a name in brackets) is never replaced: a hypothesis about another
 subject would be NEUTRAL, not CONTRADICT."""
 
@@ -33,22 +34,24 @@ def strip_article(text: str) -> str:
 def slots(table: Table, name: str) -> set[tuple[str, str]]:
     """Where `name` stands in the table, in a row with one value (a row listing several may
     list only some, so another name would not contradict it): (key, "whole") for the whole value,
-    (key, "first" / "middle" / "last") for a part of a comma-separated value. Keys and names
-    compared without case and spacing."""
+    (key, "i/n") for the i-th of the n parts of a comma-separated address, its date parts dropped
+    ("May 15, 2003 Nashville, Tennessee, U.S.": Tennessee is 1/3 of Nashville, Tennessee, U.S.), so
+    a city stands where a city stands and a state where a state does. Keys and names compared
+    without case and spacing."""
     wanted = normalised(name)
     found = set()
     for row in table.rows:
         if len(row.values) != 1:
             continue
         key = normalised(row.key)
-        for value in row.values:
-            if normalised(value) == wanted:
-                found.add((key, "whole"))
-                continue
-            parts = [normalised(p) for p in value.split(",")]
-            for i, part in enumerate(parts if len(parts) > 1 else []):
-                if part == wanted:
-                    found.add((key, "first" if i == 0 else "last" if i == len(parts) - 1 else "middle"))
+        value = row.values[0]
+        if normalised(value) == wanted:
+            found.add((key, "whole"))
+            continue
+        parts = [normalised(p) for p in value.split(",") if p.strip() and not re.search(r"\d", p)]
+        for i, part in enumerate(parts if len(parts) > 1 else []):
+            if part == wanted:
+                found.add((key, f"{i}/{len(parts)}"))
     return found
 
 
@@ -80,13 +83,16 @@ def usable(entity, table: Table) -> bool:
     if name_run(text, start, end) != (start, end) or re.search(r"[A-Z][\w.'’-]*\s+(?:of|de|and|&)\s+(?:the\s+)?$",
                                                              text[:start]):
         return False
+    if re.search(r"[A-Z][\w.'’-]*,\s*$", text[:start]) or re.match(r",\s*[A-Z]", text[end:]):
+        return False  # part of an address in the sentence ("Paris, France"): another city makes it "Seattle, France"
     return bool(slots(table, name))
 
 
-def entity_pool(docs, tables) -> dict[tuple[str, str, str, bool], list[str]]:
-    """(parser type, key, place in the value, written with "the") -> the sorted names that the
-    split's hypotheses give entities of that type standing there in their own table."""
-    pool: dict[tuple[str, str, str, bool], set[str]] = {}
+def entity_pool(docs, tables) -> dict[tuple, list[str]]:
+    """(parser type, table category, key, place in the value, written with "the") -> the sorted
+    names that the split's hypotheses give entities of that type standing there in their own
+    table (the category too: an album's Artist is a band, a painting's a painter)."""
+    pool: dict[tuple, set[str]] = {}
     for uid in sorted(docs):
         doc = docs[uid]
         table = tables.get(doc.user_data.get("table_id"))
@@ -97,7 +103,7 @@ def entity_pool(docs, tables) -> dict[tuple[str, str, str, bool], list[str]]:
                 continue
             name = " ".join(strip_article(entity.text).split())
             for key, place in slots(table, name):
-                pool.setdefault((entity.label_, key, place, takes_article(entity)), set()).add(name)
+                pool.setdefault((entity.label_, table.category, key, place, takes_article(entity)), set()).add(name)
     return {slot: sorted(names) for slot, names in sorted(pool.items())}
 
 
@@ -117,7 +123,7 @@ def substitutes(entity, table: Table, pool) -> list[str]:
     text = table_text(table)
     options = set()
     for key, place in slots(table, strip_article(entity.text)):
-        options.update(pool.get((entity.label_, key, place, takes_article(entity)), ()))
+        options.update(pool.get((entity.label_, table.category, key, place, takes_article(entity)), ()))
     return sorted(c for c in options if normalised(c) not in text and own not in normalised(c)
                   and normalised(c) not in own and not names_subject(c, table) and not aliases(c, own))
 

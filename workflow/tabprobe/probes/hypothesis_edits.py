@@ -241,7 +241,7 @@ def table_value(item: MonotoneNumber, doc, table) -> tuple[float, dict] | None:
     a cell without a unit, whose key's words are in the hypothesis; None when there is not
     exactly one such cell (then only a person can check the label)."""
     from .number_edits import quantity_cells
-    from .table_edits import key_words
+    from .table_edits import key_words, stem
 
     if item.token < 0 or item.temporal:
         return None
@@ -249,7 +249,7 @@ def table_value(item: MonotoneNumber, doc, table) -> tuple[float, dict] | None:
     unit = after.lower_.rstrip("s") if after is not None and not after.is_punct else ""
     if unit in _MULTIPLIERS or unit.rstrip("s") in _MULTIPLIERS:
         return None
-    words = {w[:6] if len(w) > 6 else w.rstrip("s") for w in re.findall(r"[a-z]+", doc.text.casefold())}
+    words = {stem(w) for w in re.findall(r"[a-z]+", doc.text.casefold())}
     matches = []
     for r, v, value, cell_unit in quantity_cells(table):
         first = cell_unit.split()[0].lower().rstrip("s") if cell_unit else ""
@@ -435,7 +435,8 @@ POLARITY_ITEMS = frozenset({"any", "anyone", "anybody", "anything", "anywhere", 
 # sentence: "Some nations do not send ...", "All drinks are not sugar free".
 QUANTIFYING = frozenset({"some", "all", "each", "every", "most", "many", "few", "several", "any", "no", "both",
                          "more", "less", "fewer", "almost", "nearly", "over", "under", "about", "a", "an",
-                         "anyone", "anybody", "everyone", "everybody", "someone", "somebody", "one"})
+                         "anyone", "anybody", "everyone", "everybody", "someone", "somebody", "one", "half",
+                         "majority", "minority", "third", "quarter", "percent", "%", "rest", "none", "either"})
 _MODALS = frozenset({"be", "have", "do", "will", "would", "can", "could", "shall", "should", "may", "might", "must",
                      "ought", "need", "dare"})
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -451,8 +452,11 @@ def quantified_subject(doc) -> bool:
     "10 nations", "More than 50 people", "Anyone with over 12,000 yards", "An act"): there a
     negation or a number moved in the predicate does not simply flip the sentence."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
-    for subject in (c for root in roots for c in root.children if c.dep_ in _SUBJECTS):
-        for token in subject.subtree:
+    for root in roots:
+        # the subject, and what floats between it and the verb ("The suspects all work")
+        before = [t for c in root.children if c.dep_ in _SUBJECTS for t in c.subtree] + \
+                 [t for t in doc[:root.i] if t.dep_ in ("advmod", "det", "predet", "quantmod", "nummod")]
+        for token in before:
             if token.lower_ in QUANTIFYING or (token.like_num and not is_year(token.text)) or token.dep_ == "quantmod":
                 return True
     return False
@@ -482,6 +486,8 @@ def negation_edit(doc) -> tuple[str, dict] | None:
         return None  # "wrote, directed and starred": negating one verb of several
     if any(t.lower_ in HEDGES | FOCUS_WORDS for t in doc):
         return None
+    if any(t.pos_ == "ADV" and t.head == root and t.i < root.i and t.lower_ not in ("not", "n't") for t in doc):
+        return None  # "first wrestled" -> "first did not wrestle": "not" would land after the adverb
     negations = [t for t in doc if t.dep_ == "neg" and t.lower_ in ("not", "n't")]
     if negations:
         neg = negations[0]

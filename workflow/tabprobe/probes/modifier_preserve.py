@@ -27,7 +27,19 @@ NOT_ATTRIBUTES = frozenset({
     "current constitution", "schedule", "proof", "declination", "right ascension", "elevation", "highest elevation",
     "established", "founded", "formation", "released", "recorded", "signed", "successor", "predecessor", "preceded by",
     "succeeded by", "followed by", "replaced by", "other", "notes", "note", "features", "first", "last", "next",
+    "television", "radio", "film", "films", "body", "beard", "accession", "settlement", "random chance",
 })
+# Keys under which a date names an event of the subject's history ("Republic: 17 June 1944"),
+# not an attribute; these may hold dates.
+DATE_KEYS = ("date", "born", "died", "released", "founded", "established", "opened", "premiere", "published")
+_DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\bc\.\s*\d|\b\d+(?:st|nd|rd|th) century\b|\b(?:BCE|BC|AD|CE)\b|"
+                         r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
+# A placeholder or cross-reference instead of a value.
+PLACEHOLDER = re.compile(r"^(?:see\b|none$|n/?a$|unknown$|tba$|tbd$|various$)", re.IGNORECASE)
+# Keys whose value is one place of several levels ("Bedford, New Hampshire, U.S."): the only
+# values a comma may sit in.
+PLACE_KEYS = frozenset({"residence", "origin", "location", "home town", "hometown", "birthplace", "headquarters",
+                        "place of birth", "country of origin", "resting place", "place"})
 # Participles of "X by" keys that read "which was X by V" ("Directed by", "Written by").
 IRREGULAR_PARTICIPLES = frozenset({"written", "drawn", "sung", "made", "built", "run", "held", "led", "won", "shown",
                                    "given", "taken", "chosen", "driven", "ridden", "brought", "bought", "taught"})
@@ -38,22 +50,36 @@ UNFIT_VALUE = re.compile(r"[()\[\]/:;|–—]|\d{4}-\d{2}|\bpresent\b|\s[,.]|^\W
 
 
 def _lower(key: str) -> str:
-    """A key inside a sentence: its first word in lower case (unless an acronym), proper nouns
-    after it kept ("Rank in China" -> "rank in China")."""
+    """A key inside a sentence: in sentence case its first word in lower case (unless an
+    acronym), proper nouns after it kept ("Rank in China" -> "rank in China"); a title-case key
+    kept whole ("Prime Minister", never "prime Minister")."""
     words = key.split()
+    if len(words) > 1 and all(w[:1].isupper() for w in words):
+        return key  # an office in title case ("Prime Minister"); "Rank in China" is in sentence case
     first = words[0] if words[0].isupper() and len(words[0]) > 1 else words[0].lower()
     return " ".join([first, *words[1:]])
 
 
-def fits_a_clause(value: str) -> bool:
-    """A value "whose K is V" can carry: short, one thing (a comma only between proper names, as in
-    "Bedford, New Hampshire, U.S."; not "Singer, actor, comedian"), no raw formatting, no bare year."""
-    if not value.strip() or len(value) > MAX_VALUE_CHARS or UNFIT_VALUE.search(value):
+def fits_a_clause(value: str, key: str = "") -> bool:
+    """A value "whose K is V" can carry: short, one thing (not "Singer, actor, comedian", "Lady and
+    Mr. Boscovitch's Dog" or five names in a row; a comma only in a place of several levels,
+    "Bedford, New Hampshire, U.S."), no raw formatting ("1935 - 1982", "80% 24 IU", "4043+- 375
+    K"), no placeholder ("See Characters"), and no date unless the key is a date's ("Republic: 17
+    June 1944" is an event, not an attribute)."""
+    value = value.strip()
+    if not value or len(value) > MAX_VALUE_CHARS or UNFIT_VALUE.search(value) or PLACEHOLDER.match(value):
         return False
-    if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value.strip()):
-        return False  # "whose kingdom of Bohemia is 1198": a bare year names an event, not a value
+    low = " ".join(re.sub(r"\(s\)", "", key).lower().split())
+    if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value) or (_DATE_VALUE.search(value) and not low.endswith(DATE_KEYS)):
+        return False
+    if re.search(r"\s(?:and|&)\s|\+-|%\s*\d|\d\s+-\s+\d", value) or sum(w[:1].isupper() for w in value.split()) >= 5:
+        return False
+    if value.endswith(".") and not re.search(r"(?:\b[A-Z]\.)+$|\b(?:Inc|Ltd|Co|Jr|Sr|St)\.$", value):
+        return False  # "Paper and ink." ends a sentence of its own
+    if low.endswith(DATE_KEYS) and _DATE_VALUE.search(value):
+        return True  # "June 5, 2009": the comma of a date
     parts = [p.strip() for p in value.split(",")]
-    return len(parts) == 1 or all(p[:1].isupper() for p in parts)
+    return len(parts) == 1 or (low in PLACE_KEYS and all(p[:1].isupper() for p in parts))
 
 
 def modifier_clause(key: str, value: str, person: bool) -> str | None:
@@ -63,15 +89,21 @@ def modifier_clause(key: str, value: str, person: bool) -> str | None:
     if not words or len(words) > 3 or not re.fullmatch(r"[A-Za-z][A-Za-z' -]*", key):
         return None
     if low in ("born", "died"):
-        return f"who was {low} on {value}" if person and BARE_DATE.match(value) else None
+        verb = "was born" if low == "born" else "died"
+        return f"who {verb} on {value}" if person and BARE_DATE.match(value) else None
     if low in NOT_ATTRIBUTES or "name" in low:
         return None
+    if words[-1].lower() in ("of", "from", "for", "in", "to", "at", "with") or any(
+            w.lower().endswith(("ed", "en")) and w.lower() not in ("garden", "women", "children", "linen", "seven", "eleven")
+            for w in words[1:]):
+        return None  # "Board member of", "Formerly called", "Constitution amended": no attribute noun
     if low.endswith(" by"):
         participle = words[0].lower()
         if len(words) != 2 or not (participle.endswith("ed") or participle in IRREGULAR_PARTICIPLES):
             return None
         return f"{'who' if person else 'which'} was {low} {value}"
-    if words[0].lower().endswith(("ed", "ing")) or is_plural(words[-1]):
+    head = words[0] if " of " in f" {low} " else words[-1]  # "Years of service": years
+    if words[0].lower().endswith(("ed", "ing")) or is_plural(head):
         return None  # "Recorded", "Starring", "Genres", "Children"
     return f"whose {_lower(key)} is {value}"
 
@@ -89,6 +121,8 @@ def stands_alone(text: str, start: int, end: int) -> bool:
     before, after = text[:start], text[end:]
     if before.count("(") > before.count(")") or before.count('"') % 2 or re.search(r"[(\"“'‘]\s*$", before):
         return False
+    if re.search(r"\bof\s+(?:the\s+)?$", before, re.IGNORECASE) or re.match(r"['’]|\s*,\s*(?:the|a|an)\b", after):
+        return False  # "The writer of X, whose ..." reads as the writer's; "Cape Cross' sire"; an appositive
     if re.match(r"\s*[(\"”’]|[.\-/@]\w", after):
         return False  # a bracket or quote follows, or the name is part of a web address ("Brockhampton.com")
     return not re.search(r"\b(?:and|or|&)\s+$", before, re.IGNORECASE) and not re.match(r"\s+(?:and|or|&)\b", after,
@@ -119,7 +153,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         if len(row.values) != 1:
             continue  # a list: "whose genre is Pop" would be false for a pop and rock album
         value = row.values[0]
-        if not fits_a_clause(value) or value.lower() in lowered or row.key.lower() in lowered:
+        if not fits_a_clause(value, row.key) or value.lower() in lowered or row.key.lower() in lowered:
             continue
         clause = modifier_clause(row.key, value, person)
         if clause is not None:

@@ -45,7 +45,7 @@ def _lower(words: str) -> str:
 
 
 
-def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: bool = False) -> str:
+def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: bool = False) -> str | None:
     """The hypothesis: "The length of Fearless is more than 50 minutes.", "The number of episodes
     of Lost is exactly 121.", "Kate Hudson has fewer than 3 children." (a plural key counts), "The
     earnings of Danehill are more than 177,465 Euros." (digits grouped as the cell groups them)."""
@@ -55,6 +55,8 @@ def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: boo
     if (count := COUNT_KEY.match(key)):
         return f"The number of {_lower(count.group(1))} of {name} is {relation} {amount}."
     plural = bool(key.split()) and is_plural(key.split()[-1])
+    if plural and not unit and n == 1:
+        return None  # "has exactly 1 children": no plural for one
     if plural and not unit:
         verb = {"more than": "more than", "less than": "fewer than", "exactly": "exactly"}[relation]
         return f"{name} has {verb} {number} {_lower(key)}."
@@ -92,8 +94,11 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         provenance = {"rule": "comparative_template", "row": row_index, "key": row.key, "value": value,
                       "relation": relation, "number": n, "range": list(bounds) if bounds else None}
         grouped = "," in row.values[value_index] and not bounds
-        out.append(ProbeExample(sentence(row.key, name, relation, n, unit, grouped), new_table,
-                                label_for(relation, value, n), provenance))
+        text = sentence(row.key, name, relation, n, unit, grouped)
+        if text is not None:
+            out.append(ProbeExample(text, new_table, label_for(relation, value, n), provenance))
+    if not out:
+        raise NotApplicable("no comparison with a quantity of the table reads as English (\"1 children\")")
     return out
 
 

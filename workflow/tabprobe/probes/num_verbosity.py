@@ -8,8 +8,8 @@ import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .invariants import CHANGES_SOMETHING, HYPOTHESIS_KEPT, ROW_EDITS_REPLAY
-from .number_edits import NUMERIC_CELL, integer_value, quantities
-from .table_edits import key_words
+from .number_edits import NUMERIC_CELL, integer_value, is_unit, quantities
+from .table_edits import key_words, stem
 from ..table import Row
 
 
@@ -18,7 +18,7 @@ def _unit_word(text: str) -> str:
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    hypothesis_words = {w[:6] if len(w) > 6 else w.rstrip("s") for w in re.findall(r"[a-z]+", example.hypothesis.casefold())}
+    hypothesis_words = {stem(w) for w in re.findall(r"[a-z]+", example.hypothesis.casefold())}
     out = []
     for digits in sorted({m.group(0) for m in quantities(example.hypothesis)}):
         after = [example.hypothesis[m.end():].split()[:1] for m in quantities(example.hypothesis) if m.group(0) == digits]
@@ -27,8 +27,8 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         for r, row in enumerate(table.rows):
             for v, value in enumerate(row.values):
                 m = NUMERIC_CELL.match(value)
-                if not m or m.group(1) != digits:
-                    continue
+                if not m or m.group(1) != digits or (m.group(2) and not is_unit(m.group(2).strip())):
+                    continue  # not a number and its unit ("2017 IPL" is a season's name)
                 unit = (m.group(2) or "").split()
                 if (unit and _unit_word(unit[0]) in units) or (key_words(row.key) & hypothesis_words):
                     cells.append((r, v))

@@ -17,7 +17,7 @@ from typing import Callable
 from ..table import Row, Table
 from .hypothesis_edits import apply_changes, change
 
-INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’-]|[.,]\d)")
+INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")
 MONTH_NAMES = re.compile(r"^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
                          r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?$", re.IGNORECASE)
 
@@ -32,6 +32,10 @@ def is_year_like(text: str) -> bool:
 
 def integers(text: str) -> list[re.Match]:
     return list(INTEGER.finditer(text))
+
+
+_ADDRESS = re.compile(r"\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|"
+                      r"Drive|Way|Place|Square|Highway|Route)\b")
 
 
 def quantities(text: str) -> list[re.Match]:
@@ -52,6 +56,8 @@ def quantities(text: str) -> list[re.Match]:
             starts_sentence = not text[:before.start()].strip() or re.search(r"[.!?]\s*$", text[:before.start()])
             if not (starts_sentence and word_before.lower() in STOP_WORDS):
                 continue  # part of a name ("Atari 2600", "Despicable Me 3"); "In 1990" starts a sentence
+        if _ADDRESS.match(text[m.end():]):
+            continue  # a house number ("221 Baker Street")
         out.append(m)
     return out
 
@@ -76,9 +82,12 @@ def rewritable_numbers(hypothesis: str, table: Table) -> set[str]:
     for digits in found:
         if occurrences(hypothesis, digits) != sum(1 for m in quantities(hypothesis) if m.group(0) == digits):
             continue
-        if occurrences(table.title, digits):
-            continue
-        reachable = sum(1 for row in table.rows for value in row.values for m in quantities(value) if m.group(0) == digits)
+        if occurrences(table.title, digits) or any(occurrences(key, digits) for key in table.keys):
+            continue  # in the title or a key: a name the rewrite must not touch, or evidence it cannot reach
+        cells = [value for row in table.rows for value in row.values if occurrences(value, digits)]
+        if any(len(integers(value)) >= 3 for value in cells):
+            continue  # a cell of many numbers (card ranks "A K Q J 10 9 8"): a list, not a quantity
+        reachable = sum(1 for value in cells for m in quantities(value) if m.group(0) == digits)
         if reachable == table_occurrences(table, digits):
             keep.add(digits)
     return keep
@@ -115,9 +124,10 @@ NUMERIC_CELL = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\s+[A-Za-z%][A-Za-z0-9%
 # jersey), "Area code", "Rank", "Season", "Established" ... ("No. of episodes" counts: allowed).
 NOT_A_QUANTITY = re.compile(
     r"\b(?:number|no|code|id|rank(?:ing)?|jersey|track|isbn|issn|zip|postal|postcode|route|channel|frequency|"
-    r"catalog(?:ue)?|model|serial|season|episode|chapter|volume|issue|pick|round|draft|position|seed|years?|date|"
+    r"catalog(?:ue)?|model|serial|season|episode|chapter|volume|issue|pick|round|draft|position|seed|year|date|"
     r"born|died|founded|established|released|formed|opened|built|launched|elected|term|era|period|since|record|"
-    r"score|retired|labels?|genres?|call|sign|designation|class|grade|level|version|generation)\b", re.IGNORECASE)
+    r"score|retired|label|genre|call|sign|designation|class|grade|level|version|generation|brand|address|"
+    r"street|phone|telephone|fax)s?\b", re.IGNORECASE)
 COUNT_KEY = re.compile(r"^(?:no\.?|number) of\s+(.+)$", re.IGNORECASE)
 
 
@@ -127,7 +137,7 @@ SUB_ROWS = frozenset({"total", "water", "land", "metro", "urban", "rural", "dens
 _CURRENCIES = frozenset({"euros", "euro", "usd", "pounds", "dollars", "yen", "rupees", "francs", "marks", "won"})
 
 
-def _is_unit(unit: str) -> bool:
+def is_unit(unit: str) -> bool:
     """A unit in words ("minutes", "km", "bytes RAM", "Euros", "%"), not a name ("Sky King") or
     an era ("BCE")."""
     first = unit.split()[0]
@@ -151,7 +161,7 @@ def quantity_cells(table: Table) -> list[tuple[int, int, int, str]]:
         if not m or is_year_like(m.group(1)) or integer_value(m.group(1)) <= 0:
             continue
         unit = (m.group(2) or "").strip().rstrip(" .")
-        if any(MONTH_NAMES.match(word) for word in unit.split()) or (unit and not _is_unit(unit)):
+        if any(MONTH_NAMES.match(word) for word in unit.split()) or (unit and not is_unit(unit)):
             continue
         out.append((r, 0, integer_value(m.group(1)), unit))
     return out

@@ -1,7 +1,7 @@
 """Replace one value of a multi-valued row by a value of the same key from another table of the
 same category (paper section 5.1, appendix Table 14): a value new to the row (compared without
-case, spacing and bracketed asides), of the same kind (a date for a date), in a row of plain
-values (no labelled slots such as "1st: 762.5 kJ/mol"). Only C -> E is named as prohibited by
+case, spacing and bracketed asides), of the same kind (a date for a date, a number for a
+number), in a row of plain values (no labelled slots such as "1st: 762.5 kJ/mol"). Only C -> E is named as prohibited by
 the paper; the full rule set is this project's reading (DESIGN.md)."""
 
 import re
@@ -19,8 +19,18 @@ def core(value: str) -> str:
 
 
 def plain(value: str) -> bool:
-    """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)") or list."""
-    return bool(value.strip()) and not re.search(r"[:()\[\];/]", value)
+    """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)") or list
+    ("Nantes, Rennes")."""
+    return bool(value.strip()) and not re.search(r"[:()\[\];/,]", value)
+
+
+def same_kind(old: str, new: str) -> bool:
+    """A date for a date, a number for a number (never a child's name for a count), and neither
+    holding the other ("Rock" is not updated to "Hard rock")."""
+    number = re.compile(r"^[\d.,]+(?:\s+\w+)?$")
+    a, b = core(old), core(new)
+    return (holds_a_date([old]) == holds_a_date([new]) and bool(number.match(old.strip())) == bool(number.match(new.strip()))
+            and a not in b and b not in a)
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -44,7 +54,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
             for other_row in ctx.tables[other_id].rows
             if normalised(other_row.key) == key
             for value in other_row.values
-            if plain(value) and core(value) not in held and holds_a_date([value]) == holds_a_date([old])
+            if plain(value) and core(value) not in held and same_kind(old, value)
         }
     )
     if not replacements:

@@ -29,7 +29,19 @@ def delete_row(table: Table, rng: np.random.Generator) -> tuple[Table, dict]:
 # Keys that name one attribute in other words: InfoTabS spells keys many ways, and a row under a
 # "new" key that says what another row already says can contradict it.
 KEY_SYNONYMS = (
-    frozenset({"nationality", "citizenship", "citizen"}),
+    frozenset({"nationality", "citizenship", "citizen", "ancestry", "ethnicity"}),
+    frozenset({"colour", "color", "coloured", "colored"}),
+    frozenset({"origin", "home", "hometown", "town", "residence", "birthplace", "born"}),
+    frozenset({"breed", "species", "genus", "kind"}),
+    frozenset({"alcohol", "abv", "proof"}),
+    frozenset({"occupants", "passengers", "crew", "fatalities", "injuries", "survivors", "deaths", "casualties"}),
+    frozenset({"studio", "recorded", "recording", "venue"}),
+    frozenset({"industry", "products", "product", "services", "service"}),
+    frozenset({"termini", "terminus", "start", "end", "route", "stops"}),
+    frozenset({"president", "monarch", "king", "queen", "leader", "prime", "minister", "chancellor", "governor",
+               "mayor", "head", "emperor", "premier", "sovereign"}),
+    frozenset({"editor", "editors", "edited", "editing"}),
+    frozenset({"medium", "type", "technique", "material", "materials"}),
     frozenset({"education", "alma", "mater", "school", "university", "college"}),
     frozenset({"height", "width", "length", "dimensions", "size", "depth", "diameter", "tall"}),
     frozenset({"weight", "mass"}),
@@ -45,13 +57,29 @@ KEY_SYNONYMS = (
 )
 # Rows about a life or an identity: from another table they contradict this one's (a death date
 # for a living person, a birth name, years active after death).
-IDENTITY_KEYS = frozenset({"born", "died", "birth", "death", "name", "spouse", "spouses", "children", "parents",
-                           "parent", "relatives", "partner", "partners", "active", "resting", "buried", "nationality",
-                           "citizenship", "sex", "gender", "height", "weight", "age", "cause"})
+IDENTITY_KEYS = frozenset({
+    "born", "died", "birth", "death", "name", "names", "known", "nickname", "nicknames", "aka", "alias", "spouse",
+    "spouses", "children", "parents", "parent", "father", "mother", "issue", "relatives", "family", "house", "dynasty",
+    "partner", "partners", "sire", "dam", "grandsire", "damsire", "active", "resting", "buried", "nationality",
+    "citizenship", "ancestry", "ethnicity", "residence", "home", "hometown", "origin", "sex", "gender", "height",
+    "weight", "age", "cause", "species", "breed", "genus", "kingdom", "order", "criminal", "penalty", "conviction",
+    "convicted", "charges", "status", "alcohol", "abv", "proof", "occupants", "passengers", "crew", "fatalities",
+    "injuries", "survivors", "deaths", "star", "host", "parent", "body", "discovered",
+    # offices: a crown prince in a republic, another country's president
+    "prince", "princess", "president", "secretary", "minister", "monarch", "king", "queen", "emperor", "chancellor",
+    "governor", "mayor", "leader", "speaker", "chairman", "ceo", "head", "premier", "sovereign",
+    # where the subject is: another table's country or city would place it twice
+    "country", "state", "nation", "city", "location", "located", "headquarters", "capital", "region"})
 _GENERIC = frozenset({"of", "the", "and", "by", "in", "for", "a", "an", "to", "at", "on", "no", "number", "s"})
+# Months of the Gregorian, Hebrew, Hindu and Islamic calendars InfoTabS dates use.
 _MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
-                     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b", re.IGNORECASE)
-_YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b", re.IGNORECASE)
+                     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|tishrei|cheshvan|kislev|tevet|shevat|adar|nisan|iyar|"
+                     r"sivan|tammuz|elul|chaitra|vaishakha|jyeshtha|ashadha|shravana|bhadrapada|ashvin|kartika|"
+                     r"margashirsha|pausha|magha|phalguna|shukla|krishna|paksha|muharram|safar|rabi|jumada|rajab|"
+                     r"shaban|ramadan|shawwal|dhu)\b", re.IGNORECASE)
+# A year, an era, a circa or a century: "1999", "221 BCE", "c. 870", "the 12th century", "present".
+_YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b|\d\s*(?:BCE|BC|AD|CE)\b|\bc\.\s*\d|"
+                   r"\b\d+(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=None)
@@ -59,7 +87,17 @@ def key_words(key: str) -> frozenset[str]:
     """The content words of a key, crudely stemmed ("Occupation(s)" -> {"occupa"}, "Distributed by"
     -> {"distri"}), for telling whether two keys name one attribute."""
     words = re.findall(r"[a-z]+", key.casefold().replace("(s)", ""))
-    return frozenset(w[:6] if len(w) > 6 else w.rstrip("s") for w in words if w not in _GENERIC)
+    return frozenset(stem(w) for w in words if w not in _GENERIC)
+
+
+def stem(word: str) -> str:
+    """A crude stem: common endings off, then at most five letters ("editor", "edited" -> "edit";
+    "distributor", "distributed" -> "distr")."""
+    for ending in ("ings", "ing", "ions", "ion", "ors", "ers", "or", "er", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    return word[:5]
 
 
 @lru_cache(maxsize=None)
@@ -88,8 +126,8 @@ def insertable(row: Row, table: Table) -> bool:
     a value that is no date (dates of one table clash with another's: a marriage before birth)."""
     if not row.key.strip() or not any(v.strip() for v in row.values):
         return False
-    if set(re.findall(r"[a-z]+", row.key.casefold())) & IDENTITY_KEYS:
-        return False
+    if set(re.findall(r"[a-z]+", row.key.casefold())) & IDENTITY_KEYS or re.search(r"\d", row.key):
+        return False  # a life, an identity, what the subject is; a key holding a date ("1990–1995")
     if holds_a_date(row.values):
         return False
     return not any(related_keys(row.key, key) for key in table.keys)
@@ -133,7 +171,7 @@ def insert_new_key_row(table: Table, tables: Mapping[str, Table], rng: np.random
     if table.category is None:
         raise NotApplicable("table has no category to draw same-category rows from")
     against = against or table
-    person = has_born_row(table)
+    person = has_born_row(against)  # the table's own kind, even with its Born row just deleted
     candidates = [
         (other.table_id, row)
         for other_id in sorted(tables)

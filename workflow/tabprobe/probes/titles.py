@@ -12,6 +12,7 @@ a form of its title that stands as a whole name in the sentence, never part of a
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -20,8 +21,9 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from ..table import Table
 from .invariants import Invariant
 
-# Categories whose titles are people's names, so a surname alone names them ("Obama").
-PERSON_CATEGORIES = frozenset({"Person", "Musician"})
+# Categories of places, whose titles may add a state or country ("Columbus, Georgia"); elsewhere
+# a comma is part of the name ("Crazy, Stupid, Love.").
+PLACE_CATEGORIES = frozenset({"City", "Country"})
 # Letters after a name that are not part of it ("Bryan Adams OC OBC", "John Macleod, FRS").
 POST_NOMINALS = frozenset({"oc", "obc", "mbe", "obe", "cbe", "kbe", "dbe", "frs", "frse", "qc", "kc", "pc", "mp", "cstj",
                            "phd", "gcoiih", "jr", "sr", "ii", "iii", "iv"})
@@ -92,9 +94,9 @@ def bracketed_names(title: str) -> list[str]:
 
 
 def is_person(table: Table) -> bool:
-    words = _words(name_part(table.title))
-    return (table.category in PERSON_CATEGORIES and 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words)
-            and words[-1].lower() not in GROUP_WORDS)
+    """A person's table: a "Born" row, or the Person category (a band or a duo of the Musician
+    category has none; "Cher" and "Common" do)."""
+    return table.category == "Person" or any(key.strip().casefold() == "born" for key in table.keys)
 
 
 def forms(table: Table) -> list[tuple[str, str]]:
@@ -106,12 +108,13 @@ def forms(table: Table) -> list[tuple[str, str]]:
     found = [(full, "title"), (name, "name")]
     if name.lower().startswith("the "):
         found.append((name[4:], "name"))
-    if ", " in name:
+    if ", " in name and table.category in PLACE_CATEGORIES:
         place = name.split(", ")[0]
         if len(place) >= 3 and place.lower() not in STOP_WORDS and place[:1].isupper():
             found.append((place, "place"))
     words = _words(name)
-    if is_person(table) and len(words[-1]) >= 3:
+    if (is_person(table) and 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and len(words[-1]) >= 3
+            and words[-1].lower() not in GROUP_WORDS):
         found.append((words[-1], "surname"))
     seen, out = set(), []
     for form, kind in found:
@@ -126,21 +129,25 @@ class Mention:
     start: int
     end: int
     kind: str  # "title", "name", "place" or "surname"
+    article: bool = False  # "the" before the name is part of the span ("the Faroe Islands")
+    form: bool = True  # the span is a form of the title (not the subject's name with middle names)
 
 
-_CAPITALISED = re.compile(r"[A-Z][\w'’.-]*$")
+# A capitalised word, whatever follows its capital: "K?lm?n" (a character lost in the data) too.
+_CAPITALISED = re.compile(r"[A-Z][^\s]*$")
 
 
-def _is_name_word(word: str) -> bool:
+def _is_name_word(word: str, honorifics: bool = False) -> bool:
     """A capitalised word that can be part of a proper name (not "The", "In", "Since" starting a
-    sentence, not an honorific)."""
+    sentence); an honorific ("Princess") only after a name, unless `honorifics`."""
     bare = word.strip(".,;:!?\"()[]")
-    return bool(_CAPITALISED.match(bare)) and bare.lower() not in STOP_WORDS and bare.lower().strip(".") not in HONORIFICS
+    return (bool(_CAPITALISED.match(bare)) and bare.lower() not in STOP_WORDS
+            and (honorifics or bare.lower().strip(".") not in HONORIFICS))
 
 
 def name_run(text: str, start: int, end: int) -> tuple[int, int]:
     """The longest run of name words around text[start:end] (joined by single spaces or
-    hyphens): the whole proper name that span belongs to."""
+    hyphens): the whole proper name that span belongs to ("Ciara Princess Harris")."""
     while True:
         before = re.search(r"(\S+)([ -])$", text[:start])
         if not before or not _is_name_word(before.group(1)) or re.search(r"[.,;:!?)]$", before.group(1)):
@@ -148,7 +155,7 @@ def name_run(text: str, start: int, end: int) -> tuple[int, int]:
         start = before.start(1)
     while True:
         after = re.match(r"[ -](\S+)", text[end:])
-        if not after or not _is_name_word(after.group(1)):
+        if not after or not _is_name_word(after.group(1), honorifics=True):
             break
         word = after.group(1)
         end += 1 + len(re.match(r"[^.,;:!?)'’]*", word).group(0))
@@ -169,9 +176,14 @@ def mentions(text: str, table: Table) -> list[Mention]:
     found = []
     for form, kind in forms(table):
         flags = 0 if kind in ("surname", "place") else re.IGNORECASE
-        pattern = re.compile(r"(?<![\w-])" + r"\s+".join(map(re.escape, form.split())) + r"(?![\w]|-\w)", flags)
+        # whole words, not inside a web address ("Brockhampton.com") or a hyphenated word
+        pattern = re.compile(r"(?<![\w./@-])" + r"\s+".join(map(re.escape, form.split())) + r"(?![\w]|-\w|[./@]\w)", flags)
         for match in pattern.finditer(text):
             start, end = match.span()
+            # an honorific before the name belongs to the mention ("Dame Julie Andrews")
+            while (honorific := re.search(r"(\S+) $", text[:start])) and honorific.group(1).lower().strip(".") in HONORIFICS \
+                    and honorific.group(1)[:1].isupper():
+                start = honorific.start(1)
             run = name_run(text, start, end)
             if run != (start, end):
                 run_words = _words(text[run[0]:run[1]])
@@ -179,12 +191,15 @@ def mentions(text: str, table: Table) -> list[Mention]:
                              and run_words[0] == name_words[0] and run_words[-1] == name_words[-1])
                 if not full_name:
                     continue  # part of another name
-                (start, end), kind_here = run, "name"
+                (start, end), kind_here, is_form = run, "name", False
             else:
-                kind_here = kind
+                kind_here, is_form = kind, start == match.start()
+            article = re.search(r"\b[Tt]he $", text[:start])
+            if article and not text[start:end].lower().startswith("the "):
+                start = article.start()  # "the Faroe Islands": the partner may take none ("Japan")
             if not any(taken[start:end]):
                 taken[start:end] = [True] * (end - start)
-                found.append(Mention(start, end, kind_here))
+                found.append(Mention(start, end, kind_here, bool(article), is_form))
     return sorted(found, key=lambda m: m.start)
 
 
@@ -230,12 +245,21 @@ def attested_names(table: Table, hypotheses: Iterable[str]) -> dict[str, str]:
     kind found): what annotators call it, so it can stand in another sentence. A title that
     no hypothesis uses ("Free agent" on a footballer's table) attests nothing."""
     out: dict[str, str] = {}
+    articles = Counter()
     for text in hypotheses:
         for mention in mentions(text, table):
-            form = _as_in_title(" ".join(_words(text[mention.start:mention.end])), table)
+            if not mention.form:
+                continue  # "Hiram Hamilton Maxim" may be another Maxim than the title's
+            span = text[mention.start:mention.end]
+            if mention.article:
+                span = re.sub(r"^[Tt]he ", "", span)
+            articles[mention.article] += 1
+            form = _as_in_title(" ".join(_words(span)), table)
             kind = "name" if mention.kind == "title" else mention.kind
             if len(form) > len(out.get(kind, "")):
                 out[kind] = form
+    if articles[True] > articles[False]:
+        out["article"] = "the"  # "the United States": its hypotheses write it with "the"
     surname = next((form for form, kind in forms(table) if kind == "surname"), None)
     if "name" in out and "surname" not in out and surname:
         out["surname"] = surname  # a person named in full may be named by the last word of that name
@@ -263,8 +287,12 @@ def replacement(mention: Mention, partner: Mapping[str, str]) -> str | None:
     surname by its surname, a place by its place name, where it has them; else its whole name
     (None when its hypotheses never give it one)."""
     if mention.kind in ("surname", "place") and mention.kind in partner:
-        return partner[mention.kind]
-    return partner.get("name")
+        name = partner[mention.kind]
+    else:
+        name = partner.get("name")
+    if name is None or not mention.article or name.lower().startswith("the "):
+        return name
+    return f"the {name}" if partner.get("article") else name
 
 
 def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[str, list[dict]]:
@@ -284,6 +312,8 @@ def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[
         if new is None:
             raise NotApplicable("the partner's hypotheses never give its whole name")
         old = text[m.start:m.end]
+        if old[:1].isupper() and new[:1].islower():
+            new = new[0].upper() + new[1:]  # "The Faroe Islands" -> "The United States"
         out = out[: m.start + shift] + new + out[m.end + shift:]
         shift += len(new) - len(old)
         edits.append({"start": m.start, "end": m.end, "old": old, "new": new, "kind": m.kind})
