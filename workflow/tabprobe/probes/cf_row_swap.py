@@ -14,7 +14,7 @@ from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import relevant_indices, swap_rows_in, with_title
 from .table_edits import insertable
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant
-from .titles import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
+from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
 from ..table import Table
 
 
@@ -27,7 +27,8 @@ def _partners(table: Table, relevant: set[str], ctx: ProbeContext) -> list[Table
     fits = []
     for other_id in sorted(ctx.tables):
         other = ctx.tables[other_id]
-        if (other_id == table.table_id or "name" not in names[other_id] or same_subject(table, other, names)
+        if (other_id == table.table_id or "name" not in names[other_id] or not is_name_like(other)
+                or same_subject(table, other, names)
                 or names[other_id].get("gender", "-") != names[table.table_id].get("gender", "-")):
             continue
         theirs = {row.key: row.values for row in other.rows}

@@ -10,7 +10,7 @@ their subject are skipped and counted.
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import pair_tables, with_title
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE
-from .titles import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
+from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
 from ..table import Table
 
 
@@ -19,7 +19,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     if "partners" not in ctx.shared:
         # Only subjects the split's hypotheses name by their whole name can stand in for another;
         # people are paired with people the hypotheses call by the same pronoun, within a category.
-        nameable = {t: ctx.tables[t] for t in ctx.tables if "name" in names[t]}
+        nameable = {t: ctx.tables[t] for t in ctx.tables if "name" in names[t] and is_name_like(ctx.tables[t])}
         ctx.shared["partners"] = pair_tables(nameable, ctx.seed, "cf_title_swap",
                                              group=lambda t: f"{t.category or ''}/{names[t.table_id].get('gender', '-')}")
     partner_id = ctx.shared["partners"].get(table.table_id)

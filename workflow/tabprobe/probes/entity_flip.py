@@ -34,9 +34,9 @@ def strip_article(text: str) -> str:
 def slots(table: Table, name: str) -> set[tuple[str, str]]:
     """Where `name` stands in the table, in a row with one value (a row listing several may
     list only some, so another name would not contradict it): (key, "whole") for the whole value,
-    (key, "i/n") for the i-th of the n parts of a comma-separated address, its date parts dropped
-    ("May 15, 2003 Nashville, Tennessee, U.S.": Tennessee is 1/3 of Nashville, Tennessee, U.S.), so
-    a city stands where a city stands and a state where a state does. Keys and names compared
+    (key, "i/n") for the i-th of the n parts of a comma-separated address ("Nashville, Tennessee,
+    U.S.": Tennessee is 1/3), so a city stands where a city stands and a state where a state does;
+    an address holding a date ("May 15, 2003 Nashville, ...") gives none, its parts being shifted. Keys and names compared
     without case and spacing."""
     wanted = normalised(name)
     found = set()
@@ -48,7 +48,9 @@ def slots(table: Table, name: str) -> set[tuple[str, str]]:
         if normalised(value) == wanted:
             found.add((key, "whole"))
             continue
-        parts = [normalised(p) for p in value.split(",") if p.strip() and not re.search(r"\d", p)]
+        if re.search(r"\d", value):
+            continue  # a date mixed into the address shifts its parts: which level is which is lost
+        parts = [normalised(p) for p in value.split(",") if p.strip()]
         for i, part in enumerate(parts if len(parts) > 1 else []):
             if part == wanted:
                 found.add((key, f"{i}/{len(parts)}"))

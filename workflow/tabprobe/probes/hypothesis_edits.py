@@ -506,6 +506,8 @@ def negation_edit(doc) -> tuple[str, dict] | None:
     if is_negated(doc):
         return None
     auxiliaries = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    if any(a.lemma_.lower() == "have" for a in auxiliaries) and any(t.lower_ in ("since", "for") for t in doc):
+        return None  # "has not been active since his teens" reads as "inactive since then", not as the negation
     if auxiliaries:  # "was born" -> "was not born", "has been active" -> "has not been active"
         anchor = auxiliaries[0]
         if anchor.lemma_.lower() not in _MODALS:  # "got married" -> "did not get married"

@@ -28,6 +28,9 @@ NOT_ATTRIBUTES = frozenset({
     "established", "founded", "formation", "released", "recorded", "signed", "successor", "predecessor", "preceded by",
     "succeeded by", "followed by", "replaced by", "other", "notes", "note", "features", "first", "last", "next",
     "television", "radio", "film", "films", "body", "beard", "accession", "settlement", "random chance",
+    # rows of a planet's host star, which InfoTabS puts in the planet's table
+    "spectral type", "apparent magnitude", "temperature", "right ascension", "distance", "mass", "radius",
+    "luminosity", "metallicity", "age", "olympic",
 })
 # Keys under which a date names an event of the subject's history ("Republic: 17 June 1944"),
 # not an attribute; these may hold dates.
@@ -35,7 +38,7 @@ DATE_KEYS = ("date", "born", "died", "released", "founded", "established", "open
 _DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\bc\.\s*\d|\b\d+(?:st|nd|rd|th) century\b|\b(?:BCE|BC|AD|CE)\b|"
                          r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
 # A placeholder or cross-reference instead of a value.
-PLACEHOLDER = re.compile(r"^(?:see\b|none$|n/?a$|unknown$|tba$|tbd$|various$)", re.IGNORECASE)
+PLACEHOLDER = re.compile(r"^(?:see\b|none$|n/?a$|unknown$|tba$|tbd$|various$|yes$|no$)", re.IGNORECASE)
 # Keys whose value is one place of several levels ("Bedford, New Hampshire, U.S."): the only
 # values a comma may sit in.
 PLACE_KEYS = frozenset({"residence", "origin", "location", "home town", "hometown", "birthplace", "headquarters",
@@ -72,8 +75,9 @@ def fits_a_clause(value: str, key: str = "") -> bool:
     low = " ".join(re.sub(r"\(s\)", "", key).lower().split())
     if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value) or (_DATE_VALUE.search(value) and not low.endswith(DATE_KEYS)):
         return False
-    if re.search(r"\s(?:and|&)\s|\+-|%\s*\d|\d\s+-\s+\d", value) or sum(w[:1].isupper() for w in value.split()) >= 5:
-        return False
+    if re.search(r"\s(?:and|&)\s|\+-|%|\d\s+-\s+\d|\s-\s|\bNo\.\s*\w*\d", value) \
+            or sum(w[:1].isupper() for w in value.split()) >= 5:
+        return False  # a list, a share, a range ("June - December 2004"), a registration number
     if value.endswith(".") and not re.search(r"(?:\b[A-Z]\.)+$|\b(?:Inc|Ltd|Co|Jr|Sr|St)\.$", value):
         return False  # "Paper and ink." ends a sentence of its own
     if low.endswith(DATE_KEYS) and _DATE_VALUE.search(value):

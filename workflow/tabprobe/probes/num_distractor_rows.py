@@ -26,7 +26,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
     inserted, current = [], table
     for _ in range(wanted):
         try:
-            current, change = insert_new_key_row(current, ctx.tables, ctx.rng, accept=is_distractor)
+            current, change = insert_new_key_row(current, ctx, accept=is_distractor)
         except NotApplicable:
             break
         inserted.append(change["inserted_row"])

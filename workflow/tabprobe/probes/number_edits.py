@@ -34,6 +34,9 @@ def integers(text: str) -> list[re.Match]:
     return list(INTEGER.finditer(text))
 
 
+IDENTIFIER_WORDS = frozenset({"number", "no", "brand", "code", "route", "track", "episode", "season", "chapter", "volume",
+                              "page", "room", "flight", "model", "version", "series", "article", "section", "channel",
+                              "highway", "interstate", "platform", "gate", "jersey", "pick", "rank", "ranked"})
 _ADDRESS = re.compile(r"\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|"
                       r"Drive|Way|Place|Square|Highway|Route)\b")
 
@@ -58,6 +61,8 @@ def quantities(text: str) -> list[re.Match]:
                 continue  # part of a name ("Atari 2600", "Despicable Me 3"); "In 1990" starts a sentence
         if _ADDRESS.match(text[m.end():]):
             continue  # a house number ("221 Baker Street")
+        if word_before.lower().strip(".") in IDENTIFIER_WORDS:
+            continue  # "brand 644", "number 23", "route 66": it names, it does not count
         out.append(m)
     return out
 
@@ -119,7 +124,7 @@ def rewrite_table(table: Table, rewrite: Callable[[str], str | None]) -> tuple[T
 
 
 # A cell holding one number and, optionally, its unit in words: "125 minutes", "3", "1,234 km".
-NUMERIC_CELL = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\s+[A-Za-z%][A-Za-z0-9%./ ]*)?\s*$")
+NUMERIC_CELL = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\s+[A-Za-z%](?:[A-Za-z%./ ]|(?<=[A-Za-z])\d\b)*)?\s*$")
 # Keys whose numbers name or date something instead of counting or measuring it: "Number" (a
 # jersey), "Area code", "Rank", "Season", "Established" ... ("No. of episodes" counts: allowed).
 NOT_A_QUANTITY = re.compile(

@@ -12,7 +12,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     deleted, deletion = delete_row(table, ctx.rng)
     # The new key must be unrelated to the original table's keys too (the deleted one included),
     # or this would be a row update.
-    inserted, insertion = insert_new_key_row(deleted, ctx.tables, ctx.rng, against=table)
+    inserted, insertion = insert_new_key_row(deleted, ctx, against=table)
     return [ProbeExample(example.hypothesis, inserted, expected=None, provenance={**deletion, **insertion})]
 
 

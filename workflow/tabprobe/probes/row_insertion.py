@@ -12,7 +12,7 @@ from .table_edits import INSERTED_KEYS_NEW
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    inserted, change = insert_new_key_row(table, ctx.tables, ctx.rng)
+    inserted, change = insert_new_key_row(table, ctx)
     return [ProbeExample(example.hypothesis, inserted, expected=None, provenance=change)]
 
 

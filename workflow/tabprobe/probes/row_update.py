@@ -7,7 +7,7 @@ the paper; the full rule set is this project's reading (DESIGN.md)."""
 import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .table_edits import holds_a_date
+from .table_edits import holds_a_date, stem
 from ..table import Row, Table, normalised
 from .invariants import TABLE_EDIT, VALUE_NEW_TO_ROW
 
@@ -21,7 +21,8 @@ def core(value: str) -> str:
 def plain(value: str) -> bool:
     """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)") or list
     ("Nantes, Rennes")."""
-    return bool(value.strip()) and not re.search(r"[:()\[\];/,]", value)
+    return (bool(value.strip()) and not re.search(r"[:()\[\];/,%]|\s(?:and|&)\s", value)
+            and not re.match(r"(?:and|or|&)\b", value.strip()))
 
 
 def same_kind(old: str, new: str) -> bool:
@@ -31,6 +32,13 @@ def same_kind(old: str, new: str) -> bool:
     a, b = core(old), core(new)
     return (holds_a_date([old]) == holds_a_date([new]) and bool(number.match(old.strip())) == bool(number.match(new.strip()))
             and a not in b and b not in a)
+
+
+def new_to(value: str, row_values) -> bool:
+    """Not a value of the row, nor a form of one ("Actress" in a row holding "actor": one stem)."""
+    held = {core(v) for v in row_values}
+    stems = {stem(w) for v in held for w in v.split()}
+    return core(value) not in held and not (len(value.split()) == 1 and stem(core(value)) in stems)
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -54,7 +62,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
             for other_row in ctx.tables[other_id].rows
             if normalised(other_row.key) == key
             for value in other_row.values
-            if plain(value) and core(value) not in held and same_kind(old, value)
+            if plain(value) and new_to(value, row.values) and same_kind(old, value)
         }
     )
     if not replacements:

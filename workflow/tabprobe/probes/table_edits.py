@@ -7,12 +7,13 @@ Candidates are gathered in a fixed order (tables sorted by id) so a seeded choic
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Mapping
 
 import numpy as np
 
-from ..table import Row, Table
+from ..table import Row, Table, normalised
 from .base import NotApplicable
 from .invariants import Invariant
 
@@ -69,17 +70,31 @@ IDENTITY_KEYS = frozenset({
     "prince", "princess", "president", "secretary", "minister", "monarch", "king", "queen", "emperor", "chancellor",
     "governor", "mayor", "leader", "speaker", "chairman", "ceo", "head", "premier", "sovereign",
     # where the subject is: another table's country or city would place it twice
-    "country", "state", "nation", "city", "location", "located", "headquarters", "capital", "region"})
+    "country", "state", "nation", "city", "location", "located", "headquarters", "capital", "region", "coordinates",
+    "locale", "island", "address",
+    # what the subject is or is called, and who it is made of
+    "occupation", "occupations", "profession", "title", "titles", "called", "pronunciation", "pinyin", "jyutping",
+    "romanization", "romanisation", "demonym", "call", "sign", "abbreviation", "acronym", "justice", "speaker",
+    "ethnic", "white", "black", "asian", "hispanic", "siblings", "sibling", "granddam", "studio", "type", "era",
+    "historical", "ends", "begins", "observances", "religion", "language", "languages", "founder", "founders",
+    # sub-rows of a split row ("Area: Total / Land / Water"): another table's would not add up with its total
+    "total", "land", "water", "urban", "metro", "rural", "density"})
+# A key shared by at least this many tables of the kind is an attribute such tables have: one a
+# table lacks is missing, not something it would contradict ("Producer" on an album without one;
+# never another table's "Pinyin" or "Locale").
+COMMON_KEY_TABLES = 3
 _GENERIC = frozenset({"of", "the", "and", "by", "in", "for", "a", "an", "to", "at", "on", "no", "number", "s"})
-# Months of the Gregorian, Hebrew, Hindu and Islamic calendars InfoTabS dates use.
+# Months of the Gregorian, Hebrew, Hindu and Islamic calendars InfoTabS dates use (apostrophes
+# dropped before matching: "Sha'ban").
 _MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
                      r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|tishrei|cheshvan|kislev|tevet|shevat|adar|nisan|iyar|"
                      r"sivan|tammuz|elul|chaitra|vaishakha|jyeshtha|ashadha|shravana|bhadrapada|ashvin|kartika|"
-                     r"margashirsha|pausha|magha|phalguna|shukla|krishna|paksha|muharram|safar|rabi|jumada|rajab|"
+                     r"margashirsha|pausha|magha|phalguna|kartik|shukla|krishna|paksha|muharram|safar|rabi|jumada|rajab|"
                      r"shaban|ramadan|shawwal|dhu)\b", re.IGNORECASE)
 # A year, an era, a circa or a century: "1999", "221 BCE", "c. 870", "the 12th century", "present".
 _YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b|\d\s*(?:BCE|BC|AD|CE)\b|\bc\.\s*\d|"
-                   r"\b\d+(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
+                   r"\b\d+(?:st|nd|rd|th)\s+(?:century|millennium)\b|\bmiddle ages\b|\b(?:days?|weeks?|months?)\s+"
+                   r"(?:after|before)\b|^\s*\d{3,4}\s*$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=None)
@@ -100,6 +115,10 @@ def stem(word: str) -> str:
     return word[:5]
 
 
+# "Speakers of the Council" is a speaker; short words match only whole ("Dams" of a river is no dam)
+_IDENTITY_STEMS = frozenset(stem(word) for word in IDENTITY_KEYS if len(word) >= 5)
+
+
 @lru_cache(maxsize=None)
 def related_keys(a: str, b: str) -> bool:
     """Whether keys `a` and `b` may name the same attribute: equal without case, spacing and
@@ -117,7 +136,7 @@ def related_keys(a: str, b: str) -> bool:
 
 
 def holds_a_date(values) -> bool:
-    return any(_MONTHS.search(v) or _YEAR.search(v) for v in values)
+    return any(_MONTHS.search(v.replace("'", "").replace("’", "")) or _YEAR.search(v) for v in values)
 
 
 def insertable(row: Row, table: Table) -> bool:
@@ -126,8 +145,12 @@ def insertable(row: Row, table: Table) -> bool:
     a value that is no date (dates of one table clash with another's: a marriage before birth)."""
     if not row.key.strip() or not any(v.strip() for v in row.values):
         return False
-    if set(re.findall(r"[a-z]+", row.key.casefold())) & IDENTITY_KEYS or re.search(r"\d", row.key):
+    words = re.findall(r"[a-z]+", row.key.casefold())
+    if (set(words) & IDENTITY_KEYS or {stem(w) for w in words} & _IDENTITY_STEMS or re.search(r"\d", row.key)
+            or any(w.endswith("name") for w in words)):  # "Codename" too
         return False  # a life, an identity, what the subject is; a key holding a date ("1990–1995")
+    if len(words) > 3:
+        return False  # an event ("Reunification of China under Jin rule"), not an attribute
     if holds_a_date(row.values):
         return False
     return not any(related_keys(row.key, key) for key in table.keys)
@@ -162,26 +185,43 @@ def _inserted_keys_new(example, table, out):
 INSERTED_KEYS_NEW = Invariant("inserts only keys unrelated to the table's", _inserted_keys_new)
 
 
-def insert_new_key_row(table: Table, tables: Mapping[str, Table], rng: np.random.Generator,
-                       against: Table | None = None, accept=None) -> tuple[Table, dict]:
-    """Insert, at a random position, a row from another table of the same category (a person's
-    from a person's: has_born_row) whose key is unrelated to every key of `against` (default: the
-    table itself) and that `insertable` accepts: new information that cannot contradict what the
-    table says. `accept(row)` narrows the candidate rows (e.g. to numeric ones)."""
+def common_keys(ctx) -> dict[tuple[str, bool], frozenset[str]]:
+    """(category, a person's table) -> the keys (normalised) that at least COMMON_KEY_TABLES
+    tables of that kind in the split have; built once per split."""
+    if "common_keys" not in ctx.shared:
+        counts: dict[tuple[str, bool], Counter] = {}
+        for table in ctx.tables.values():
+            kind = (table.category or "", has_born_row(table))
+            counts.setdefault(kind, Counter()).update({normalised(key) for key in table.keys})
+        ctx.shared["common_keys"] = {kind: frozenset(k for k, n in c.items() if n >= COMMON_KEY_TABLES)
+                                     for kind, c in counts.items()}
+    return ctx.shared["common_keys"]
+
+
+def insert_new_key_row(table: Table, ctx, against: Table | None = None, accept=None) -> tuple[Table, dict]:
+    """Insert, at a random position, a row from another table of the same kind (category, and a
+    person's from a person's: has_born_row) under a key tables of that kind commonly have
+    (common_keys), unrelated to every key of `against` (default: the table itself), that
+    `insertable` accepts: new information that cannot contradict what the table says.
+    `accept(row)` narrows the candidate rows (e.g. to numeric ones). Drawn with `ctx.rng`."""
     if table.category is None:
         raise NotApplicable("table has no category to draw same-category rows from")
     against = against or table
     person = has_born_row(against)  # the table's own kind, even with its Born row just deleted
+    common = common_keys(ctx).get((table.category, person), frozenset())
+    tables = ctx.tables
     candidates = [
         (other.table_id, row)
         for other_id in sorted(tables)
         if (other := tables[other_id]).table_id != table.table_id and other.category == table.category
         and has_born_row(other) == person
         for row in other.rows
-        if insertable(row, against) and insertable(row, table) and (accept is None or accept(row))
+        if normalised(row.key) in common and insertable(row, against) and insertable(row, table)
+        and (accept is None or accept(row))
     ]
     if not candidates:
-        raise NotApplicable("no same-category table has a row with a key unrelated to this table's")
+        raise NotApplicable("no same-category table has a row this table lacks that cannot contradict it")
+    rng = ctx.rng
     source_id, row = candidates[int(rng.integers(len(candidates)))]
     position = int(rng.integers(len(table.rows) + 1))
     rows = list(table.rows)

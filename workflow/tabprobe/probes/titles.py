@@ -60,6 +60,7 @@ def name_part(title: str) -> str:
     name = re.split(r"\s+,|\s*\(", title, maxsplit=1)[0].strip()
     name = _TITLE_PREFIX.sub("", name)
     name = _GLUED_POST_NOMINAL.sub("", name)
+    name = re.sub(r"\b(\w{3,}ing)(at|of|in)(?= the\b)", r"\1 \2", name)  # "Curlingat the 2018 ..."
     name = _GLUED.split(name, maxsplit=1)[0]
     name = re.sub(r",\s*(?:[A-Z][A-Za-z]{0,3}[A-Z]\s*)+$", "", name.strip())  # ", FRS", ", CStJ" (not ", Tonya")
     words = _words(name)
@@ -72,7 +73,8 @@ def name_part(title: str) -> str:
 SECTION_HEADERS = frozenset({"history", "general", "statistics", "precedence", "runways", "armor", "title", "titles",
                              "personal information", "other information", "last completed", "free agent",
                              "casualties and losses", "orbit parameters", "nutrition facts", "surface temp.",
-                             "characteristics", "details", "information", "overview", "summary", "contents"})
+                             "characteristics", "details", "information", "overview", "summary", "contents",
+                             "unesco world heritage site", "world heritage site", "location", "geography"})
 
 
 def is_name_like(table: Table) -> bool:
