@@ -22,9 +22,11 @@ TABLES = {
     "T21": Table("T21", "Río Azul", (Row("Length", ("1,234 km",)), Row("Basin size", ("5,000 km2",)), Row("Dams", ("7",)),
                                      Row("Mouth", ("Lago Sur",))), "River"),
     "T22": Table("T22", "Ada Quill", (Row("Born", ("March 3, 1950",)), Row("Children", ("2",))), "Person"),
-    # two more rivers, so that Basin size and Dams are keys rivers commonly have
-    "T23": Table("T23", "Río Seco", (Row("Length", ("9 km",)), Row("Basin size", ("80 km2",)), Row("Dams", ("1",))), "River"),
-    "T24": Table("T24", "Río Claro", (Row("Basin size", ("700 km2",)), Row("Dams", ("2",))), "River"),
+    # two rivers of Río Verde's template (mostly its keys), both with dams: its twins
+    "T23": Table("T23", "Río Seco", (Row("Length", ("9 km",)), Row("Tributaries", ("1",)), Row("Source", ("Monte Gris",)),
+                                     Row("Dams", ("1",))), "River"),
+    "T24": Table("T24", "Río Claro", (Row("Length", ("70 km",)), Row("Tributaries", ("5",)), Row("Source", ("Lago Alto",)),
+                                      Row("Dams", ("2",))), "River"),
 }
 HYPOTHESES = [
     ("T20", "The Río Verde is 42 km long and has 3 tributaries.", "E"),
@@ -90,14 +92,13 @@ def test_num_verbosity_adds_an_explicitly_irrelevant_number_to_the_cell():
 
 def test_num_distractor_rows_insert_numeric_rows_under_unmentioned_new_keys():
     out, coverage = run("num_distractor_rows", {"rows": 2})
-    record = out["dev:2"]  # Río Verde borrows from the other rivers (same category)
+    record = out["dev:2"]  # Río Verde borrows from its twins (same category, mostly the same keys)
     inserted = json.loads(record["provenance"])["inserted_rows"]
-    assert 1 <= len(inserted) <= 2
     own_keys = {k.lower() for k in TABLES["T20"].keys}
+    # the one numeric key two twins have that Río Verde lacks: never Río Azul's (another template)
+    assert len(inserted) == 1 and inserted[0]["key"] == "Dams"
     for row in inserted:
-        # keys rivers commonly have (three tables or more): Basin size, Dams; never Mouth (one table's)
-        assert row["from_table"] in ("T21", "T23", "T24") and row["key"] in ("Basin size", "Dams")
-        assert row["key"].lower() not in own_keys
+        assert row["from_table"] in ("T23", "T24") and row["key"].lower() not in own_keys
         assert row["key"].lower() not in record["hypothesis"].lower()
         assert any(ch.isdigit() for v in row["values"] for ch in v)
     assert len(record["table"]["rows"]) == len(TABLES["T20"].rows) + len(inserted)

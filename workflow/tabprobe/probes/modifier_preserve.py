@@ -38,7 +38,7 @@ DATE_KEYS = ("date", "born", "died", "released", "founded", "established", "open
 _DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\bc\.\s*\d|\b\d+(?:st|nd|rd|th) century\b|\b(?:BCE|BC|AD|CE)\b|"
                          r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
 # A placeholder or cross-reference instead of a value.
-PLACEHOLDER = re.compile(r"^(?:see\b|none$|n/?a$|unknown$|tba$|tbd$|various$|yes$|no$)", re.IGNORECASE)
+PLACEHOLDER = re.compile(r"^(?:see\b|none$|n/?a$|unknown$|tba$|tbd$|various$|yes$|no$)|XXX", re.IGNORECASE)
 # Keys whose value is one place of several levels ("Bedford, New Hampshire, U.S."): the only
 # values a comma may sit in.
 PLACE_KEYS = frozenset({"residence", "origin", "location", "home town", "hometown", "birthplace", "headquarters",

@@ -1,16 +1,15 @@
 """Distractor numbers (numerical-qa-robustness, Extra perturbation, on tables): insert rows
-holding numbers under keys the table lacks and the hypothesis does not mention, taken from
-tables of the same category. The evidence is untouched: label preserved.
+holding numbers (standing as numbers, not inside a name such as "Dok2") under keys the table
+lacks and the hypothesis does not mention, taken from twins of the table as row_insertion takes
+them (table_edits.insert_new_key_row). The evidence is untouched: label preserved.
 
 Option `rows` (default 2): how many distractor rows to insert."""
 
-import re
-
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .table_edits import insert_new_key_row
 from ..table import normalised
 from .invariants import TABLE_EDIT
-from .table_edits import INSERTED_KEYS_NEW
+from .number_edits import quantities
+from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -20,7 +19,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
     hypothesis = normalised(example.hypothesis)
 
     def is_distractor(row):
-        return (any(re.search(r"\d", v) for v in row.values)
+        return (any(quantities(v) for v in row.values)  # a number standing as one, not in a name ("Dok2")
                 and normalised(row.key) not in hypothesis)
 
     inserted, current = [], table

@@ -34,7 +34,7 @@ def integers(text: str) -> list[re.Match]:
     return list(INTEGER.finditer(text))
 
 
-IDENTIFIER_WORDS = frozenset({"number", "no", "brand", "code", "route", "track", "episode", "season", "chapter", "volume",
+IDENTIFIER_WORDS = frozenset({"number", "numbered", "no", "brand", "branded", "coded", "code", "route", "track", "episode", "season", "chapter", "volume",
                               "page", "room", "flight", "model", "version", "series", "article", "section", "channel",
                               "highway", "interstate", "platform", "gate", "jersey", "pick", "rank", "ranked"})
 _ADDRESS = re.compile(r"\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|"

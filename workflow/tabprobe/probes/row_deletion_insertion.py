@@ -18,7 +18,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
 
 PROBE = Probe(
     name="row_deletion_insertion",
-    description="Delete one random row, then insert a row with a new key from a same-category table.",
+    description="Delete one random row, then insert a row with a new key from a twin table.",
     apply=apply,
     judged_by="transitions",
     transition_rule="row_deletion_insertion",

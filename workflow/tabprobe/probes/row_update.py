@@ -21,7 +21,7 @@ def core(value: str) -> str:
 def plain(value: str) -> bool:
     """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)") or list
     ("Nantes, Rennes")."""
-    return (bool(value.strip()) and not re.search(r"[:()\[\];/,%]|\s(?:and|&)\s", value)
+    return (bool(value.strip()) and not re.search(r"[:()\[\];/,%]|\s(?:and|or|&)\s", value)
             and not re.match(r"(?:and|or|&)\b", value.strip()))
 
 
@@ -35,10 +35,18 @@ def same_kind(old: str, new: str) -> bool:
 
 
 def new_to(value: str, row_values) -> bool:
-    """Not a value of the row, nor a form of one ("Actress" in a row holding "actor": one stem)."""
+    """Not a value of the row, nor a form of one ("Actress" in a row holding "actor": one starts
+    with the other's stem)."""
     held = {core(v) for v in row_values}
-    stems = {stem(w) for v in held for w in v.split()}
-    return core(value) not in held and not (len(value.split()) == 1 and stem(core(value)) in stems)
+    new = core(value)
+    if new in held:
+        return False
+    if len(new.split()) == 1:
+        for old in (h for h in held if len(h.split()) == 1):
+            a, b = stem(old), stem(new)
+            if (len(a) >= 3 and new.startswith(a)) or (len(b) >= 3 and old.startswith(b)):
+                return False
+    return True
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -78,11 +78,18 @@ IDENTITY_KEYS = frozenset({
     "ethnic", "white", "black", "asian", "hispanic", "siblings", "sibling", "granddam", "studio", "type", "era",
     "historical", "ends", "begins", "observances", "religion", "language", "languages", "founder", "founders",
     # sub-rows of a split row ("Area: Total / Land / Water"): another table's would not add up with its total
-    "total", "land", "water", "urban", "metro", "rural", "density"})
-# A key shared by at least this many tables of the kind is an attribute such tables have: one a
-# table lacks is missing, not something it would contradict ("Producer" on an album without one;
-# never another table's "Pinyin" or "Locale").
-COMMON_KEY_TABLES = 3
+    "total", "land", "water", "urban", "metro", "rural", "density",
+    # institutions, identifiers, kinds and dates of a subject of its own
+    "legislature", "parliament", "assembly", "diet", "council", "senate", "id", "identifier", "code", "line", "types",
+    "subtypes", "variants", "successor", "predecessor", "series", "significance", "celebrations", "date", "dates"})
+# The kind of table a row may come from: one of the same category whose keys are mostly the
+# table's own (Jaccard similarity of the key sets at least this), so a row the table lacks is
+# an optional attribute of its own template ("Producer" on an album without one), not a row of
+# another kind that shares the category (a rail line's Electrification on a bus line, a solid's
+# hardness on a liquid element, a musician's Associated acts on a 19th-century chemist).
+TWIN_SIMILARITY = 0.5
+# ... and at least this many such twins must have the key: never one table's "Pinyin" or "Locale".
+COMMON_KEY_TABLES = 2
 _GENERIC = frozenset({"of", "the", "and", "by", "in", "for", "a", "an", "to", "at", "on", "no", "number", "s"})
 # Months of the Gregorian, Hebrew, Hindu and Islamic calendars InfoTabS dates use (apostrophes
 # dropped before matching: "Sha'ban").
@@ -185,38 +192,41 @@ def _inserted_keys_new(example, table, out):
 INSERTED_KEYS_NEW = Invariant("inserts only keys unrelated to the table's", _inserted_keys_new)
 
 
-def common_keys(ctx) -> dict[tuple[str, bool], frozenset[str]]:
-    """(category, a person's table) -> the keys (normalised) that at least COMMON_KEY_TABLES
-    tables of that kind in the split have; built once per split."""
-    if "common_keys" not in ctx.shared:
-        counts: dict[tuple[str, bool], Counter] = {}
-        for table in ctx.tables.values():
-            kind = (table.category or "", has_born_row(table))
-            counts.setdefault(kind, Counter()).update({normalised(key) for key in table.keys})
-        ctx.shared["common_keys"] = {kind: frozenset(k for k, n in c.items() if n >= COMMON_KEY_TABLES)
-                                     for kind, c in counts.items()}
-    return ctx.shared["common_keys"]
+def twins(table: Table, ctx) -> list[Table]:
+    """The split's tables of the same category and kind (a person's for a person's) whose keys are
+    mostly this table's (TWIN_SIMILARITY), in id order; cached per split."""
+    cache = ctx.shared.setdefault("twins", {})
+    if table.table_id not in cache:
+        own = {normalised(key) for key in table.keys}
+        found = []
+        for other_id in sorted(ctx.tables):
+            other = ctx.tables[other_id]
+            if other_id == table.table_id or other.category != table.category or has_born_row(other) != has_born_row(table):
+                continue
+            theirs = {normalised(key) for key in other.keys}
+            if own and len(own & theirs) / len(own | theirs) >= TWIN_SIMILARITY:
+                found.append(other)
+        cache[table.table_id] = found
+    return cache[table.table_id]
 
 
 def insert_new_key_row(table: Table, ctx, against: Table | None = None, accept=None) -> tuple[Table, dict]:
-    """Insert, at a random position, a row from another table of the same kind (category, and a
-    person's from a person's: has_born_row) under a key tables of that kind commonly have
-    (common_keys), unrelated to every key of `against` (default: the table itself), that
-    `insertable` accepts: new information that cannot contradict what the table says.
-    `accept(row)` narrows the candidate rows (e.g. to numeric ones). Drawn with `ctx.rng`."""
+    """Insert, at a random position, a row from a twin of the table (same category and kind, mostly
+    the same keys: `twins`) under a key at least COMMON_KEY_TABLES twins have, unrelated to every
+    key of `against` (default: the table itself; its twins are found for `against` too, so a
+    deleted Born row does not change its kind), that `insertable` accepts: new information that
+    cannot contradict what the table says. `accept(row)` narrows the candidate rows (e.g. to
+    numeric ones). Drawn with `ctx.rng`."""
     if table.category is None:
         raise NotApplicable("table has no category to draw same-category rows from")
     against = against or table
-    person = has_born_row(against)  # the table's own kind, even with its Born row just deleted
-    common = common_keys(ctx).get((table.category, person), frozenset())
-    tables = ctx.tables
+    sources = twins(against, ctx)
+    shared = Counter(normalised(key) for other in sources for key in set(other.keys))
     candidates = [
         (other.table_id, row)
-        for other_id in sorted(tables)
-        if (other := tables[other_id]).table_id != table.table_id and other.category == table.category
-        and has_born_row(other) == person
+        for other in sources if other.table_id != table.table_id
         for row in other.rows
-        if normalised(row.key) in common and insertable(row, against) and insertable(row, table)
+        if shared[normalised(row.key)] >= COMMON_KEY_TABLES and insertable(row, against) and insertable(row, table)
         and (accept is None or accept(row))
     ]
     if not candidates:

@@ -74,7 +74,8 @@ SECTION_HEADERS = frozenset({"history", "general", "statistics", "precedence", "
                              "personal information", "other information", "last completed", "free agent",
                              "casualties and losses", "orbit parameters", "nutrition facts", "surface temp.",
                              "characteristics", "details", "information", "overview", "summary", "contents",
-                             "unesco world heritage site", "world heritage site", "location", "geography"})
+                             "unesco world heritage site", "world heritage site", "location", "geography",
+                             "spanish property of cultural interest", "property of cultural interest"})
 
 
 def is_name_like(table: Table) -> bool:
