@@ -13,6 +13,7 @@ sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
 from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe.external import files_below
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
@@ -124,8 +125,7 @@ def get_relevance_annotations(wildcards):
 
 def get_external_files(wildcards):
     """Every file of an external set, so an edited or added table re-reads it."""
-    folder = Path(config["probes"][wildcards.probe]["external"])
-    return sorted(str(p) for p in folder.rglob("*") if p.suffix in {".tsv", ".json"})
+    return [str(p) for p in files_below(config["probes"][wildcards.probe]["external"], (".tsv", ".json"))]
 
 
 def get_external_folder(wildcards):

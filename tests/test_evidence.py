@@ -259,6 +259,35 @@ def test_external_set_pairs_with_gold_examples_and_keeps_extra_columns(mini_info
     assert coverage["skipped"] == {"scored, but paired with no gold example of alpha1": 1}
 
 
+def test_an_external_set_reads_like_its_clean_copy_with_bom_crcrlf_quotes_and_linked_tables(tmp_path, mini_infotabs):
+    """As sets arrive from other researchers: a BOM, lines converted to CRLF twice, CSV quoting,
+    and the tables folder a symbolic link into another folder."""
+    gold = ingest_split(mini_infotabs, "alpha1").examples
+    folder = tmp_path / "set"
+    shutil.copytree(FIXTURES / "external_cf_alpha1", folder)
+    tsv = folder / "counterfactuals.tsv"
+    lines = tsv.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    lines[2] = lines[2].replace("The Order of Tidewatchers is based in Vellmora.",
+                                '"The Order of Tidewatchers is based in ""Vellmora""."')
+    tsv.write_bytes("\ufeff".encode() + "\r\r\n".join(lines).encode() + b"\r\r\n")
+    (folder / "tables").rename(tmp_path / "kept_elsewhere")
+    (folder / "tables").symlink_to(tmp_path / "kept_elsewhere", target_is_directory=True)
+
+    examples, coverage = read_external_set(folder, "my_cf", "alpha1", gold)
+    clean, clean_coverage = read_external_set(FIXTURES / "external_cf_alpha1", "my_cf", "alpha1", gold)
+
+    records, clean_records = examples.to_pylist(), clean.to_pylist()
+    assert records[1]["hypothesis"] == 'The Order of Tidewatchers is based in "Vellmora".'
+    for record, want in zip(records, clean_records):
+        got = json.loads(record.pop("provenance"))
+        expected = json.loads(want.pop("provenance"))
+        assert got["extra"] == expected["extra"]  # no stray "\r" in the last column
+        if record["uid"] != "my_cf:3":
+            assert record == want
+    assert coverage["skipped"] == {"scored, but paired with no gold example of alpha1": 2}
+    assert clean_coverage["skipped"] == {"scored, but paired with no gold example of alpha1": 1}
+
+
 @pytest.mark.parametrize("corrupt, message", [
     (lambda d: (d / "counterfactuals.tsv").write_text("table_id\thypothesis\tlabel\nT7A\tX.\tmaybe\n"), ":2: label 'maybe'"),
     (lambda d: (d / "tables" / "T10A.json").unlink(), ":4: table T10A has no file T10A.json"),

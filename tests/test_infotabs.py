@@ -220,10 +220,11 @@ def test_invalid_utf8_in_table_json_names_the_file_and_line(bad_copy):
     [
         ('{"Born": ["1 May 1900"]}', 'needs one "title"'),
         ('{"title": ["A"], "title": ["B"], "Born": ["x"]}', 'needs one "title"'),
-        ('{"title": "Not a list"}', 'needs one "title"'),
+        ('{"title": []}', 'needs one "title"'),
         ('["title", ["A"]]', "expected a JSON object"),
-        ('{"title": ["A"], "Born": "1 May 1900"}', "must map to a list of strings"),
-        ('{"title": ["A"], "Born": [1900]}', "must map to a list of strings"),
+        ('{"title": ["A"], "Born": 1900}', "must map to a string or a list of strings"),
+        ('{"title": ["A"], "Born": [1900]}', "must map to a string or a list of strings"),
+        ('{"title": ["A"], "Born": [["1 May", "1900"]]}', "must map to a string or a list of strings"),
     ],
 )
 def test_table_json_of_the_wrong_shape_names_the_file(bad_copy, content, reason):
@@ -547,6 +548,123 @@ def test_crlf_line_endings_are_read_like_lf(bad_copy, mini_infotabs):
     )
 
 
+def test_row_value_errors_name_the_line_of_their_key(bad_copy):
+    root = bad_copy()
+    path = table_json(root, "T4")
+    path.write_text('{\n  "title": ["Lumen Stout"],\n  "Style": ["Oatmeal stout"],\n  "ABV": 6.5\n}\n', encoding="utf-8")
+
+    err = ingest_error(root)
+
+    assert [(p.path, p.line) for p in err.problems] == [(str(path), 4)]
+    assert "row 'ABV' must map to a string or a list of strings, found 6.5" in str(err)
+
+
+def test_a_row_value_given_as_a_string_is_one_value_and_counted(bad_copy, mini_infotabs):
+    root = bad_copy()
+    path = table_json(root, "T4")
+    path.write_text('{"title": "Lumen Stout", "Style": "Oatmeal stout"}', encoding="utf-8")
+
+    ingested = infotabs.ingest_split(root, "train")
+
+    assert ingested.tables.equals(infotabs.ingest_split(mini_infotabs, "train").tables)
+    assert ingested.summary["cleaned_cells"]["string_values"] == 1
+
+
+def _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=None, transform_json=None):
+    root = bad_copy()
+    if transform_tsv:
+        for split in infotabs.SPLITS:
+            tsv = infotabs.split_tsv(root, split)
+            tsv.write_bytes(transform_tsv(tsv.read_bytes()))
+    if transform_json:
+        for path in infotabs.tables_dir(root).glob("*.json"):
+            path.write_bytes(transform_json(path.read_bytes()))
+    for split in infotabs.SPLITS:
+        got, want = infotabs.ingest_split(root, split), infotabs.ingest_split(mini_infotabs, split)
+        assert got.examples.equals(want.examples), split
+        assert got.tables.equals(want.tables), split
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\r\r\n", b"\r"], ids=["CRLF", "CRCRLF", "CR"])
+def test_line_endings_of_every_kind_are_read_like_lf(bad_copy, mini_infotabs, ending):
+    _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=lambda raw: raw.replace(b"\n", ending),
+                                    transform_json=lambda raw: raw.replace(b"\n", ending))
+
+
+def test_a_utf8_byte_order_mark_is_accepted_in_tsv_and_json(bad_copy, mini_infotabs):
+    # A TSV whose first column is table_id: the mark would otherwise be part of that name.
+    def bom_and_table_id_first(raw: bytes) -> bytes:
+        lines = raw.decode("utf-8").split("\n")
+        moved = ["\t".join(c[1:2] + c[:1] + c[2:]) if c != [""] else "" for c in (line.split("\t") for line in lines)]
+        return "\ufeff".encode() + "\n".join(moved).encode()
+
+    _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=bom_and_table_id_first,
+                                    transform_json=lambda raw: "\ufeff".encode() + raw)
+
+
+def test_blank_lines_at_the_end_are_ignored(bad_copy, mini_infotabs):
+    _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=lambda raw: raw + b"\n\n  \n\t\n")
+
+
+def test_csv_quoted_hypotheses_are_unquoted_and_may_run_over_lines(bad_copy):
+    root = bad_copy()
+    tsv = train_tsv(root)
+    set_line(tsv, 3, 'A1\tT1\t"Marguerite Okonkwo-Lind wrote ""Salt\tand Iron"" in\ntwo parts."\tN')
+
+    ingested = infotabs.ingest_split(root, "train")
+
+    rows = ingested.examples.to_pylist()
+    assert rows[1]["uid"] == "train:3"
+    assert rows[1]["hypothesis"] == 'Marguerite Okonkwo-Lind wrote "Salt and Iron" in two parts.'
+    # the record took two lines: the next one is numbered as an editor shows it
+    assert rows[2]["uid"] == "train:5" and rows[2]["hypothesis"].endswith("born after 1950.")
+
+
+@pytest.mark.parametrize("field", ['"Marguerite" was born late', '"Marguerite was born late'])
+def test_malformed_quoting_names_the_line_and_says_how_to_fix_it(bad_copy, field):
+    root = bad_copy()
+    tsv = train_tsv(root)
+    set_line(tsv, 4, f"A1\tT1\t{field}\tC")
+
+    err = ingest_error(root)
+
+    assert [(p.path, p.line) for p in err.problems] == [(str(tsv), 4)]
+    assert "malformed quoting" in str(err) and 'written twice ("")' in str(err)
+
+
+def test_an_encoding_error_says_how_to_convert_the_file(bad_copy):
+    root = bad_copy()
+    tsv = train_tsv(root)
+    set_line_bytes(tsv, 3, "A1\tT1\tMarguerite Okonkwo-Lind was married to Zoë.\tN".encode("cp1252"))
+
+    err = ingest_error(root)
+
+    assert [(p.path, p.line) for p in err.problems] == [(str(tsv), 3)]
+    assert "iconv -f cp1252 -t utf-8 infotabs_train.tsv" in str(err)
+
+
+def test_a_table_that_is_a_link_to_itself_is_named_a_loop(bad_copy):
+    root = bad_copy()
+    path = table_json(root, "T2")
+    path.unlink()
+    path.symlink_to(path.name)
+
+    err = ingest_error(root)
+
+    assert [p.path for p in err.problems] == [str(path)]
+    assert "symbolic link that loops" in str(err)
+
+
+def test_a_symlinked_tables_folder_is_followed(bad_copy, mini_infotabs):
+    root = bad_copy()
+    tables = infotabs.tables_dir(root)
+    moved = root / "elsewhere"
+    tables.rename(moved)
+    tables.symlink_to(moved.resolve(), target_is_directory=True)
+
+    assert infotabs.ingest_split(root, "train").tables.equals(infotabs.ingest_split(mini_infotabs, "train").tables)
+
+
 def test_unknown_split_is_a_value_error(mini_infotabs):
     with pytest.raises(ValueError, match="unknown split 'test'"):
         infotabs.ingest_split(mini_infotabs, "test")
@@ -582,6 +700,24 @@ def test_real_data_per_split(real_splits, split):
     assert all(first < line for line, first, _ in dups)
     uids = ingested.examples["uid"].to_pylist()
     assert len(set(uids)) == len(uids)  # duplicates kept, but every line has its own uid
+
+
+# Lines of the official files that start a CSV-quoted hypothesis (a quote inside written twice).
+REAL_QUOTED = {"train": 85, "dev": 5, "alpha1": 6, "alpha2": 1, "alpha3": 2}
+
+
+@pytest.mark.parametrize("split", infotabs.SPLITS)
+def test_real_data_quoted_hypotheses_read_as_the_dataset_means_them(real_splits, shared_infotabs, split):
+    raw = infotabs.split_tsv(shared_infotabs, split).read_text(encoding="utf-8").split("\n")
+    quoted = [n for n, line in enumerate(raw, start=1) if '\t"' in line]
+    assert len(quoted) == REAL_QUOTED[split]
+    by_uid = {e["uid"]: e["hypothesis"] for e in real_splits[split].examples.to_pylist()}
+    for n in quoted:
+        hypothesis = by_uid[f"{split}:{n}"]
+        assert not hypothesis.startswith('"') and '""' not in hypothesis, (n, hypothesis)
+    if split == "alpha1":
+        assert by_uid["alpha1:249"] == 'Bryan Adams wrote and performed "Everything I Do."'
+        assert by_uid["alpha1:1401"] == 'Jim Mattis was best known as "Mad Dog."'
 
 
 def test_real_data_duplicates_stop_with_on_duplicate_error(shared_infotabs):

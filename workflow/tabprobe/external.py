@@ -14,6 +14,7 @@ are still scored, and counted.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -27,18 +28,30 @@ _FIX = ("an external probe set is a folder with one TSV (header: table_id, hypot
         "extra columns allowed) and a <table_id>.json InfoTabS table for every table_id it names")
 
 
+def files_below(folder: str | Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """Files with these suffixes anywhere below `folder`, in sorted order, through symbolic links
+    to folders (a set often links its tables from the dataset it was made from)."""
+    found, seen = [], set()
+    for parent, folders, names in os.walk(folder, followlinks=True):
+        seen.add(os.path.realpath(parent))
+        folders[:] = [f for f in folders if os.path.realpath(os.path.join(parent, f)) not in seen]  # link loops
+        found.extend(Path(parent) / name for name in names if Path(name).suffix in suffixes)
+    return sorted(found)
+
+
 def set_files(folder: str | Path) -> tuple[Path, dict[str, Path]]:
     """The set's TSV and its tables by id; errors name the folder and what is wrong."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputDataError([Problem(str(folder), None, "not a folder")], _FIX)
-    tsvs = sorted(folder.rglob("*.tsv"))
+    files = files_below(folder, (".tsv", ".json"))
+    tsvs = [p for p in files if p.suffix == ".tsv"]
     if len(tsvs) != 1:
         found = ", ".join(str(p.relative_to(folder)) for p in tsvs) or "none"
         raise InputDataError([Problem(str(folder), None, f"needs exactly one .tsv file, found {found}")], _FIX)
     tables: dict[str, Path] = {}
     problems = []
-    for path in sorted(folder.rglob("*.json")):
+    for path in (p for p in files if p.suffix == ".json"):
         if path.stem in tables:
             problems.append(Problem(str(path), None, f"table {path.stem} is also in {tables[path.stem]}"))
         tables[path.stem] = path
@@ -58,7 +71,6 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
     tsv, table_files = set_files(folder)
     problems = _Problems()
     lines = read_hypotheses(tsv, problems)
-    header = tsv.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].rstrip("\r").split("\t")
     gold = gold_examples.to_pylist()
     by_uid = {g["uid"]: g for g in gold}
     by_pair: dict[tuple[str, str], list[dict]] = {}
@@ -74,11 +86,9 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
                 continue
             tables[line.table_id] = read_table(path, line.table_id, None, problems)
     # The columns beyond the three InfoTabS ones, per line: kept in provenance, orig_uid pairs.
-    extras = {line.line: {c: v for c, v in zip(header, line.cells) if c not in ("table_id", "hypothesis", "label")}
-              for line in lines}
     pairs = {}
     for line in lines:
-        extra = extras[line.line]
+        extra = line.extra
         if "orig_uid" in extra:
             if extra["orig_uid"] not in by_uid:
                 problems.add(tsv, line.line, f"orig_uid {extra['orig_uid']!r} is not an example of {split}")
@@ -103,7 +113,7 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
             "table": tables[line.table_id].to_arrow(),
             "expected": line.label,
             "provenance": json.dumps({"source": str(tsv), "line": line.line, "paired_with": original["uid"] if original else None,
-                                      "extra": extras[line.line]}, sort_keys=True, ensure_ascii=False),
+                                      "extra": line.extra}, sort_keys=True, ensure_ascii=False),
         })
     unpaired = sum(1 for line in lines if line.line not in pairs)
     coverage = {"probe": name, "gold": len(lines), "perturbed": len(lines), "probe_examples": len(lines),
@@ -112,4 +122,4 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
 
 
-__all__ = ["read_external_set", "set_files"]
+__all__ = ["files_below", "read_external_set", "set_files"]

@@ -12,8 +12,12 @@ the official data has some, so by default they are kept and reported as a warnin
 
 from __future__ import annotations
 
+import csv
+import errno
 import html
+import io
 import json
+import os
 import logging
 import re
 from collections import Counter
@@ -78,6 +82,7 @@ class HypothesisLine:
     table_id: str
     hypothesis: str
     label: str
+    extra: dict[str, str] = field(default_factory=dict, compare=False)  # columns beyond the three, by name
 
 
 @dataclass
@@ -101,57 +106,102 @@ class IngestedSplit:
         }
 
 
-def _read_text_lines(path: Path, problems: _Problems) -> list[str] | None:
+def _missing_or_unreadable(path: Path, err: OSError | None = None) -> str:
+    """Why a file cannot be read, in words that point at the fix."""
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except RuntimeError:
+            return "is a symbolic link that loops (it points to itself, or through other links back to itself)"
+        except OSError:
+            return f"is a symbolic link to {os.readlink(path)}, which does not exist"
+    if err is None or isinstance(err, FileNotFoundError):
+        return "file not found"
+    if err.errno == errno.ELOOP:
+        return "is a symbolic link that loops (it points to itself, or through other links back to itself)"
+    return f"cannot be read: {err.strerror or err}"  # a folder where a file should be, no permission, ...
+
+
+def _read_text(path: Path, problems: _Problems) -> str | None:
+    """The file's text as its author meant it: UTF-8, a byte-order mark dropped, line ends made
+    "\n" whether written as "\r\n", "\r\r\n" (a CRLF file converted twice) or "\r" alone."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        problems.add(path, None, "file not found")
-        return None
-    except OSError as err:  # a folder where a file should be, no permission, ...
-        problems.add(path, None, f"cannot be read: {err.strerror or err}")
+    except OSError as err:
+        problems.add(path, None, _missing_or_unreadable(path, err))
         return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        problems.add(path, line, f"not valid UTF-8 ({err.reason} at byte {err.start})")
+        problems.add(path, line, f"not valid UTF-8 ({err.reason} at byte {err.start}); save it as UTF-8, e.g. "
+                     f"`iconv -f cp1252 -t utf-8 {path.name} > {path.stem}.utf8{path.suffix}` for a file written "
+                     "as Windows-1252 (Excel's 'Unicode Text' is UTF-16: use -f utf-16)")
         return None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the final newline ends the last line, it does not start an empty one
-    return [line.removesuffix("\r") for line in lines]
+    return _LINE_END.sub("\n", text.removeprefix("\ufeff"))
+
+
+_LINE_END = re.compile(r"\r*\n|\r")
+
+
+def read_tsv(path: Path, problems: _Problems) -> tuple[list[str], list[tuple[int, list[str]]]] | None:
+    """(header, [(line, cells), ...]) of a tab-separated file written with CSV quoting, as the
+    official InfoTabS files are: a field that starts with a double quote runs to its closing
+    quote, holds tabs and line breaks, and writes a quote as two (`"He said ""yes"" twice"`). Lines are
+    numbered as an editor shows them (header = 1), a record by the line it starts on; blank lines
+    are skipped. None when the file cannot be read or is malformed (the problems say where)."""
+    text = _read_text(path, problems)
+    if text is None:
+        return None
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"', doublequote=True,
+                        strict=True, lineterminator="\n")
+    records, start = [], 1
+    try:
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                records.append((start, cells))
+            start = reader.line_num + 1
+    except csv.Error as err:
+        problems.add(path, start, f"malformed quoting ({err}): a field that starts with a double quote must end "
+                     'with one, and a quote inside it is written twice (""); quote the whole field or remove the '
+                     "leading quote")
+        return None
+    if not records:
+        return [], []
+    (_, header), *rows = records
+    return [name.strip() for name in header], rows
 
 
 def read_hypotheses(path: Path, problems: _Problems) -> list[HypothesisLine]:
-    """Parse a hypothesis TSV. Lines are numbered as an editor shows them (header = 1)."""
-    lines = _read_text_lines(path, problems)
-    if lines is None:
+    """Parse a hypothesis TSV (CSV-quoted fields unquoted, see read_tsv)."""
+    parsed = read_tsv(path, problems)
+    if parsed is None:
         return []
-    if not lines:
+    header, rows = parsed
+    if not header:
         problems.add(path, 1, "file is empty; expected a header line with table_id, hypothesis, label")
         return []
-    header = lines[0].split("\t")
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         problems.add(path, 1, f"header lacks column(s) {', '.join(missing)}; found {header}")
         return []
-    if len(lines) == 1:
+    if not rows:
         # Scored over no examples, every number of the report would be blank, not wrong: a
         # split without examples is a cut-short or mis-exported file, so it stops here.
         problems.add(path, 1, "has a header but no examples below it; a split (or probe set) needs at least one "
                      "tab-separated line of table_id, hypothesis, label")
         return []
-    col = {name: header.index(name) for name in REQUIRED_COLUMNS}
     out = []
-    for lineno, text in enumerate(lines[1:], start=2):
-        cells = text.split("\t")
+    for lineno, cells in rows:
         if len(cells) != len(header):
             problems.add(
                 path, lineno, f"has {len(cells)} tab-separated columns, the header has {len(header)} ({', '.join(header)})"
             )
             continue
-        table_id, hypothesis, label = (cells[col[c]].strip() for c in REQUIRED_COLUMNS)
-        hypothesis = unescape_entities(hypothesis)
+        columns = dict(zip(header, cells))
+        table_id, label = columns["table_id"].strip(), columns["label"].strip()
+        # A quoted hypothesis may run over lines: one sentence, so one space.
+        hypothesis = " ".join(unescape_entities(columns["hypothesis"]).split())
         bad = False
         if not TABLE_ID_PATTERN.match(table_id):
             problems.add(path, lineno, f"table_id {table_id!r} is not a valid table id (letters, digits, _ . -)")
@@ -163,7 +213,8 @@ def read_hypotheses(path: Path, problems: _Problems) -> list[HypothesisLine]:
             problems.add(path, lineno, f"label {label!r} is not one of E, N, C")
             bad = True
         if not bad:
-            out.append(HypothesisLine(lineno, tuple(cells), table_id, hypothesis, label))
+            extra = {name: value for name, value in columns.items() if name not in REQUIRED_COLUMNS}
+            out.append(HypothesisLine(lineno, tuple(cells), table_id, hypothesis, label, extra))
     return out
 
 
@@ -220,7 +271,7 @@ def clean_cell(text: str, cleaned: Counter) -> str:
 
 
 # What clean_cell and clean_key count, by kind (the ingest summary's `cleaned_cells`).
-CLEANED_KINDS = ("html_entities", "mojibake", "invisible_characters", "whitespace", "key_colons")
+CLEANED_KINDS = ("html_entities", "mojibake", "invisible_characters", "whitespace", "key_colons", "string_values")
 
 
 def clean_key(key: str, cleaned: Counter) -> str:
@@ -241,30 +292,53 @@ def read_table(path: Path, table_id: str, category: str | None, problems: _Probl
     cleaned (`clean_cell`), so "Density  (at STP)" and "Density (at STP)" are one key.
     """
     cleaned = Counter() if cleaned is None else cleaned
-    lines = _read_text_lines(path, problems)
-    if lines is None:
+    text = _read_text(path, problems)
+    if text is None:
         return None
     try:
-        pairs = json.loads("\n".join(lines), object_pairs_hook=lambda items: items)
+        pairs = json.loads(text, object_pairs_hook=lambda items: items)
     except json.JSONDecodeError as err:
         problems.add(path, err.lineno, f"malformed JSON: {err.msg} (column {err.colno})")
         return None
     if not isinstance(pairs, list) or any(not isinstance(item, tuple) for item in pairs):
         problems.add(path, 1, "expected a JSON object of key -> list of values")
         return None
-    titles = [values for key, values in pairs if key == "title"]
-    if len(titles) != 1 or not _is_single_string_list(titles[0]):
-        problems.add(path, 1, f'needs one "title" holding a list with one non-empty string, found {titles!r}')
+    lines = _key_lines(text, [key for key, _ in pairs])
+    # A lone string is one value: hand-made and scraped tables write {"Religion": "Islam"}.
+    cleaned["string_values"] += sum(1 for key, values in pairs if isinstance(values, str) and key != "title")
+    pairs = [(key, [values] if isinstance(values, str) else values) for key, values in pairs]
+    titles = [(line, values) for line, (key, values) in zip(lines, pairs) if key == "title"]
+    if len(titles) != 1 or not _is_single_string_list(titles[0][1]):
+        problems.add(path, titles[-1][0] if titles else 1,
+                     f'needs one "title" holding one non-empty string, found {[values for _, values in titles]!r}')
         return None
     rows = []
-    for key, values in pairs:
+    for line, (key, values) in zip(lines, pairs):
         if key == "title":
             continue
         if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
-            problems.add(path, None, f"row {key!r} must map to a list of strings, found {values!r}")
+            problems.add(path, line, f"row {key!r} must map to a string or a list of strings, found {values!r}")
             return None
         rows.append(Row(clean_key(key, cleaned), tuple(clean_cell(v, cleaned) for v in values)))
-    return Table(table_id, clean_cell(titles[0][0], cleaned), tuple(rows), category)
+    return Table(table_id, clean_cell(titles[0][1][0], cleaned), tuple(rows), category)
+
+
+def _key_lines(text: str, keys: list[str]) -> list[int | None]:
+    """The line of each top-level key of a JSON object, in order (None where it cannot be found),
+    so an error about a row names the line to fix."""
+    lines, position = [], 0
+    for key in keys:
+        found = None
+        for spelling in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
+            found = re.compile(re.escape(spelling) + r"\s*:").search(text, position)
+            if found:
+                break
+        if found:
+            position = found.end()
+            lines.append(text.count("\n", 0, found.start()) + 1)
+        else:
+            lines.append(None)
+    return lines
 
 
 def _is_single_string_list(value) -> bool:
@@ -274,16 +348,15 @@ def _is_single_string_list(value) -> bool:
 def read_categories(path: Path, problems: _Problems) -> dict[str, str]:
     if not path.exists():
         return {}  # optional: a user's own set may not have categories
-    lines = _read_text_lines(path, problems) or []
-    if not lines:
+    parsed = read_tsv(path, problems)
+    if not parsed or not parsed[0]:
         return {}
-    header = lines[0].split("\t")
+    header, rows = parsed
     if header[:2] != ["table_id", "category"]:
         problems.add(path, 1, f"header must start with table_id, category; found {header}")
         return {}
     categories = {}
-    for lineno, text in enumerate(lines[1:], start=2):
-        cells = text.split("\t")
+    for lineno, cells in rows:
         if len(cells) != len(header):
             problems.add(path, lineno, f"has {len(cells)} columns, the header has {len(header)}")
             continue
@@ -321,7 +394,7 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
         first_use.setdefault(h.table_id, h.line)
     for table_id, line in first_use.items():
         path = tables_dir(root) / f"{table_id}.json"
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():  # a broken link is read, to say why it fails
             problems.add(tsv, line, f"table {table_id} is missing: no file {path}")
             continue
         table = read_table(path, table_id, categories.get(table_id), problems, cleaned)
