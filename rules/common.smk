@@ -12,7 +12,7 @@ LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, type_command_line_values, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
 from tabprobe.external import files_below
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
@@ -24,6 +24,7 @@ SCHEMA = "../workflow/schemas/config.schema.yaml"
 _CLI_CONFIGFILES = [str(f) for f in workflow.config_settings.configfiles]
 _CONFIG_SOURCES = [] if workflow.config_settings.replace_workflow_config else [
     str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES]
+type_command_line_values(config, workflow.config_settings.config)
 check_config(config, workflow.source_path(SCHEMA), sources=_CONFIG_SOURCES + _CLI_CONFIGFILES,
              schema_shown="workflow/schemas/config.schema.yaml", overrides=workflow.config_settings.config)
 validate(config, SCHEMA)

@@ -92,6 +92,52 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def dry_run(tmp_path, *config_args):
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+         "--configfile", str(ROOT / "config.yaml"), "--config",
+         f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}", *config_args],
+        capture_output=True, text=True, timeout=300,
+    )
+
+
+def job_count(dry_run_output: str, rule: str) -> int:
+    """The count of a rule's jobs in a dry run's "Job stats" table."""
+    return next(int(line.split()[1]) for line in dry_run_output.splitlines() if line.split()[:1] == [rule])
+
+
+def test_command_line_values_are_read_as_yaml_spells_them(tmp_path):
+    """Snakemake hands `--config full=true` over as the string "true"; the documented spellings work."""
+    full = dry_run(tmp_path, "full=true", "infotabs_verify=false", "max_examples=null")
+    assert full.returncode == 0, full.stderr[-3000:]
+    default = dry_run(tmp_path, "full=false", "max_examples=~")
+    assert default.returncode == 0, default.stderr[-3000:]
+    # full: true runs the paper's grid of learning rates (three times the inoculation jobs) and
+    # lifts the caps: the values were read, not just accepted
+    assert job_count(full.stdout, "inoculate") == 3 * job_count(default.stdout, "inoculate") > 0
+
+
+def test_a_misspelt_command_line_value_is_a_type_error_with_the_spelling_to_use(tmp_path):
+    result = dry_run(tmp_path, "full=maybe", "max_examples=abc")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "--config: config key full: 'maybe' is not of type 'boolean'; on the command line write" in output
+    # the cap check compares numbers: it must not crash on a string before the type error is shown
+    assert "--config: config key max_examples: 'abc' is not of type 'integer', 'null'" in output
+    assert "TypeError" not in output
+
+
+def test_type_command_line_values_types_only_what_the_command_line_set():
+    from tabprobe.config import type_command_line_values
+
+    config = {"full": "true", "seed": "7", "name": "null", "probes": {"p": {"max_examples": "5", "splits": ["alpha1"]}},
+              "infotabs_dir": "../data", "kept": "true"}
+    type_command_line_values(config, {"full": "true", "seed": "7", "probes": {"p": {"max_examples": "5"}},
+                                      "infotabs_dir": "../data"})
+    assert config == {"full": True, "seed": 7, "name": "null", "probes": {"p": {"max_examples": 5, "splits": ["alpha1"]}},
+                      "infotabs_dir": "../data", "kept": "true"}
+
+
 def test_a_problem_is_located_where_the_key_was_set_last():
     """Snakemake merges config.yaml, then each --configfile, then --config: the message names
     the last place that set the key, as that is where the user must fix it."""

@@ -28,6 +28,44 @@ _NAME_RULES = {
 }
 
 
+def type_command_line_values(config: dict[str, Any], overrides: Mapping[str, Any] | None) -> None:
+    """Read the strings Snakemake hands over from `--config` as YAML reads them in config.yaml.
+
+    Snakemake types `--config` values as int, float, `True`/`False`, else strings (nested values
+    all strings), so `full=true`, `infotabs_verify=false` and `max_examples=null` (the documented
+    spellings) would arrive as "true", "false" and "null". Each such leaf of `config` that the
+    command line set is replaced, in place, by its YAML value where that is a boolean, null or
+    a number; any other string stays a string."""
+    def typed(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: typed(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [typed(item) for item in value]
+        if isinstance(value, str):
+            try:
+                loaded = yaml.safe_load(value)
+            except yaml.YAMLError:
+                return value
+            if loaded is None or isinstance(loaded, (bool, int, float)):
+                return loaded
+        return value
+
+    def apply(target: dict, given: Mapping[str, Any]) -> None:
+        for key, value in given.items():
+            if key not in target:
+                continue
+            if isinstance(value, dict) and isinstance(target[key], dict):
+                apply(target[key], value)
+            else:
+                target[key] = typed(target[key])
+
+    apply(config, overrides or {})
+
+
+_TYPE_HINT = ("; on the command line write it as in config.yaml: `--config key=true` or `false`, "
+              "`null`, a number, or a quoted string")
+
+
 def _key_path(error: jsonschema.ValidationError) -> str:
     path = ".".join(str(p) for p in error.absolute_path)
     return path or "(top level)"
@@ -50,6 +88,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         choices = [c for c in error.validator_value if isinstance(c, str)]
         hint = did_you_mean(error.instance, choices)
         return error.message + ("." + hint if hint else "")
+    if error.validator == "type" and isinstance(error.instance, str):
+        return error.message + _TYPE_HINT
     return error.message
 
 
@@ -297,11 +337,30 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
     `sources` (the config files, in the order Snakemake merged them) sets that key, file:line."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.Draft202012Validator(schema)
-    problems = []
     located = []
     for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         where = locate(_error_path(e), sources, overrides)
         located.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
+    if located:
+        # The checks below read the config as the schema types it: on a config with type errors
+        # they may fail in ways that hide the real message, so what they find is only added.
+        try:
+            problems = _semantic_problems(config)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            problems = []
+    else:
+        problems = _semantic_problems(config)
+    problems = located + [_located(p, sources, overrides) for p in problems]
+    if problems:
+        read = [*map(str, sources), *(["--config"] if overrides else [])]
+        read_from = f" (read from {', then '.join(read)})" if read else ""
+        raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
+                          + f"\n(schema: {schema_shown or schema_path})")
+
+
+def _semantic_problems(config: dict[str, Any]) -> list[str]:
+    """Problems the schema cannot see: probes and models that do not fit together, files that do not exist."""
+    problems = []
     externals = external_probes(config)
     for name in externals:
         settings = config["probes"][name]
@@ -351,12 +410,7 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
     if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
         problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
                         "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it")
-    problems = located + [_located(p, sources, overrides) for p in problems]
-    if problems:
-        read = [*map(str, sources), *(["--config"] if overrides else [])]
-        read_from = f" (read from {', then '.join(read)})" if read else ""
-        raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
-                          + f"\n(schema: {schema_shown or schema_path})")
+    return problems
 
 
 def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) -> list[str]:
