@@ -24,6 +24,7 @@ include: "rules/report.smk"
 localrules:
     all,
     download_infotabs,
+    check_infotabs,
     assemble_report,
 
 

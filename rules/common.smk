@@ -1,6 +1,7 @@
 # Helpers shared by the rules: config validation, wildcard constraints, input functions.
 # No rules here.
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -10,9 +11,14 @@ from pathlib import Path
 # link (Snakemake puts a script's folder on sys.path), also inside a conda env on a cluster.
 LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
+# The library as the rules' code inputs name it: relative to the working folder, as Snakemake
+# records inputs, so a copied or moved checkout (or a cluster node that mounts it elsewhere)
+# finds its finished results up to date.
+CODE_DIR = os.path.relpath(LIBRARY_DIR)
 
 from snakemake.utils import validate
 from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, type_command_line_values, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe.download import INFOTABS_COMMIT, split_digest, tables_digest
 from tabprobe.external import files_below
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
@@ -80,27 +86,30 @@ def library_files(*modules):
     """Library modules a rule's results depend on. A script rule does not notice edits to the
     modules it imports, so they are listed as inputs: editing scoring.py re-scores, editing
     models.py re-runs inference, and so on."""
-    return [str(Path(LIBRARY_DIR) / "tabprobe" / f"{m}.py") for m in modules]
+    return [str(Path(CODE_DIR) / "tabprobe" / f"{m}.py") for m in modules]
 
 
 # ---------------------------------------------------------------- data
 
-def infotabs_root():
-    """The InfoTabS folder every stage reads: the user's local copy, or the downloaded one."""
-    return config["infotabs_dir"] or "resources/infotabs"
+def get_downloaded_infotabs(wildcards):
+    """The downloaded copy, when there is no local one: then the download is an input."""
+    return [] if config["infotabs_dir"] else ["resources/infotabs"]
 
 
-def get_infotabs_files(wildcards):
-    """Inputs of ingest_infotabs. With a local copy, the split's TSV is tracked as a file (an
-    edited TSV re-runs that split) and the tables folder by its modification time (a table file
-    edited in place is not noticed: re-run with --forcerun ingest_infotabs); otherwise the
-    download is the input."""
-    if not config["infotabs_dir"]:
-        return {"dataset": "resources/infotabs"}
-    root = Path(config["infotabs_dir"])
-    from tabprobe.infotabs import split_tsv, tables_dir
+_TABLES_DIGEST = {}
 
-    return {"tsv": str(split_tsv(root, wildcards.split)), "tables": str(tables_dir(root))}
+
+def infotabs_digest(wildcards):
+    """A local copy enters the workflow by what it holds (download.split_digest), not by how its
+    path is spelled: the same data given as a relative path, an absolute one, from a moved
+    checkout or a cluster node that mounts it elsewhere is the same data and re-runs nothing,
+    while an edited line or table (even one edited in place) re-checks and re-ingests its split."""
+    root = config["infotabs_dir"]
+    if not root:
+        return f"official InfoTabS {INFOTABS_COMMIT}"
+    if root not in _TABLES_DIGEST:
+        _TABLES_DIGEST[root] = tables_digest(Path(root))
+    return split_digest(root, wildcards.split, tables=_TABLES_DIGEST[root])
 
 
 # ---------------------------------------------------------------- probes
@@ -109,7 +118,7 @@ def get_probe_sources(wildcards):
     """The probe's module and the package modules it imports: a script rule does not notice
     edits to the modules it imports, so listing them as inputs makes an edited probe re-run
     (that probe only), and an edited helper re-run the probes that use it."""
-    return [str(Path(LIBRARY_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
+    return [str(Path(CODE_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
 
 
 def get_relevance(wildcards):

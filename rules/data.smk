@@ -11,9 +11,32 @@ rule download_infotabs:
         "../workflow/scripts/download_infotabs.py"
 
 
+# The raw split is checked in a job of its own, before ingest_infotabs replaces anything: bad
+# input (a line edited in place, a deleted table) then stops this job, and the results of the
+# last good ingest stay as they were (Snakemake deletes a job's outputs before it runs). Its
+# output is temporary: it runs only when ingest_infotabs must, and leaves no file behind.
+rule check_infotabs:
+    input:
+        get_downloaded_infotabs,
+        code=library_files("infotabs", "table", "download"),
+    output:
+        temp("results/data/{split}.checked.json"),
+    # No param follows the data: Snakemake records a failed job's params, and a digest of the
+    # broken data would then re-run everything once the data is mended. ingest_infotabs holds it.
+    params:
+        on_duplicate=config["duplicates"],
+        verify=config["infotabs_verify"],
+    log:
+        "logs/check_infotabs/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/check_infotabs.py"
+
+
 rule ingest_infotabs:
     input:
-        unpack(get_infotabs_files),
+        checked="results/data/{split}.checked.json",
         # How the data is read and cleaned: an edit re-ingests (and so re-runs what reads it).
         code=library_files("infotabs", "table", "download"),
     output:
@@ -21,9 +44,8 @@ rule ingest_infotabs:
         tables="results/data/{split}.tables.parquet",
         summary="results/data/{split}.summary.json",
     params:
-        root=infotabs_root(),
+        dataset=infotabs_digest,  # what the data is (an edit re-runs the split), not where it lies
         on_duplicate=config["duplicates"],
-        verify=config["infotabs_verify"],
     log:
         "logs/ingest_infotabs/{split}.log",
     benchmark:

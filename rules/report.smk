@@ -23,7 +23,6 @@ rule assemble_report:
         splits=REPORT_SPLITS,
         probes=PROBES,
         models=MODELS,
-        data_source=infotabs_root(),
         seed=config["seed"],
         scoring=SCORING,
         externals=EXTERNALS,

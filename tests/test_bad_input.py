@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -248,8 +249,18 @@ def header_only_split(env, tmp) -> Run:
                [rf"{tsv}:1: has a header but no examples below it", r"How to fix: "])
 
 
+def missing_split_file(env, tmp) -> Run:
+    root = tmp / "infotabs"
+    shutil.copytree(env["clean"], root)
+    (root / ALPHA1).unlink()
+    path = write_config(tmp / "bad.yaml", base_config(env, root))
+    return Run(path, [rf"{path}:{line_of(path, 'infotabs_dir:')}: config key infotabs_dir: .*infotabs lacks "
+                      r"data/maindata/infotabs_test_alpha1\.tsv, the alpha1 split this config reads; restore the file"])
+
+
 FRESH_CASES = [malformed_yaml, wrong_types_and_keys, unknown_probe_in_config, unknown_model_references,
-               names_with_path_characters, infotabs_dir_without_data, zero_examples_cap, broken_rows, header_only_split]
+               names_with_path_characters, infotabs_dir_without_data, zero_examples_cap, broken_rows, header_only_split,
+               missing_split_file]
 
 
 @pytest.mark.parametrize("case", FRESH_CASES, ids=lambda f: f.__name__)
@@ -362,6 +373,43 @@ def test_bad_input_added_to_a_finished_run_stops_and_changes_nothing(env, finish
         assert re.search(pattern, output), f"{pattern!r} not in:\n{output[-4000:]}"
     assert snapshot(finished["dir"]) == before, "the failed run changed or added files"
     assert sorted(env["tmp"].iterdir()) == around and not list(env["tmp"].rglob("escaped")), "a file outside the run"
+
+
+def test_a_split_broken_in_place_stops_the_run_and_keeps_the_finished_results(env, finished):
+    """A good line of the finished run's alpha1 replaced by one with a bad label, in place: the
+    raw split is checked in a job of its own, so the ingested alpha1 is not deleted."""
+    tsv = env["finished_data"] / ALPHA1
+    good = tsv.read_bytes()
+    before = snapshot(finished["dir"])
+    configfile = write_config(env["tmp"] / "in_place.yaml", finished["config"])
+    try:
+        set_line(tsv, 3, "C1\tT7\tThe Order of Tidewatchers admits only sailors.\tMAYBE")
+        result = snakemake(finished["dir"], env["workflow"], configfile)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0, output[-3000:]
+        assert f"{tsv}:3: label 'MAYBE' is not one of E, N, C" in output
+        assert "Error in rule check_infotabs" in output
+        assert snapshot(finished["dir"]) == before, "the failed run changed or removed finished results"
+        assert (finished["dir"] / "results" / "data" / "alpha1.parquet").is_file()
+    finally:
+        tsv.write_bytes(good)
+    # The same bytes again: the data is what it was, so nothing is left to do.
+    again = snakemake(finished["dir"], env["workflow"], configfile, "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr, again.stdout[-3000:]
+
+
+def test_a_copied_finished_run_with_its_data_spelled_another_way_has_nothing_to_do(env, finished, tmp_path):
+    """`cp -a` of a finished run to another folder, and the data named by a relative path
+    instead of an absolute one: the cache holds, nothing is scheduled."""
+    copy = env["tmp"] / "finished_copy"
+    shutil.copytree(finished["dir"], copy, symlinks=True)
+    try:
+        config = dict(finished["config"], infotabs_dir=os.path.relpath(finished["config"]["infotabs_dir"], copy))
+        assert not Path(config["infotabs_dir"]).is_absolute()
+        result = snakemake(copy, env["workflow"], write_config(tmp_path / "relative.yaml", config), "--dry-run")
+        assert result.returncode == 0 and "Nothing to be done" in result.stdout + result.stderr, result.stdout[-3000:]
+    finally:
+        shutil.rmtree(copy)
 
 
 def test_the_config_checker_names_the_file_and_line_snakemake_does_not(tmp_path):

@@ -178,7 +178,7 @@ def test_show_model_shows_exactly_the_invalid_transition_with_its_reason(capsys,
     code, out, err = run(capsys, "show", "row_deletion", "--model", "m", "--results", results, "--configfile", config)
     assert code == 0, err
     assert headers(out) == ["alpha1:2/row_deletion"]
-    assert "1 of 6 probe examples fail" in out
+    assert "Failing: 1 of 6 (16.7%)" in out
     [reason] = [line for line in out.splitlines() if line.startswith("✗ fails: ")]
     assert reason.startswith("✗ fails: ENTAIL before, CONTRADICT after")  # the reason failures.find_failures gives
     assert "prediction ENTAIL on the original → CONTRADICT after the change" in out

@@ -83,6 +83,26 @@ def test_failures_of_an_expected_label_probe_are_flips_the_change_caused():
     assert [f.row["uid"] for f in found.shown] == ["a:0/negation_flip"] and found.judged == 3
 
 
+def test_failures_of_an_external_set_count_paired_lines_only_and_score_unpaired_lines_apart():
+    from tabprobe.probes import register_external
+
+    probe = register_external("their_set", "flipped")
+    paired = [dict(probe_row(f"their_set:{i}", "their_set", TABLE, label="E", expected="C"), orig_uid=f"a:{i}")
+              for i in range(4)]
+    # Two lines made from no gold example (their own originals): no "before", so never a failure
+    # the change caused; scored apart.
+    unpaired = [dict(probe_row(f"their_set:{i}", "their_set", TABLE, label="N", expected="N"), orig_uid=f"their_set:{i}")
+                for i in (8, 9)]
+    before = {"a:0": "E", "a:1": "E", "a:2": "E"}  # a:3 outside `original`'s cap: no prediction
+    after = {"their_set:0": "E", "their_set:1": "C", "their_set:2": "E", "their_set:3": "E",
+             "their_set:8": "C", "their_set:9": "N"}
+    found = find_failures(probe, paired + unpaired, after, before, n=5, seed=1)
+    assert [f.row["uid"] for f in found.shown] == ["their_set:0", "their_set:2"]
+    assert (found.failed, found.judged, found.unpaired, found.unpaired_right, found.no_original) == (2, 3, 2, 1, 1)
+    assert found.caption() == ("2 of 3 (66.7%); 2 line(s) paired with no gold example, scored apart: 1 right (50.0%); "
+                               "1 without a prediction on their original (outside `original`'s cap), not judged")
+
+
 def test_failures_of_a_premise_control_are_gold_answers_without_the_evidence():
     rows = [probe_row(f"a:{i}/hypothesis_only", "hypothesis_only", Table("T1", "", ()), expected="E") for i in range(2)]
     after = {"a:0/hypothesis_only": "E", "a:1/hypothesis_only": "N"}

@@ -552,7 +552,7 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
     # The command shows the report's selection: the same count of failures out of the same examples.
     counts = re.search(r'data-probe="row_to_top" data-model="minilm-para"><summary>Failing examples · row_to_top · '
                        r"minilm-para · alpha1: (\d+) of (\d+)", page)
-    assert counts and f"{counts.group(1)} of {counts.group(2)} probe examples fail" in shown.stdout
+    assert counts and f"Failing: {counts.group(1)} of {counts.group(2)}" in shown.stdout
 
 
 def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_counts_what_was_verified(run, tmp_path):

@@ -1,4 +1,5 @@
 from tabprobe import logs, stages
+from tabprobe.config import infotabs_root
 
 logs.to_file(snakemake.log[0])
 stages.assemble_report(
@@ -15,7 +16,7 @@ stages.assemble_report(
     variance_results=snakemake.input.variance,
     splits=snakemake.params.splits,
     probes=snakemake.params.probes,
-    data_source=snakemake.params.data_source,
+    data_source=infotabs_root(snakemake.config),  # not a param: how the path is spelled re-runs nothing
     seed=snakemake.params.seed,
     scoring_settings=snakemake.params.scoring,
     relevance_summaries=snakemake.input.relevance,

@@ -1,12 +1,14 @@
 from tabprobe import logs, stages
+from tabprobe.config import infotabs_root
 
 logs.to_file(snakemake.log[0])
 stages.ingest_infotabs(
-    root=snakemake.params.root,
+    # read from config, not a param: the data is identified by its content (check_infotabs)
+    root=infotabs_root(snakemake.config),
     split=snakemake.wildcards.split,
     examples_out=snakemake.output.examples,
     tables_out=snakemake.output.tables,
     summary_out=snakemake.output.summary,
     on_duplicate=snakemake.params.on_duplicate,
-    verify=snakemake.params.verify,
+    verify=False,  # check_infotabs verified this very content
 )

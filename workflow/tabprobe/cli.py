@@ -392,7 +392,7 @@ def _show_failures(console, probe: Probe, split: str, n: int, model: str, result
     found, changes = failures.failing_examples(paths, probe, model, split, n, seed,
                                                unverified_flips=config.get("unverified_flips", "exclude"))
     console.print(_text(f"{model} on {probe.name} ({split})", "bold"),
-                  f"— failing means: {found.what}. {found.failed} of {found.judged} probe examples fail"
+                  f"— failing means: {found.what}. Failing: {found.caption()}"
                   + (f"; {len(found.shown)} shown, chosen with seed {seed}." if found.shown else "."))
     for change in changes:
         render_change(console, change, probe, reason=change.reason)

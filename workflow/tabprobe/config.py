@@ -10,6 +10,7 @@ import jsonschema
 import yaml
 
 from .errors import TabprobeError, closest, did_you_mean
+from .infotabs import SPLITS, split_tsv
 from .probes import REGISTRY, get_probe
 
 
@@ -172,6 +173,11 @@ def _located(problem: str, sources: Sequence[str | Path], overrides: dict | None
     match = re.match(r"config key ([^:\s]+): ", problem)
     where = locate([match.group(1)], sources, overrides) if match else None
     return f"{where}: {problem}" if where else problem
+
+
+def infotabs_root(config: Mapping[str, Any]) -> str:
+    """The InfoTabS folder every stage reads: the user's local copy, or the downloaded one."""
+    return config.get("infotabs_dir") or "resources/infotabs"
 
 
 # read by the workflow, not passed to the probe
@@ -410,7 +416,25 @@ def _semantic_problems(config: dict[str, Any]) -> list[str]:
     if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
         problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
                         "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it")
+    elif isinstance(root, str):
+        for split in _splits_read(config, probes, models):
+            tsv = split_tsv(root, split)
+            if not tsv.is_file():
+                problems.append(f"config key infotabs_dir: {root} lacks {tsv.relative_to(root)}, the {split} split this "
+                                f"config reads; restore the file (an InfoTabS copy has all five), or leave {split} out "
+                                "of `splits:` and the probes' splits")
     return problems
+
+
+def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) -> list[str]:
+    """The splits of InfoTabS the workflow will read with this config, in SPLITS order."""
+    wanted = set(config.get("splits") or [])
+    for name in probes:
+        wanted.update(probe_splits(config, name))
+    if any(isinstance(m, dict) and "train" in m for m in models.values()) or inoculation_plan(config) \
+            or variance_plan(config):
+        wanted.update(("train", "dev"))  # fine-tuning reads train, and dev to pick its checkpoint
+    return [split for split in SPLITS if split in wanted]
 
 
 def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) -> list[str]:

@@ -19,6 +19,7 @@ import zlib
 from importlib import resources
 from pathlib import Path
 
+from . import infotabs
 from .errors import DownloadError
 from .io import sha256_file
 
@@ -33,7 +34,7 @@ CHECKED_FILES = (
     "data/maindata/infotabs_test_alpha1.tsv",
     "data/maindata/infotabs_test_alpha2.tsv",
     "data/maindata/infotabs_test_alpha3.tsv",
-    "data/tables/table_categories.tsv",
+    CATEGORIES_FILE := "data/tables/table_categories.tsv",
 )
 TABLES_GLOB = "data/tables/json/*.json"
 KEEP_PREFIXES = ("data/maindata/", "data/tables/json/", "data/tables/table_categories.tsv")
@@ -50,6 +51,17 @@ def tables_digest(root: Path) -> str:
     for path in sorted(root.glob(TABLES_GLOB)):
         digest.update(f"{path.name}\t{sha256_file(path)}\n".encode())
     return digest.hexdigest()
+
+
+def split_digest(root: str | Path, split: str, tables: str | None = None) -> str:
+    """What one split of a copy is, by content: its TSV, the categories and every table
+    (`tables`: their `tables_digest`, when the caller has it already). Two spellings of one
+    folder (`../shared/infotabs`, `/work/shared/infotabs`), a copy elsewhere or a moved checkout
+    give the same digest; an edited table or line gives another."""
+    root = Path(root)
+    files = [infotabs.split_tsv(root, split), root / CATEGORIES_FILE]
+    parts = [f"{path.relative_to(root)}\t{sha256_file(path) if path.is_file() else '-'}" for path in files]
+    return hashlib.sha256("\n".join([*parts, tables or tables_digest(root)]).encode()).hexdigest()
 
 
 def compute_checksums(root: str | Path) -> dict[str, str]:

@@ -3,7 +3,7 @@
 What counts as a failure follows how the probe is judged:
 - transition rules: the prediction moved in a way the rule forbids (E -> C after deleting a row);
 - an expected label: right on the unperturbed example, wrong after the change (a flip the
-  change caused); an external line with no original: wrong;
+  change caused); an external line with no original is scored apart, not a failure;
 - premise controls: still right without the evidence (the gold label was reached from the
   hypothesis alone, the artifact these controls expose);
 - evidence selection: deleting a row the hypothesis does not need moved the prediction (the
@@ -37,6 +37,23 @@ class Failures:
     shown: list[Failure]
     failed: int
     judged: int  # probe examples that could be judged (those with the predictions they need)
+    # Lines of an external set paired with no gold example: no "before", so scored apart (how
+    # many, how many the model got right), never counted as failures the change caused.
+    unpaired: int = 0
+    unpaired_right: int = 0
+    # Paired examples whose original has no prediction (outside `original`'s cap): not judged.
+    no_original: int = 0
+
+    def caption(self) -> str:
+        """The counts in words: failures of the judged examples, then what was left out and why."""
+        share = f" ({100 * self.failed / self.judged:.1f}%)" if self.judged else ""
+        text = f"{self.failed} of {self.judged}{share}"
+        if self.unpaired:
+            text += (f"; {self.unpaired} line(s) paired with no gold example, scored apart: "
+                     f"{self.unpaired_right} right ({100 * self.unpaired_right / self.unpaired:.1f}%)")
+        if self.no_original:
+            text += f"; {self.no_original} without a prediction on their original (outside `original`'s cap), not judged"
+        return text
 
 
 def judgement(probe: Probe, expected: str | None) -> str:
@@ -76,7 +93,7 @@ def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) 
         return f"{LABEL_NAMES[after]} (the gold label) without the evidence"
     if after == row["expected"]:
         return None
-    if row["uid"] == row["orig_uid"]:  # `original` itself, or an external line paired with no gold example
+    if row["uid"] == row["orig_uid"]:  # `original` itself
         return f"{LABEL_NAMES[after]}, expected {LABEL_NAMES[row['expected']]}"
     if before != row["label"]:
         return None  # already wrong before the change: not a failure the change caused
@@ -88,15 +105,20 @@ def find_failures(probe: Probe, rows: Sequence[Mapping], predictions: Mapping[st
     """The failures among `rows` (probe examples), and `n` of them chosen with a generator seeded
     by `seed` and `names` (e.g. model and split), shown in file order."""
     failed: list[Failure] = []
-    judged = 0
+    judged = unpaired = unpaired_right = no_original = 0
     for row in rows:
         after = predictions.get(row["uid"])
         if after is None:
+            continue
+        if row["uid"] == row["orig_uid"] and probe.name != "original" and probe.judged_by == "expected":
+            unpaired += 1  # an external line made from no gold example
+            unpaired_right += after == row["expected"]
             continue
         before = original_predictions.get(row["orig_uid"])
         # Judged against the prediction before the change, so without one it cannot be judged;
         # a row that is its own original needs none.
         if before is None and row["uid"] != row["orig_uid"] and probe.family != "premise_control":
+            no_original += 1
             continue
         judged += 1
         reason = _failure_reason(probe, row, before, after)
@@ -104,7 +126,8 @@ def find_failures(probe: Probe, rows: Sequence[Mapping], predictions: Mapping[st
             failed.append(Failure(row, reason))
     rng = seeded_rng(seed, "failing-examples", probe.name, *names)
     keep = np.sort(rng.permutation(len(failed))[:n]) if failed else []
-    return Failures(what_fails(probe), [failed[i] for i in keep], len(failed), judged)
+    return Failures(what_fails(probe), [failed[i] for i in keep], len(failed), judged, unpaired, unpaired_right,
+                    no_original)
 
 
 def _read_predictions(path) -> dict[str, str]:

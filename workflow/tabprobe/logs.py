@@ -1,4 +1,5 @@
-"""Logging for a rule's job: everything goes to its log file; errors also reach the terminal."""
+"""Logging for a rule's job: everything goes to its log file; errors, and warnings logged with
+`extra=TERMINAL`, also reach the terminal."""
 
 from __future__ import annotations
 
@@ -8,15 +9,22 @@ import traceback
 
 from .errors import TabprobeError
 
+# `log.warning(..., extra=TERMINAL)`: a warning the person running the workflow must see, not only
+# the job's log (e.g. duplicate hypotheses kept in a split).
+TERMINAL = {"terminal": True}
+
 
 def to_file(path: str) -> None:
     terminal = sys.stderr
     handle = open(path, "w", buffering=1, encoding="utf-8")
     sys.stderr = handle  # library warnings and progress bars land in the rule's log
+    shown = logging.StreamHandler(terminal)
+    shown.addFilter(lambda record: getattr(record, "terminal", False))
+    shown.setFormatter(logging.Formatter(f"tabprobe %(levelname)s (full log: {path}): %(message)s"))
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=[logging.StreamHandler(handle)],
+        handlers=[logging.StreamHandler(handle), shown],
         force=True,
     )
     logging.captureWarnings(True)

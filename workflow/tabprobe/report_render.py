@@ -185,9 +185,7 @@ def _example_html(change: ExampleChange) -> str:
 
 
 def _examples_summary(block: ExamplesBlock) -> str:
-    f = block.failures
-    share = f" ({100 * f.failed / f.judged:.1f}%)" if f.judged else ""
-    return (f"Failing examples · {block.probe} · {block.model} · {block.split}: {f.failed} of {f.judged}{share}; "
+    return (f"Failing examples · {block.probe} · {block.model} · {block.split}: {block.failures.caption()}; "
             f"{len(block.changes)} shown")
 
 

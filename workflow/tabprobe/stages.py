@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import download, infotabs, models, perturb, report, schemas, scoring
+from . import download, infotabs, logs, models, perturb, report, schemas, scoring
 from .io import atomic_dir, read_parquet, write_json, write_parquet, write_text
 
 log = logging.getLogger(__name__)
@@ -22,6 +22,22 @@ log = logging.getLogger(__name__)
 
 def download_infotabs(dest: str, url: str, timeout: float) -> None:
     download.download(dest, url=url, timeout=timeout)
+
+
+def check_infotabs(root: str, split: str, out: str, on_duplicate: str = "warn", verify: bool = True) -> None:
+    """Read and validate a split without writing its results: bad input stops here, before the
+    results of an earlier ingest are touched. `out` records what was checked."""
+    if verify:
+        download.verify(root)
+    ingested = infotabs.ingest_split(root, split, on_duplicate=on_duplicate)
+    write_json({"split": split, "source": str(root), "examples": ingested.examples.num_rows,
+                "tables": ingested.tables.num_rows}, out)
+    log.info("%s: %d examples over %d tables are well formed", split, ingested.examples.num_rows, ingested.tables.num_rows)
+    if ingested.duplicate_lines:
+        lines = ", ".join(f"{line} repeats {first}" for line, first, _ in ingested.duplicate_lines[:5])
+        more = len(ingested.duplicate_lines) - 5
+        log.warning("%s: %d duplicate hypotheses kept (`duplicates: warn`; `error` refuses them): line %s%s", split,
+                    len(ingested.duplicate_lines), lines, f" and {more} more" if more > 0 else "", extra=logs.TERMINAL)
 
 
 def ingest_infotabs(root: str, split: str, examples_out: str, tables_out: str, summary_out: str,
