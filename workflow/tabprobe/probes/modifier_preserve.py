@@ -70,7 +70,7 @@ def fits_a_clause(value: str, key: str = "") -> bool:
     K"), no placeholder ("See Characters"), and no date unless the key is a date's ("Republic: 17
     June 1944" is an event, not an attribute)."""
     value = value.strip()
-    if not value or len(value) > MAX_VALUE_CHARS or UNFIT_VALUE.search(value) or PLACEHOLDER.match(value):
+    if not value or len(value) > MAX_VALUE_CHARS or UNFIT_VALUE.search(value) or PLACEHOLDER.search(value):
         return False
     low = " ".join(re.sub(r"\(s\)", "", key).lower().split())
     if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value) or (_DATE_VALUE.search(value) and not low.endswith(DATE_KEYS)):

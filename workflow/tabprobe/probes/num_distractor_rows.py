@@ -5,11 +5,17 @@ them (table_edits.insert_new_key_row). The evidence is untouched: label preserve
 
 Option `rows` (default 2): how many distractor rows to insert."""
 
+import re
+
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from ..table import normalised
 from .invariants import TABLE_EDIT
 from .number_edits import quantities
 from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row
+
+# Money, in a hypothesis or a row: rows of money are never distractors for a claim about money.
+MONEY = re.compile(r"[$€£¥]|\b(?:profit|profitable|money|earn\w*|gross\w*|budget|revenue|income|cost\w*|dollars?|"
+                   r"euros?|pounds?|sales|sold|box office|net worth|salary|price|funding|spent|spend\w*)\b", re.IGNORECASE)
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -18,9 +24,13 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         raise ValueError(f"probes.num_distractor_rows.rows must be a positive integer, not {wanted!r}")
     hypothesis = normalised(example.hypothesis)
 
+    about_money = bool(MONEY.search(example.hypothesis))
+
     def is_distractor(row):
         return (any(quantities(v) for v in row.values)  # a number standing as one, not in a name ("Dok2")
-                and normalised(row.key) not in hypothesis)
+                and normalised(row.key) not in hypothesis
+                # a budget beside a box office decides whether a film "made a profit"
+                and not (about_money and (MONEY.search(row.key) or any(MONEY.search(v) for v in row.values))))
 
     inserted, current = [], table
     for _ in range(wanted):

@@ -81,7 +81,10 @@ IDENTITY_KEYS = frozenset({
     "total", "land", "water", "urban", "metro", "rural", "density",
     # institutions, identifiers, kinds and dates of a subject of its own
     "legislature", "parliament", "assembly", "diet", "council", "senate", "id", "identifier", "code", "line", "types",
-    "subtypes", "variants", "successor", "predecessor", "series", "significance", "celebrations", "date", "dates"})
+    "subtypes", "variants", "successor", "predecessor", "series", "significance", "celebrations", "date", "dates",
+    # who owns or runs it, where its vehicles stand, what it is made by or of, what happened where
+    "owner", "owners", "operator", "operators", "depot", "depots", "garage", "garages", "system", "via", "timetable",
+    "livery", "tsunami", "elevation", "brand", "manufacturer", "allotropes", "events"})
 # The kind of table a row may come from: one of the same category whose keys are mostly the
 # table's own (Jaccard similarity of the key sets at least this), so a row the table lacks is
 # an optional attribute of its own template ("Producer" on an album without one), not a row of
@@ -194,20 +197,66 @@ INSERTED_KEYS_NEW = Invariant("inserts only keys unrelated to the table's", _ins
 
 def twins(table: Table, ctx) -> list[Table]:
     """The split's tables of the same category and kind (a person's for a person's) whose keys are
-    mostly this table's (TWIN_SIMILARITY), in id order; cached per split."""
+    mostly this table's (TWIN_SIMILARITY), that agree with it on the rows saying what kind of
+    thing it is (`kind_rows`: a gas's twin is a gas, a bus line's a bus line), and, for people,
+    lived at the same time (`life_span`: no doctoral student born after the subject died); in id
+    order; cached per split."""
     cache = ctx.shared.setdefault("twins", {})
     if table.table_id not in cache:
         own = {normalised(key) for key in table.keys}
+        kind, span = kind_rows(table), life_span(table)
         found = []
         for other_id in sorted(ctx.tables):
             other = ctx.tables[other_id]
             if other_id == table.table_id or other.category != table.category or has_born_row(other) != has_born_row(table):
                 continue
             theirs = {normalised(key) for key in other.keys}
-            if own and len(own & theirs) / len(own | theirs) >= TWIN_SIMILARITY:
-                found.append(other)
+            if not own or len(own & theirs) / len(own | theirs) < TWIN_SIMILARITY:
+                continue
+            other_kind = kind_rows(other)
+            if any(other_kind[key] != values for key, values in kind.items() if key in other_kind):
+                continue
+            if has_born_row(table) and not _overlap(span, life_span(other)):
+                continue
+            found.append(other)
         cache[table.table_id] = found
     return cache[table.table_id]
+
+
+# Keys whose value says what kind of thing the subject is: twins must agree on those they share.
+KIND_KEY_WORDS = frozenset({"phase", "mode", "type", "transit", "system", "electrification", "frequency", "observed",
+                            "religion", "genre", "kind", "class", "classification"})
+
+
+def kind_rows(table: Table) -> dict[str, frozenset[str]]:
+    """{key: its values} of the rows that say what kind of thing the subject is, normalised."""
+    return {normalised(row.key): frozenset(normalised(v) for v in row.values) for row in table.rows
+            if set(normalised(row.key).split()) & KIND_KEY_WORDS}
+
+
+# A life of unknown end: long enough that a contemporary's facts fit, short enough for eras.
+LIFE_YEARS = 90
+_A_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
+
+
+def life_span(table: Table) -> tuple[int, int] | None:
+    """(born, died) years of a person's table (died = born + LIFE_YEARS when it has no Died row);
+    None when the Born row gives no year."""
+    years = {}
+    for row in table.rows:
+        key = row.key.strip().casefold()
+        if key in ("born", "died"):
+            found = _A_YEAR.search(" ".join(row.values))
+            if found:
+                years.setdefault(key, int(found.group(1)))
+    if "born" not in years:
+        return None
+    return years["born"], years.get("died", years["born"] + LIFE_YEARS)
+
+
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """Two life spans that share a year; an unknown one shares none (a twin must be provably of its time)."""
+    return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
 
 
 def insert_new_key_row(table: Table, ctx, against: Table | None = None, accept=None) -> tuple[Table, dict]:

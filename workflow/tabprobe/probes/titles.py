@@ -314,13 +314,29 @@ def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[
         new = replacement(m, partner)
         if new is None:
             raise NotApplicable("the partner's hypotheses never give its whole name")
-        old = text[m.start:m.end]
+        end = m.end
+        old = text[m.start:end]
         if old[:1].isupper() and new[:1].islower():
             new = new[0].upper() + new[1:]  # "The Faroe Islands" -> "The United States"
-        out = out[: m.start + shift] + new + out[m.end + shift:]
+        after = text[end:]
+        if old.startswith("the ") and not new.casefold().startswith("the ") and NOUN_AFTER_NAME.match(after):
+            new = "the " + new  # "on the Beautifully Unconventional song": the article belongs to "song"
+        quoted = text[max(m.start - 1, 0):m.start] in ("'", "‘")  # "'Fearless' was released": a closing quote
+        if (re.match(r"['’](?![sS]\b)", after) and not quoted and old.endswith(("s", "S"))
+                and not new.endswith(("s", "S"))):
+            end, new = end + 1, new + after[0] + "s"  # "Cape Cross' sire" -> "Kauto Star's sire"
+        elif "," in old and after.startswith(",") and "," not in new:
+            end += 1  # "Jean, the Vitagraph Dog, died" -> "Hope died": the apposition's closing comma
+        old = text[m.start:end]
+        out = out[: m.start + shift] + new + out[end + shift:]
         shift += len(new) - len(old)
-        edits.append({"start": m.start, "end": m.end, "old": old, "new": new, "kind": m.kind})
+        edits.append({"start": m.start, "end": end, "old": old, "new": new, "kind": m.kind})
     return out, edits
+
+
+# A noun the subject's name qualifies ("the X song"): a "the" before the name is the noun's.
+NOUN_AFTER_NAME = re.compile(r"\s+(?:song|songs|album|albums|single|film|movie|band|group|team|club|book|novel|"
+                             r"series|show|game|character|tour|era)\b")
 
 
 def same_subject(a: Table, b: Table, names: Mapping[str, Mapping[str, str]]) -> bool:
