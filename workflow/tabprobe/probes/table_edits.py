@@ -55,6 +55,8 @@ KEY_SYNONYMS = (
     frozenset({"country", "nation", "state", "sovereign"}),
     frozenset({"capital", "city", "seat", "headquarters", "location", "located"}),
     frozenset({"years", "active", "era", "period", "founded", "formed", "established", "origin"}),
+    # "Fields ofemployment" is glued so in the data
+    frozenset({"sector", "sectors", "field", "fields", "employment", "ofemployment", "activity", "activities"}),
 )
 # Rows about a life or an identity: from another table they contradict this one's (a death date
 # for a living person, a birth name, years active after death).
@@ -84,7 +86,10 @@ IDENTITY_KEYS = frozenset({
     "subtypes", "variants", "successor", "predecessor", "series", "significance", "celebrations", "date", "dates",
     # who owns or runs it, where its vehicles stand, what it is made by or of, what happened where
     "owner", "owners", "operator", "operators", "depot", "depots", "garage", "garages", "system", "via", "timetable",
-    "livery", "tsunami", "elevation", "brand", "manufacturer", "allotropes", "events"})
+    "livery", "tsunami", "elevation", "brand", "manufacturer", "allotropes", "events",
+    # what a bridge carries or crosses, how a concept relates to others, what a job requires
+    "carries", "crosses", "intersects", "superset", "subset", "education", "material", "materials", "constructed",
+    "builder", "builders"})
 # The kind of table a row may come from: one of the same category whose keys are mostly the
 # table's own (Jaccard similarity of the key sets at least this), so a row the table lacks is
 # an optional attribute of its own template ("Producer" on an album without one), not a row of
