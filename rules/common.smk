@@ -138,6 +138,14 @@ def get_external_files(wildcards):
     return [str(p) for p in files_below(config["probes"][wildcards.probe]["external"], (".tsv", ".json"))]
 
 
+def get_original_examples(wildcards):
+    """`original`'s examples of the split, where it runs: an external set counts its paired lines
+    that `original`'s cap left without a prediction on their gold example."""
+    if "original" in PROBES and wildcards.split in probe_splits(config, "original"):
+        return {"original": f"results/probes/original/{wildcards.split}.parquet"}
+    return {}
+
+
 def get_external_folder(wildcards):
     return config["probes"][wildcards.probe]["external"]
 

@@ -69,6 +69,7 @@ rule ingest_external_probe:
     wildcard_constraints:
         probe=_one_of(EXTERNALS),
     input:
+        unpack(get_original_examples),
         files=get_external_files,
         examples="results/data/{split}.parquet",
         code=library_files("external", "infotabs"),

@@ -288,6 +288,32 @@ def test_an_external_set_reads_like_its_clean_copy_with_bom_crcrlf_quotes_and_li
     assert clean_coverage["skipped"] == {"scored, but paired with no gold example of alpha1": 1}
 
 
+def test_an_external_sets_coverage_counts_paired_lines_whose_original_is_outside_originals_cap(tmp_path, mini_infotabs):
+    from tabprobe import stages
+    from tabprobe.infotabs import load_tables
+    from tabprobe.io import write_parquet
+
+    ingested = ingest_split(mini_infotabs, "alpha1")
+    examples_path = tmp_path / "alpha1.parquet"
+    write_parquet(ingested.examples, examples_path, schemas.EXAMPLES)
+    paired = [r["orig_uid"] for r in read_external_set(FIXTURES / "external_cf_alpha1", "my_cf", "alpha1",
+                                                         ingested.examples)[0].to_pylist() if r["uid"] != r["orig_uid"]]
+    # `original` capped so that it keeps the gold example of one paired line and not the others
+    kept = ingested.examples.filter(pa.compute.equal(ingested.examples["uid"], paired[0]))
+    original, _ = generate("original", kept, load_tables(ingested.tables), seed=1)
+    original_path = tmp_path / "original.parquet"
+    write_parquet(original, original_path, schemas.PROBE_EXAMPLES)
+
+    stages.ingest_external_probe("my_cf", "alpha1", str(FIXTURES / "external_cf_alpha1"), str(examples_path),
+                                 str(tmp_path / "p.parquet"), str(tmp_path / "c.json"), original_path=str(original_path))
+
+    skipped = json.loads((tmp_path / "c.json").read_text())["skipped"]
+    outside = sum(1 for uid in paired if uid != paired[0])
+    assert outside > 0
+    assert skipped == {"scored, but paired with no gold example of alpha1": 1,
+                       "scored, but its gold example is outside `original`'s 1 (its cap): not in the paired drop": outside}
+
+
 @pytest.mark.parametrize("corrupt, message", [
     (lambda d: (d / "counterfactuals.tsv").write_text("table_id\thypothesis\tlabel\nT7A\tX.\tmaybe\n"), ":2: label 'maybe'"),
     (lambda d: (d / "tables" / "T10A.json").unlink(), ":4: table T10A has no file T10A.json"),

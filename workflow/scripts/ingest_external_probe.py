@@ -8,4 +8,5 @@ stages.ingest_external_probe(
     examples_path=snakemake.input.examples,
     out=snakemake.output.probe,
     coverage_out=snakemake.output.coverage,
+    original_path=snakemake.input.get("original"),
 )
