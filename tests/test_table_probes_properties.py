@@ -108,3 +108,18 @@ def test_deletion_then_insertion_brings_a_key_new_to_the_original(data, seed):
     assert len(result.table.rows) == len(table.rows)
     new_key = result.provenance["inserted_row"]["key"].strip().lower()
     assert new_key not in {k.strip().lower() for k in table.keys}
+
+
+def test_review_round_five_cases_of_table_edits():
+    """What the fifth independent review found, each as the rule that now refuses it."""
+    from tabprobe.probes.row_update import plain
+    from tabprobe.probes.table_edits import kind_rows, life_span, related_keys
+
+    assert not plain("1979 - 1998 2009 - present") and plain("1973-1985")  # a2:1057, two ranges run together
+    # disguised updates in row_deletion_insertion: the inserted key names the deleted attribute
+    assert related_keys("Medication", "Treatment") and related_keys("Activity sectors", "Fields ofemployment")
+    napier = Table("T1", "John Napier", (Row("Born", ("1550 Merchiston Tower",)), Row("Died", ("4 April 1617",))))
+    assert life_span(napier) == (1550, 1617)
+    assert life_span(Table("T2", "A", (Row("Born", ("1966",)),))) == (1966, 2056)  # no Died row: LIFE_YEARS
+    argon = Table("T3", "Argon", (Row("Phase at STP", ("gas",)), Row("Density", ("1.784 g/L",))))
+    assert kind_rows(argon) == {"phase at stp": frozenset({"gas"})}

@@ -19,10 +19,11 @@ def core(value: str) -> str:
 
 
 def plain(value: str) -> bool:
-    """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)") or list
-    ("Nantes, Rennes")."""
+    """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)"), list
+    ("Nantes, Rennes") or ranges run together ("1979 - 1998 2009 - present")."""
     return (bool(value.strip()) and not re.search(r"[:()\[\];/,%]|\s(?:and|or|&)\s", value)
-            and not re.match(r"(?:and|or|&)\b", value.strip()))
+            and not re.match(r"(?:and|or|&)\b", value.strip())
+            and len(re.findall(r"\d\s*[-–—]\s*(?:\d|present)", value)) < 2)  # "1979 - 1998 2009 - present": two ranges
 
 
 def same_kind(old: str, new: str) -> bool:

@@ -55,6 +55,7 @@ KEY_SYNONYMS = (
     frozenset({"country", "nation", "state", "sovereign"}),
     frozenset({"capital", "city", "seat", "headquarters", "location", "located"}),
     frozenset({"years", "active", "era", "period", "founded", "formed", "established", "origin"}),
+    frozenset({"medication", "medications", "treatment", "treatments", "therapy", "therapies", "drug", "drugs"}),
     # "Fields ofemployment" is glued so in the data
     frozenset({"sector", "sectors", "field", "fields", "employment", "ofemployment", "activity", "activities"}),
 )
