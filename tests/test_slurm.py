@@ -203,7 +203,7 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         rule_text = (ROOT / "rules" / "models.smk").read_text().split(f"rule {rule}:")[1].split("\nrule ")[0]
         assert re.search(r"resources:\s+gpu=1,", rule_text)
     snakefile = (ROOT / "Snakefile").read_text()
-    assert re.search(r"localrules:\s+all,\s+download_infotabs,\s+assemble_report,", snakefile)
+    assert re.search(r"localrules:\s+all,\s+download_infotabs,\s+check_infotabs,\s+assemble_report,", snakefile)
 
 
 def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:

@@ -123,3 +123,24 @@ def test_review_round_five_cases_of_table_edits():
     assert life_span(Table("T2", "A", (Row("Born", ("1966",)),))) == (1966, 2056)  # no Died row: LIFE_YEARS
     argon = Table("T3", "Argon", (Row("Phase at STP", ("gas",)), Row("Density", ("1.784 g/L",))))
     assert kind_rows(argon) == {"phase at stp": frozenset({"gas"})}
+
+
+def test_review_round_six_cases_of_table_edits():
+    """What the sixth independent review found, each as the rule that now refuses it."""
+    from tabprobe.probes.row_update import new_to
+    from tabprobe.probes.table_edits import insertable
+    from tabprobe.probes.titles import swap_mentions
+
+    book = Table("T1", "Jack of Fables", (Row("Publisher", ("Vertigo",)),))
+    for key, value in [("Genre", "Horror"),  # what kind of thing it is, though the table lacks the row
+                       ("Associated acts", "Elvis Presley"), ("Institutions", "Defence Science and Technology Organisation"),
+                       ("Doctoral students", "Eric Ash"), ("Alma mater", "National Youth Music Theatre"),
+                       ("Fields", "inventor"), ("Developer", "Indian Institutes of Management"),
+                       ("Intended for", "graduate management education"), ("Developed into", "Airbus A330")]:
+        assert not insertable(Row(key, (value,)), book), key
+    assert not insertable(Row("Length", ("Q111: 6.5 miles, Q113/Q114: 12 miles",)), book)  # another line's ids
+    assert insertable(Row("Pages", ("212 pages",)), book)
+    assert not new_to("Petrol", ["Gasoline", "Methanol"])  # a3:371, another word for a held value
+    race = Table("T2", "City2Surf", (Row("Date", ("August",)),))
+    assert swap_mentions("The City2Surf race is run in Sydney.", race, {"name": "Derby County"})[0] == \
+        "The Derby County race is run in Sydney."  # tr:1610

@@ -35,12 +35,24 @@ def same_kind(old: str, new: str) -> bool:
             and a not in b and b not in a)
 
 
+# Values that name one thing in two Englishes or two registers ("Gasoline" for a row holding "Petrol").
+VALUE_SYNONYMS = (
+    frozenset({"gasoline", "petrol", "gas"}),
+    frozenset({"diesel", "diesel fuel"}),
+    frozenset({"automobile", "car", "motorcar"}),
+    frozenset({"aluminum", "aluminium"}),
+    frozenset({"film", "movie", "motion picture"}),
+    frozenset({"football", "soccer", "association football"}),
+    frozenset({"singer", "vocalist", "vocals", "lead vocals"}),
+)
+
+
 def new_to(value: str, row_values) -> bool:
     """Not a value of the row, nor a form of one ("Actress" in a row holding "actor": one starts
-    with the other's stem)."""
+    with the other's stem), nor another word for one (VALUE_SYNONYMS)."""
     held = {core(v) for v in row_values}
     new = core(value)
-    if new in held:
+    if new in held or any(new in group and held & group for group in VALUE_SYNONYMS):
         return False
     if len(new.split()) == 1:
         for old in (h for h in held if len(h.split()) == 1):

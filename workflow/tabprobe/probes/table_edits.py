@@ -90,7 +90,12 @@ IDENTITY_KEYS = frozenset({
     "livery", "tsunami", "elevation", "brand", "manufacturer", "allotropes", "events",
     # what a bridge carries or crosses, how a concept relates to others, what a job requires
     "carries", "crosses", "intersects", "superset", "subset", "education", "material", "materials", "constructed",
-    "builder", "builders"})
+    "builder", "builders", "developer", "developers", "developed", "administrator", "administered", "derived",
+    "intended", "purpose",
+    # other subjects with dates of their own: a band of the 1950s among a singer born in 1988's
+    # associated acts, an institution founded after the subject died, a student born after it
+    "associated", "acts", "institutions", "institution", "doctoral", "students", "student", "advisor", "advisors",
+    "alma", "mater", "influences", "influenced", "fields", "members", "former", "affiliations", "affiliation"})
 # The kind of table a row may come from: one of the same category whose keys are mostly the
 # table's own (Jaccard similarity of the key sets at least this), so a row the table lacks is
 # an optional attribute of its own template ("Producer" on an album without one), not a row of
@@ -155,6 +160,10 @@ def holds_a_date(values) -> bool:
     return any(_MONTHS.search(v.replace("'", "").replace("’", "")) or _YEAR.search(v) for v in values)
 
 
+# A part of a value labelled by a name or id before a colon ("Q111: 6.5 miles", "1st: 762.5 kJ/mol").
+_LABELLED = re.compile(r"(?:^|[,;]\s*)[\w/ .'-]{1,30}:\s")
+
+
 def insertable(row: Row, table: Table) -> bool:
     """Whether a row from another table can join `table` as new information that cannot
     contradict it: a key unrelated to any of the table's keys, not about a life or an identity,
@@ -167,8 +176,10 @@ def insertable(row: Row, table: Table) -> bool:
         return False  # a life, an identity, what the subject is; a key holding a date ("1990–1995")
     if len(words) > 3:
         return False  # an event ("Reunification of China under Jin rule"), not an attribute
-    if holds_a_date(row.values):
-        return False
+    if set(normalised(row.key).split()) & KIND_KEY_WORDS:
+        return False  # what kind of thing the subject is (a genre): twins may lack it, the table too
+    if holds_a_date(row.values) or any(_LABELLED.search(v) for v in row.values):
+        return False  # a date; a value labelled by another subject's ids ("Q111: 6.5 miles")
     return not any(related_keys(row.key, key) for key in table.keys)
 
 

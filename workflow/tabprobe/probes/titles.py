@@ -319,8 +319,8 @@ def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[
         if old[:1].isupper() and new[:1].islower():
             new = new[0].upper() + new[1:]  # "The Faroe Islands" -> "The United States"
         after = text[end:]
-        if old.startswith("the ") and not new.casefold().startswith("the ") and NOUN_AFTER_NAME.match(after):
-            new = "the " + new  # "on the Beautifully Unconventional song": the article belongs to "song"
+        if old[:4].casefold() == "the " and not new.casefold().startswith("the ") and NOUN_AFTER_NAME.match(after):
+            new = old[:4] + new  # "on the Beautifully Unconventional song": the article belongs to "song"
         quoted = text[max(m.start - 1, 0):m.start] in ("'", "‘")  # "'Fearless' was released": a closing quote
         if (re.match(r"['’](?![sS]\b)", after) and not quoted and old.endswith(("s", "S"))
                 and not new.endswith(("s", "S"))):
@@ -336,7 +336,8 @@ def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[
 
 # A noun the subject's name qualifies ("the X song"): a "the" before the name is the noun's.
 NOUN_AFTER_NAME = re.compile(r"\s+(?:song|songs|album|albums|single|film|movie|band|group|team|club|book|novel|"
-                             r"series|show|game|character|tour|era)\b")
+                             r"series|show|game|character|tour|era|race|event|festival|award|prize|cup|league|"
+                             r"championship|tournament|marathon|stadium|bridge|ship|station)\b")
 
 
 def same_subject(a: Table, b: Table, names: Mapping[str, Mapping[str, str]]) -> bool:
