@@ -144,3 +144,19 @@ def test_review_round_six_cases_of_table_edits():
     race = Table("T2", "City2Surf", (Row("Date", ("August",)),))
     assert swap_mentions("The City2Surf race is run in Sydney.", race, {"name": "Derby County"})[0] == \
         "The Derby County race is run in Sydney."  # tr:1610
+
+
+def test_review_round_seven_cases_of_table_edits():
+    """What the seventh independent review found, each as the rule that now refuses it."""
+    from tabprobe.probes.table_edits import _same_era, era_of, insertable, names_its_table
+
+    wrestler = Table("T1", "Jinder Mahal", (Row("Born", ("May 19, 1986",)),))
+    for key in ("Genres", "Genre(s)", "Eligibility"):  # a1:1603, tr:3952 kept Jackie Chan's "Genre(s)"; a3:1293
+        assert not insertable(Row(key, ("Cantopop",)), wrestler), key
+    # a1:498: Close Encounters (1977) + "Based on" of a 1985 film; a1:471: a 2017 film + a 1931 film's cinematographer
+    close_encounters = Table("T2", "Close Encounters", (Row("Release date", ("November 16, 1977",)),))
+    assert era_of(close_encounters) == 1977
+    assert not _same_era(1977, 1985) and not _same_era(2017, 1931) and _same_era(1977, 1972)
+    assert not _same_era(1977, None) and _same_era(None, 1985)  # a dated subject's twin must be dated
+    polio = Table("T3", "Polio", (Row("Complications", ("Post-polio syndrome",)),))
+    assert names_its_table(polio.rows[0], polio)  # a3:880: Jaundice + Polio's own complication

@@ -91,7 +91,7 @@ IDENTITY_KEYS = frozenset({
     # what a bridge carries or crosses, how a concept relates to others, what a job requires
     "carries", "crosses", "intersects", "superset", "subset", "education", "material", "materials", "constructed",
     "builder", "builders", "developer", "developers", "developed", "administrator", "administered", "derived",
-    "intended", "purpose",
+    "intended", "purpose", "eligibility", "eligible",
     # other subjects with dates of their own: a band of the 1950s among a singer born in 1988's
     # associated acts, an institution founded after the subject died, a student born after it
     "associated", "acts", "institutions", "institution", "doctoral", "students", "student", "advisor", "advisors",
@@ -176,11 +176,18 @@ def insertable(row: Row, table: Table) -> bool:
         return False  # a life, an identity, what the subject is; a key holding a date ("1990–1995")
     if len(words) > 3:
         return False  # an event ("Reunification of China under Jin rule"), not an attribute
-    if set(normalised(row.key).split()) & KIND_KEY_WORDS:
+    if is_kind_key(row.key):
         return False  # what kind of thing the subject is (a genre): twins may lack it, the table too
     if holds_a_date(row.values) or any(_LABELLED.search(v) for v in row.values):
         return False  # a date; a value labelled by another subject's ids ("Q111: 6.5 miles")
     return not any(related_keys(row.key, key) for key in table.keys)
+
+
+def names_its_table(row: Row, source: Table) -> bool:
+    """A value naming the subject of the table it comes from ("Post-polio syndrome" among
+    Polio's complications): about that subject, not this one."""
+    title = normalised(source.title)
+    return len(title) >= 4 and any(title in normalised(v) for v in row.values)
 
 
 def has_born_row(table: Table) -> bool:
@@ -221,7 +228,7 @@ def twins(table: Table, ctx) -> list[Table]:
     cache = ctx.shared.setdefault("twins", {})
     if table.table_id not in cache:
         own = {normalised(key) for key in table.keys}
-        kind, span = kind_rows(table), life_span(table)
+        kind, span, era = kind_rows(table), life_span(table), era_of(table)
         found = []
         for other_id in sorted(ctx.tables):
             other = ctx.tables[other_id]
@@ -234,6 +241,8 @@ def twins(table: Table, ctx) -> list[Table]:
             if any(other_kind[key] != values for key, values in kind.items() if key in other_kind):
                 continue
             if has_born_row(table) and not _overlap(span, life_span(other)):
+                continue
+            if not has_born_row(table) and not _same_era(era, era_of(other)):
                 continue
             found.append(other)
         cache[table.table_id] = found
@@ -248,7 +257,13 @@ KIND_KEY_WORDS = frozenset({"phase", "mode", "type", "transit", "system", "elect
 def kind_rows(table: Table) -> dict[str, frozenset[str]]:
     """{key: its values} of the rows that say what kind of thing the subject is, normalised."""
     return {normalised(row.key): frozenset(normalised(v) for v in row.values) for row in table.rows
-            if set(normalised(row.key).split()) & KIND_KEY_WORDS}
+            if is_kind_key(row.key)}
+
+
+def is_kind_key(key: str) -> bool:
+    """A key saying what kind of thing the subject is ("Genre", "Genres", "Genre(s)", "Phase at STP")."""
+    return any(word in KIND_KEY_WORDS or word.removesuffix("s") in KIND_KEY_WORDS
+               for word in re.findall(r"[a-z]+", key.casefold()))
 
 
 # A life of unknown end: long enough that a contemporary's facts fit, short enough for eras.
@@ -269,6 +284,31 @@ def life_span(table: Table) -> tuple[int, int] | None:
     if "born" not in years:
         return None
     return years["born"], years.get("died", years["born"] + LIFE_YEARS)
+
+
+# Keys dating a subject that is not a person: when it came out, was founded, built, first held.
+_ERA_KEY = re.compile(r"\b(?:release[sd]?|founded|established|formed|opened|built|published|premiered?|first|"
+                      r"introduced|launched|inaugurated|completed|years? active)\b", re.IGNORECASE)
+# How far apart two dated subjects may be and still be twins: a 1977 film's twin is of 1967-1977.
+ERA_YEARS = 10
+
+
+def era_of(table: Table) -> int | None:
+    """The year a subject that is not a person came to be (its first dated row: Released,
+    Founded, Opened, ...), or None."""
+    for row in table.rows:
+        if _ERA_KEY.search(row.key):
+            found = _A_YEAR.search(" ".join(row.values))
+            if found:
+                return int(found.group(1))
+    return None
+
+
+def _same_era(own: int | None, other: int | None) -> bool:
+    """A twin of a dated subject is dated too, no later than it and at most ERA_YEARS earlier: a
+    later one's facts may postdate it (a 1977 film "based on" a 1990 novel), a much earlier one's
+    crew be dead by then. An undated subject takes twins of any time (no row of it says when)."""
+    return own is None or (other is not None and own - ERA_YEARS <= other <= own)
 
 
 def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
@@ -293,7 +333,7 @@ def insert_new_key_row(table: Table, ctx, against: Table | None = None, accept=N
         for other in sources if other.table_id != table.table_id
         for row in other.rows
         if shared[normalised(row.key)] >= COMMON_KEY_TABLES and insertable(row, against) and insertable(row, table)
-        and (accept is None or accept(row))
+        and not names_its_table(row, other) and (accept is None or accept(row))
     ]
     if not candidates:
         raise NotApplicable("no same-category table has a row this table lacks that cannot contradict it")
