@@ -160,3 +160,20 @@ def test_review_round_seven_cases_of_table_edits():
     assert not _same_era(1977, None) and _same_era(None, 1985)  # a dated subject's twin must be dated
     polio = Table("T3", "Polio", (Row("Complications", ("Post-polio syndrome",)),))
     assert names_its_table(polio.rows[0], polio)  # a3:880: Jaundice + Polio's own complication
+
+
+def test_review_round_eight_cases_of_table_edits():
+    """What the eighth independent review found, each as the rule that now refuses it."""
+    from tabprobe.probes.table_edits import era_of, insertable, names_its_table, of_its_time
+
+    for key, value, year in [("Publication date", "January 2008", 2008), ("Local date", "21 September 1999", 1999),
+                             ("Year started", "1974", 1974), ("Began service", "1884", 1884)]:
+        assert era_of(Table("T1", "X", (Row(key, (value,)),))) == year, key  # dated, so its twins are of its time
+    film_1955 = Table("T2", "Tuntematon sotilas", (Row("Release date", ("1955",)),))
+    film_2015 = Table("T3", "Dilwale", (Row("Release date", ("2015",)),))
+    assert not of_its_time(film_1955, film_2015)  # tr:14575 kept "Music by: Pritam" (born 1971)
+    album = Table("T4", "Camp", (Row("Released", ("2011",)),))
+    for key in ("Artist", "Created by"):  # tr:5934, tr:4026: who made it
+        assert not insertable(Row(key, ("Meat Loaf",)), album), key
+    sheen = Table("T5", "Charlie Sheen", ())
+    assert names_its_table(Row("Website", ("charliesheen.com",)), sheen)

@@ -12,7 +12,7 @@ never name their subject, or talk about its name, are skipped and counted.
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import relevant_indices, swap_rows_in, with_title
-from .table_edits import insertable
+from .table_edits import insertable, of_its_time
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant
 from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
 from ..table import Table
@@ -49,8 +49,10 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     hypothesis, edits = swap_mentions(example.hypothesis, table, split_names(ctx)[other.table_id])
     swapped = swap_rows_in(other, table, set(table.keys))
     # The partner's own rows under keys B lacks stay only where they cannot contradict B's
-    # (table_edits.insertable: no date, no life or identity fact, no key naming one of B's).
-    kept = [row for row in swapped.rows if row.key in set(table.keys) or insertable(row, table)]
+    # (table_edits.insertable: no date, no life or identity fact, no key naming one of B's), and
+    # only from a partner of B's time: a 1955 film keeps no music by a composer born in 1971.
+    extras = of_its_time(table, other)
+    kept = [row for row in swapped.rows if row.key in set(table.keys) or (extras and insertable(row, table))]
     counterfactual = with_title(swapped.with_rows(kept), other.title, f"{other.table_id}<{table.table_id}")
     return [ProbeExample(hypothesis, counterfactual, expected=example.label, provenance={
         "rule": "counterfactual_row_swap", "partner_table": other.table_id, "swapped_keys": sorted(table.keys),

@@ -95,7 +95,9 @@ IDENTITY_KEYS = frozenset({
     # other subjects with dates of their own: a band of the 1950s among a singer born in 1988's
     # associated acts, an institution founded after the subject died, a student born after it
     "associated", "acts", "institutions", "institution", "doctoral", "students", "student", "advisor", "advisors",
-    "alma", "mater", "influences", "influenced", "fields", "members", "former", "affiliations", "affiliation"})
+    "alma", "mater", "influences", "influenced", "fields", "members", "former", "affiliations", "affiliation",
+    # who made it
+    "artist", "artists", "created", "creator", "creators"})
 # The kind of table a row may come from: one of the same category whose keys are mostly the
 # table's own (Jaccard similarity of the key sets at least this), so a row the table lacks is
 # an optional attribute of its own template ("Producer" on an album without one), not a row of
@@ -185,9 +187,12 @@ def insertable(row: Row, table: Table) -> bool:
 
 def names_its_table(row: Row, source: Table) -> bool:
     """A value naming the subject of the table it comes from ("Post-polio syndrome" among
-    Polio's complications): about that subject, not this one."""
-    title = normalised(source.title)
-    return len(title) >= 4 and any(title in normalised(v) for v in row.values)
+    Polio's complications, a website charliesheen.com): about that subject, not this one."""
+    def compact(text: str) -> str:  # "charliesheen.com" names "Charlie Sheen"
+        return re.sub(r"[^a-z0-9]", "", text.casefold().replace("&", "and"))
+
+    title = compact(source.title)
+    return len(title) >= 4 and any(title in compact(v) for v in row.values)
 
 
 def has_born_row(table: Table) -> bool:
@@ -223,12 +228,12 @@ def twins(table: Table, ctx) -> list[Table]:
     """The split's tables of the same category and kind (a person's for a person's) whose keys are
     mostly this table's (TWIN_SIMILARITY), that agree with it on the rows saying what kind of
     thing it is (`kind_rows`: a gas's twin is a gas, a bus line's a bus line), and, for people,
-    lived at the same time (`life_span`: no doctoral student born after the subject died); in id
+    lived at the same time, a dated subject's were of its time (`of_its_time`); in id
     order; cached per split."""
     cache = ctx.shared.setdefault("twins", {})
     if table.table_id not in cache:
         own = {normalised(key) for key in table.keys}
-        kind, span, era = kind_rows(table), life_span(table), era_of(table)
+        kind = kind_rows(table)
         found = []
         for other_id in sorted(ctx.tables):
             other = ctx.tables[other_id]
@@ -240,9 +245,7 @@ def twins(table: Table, ctx) -> list[Table]:
             other_kind = kind_rows(other)
             if any(other_kind[key] != values for key, values in kind.items() if key in other_kind):
                 continue
-            if has_born_row(table) and not _overlap(span, life_span(other)):
-                continue
-            if not has_born_row(table) and not _same_era(era, era_of(other)):
+            if not of_its_time(table, other):
                 continue
             found.append(other)
         cache[table.table_id] = found
@@ -287,8 +290,9 @@ def life_span(table: Table) -> tuple[int, int] | None:
 
 
 # Keys dating a subject that is not a person: when it came out, was founded, built, first held.
-_ERA_KEY = re.compile(r"\b(?:release[sd]?|founded|established|formed|opened|built|published|premiered?|first|"
-                      r"introduced|launched|inaugurated|completed|years? active)\b", re.IGNORECASE)
+_ERA_KEY = re.compile(r"\b(?:release[sd]?|founded|established|formed|opened|built|published|publication|premiered?|"
+                      r"first|introduced|launched|inaugurated|completed|years? active|date|started|began|begun|"
+                      r"commenced|service)\b", re.IGNORECASE)
 # How far apart two dated subjects may be and still be twins: a 1977 film's twin is of 1967-1977.
 ERA_YEARS = 10
 
@@ -309,6 +313,14 @@ def _same_era(own: int | None, other: int | None) -> bool:
     later one's facts may postdate it (a 1977 film "based on" a 1990 novel), a much earlier one's
     crew be dead by then. An undated subject takes twins of any time (no row of it says when)."""
     return own is None or (other is not None and own - ERA_YEARS <= other <= own)
+
+
+def of_its_time(table: Table, other: Table) -> bool:
+    """Whether `other`'s facts can join `table` without naming what came after it: a person's
+    life overlaps the other's; a dated subject's other is dated no later, at most ERA_YEARS before."""
+    if has_born_row(table):
+        return _overlap(life_span(table), life_span(other))
+    return _same_era(era_of(table), era_of(other))
 
 
 def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
