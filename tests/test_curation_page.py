@@ -67,7 +67,9 @@ def test_keys_accept_reject_relabel_and_the_saved_tsv_is_what_the_workflow_reads
         page.screenshot(artifact_path("curation-page.png"), full_page=False)
         # a reload keeps the decisions (browser storage), then "s" saves the TSV
         page.driver.refresh()
-        assert page.js("return document.querySelector('#progress').textContent") == "3 of 4 decided"
+        # polled: on a loaded machine the reloaded page's script may run after refresh() returns
+        assert page.wait_for("const p = document.querySelector('#progress'); "
+                             "return p && p.textContent === '3 of 4 decided' && p.textContent", timeout=15)
         page.press("s")
         saved = page.wait_for_download(downloads, "negation_flip.dev.curation.tsv")
         assert page.errors == []
