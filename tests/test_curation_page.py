@@ -4,6 +4,7 @@ says, the decisions survive a reload, and the TSV it saves is the one the workfl
 from __future__ import annotations
 
 import json
+import time
 
 import pyarrow as pa
 import pytest
@@ -66,6 +67,9 @@ def test_keys_accept_reject_relabel_and_the_saved_tsv_is_what_the_workflow_reads
         page.js("document.activeElement.blur()")
         page.screenshot(artifact_path("curation-page.png"), full_page=False)
         # a reload keeps the decisions (browser storage), then "s" saves the TSV
+        # Chromium commits localStorage to its store asynchronously: a reload within milliseconds of
+        # the last key can miss it (seen once under load); a person reloads seconds later.
+        time.sleep(2)
         page.driver.refresh()
         # polled: on a loaded machine the reloaded page's script may run after refresh() returns
         assert page.wait_for("const p = document.querySelector('#progress'); "
