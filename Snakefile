@@ -25,6 +25,7 @@ localrules:
     all,
     download_infotabs,
     check_infotabs,
+    collect_results,
     assemble_report,
 
 

@@ -267,6 +267,9 @@ def get_score_inputs(wildcards):
     needed = get_probe(wildcards.probe).judged_by != "expected"
     if wildcards.probe != "original" and (needed or original_covers(config, wildcards.probe, wildcards.split)):
         inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
+    # A premise model's accuracy is also compared, paired, with the hypothesis-only baseline's.
+    if wildcards.probe == "original" and HYPOTHESIS_ONLY_MODELS and wildcards.model not in HYPOTHESIS_ONLY_MODELS:
+        inputs["baseline"] = f"results/predictions/{HYPOTHESIS_ONLY_MODELS[0]}/original/{wildcards.split}.parquet"
     return inputs
 
 
@@ -309,17 +312,28 @@ def probe_runs():
     return [(probe, split) for probe in PROBES for split in probe_splits(config, probe)]
 
 
+def get_results_inputs(wildcards):
+    runs = probe_runs()
+    return {
+        "scores": [f"results/scores/{m}/{p}/{s}.parquet" for m in MODELS for p, s in runs]
+                  + [f"results/pooled/{t}/{m}/{c}/{s}.parquet" for m in MODELS for t, c, s in pooled_runs()]
+                  + [p for p in inoculation_outputs() + variance_outputs() if p.endswith(".parquet")],
+        "stats": [f"results/predictions/{m}/{p}/{s}.json" for m in MODELS for p, s in runs],
+        "coverage": [f"results/probes/{p}/{s}.coverage.json" for p, s in runs],
+        "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
+    }
+
+
 def get_report_inputs(wildcards):
     runs = probe_runs()
     return {
-        "scores": [f"results/scores/{m}/{p}/{s}.parquet" for m in MODELS for p, s in runs],
+        "results": "results/results.parquet",
+        "run": "results/run.json",
         "coverage": [f"results/probes/{p}/{s}.coverage.json" for p, s in runs],
-        "stats": [f"results/predictions/{m}/{p}/{s}.json" for m in MODELS for p, s in runs],
-        "pooled": [f"results/pooled/{t}/{m}/{c}/{s}.parquet" for m in MODELS for t, c, s in pooled_runs()],
         "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
         "showcase": sorted({f for entry in showcase().values() for f in entry["files"].values()}),
-        "inoculation": inoculation_outputs(),
-        "variance": variance_outputs(),
+        "inoculation": [p for p in inoculation_outputs() if p.endswith(".json")],
+        "variance": [p for p in variance_outputs() if p.endswith(".json")],
     }
 
 

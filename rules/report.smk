@@ -1,7 +1,27 @@
+rule collect_results:
+    input:
+        unpack(get_results_inputs),
+        code=library_files("results", "paper"),
+    output:
+        # Every score of the run, one row each (model, probe, split, statistic, label), with the
+        # paper's value beside it; the csv is the same table for a spreadsheet.
+        parquet="results/results.parquet",
+        csv="results/results.csv",
+        # The config as run, package versions, commit, checkpoint fingerprints, relevance, caps.
+        run="results/run.json",
+    log:
+        "logs/collect_results.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/collect_results.py"
+
+
 rule assemble_report:
     input:
         unpack(get_report_inputs),
-        code=library_files("report", "report_blocks", "report_layout", "report_render", "figures", "diff", "failures", "paper"),
+        code=library_files("report", "report_blocks", "report_layout", "report_render", "figures", "diff", "failures",
+                           "paper", "verdicts", "results"),
     output:
         html=report(
             "results/report/index.html",

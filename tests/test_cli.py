@@ -313,3 +313,12 @@ def test_curate_writes_the_page_and_tsv_and_fills_in_earlier_decisions(capsys, t
 def test_curate_refuses_what_it_cannot_curate(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err
+
+
+def test_compare_says_what_is_missing_without_a_traceback(capsys, tmp_path):
+    code, _, err = run(capsys, "compare", "minilm-para", "minilm-hypo", "--results", str(tmp_path))
+    assert code == 2 and f"{tmp_path / 'results.parquet'} not found: run the workflow first" in err
+    run_folder = tmp_path / "run"
+    (run_folder / "results").mkdir(parents=True)
+    code, _, err = run(capsys, "compare", str(run_folder), str(tmp_path))
+    assert code == 2 and "no results.parquet there or in its results/ folder" in err and "Traceback" not in err

@@ -209,3 +209,35 @@ def test_an_expected_label_probe_gets_the_paired_drop_from_its_unperturbed_examp
     assert ("accuracy_drop", "all") not in alone and alone[("accuracy", "all")] == rows[("accuracy", "all")]
     with pytest.raises(ValueError, match="no original prediction"):
         score_probe("dummy_premise", examples, probed, original.slice(0, 5), settings, "m", "alpha1")
+
+
+def test_staying_put_where_the_rule_demands_a_move_is_counted_apart():
+    """Relevant rows deleted: ENTAIL and CONTRADICT must become NEUTRAL, so a prediction that stays
+    is the failure (and what a model that ignores its table always does)."""
+    settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=50, seed=1)
+    before = np.array(["E", "E", "C", "C", "N", "N"], dtype=object)
+    after = np.array(["E", "N", "C", "C", "N", "E"], dtype=object)
+    rows = _by_key(score_transitions(before, after, "relevant_row_deletion", Scorer(6, settings, "x")))
+    required = rows[("unchanged_where_required_pct", "all")]
+    assert required["n"] == 4 and required["mean"] == pytest.approx(75.0)  # E stayed once, C twice, of 4
+    assert rows[("unchanged_pct", "E")]["mean"] == pytest.approx(50.0)
+    assert rows[("unchanged_pct", "N")]["mean"] == pytest.approx(50.0)
+    # A rule that never demands a move (row deletion: E may stay E) has no such statistic.
+    plain = _by_key(score_transitions(before, after, "row_deletion", Scorer(6, settings, "x")))
+    assert ("unchanged_where_required_pct", "all") not in plain
+
+
+def test_a_premise_model_is_paired_with_the_hypothesis_only_baseline_on_the_same_examples():
+    gold = [f"alpha1:{i}" for i in range(10)]
+    labels = ["E"] * 5 + ["C"] * 5
+    examples = _probe_examples("original", gold, gold, labels, labels)
+    model = _predictions(gold, gold, labels[:8] + ["N", "N"])  # 8 of 10 right
+    baseline = _predictions(gold[:9], gold[:9], labels[:4] + ["N"] * 5)  # 4 right; no prediction on the last
+    settings = ScoringSettings(samplings=10, fraction=1.0, bootstrap=50, seed=3)
+    rows = _by_key(score_probe("original", examples, model, None, settings, "m", "alpha1",
+                               baseline_predictions=baseline).to_pylist())
+    gain = rows[("accuracy_gain_over_baseline", "all")]
+    assert gain["n"] == 9 and gain["mean"] == pytest.approx(100 * (8 - 4) / 9)  # on the 9 shared examples
+    assert gain["ci_low"] <= gain["mean"] <= gain["ci_high"]
+    assert ("accuracy_gain_over_baseline", "all") not in _by_key(
+        score_probe("original", examples, model, None, settings, "m", "alpha1").to_pylist())

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.e2e
 MODEL = "minilm-struct"
 PROBES = ["original", "row_deletion"]
-LOCAL_RULES = {"download_infotabs", "assemble_report", "all"}
+LOCAL_RULES = {"download_infotabs", "check_infotabs", "collect_results", "assemble_report", "all"}
 SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 
 
@@ -142,7 +142,7 @@ def test_every_job_but_the_local_rules_went_through_sbatch(slurm_run):
         # The job's own output (Slurm's --output file) is the jobstep Snakemake running that rule.
         assert logfile.name == f"{slurm_id}.log" and f"rule {rule_of(logfile)}:" in logfile.read_text()
     # The local rules never reached Slurm.
-    for rule in ("assemble_report", "all"):
+    for rule in ("collect_results", "assemble_report", "all"):
         assert re.search(rf"^localrule {rule}:", log, flags=re.M)
         assert not any(rule_of(logfile) == rule for _, _, logfile in submitted)
     assert (slurm_run["dir"] / "results" / "report" / "index.html").exists()
@@ -203,7 +203,7 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         rule_text = (ROOT / "rules" / "models.smk").read_text().split(f"rule {rule}:")[1].split("\nrule ")[0]
         assert re.search(r"resources:\s+gpu=1,", rule_text)
     snakefile = (ROOT / "Snakefile").read_text()
-    assert re.search(r"localrules:\s+all,\s+download_infotabs,\s+check_infotabs,\s+assemble_report,", snakefile)
+    assert re.search(r"localrules:\s+all,\s+download_infotabs,\s+check_infotabs,\s+collect_results,\s+assemble_report,", snakefile)
 
 
 def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:

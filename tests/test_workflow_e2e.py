@@ -122,7 +122,7 @@ def evidence_jobs():
 
 def row_deletion_jobs():
     """What editing the row_deletion probe must schedule: its jobs and the report."""
-    return sorted(probe_jobs("row_deletion", SPLITS) + [("assemble_report", ""), ("all", "")])
+    return sorted(probe_jobs("row_deletion", SPLITS) + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
 
 
 def added_probe_jobs():
@@ -134,7 +134,7 @@ def added_probe_jobs():
         + probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
         + probe_jobs("dummy_premise", ["alpha1"])
         + table4_jobs() + evidence_jobs()
-        + [("assemble_report", ""), ("all", "")]
+        + [("collect_results", ""), ("assemble_report", ""), ("all", "")]
     )
 
 
@@ -167,7 +167,7 @@ def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
     # hypothesis_edits.py serves negation_flip and modifier_preserve (and so both Table 4
     # columns), not row_deletion or dummy_premise.
     expected = sorted(probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
-                      + table4_jobs() + [("assemble_report", ""), ("all", "")])
+                      + table4_jobs() + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
     assert plan_after_editing(run, "probes/hypothesis_edits.py") == expected
 
 
@@ -204,7 +204,7 @@ def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run
         (probes / "shouted_hypothesis.py").unlink(missing_ok=True)
         registry.write_text(source)
         os.utime(registry, (stat.st_atime, stat.st_mtime))
-    assert plan == sorted(probe_jobs("shouted_hypothesis", ["alpha1"]) + [("assemble_report", ""), ("all", "")])
+    assert plan == sorted(probe_jobs("shouted_hypothesis", ["alpha1"]) + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
 
 
 def test_adding_a_model_schedules_only_that_models_jobs(run):
@@ -221,7 +221,7 @@ def test_adding_a_model_schedules_only_that_models_jobs(run):
         + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
         + jobs("score_probe", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
         + pooled_jobs(["minilm-struct"])
-        + [("assemble_report", ""), ("all", "")]
+        + [("collect_results", ""), ("assemble_report", ""), ("all", "")]
     )
     assert plan == sorted(expected)
 
@@ -278,7 +278,10 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
             stages.score_probe(probe, split, "minilm-para", results / "probes" / probe / f"{split}.parquet",
                                predictions / probe / f"{split}.parquet",
                                predictions / "original" / f"{split}.parquet" if probe != "original" else None,
-                               score_again, run["common"]["scoring"], seed)
+                               score_again, run["common"]["scoring"], seed,
+                               # `original` of a premise model is paired with the hypothesis-only baseline
+                               baseline_predictions_path=(results / "predictions" / "minilm-hypo" / "original" / f"{split}.parquet"
+                                                          if probe == "original" else None))
             assert score_again.read_bytes() == (results / "scores" / "minilm-para" / probe / f"{split}.parquet").read_bytes()
     # The parse (here in one process; the rule used two), a hypothesis probe read off it, and the
     # pooled Table 4 scores repeat byte for byte too.
@@ -306,6 +309,55 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
                           again, tmp_path / "coverage.json", seed=seed, limit=limit, relevance_path=relevance_again,
                           parses_path=parse_again)
     assert again.read_bytes() == (results / "probes" / "cf_title_swap" / "alpha1.parquet").read_bytes()
+
+
+def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run, tmp_path, capsys):
+    """results.csv opens with one row per score of the run; the config in run.json, given back to
+    Snakemake, finds nothing to do; `tabprobe compare` pairs the two models on shared examples."""
+    import csv
+
+    from tabprobe import results as results_table
+    from tabprobe.cli import main
+
+    folder = run["dir"] / "results"
+    table = results_table.read(folder / "results.parquet")
+    score_files = [*folder.glob("scores/*/*/*.parquet"), *folder.glob("pooled/*/*/*/*.parquet")]
+    assert table.height == sum(pq.read_metadata(p).num_rows for p in score_files)
+    with open(folder / "results.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == table.height and list(rows[0]) == table.columns
+    gain = results_table.lookup(table, model="minilm-para", probe="original", split="alpha1",
+                                statistic="accuracy_gain_over_baseline", label="all")
+    assert gain["n"] == 40 and gain["ci_low"] <= gain["mean"] <= gain["ci_high"]
+    assert results_table.lookup(table, model="minilm-para", probe="original", split="alpha1", statistic="accuracy",
+                                label="all")["paper"] == 74.88
+
+    # Built again from the same score files: byte for byte the same table.
+    score_inputs = sorted(str(p) for p in score_files)
+    stages.collect_results(score_inputs, sorted(str(p) for p in folder.glob("predictions/*/*/*.json")),
+                           sorted(str(p) for p in folder.glob("probes/*/*.coverage.json")),
+                           [str(folder / "relevance" / "alpha1.json")], tmp_path / "results.parquet",
+                           tmp_path / "results.csv", tmp_path / "run.json", config={})
+    assert (tmp_path / "results.parquet").read_bytes() == (folder / "results.parquet").read_bytes()
+    assert (tmp_path / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()
+
+    record = json.loads((folder / "run.json").read_text())
+    assert record["models"]["minilm-para"]["fingerprint"] and record["versions"]["snakemake"]
+    assert record["caps"]["original"] == {"alpha1": 40, "alpha2": 40, "alpha3": 40}
+    for key, value in yaml.safe_load(run["config"].read_text()).items():
+        assert record["config"][key] == value, key
+    again = tmp_path / "config-from-run.json"
+    again.write_text(json.dumps(record["config"]))
+    assert planned_jobs(run["dir"], again) == []
+
+    assert main(["compare", "minilm-para", "minilm-hypo", "--results", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^Accuracy \(%; higher is better\) +alpha1 .* paired on 40 shared examples", out, flags=re.M)
+    assert re.search(r"^Verdict +.*cannot use its table \(baseline\)", out, flags=re.M)
+    # A run against itself (its folder, and its results folder): every paired difference is zero.
+    assert main(["compare", str(run["dir"]), str(folder), "--model", "minilm-para"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^Accuracy .* \+0\.00 \(0\.00\) \[\+0\.0, \+0\.0\] n=40 +paired on 40 shared", out, flags=re.M)
 
 
 def test_report_has_the_paper_table_and_is_self_contained(run):
@@ -455,7 +507,9 @@ def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_exam
             examples: Array.from(document.querySelectorAll('details.examples')).map(d => d.dataset.probe + '|' + d.dataset.model),
             marked: document.querySelectorAll('article.example del, article.example ins, tr.row-deleted, tr.row-inserted').length,
         }""")
-        assert found["parts"][:2] == ["Summary", "This run"]
+        assert found["parts"][:4] == ["Verdicts: does each model use the evidence in its table?",
+                                      "Scorecard: the numbers that decide the verdicts, one row per model",
+                                      "Summary: every probe at a glance", "This run"]
         for part in ("Annotation artifacts (paper section 4)", "Evidence selection (paper section 5)",
                      "Pre-trained knowledge: counterfactuals (paper section 6)", "Probe coverage"):
             assert part in found["parts"]
@@ -464,11 +518,22 @@ def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_exam
         assert sorted(found["examples"]) == sorted(f"{p}|{m}" for p in probes for m in MODELS)
         assert found["marked"] > 0 and found["sortable"] > 50
 
+        # The verdict of each model, with the numbers it rests on, above the scorecard's row per model.
+        verdicts = page.js("""return Array.from(document.querySelectorAll('#verdicts article.verdict')).map(v => ({
+            model: v.dataset.model, uses: v.dataset.usesTable, numbers: v.querySelectorAll('li').length,
+            answers: Array.from(v.querySelectorAll('.answer')).map(a => a.textContent)}))""")
+        assert [v["model"] for v in verdicts] == ["minilm-para", "minilm-hypo"]
+        assert verdicts[1]["uses"] == "does-not-apply" and verdicts[0]["uses"] in ("yes", "no", "cannot-tell")
+        assert verdicts[0]["numbers"] >= 4 and len(verdicts[0]["answers"]) == 4
+        scorecard = page.js("""const t = document.querySelector('#scorecard table');
+            return Array.from(t.tBodies[0].rows).map(r => r.cells[0].textContent)""")
+        assert scorecard == ["minilm-para", "minilm-hypo", "paper: RoBERTa-large"]
+
         # Sorting the summary table by its value column: ascending, then descending, empty cells last.
         def sort_by_value():
             return page.js("""const table = Array.from(document.querySelectorAll('table.sortable'))
                   .find(t => t.caption && t.caption.textContent.includes('at a glance'));
-                const column = table.tHead.rows[0].cells.length - 1;
+                const column = Array.from(table.tHead.rows[0].cells).findIndex(c => c.textContent.startsWith('Mean'));
                 table.tHead.rows[0].cells[column].querySelector('button').click();
                 return Array.from(table.tBodies[0].rows).map(r => r.cells[column].getAttribute('data-sort'));""")
         ascending, descending = sort_by_value(), sort_by_value()
@@ -509,7 +574,7 @@ def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     with_user_model = run["dir"] / "with-user-model.yaml"
     with_user_model.write_text(yaml.safe_dump(config, sort_keys=False))
     plan = planned_jobs(run["dir"], with_user_model)
-    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "score_pooled_column", "assemble_report", "all"}
+    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "score_pooled_column", "collect_results", "assemble_report", "all"}
     assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe", "score_pooled_column"))
     snakemake(run["dir"], with_user_model, "--cores", "2")
     predictions = read_parquet(run["dir"] / "results" / "predictions" / "my-bert" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
@@ -537,7 +602,7 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
     with_probe = run["dir"] / "with-row-to-top.yaml"
     with_probe.write_text(yaml.safe_dump(config, sort_keys=False))
     assert planned_jobs(run["dir"], with_probe) == sorted(
-        probe_jobs("row_to_top", ["alpha1"]) + [("assemble_report", ""), ("all", "")])
+        probe_jobs("row_to_top", ["alpha1"]) + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
     snakemake(run["dir"], with_probe, "--cores", "2", env=env)
 
     page = (run["dir"] / "results" / "report" / "index.html").read_text()
@@ -594,7 +659,7 @@ def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_coun
     assert planned_jobs(run["dir"], with_curation) == sorted(
         probe_jobs("negation_flip", ["alpha1"])
         + jobs("score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS])
-        + [("assemble_report", ""), ("all", "")])
+        + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
     snakemake(run["dir"], with_curation, "--cores", "2", env=env)
 
     after = json.loads((results / "probes" / "negation_flip" / "alpha1.coverage.json").read_text())["review"]

@@ -3,17 +3,17 @@ from tabprobe.config import infotabs_root
 
 logs.to_file(snakemake.log[0])
 stages.assemble_report(
-    score_paths=list(snakemake.input.scores) + list(snakemake.input.pooled),
+    results_path=snakemake.input.results,
+    run_path=snakemake.input.run,
     coverage_paths=snakemake.input.coverage,
-    inference_stats=snakemake.input.stats,
     html_out=snakemake.output.html,
     markdown_out=snakemake.output.markdown,
     figures_out=snakemake.output.figures,
     models=snakemake.params.models,
     showcase=snakemake.params.showcase,
-    inoculation_scores=snakemake.input.inoculation,
+    inoculation_summaries=snakemake.input.inoculation,
     inoculation_plan=snakemake.params.inoculation,
-    variance_results=snakemake.input.variance,
+    variance_summaries=snakemake.input.variance,
     splits=snakemake.params.splits,
     probes=snakemake.params.probes,
     data_source=infotabs_root(snakemake.config),  # not a param: how the path is spelled re-runs nothing

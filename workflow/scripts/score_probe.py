@@ -8,6 +8,7 @@ stages.score_probe(
     probe_path=snakemake.input.probe,
     predictions_path=snakemake.input.predictions,
     original_predictions_path=snakemake.input.get("original"),
+    baseline_predictions_path=snakemake.input.get("baseline"),
     out=snakemake.output[0],
     settings=snakemake.params.settings,
     seed=snakemake.params.seed,

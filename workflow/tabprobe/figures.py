@@ -155,6 +155,7 @@ class ChartPoint:
     low: float | None
     high: float | None
     n: int
+    paper: float | None = None  # the paper's value, drawn as a red tick
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,9 @@ def _draw_panel(ax, panel: ChartPanel) -> None:
                 ax.plot([point.low, point.low], [y - 0.22, y + 0.22], color="#455a64", linewidth=1.2)
                 ax.plot([point.high, point.high], [y - 0.22, y + 0.22], color="#455a64", linewidth=1.2)
             ax.plot([point.mean], [y], marker="o", markersize=5, color="#1a237e", linestyle="none")
+        if point.paper is not None:
+            ax.plot([point.paper], [y], marker="|", markersize=11, markeredgewidth=2, color=INVALID_COLOUR,
+                    linestyle="none")
         y -= 1.0
     ax.set_yticks(ticks, labels)
     for index, tick in enumerate(ax.get_yticklabels()):

@@ -162,3 +162,58 @@ INOCULATION = {
                                 300: (91.08, 83.54, 63.58)}},
     },
 }
+
+
+def reference_cells() -> list[dict]:
+    """The paper's numbers as cells of the results table: (probe, split, statistic, label) and
+    which model they stand beside ("premise": a model that reads its table, compared with
+    RoBERTa-large; "hypothesis_only": the hypothesis-only baseline). Only numbers the papers
+    print: nothing here is derived from them."""
+    from .infotabs import SPLITS
+
+    cells = []
+
+    def add(reference, probe, split, statistic, label, value):
+        if value is not None:
+            mean = value[0] if isinstance(value, tuple) else value
+            cells.append({"reference": reference, "probe": probe, "split": split, "statistic": statistic,
+                          "label": label, "paper": float(mean)})
+
+    for name, reference in (("RoBERTa-large (premise + hypothesis)", "premise"), ("Hypothesis only", "hypothesis_only")):
+        for split, value in TABLE1_ACCURACY[name].items():
+            add(reference, "original", split, "accuracy", "all", value)
+    for probe, entry in INVALID_TRANSITIONS.items():
+        for label, by_split in entry["values"].items():
+            for split, value in by_split.items():
+                add("premise", probe, split, "invalid_transition_pct", label, value)
+    for probe, by_split in PREMISE_CONTROLS.items():
+        for split, value in by_split.items():
+            add("premise", probe, split, "accuracy", "all", value)
+    for (statistic, label), value in EVIDENCE_SELECTION.items():
+        for split in SPLITS:  # the paper's are over dev and test together: the same value on each split
+            add("premise", "evidence_selection", split, statistic, label, value)
+    for table, numbers in (("table4", TABLE4), ("table7", TABLE7)):
+        for split, rows in numbers.items():
+            for row, reference in (("Prem+Hypo", "premise"), ("Hypo-Only", "hypothesis_only")):
+                for column in ("label_preserved", "label_flipped"):
+                    add(reference, f"{table}:{column}", split, "accuracy", "all", rows[row][column])
+    for cell, by_split in TABLE8.items():
+        for split, value in by_split.items():
+            add("premise", "table7:label_flipped", split, "paired_correctness_pct", cell, value)
+    return cells
+
+
+def summary_tick(probe: str, statistic: str, split: str) -> float | None:
+    """RoBERTa-large's value for a number of the report's summary charts, where the paper gives
+    one to set beside it: the mean of its three per-label cells for an invalid-transition share
+    (the paper prints no overall share), its original minus its column for a pooled Table 4 or 7
+    drop. None elsewhere (the premise controls' paper models were trained without a table, so a
+    drop is not comparable)."""
+    if statistic == "invalid_transition_pct" and probe in INVALID_TRANSITIONS:
+        values = [INVALID_TRANSITIONS[probe]["values"][label].get(split) for label in ("E", "N", "C")]
+        return round(sum(values) / 3, 2) if None not in values else None
+    table, _, column = probe.partition(":")
+    numbers = {"table4": TABLE4, "table7": TABLE7}.get(table, {}).get(split, {}).get("Prem+Hypo")
+    if statistic == "accuracy_drop" and numbers and column in numbers:
+        return round(numbers["original"][0] - numbers[column][0], 2)
+    return None

@@ -1,9 +1,10 @@
 """The final report: what goes in it, section by section (rendered by `report_render`).
 
-A summary first (how each model's accuracy moves under each probe, with intervals), then one
-part per dimension of the paper: annotation artifacts (section 4), evidence selection
-(section 5), counterfactuals (section 6), and the numeric and external probes; each holds this
-run's version of the paper's tables beside the paper's numbers, the transition graphs, and a
+The verdicts first (does each model use its table, the right rows, hypothesis artifacts,
+memorised knowledge: `verdicts`), the scorecard of the numbers that decide them, a summary of
+how each model's accuracy moves under each probe, then one part per dimension of the paper:
+annotation artifacts (section 4), evidence selection (section 5), counterfactuals (section 6),
+and the numeric and external probes; each holds this run's version of the paper's tables beside the paper's numbers, the transition graphs, and a
 few failing examples of each probe with the change marked.
 """
 
@@ -16,12 +17,13 @@ from typing import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from . import LABEL_NAMES, LABELS, figures, paper, report_render, schemas
+from . import LABEL_NAMES, LABELS, figures, paper, report_render, schemas, verdicts
 from .infotabs import SPLITS
 from .io import read_parquet
 from .probes import get_probe, pooled_members
-from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock
+from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock, VerdictBlock
 from .report_layout import DIMENSION_INTROS, DIMENSIONS, SHOWCASE_ORDER, dimension_of
+from .results import lookup as _lookup
 from .transitions import RULES
 
 
@@ -44,14 +46,10 @@ class RunInfo:
     unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.curation)
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
+    verdicts: dict[str, verdicts.Verdict] = field(default_factory=dict)  # model -> what the run says of it
 
     def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
         return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]
-
-
-def load_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
-    frames = [pl.from_arrow(read_parquet(p, schemas.SCORES)) for p in paths]
-    return pl.concat(frames) if frames else pl.DataFrame(schema=pl.from_arrow(schemas.SCORES.empty_table()).schema)
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -64,11 +62,6 @@ def _splits_with(scores: pl.DataFrame, probe_names: Iterable[str]) -> list[str]:
     """The splits (in SPLITS order) where any of the probes has scores."""
     present = set(scores.filter(pl.col("probe").is_in(list(probe_names)))["split"].to_list())
     return [s for s in SPLITS if s in present]
-
-
-def _lookup(scores: pl.DataFrame, **where) -> dict | None:
-    hit = scores.filter(pl.all_horizontal([pl.col(k) == v for k, v in where.items()]))
-    return hit.row(0, named=True) if hit.height else None
 
 
 def accuracy_section(scores: pl.DataFrame, run: RunInfo) -> Section:
@@ -162,7 +155,8 @@ def artifacts_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
         section.blocks.append(note)
     section.blocks.append(DROP_EXPLAINED)
     section.blocks.append(probe_accuracy_table(scores, run, [p for c in members for p in members[c]],
-                                               "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed"))
+                                               "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed "
+                                               "(lower is better)"))
     section.blocks += run.examples_of(p for c in members for p in members[c])
     return section
 
@@ -328,7 +322,8 @@ def family_section(scores: pl.DataFrame, run: RunInfo, family: str) -> Section |
             "RoBERTa-large models *trained* with such premises (InfoTabS Tables 3-4): the accuracy a "
             "premise-free model reaches, the baseline the InfoTabS authors say every model must beat. "
             + DROP_EXPLAINED)
-        section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)",
+        section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop: here a "
+                                                   "larger drop is better, it shows the model reads its premise)",
                                                    reference=paper.PREMISE_CONTROLS))
     elif family == "external":
         section = Section("External probe sets")
@@ -344,7 +339,8 @@ def family_section(scores: pl.DataFrame, run: RunInfo, family: str) -> Section |
             "table, distractor numeric rows: numerical-qa-robustness section 4.2) and templated "
             "comparisons whose label a rule computes (diversify-your-datasets section 3), scored "
             "against the expected label. " + DROP_EXPLAINED)
-        section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop)"))
+        section.blocks.append(probe_accuracy_table(scores, run, names, "Accuracy (mean (std), n; paired drop: lower is "
+                                                                       "better, a drop means the rewrite misled it)"))
     else:
         section = Section("Other probes")
         section.blocks.append("Probes judged by an expected label outside the paper's families (a probe of your own, "
@@ -384,8 +380,12 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
     section = Section(title)
     section.blocks.append(
         f"{probe.description} Percentage of invalid transitions by the label the model originally "
-        "predicted: invalid transitions / examples originally predicted with that label. "
-        "For an ideal model all these numbers are zero. Cells: mean (std) over the samplings"
+        "predicted: invalid transitions / examples originally predicted with that label. Lower is better only "
+        "for a model that reads its table: one that ignores it never moves and scores zero here, so read these "
+        "beside the share of predictions that did not move at all (the rows under each table)"
+        + (", and here staying put is itself the failure: the rule demands a move from ENTAIL and CONTRADICT"
+           if any(lab not in rule.allowed[lab] for lab in LABELS) else "")
+        + ". Cells: mean (std) over the samplings"
         + ("; the paper's RoBERTa-large number is given under each cell." if reference else ".")
     )
     allowed = "; ".join(f"{LABEL_NAMES[lab]} → {rule.allowed_after(lab)}" for lab in LABELS)
@@ -393,12 +393,17 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
     if probe.needs_relevance:
         section.blocks.append(relevance_note(run))
     for model, info in run.models.items():
+        verdict = run.verdicts.get(model)
         if info["premise"] == "hypothesis_only":
             section.blocks.append(
                 f"Model {model} never sees the table, so its predictions cannot change with it: zero "
                 "invalid transitions here are guaranteed by construction and say nothing about reasoning."
             )
-        elif info.get("truncated"):
+        elif verdict and verdict.finding(verdicts.USES_TABLE).answer == verdicts.NO:
+            section.blocks.append(
+                f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
+                "predictions do not move, not because it reasons by the rule.")
+        if info["premise"] != "hypothesis_only" and info.get("truncated"):
             share = 100 * info["truncated"] / max(info["examples"], 1)
             section.blocks.append(
                 f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
@@ -427,7 +432,16 @@ def invalid_transition_section(scores: pl.DataFrame, run: RunInfo, probe_name: s
             our_mean = _mean(ours[lab][split]["mean"] if ours[lab][split] else None for lab in LABELS)
             averages.append(Stat(our_mean, paper=_mean(paper_values[lab][split] for lab in LABELS)))
         rows.append(averages + [""])
-        section.blocks.append(TableBlock(header, rows, caption=f"Model {model}"))
+        stayed = {split: _lookup(scores, model=model, probe=probe_name, split=split, statistic="unchanged_pct", label="all")
+                  for split in run.splits}
+        rows.append(["Did not move at all (% of all predictions)"] + [Stat.of(stayed[s]) for s in run.splits] + [""])
+        if any(lab not in rule.allowed[lab] for lab in LABELS):
+            rows.append(["Stayed put where the rule demands a move (%): the failure here"]
+                        + [Stat.of(_lookup(scores, model=model, probe=probe_name, split=s,
+                                           statistic="unchanged_where_required_pct", label="all")) for s in run.splits]
+                        + [""])
+        section.blocks.append(TableBlock(header, rows, caption=f"Model {model} (invalid transitions: lower is better "
+                                                               "when the predictions move where the table changes)"))
         section.blocks.append(transition_graph_figure(scores, run, model, probe_name))
         visible = visible_perturbations_block(scores, run, model, probe_name)
         if visible:
@@ -650,13 +664,26 @@ def _summary_rows(scores: pl.DataFrame, run: RunInfo, model: str) -> list[tuple[
             table, column = name.split(":")
             label = f"paper {table.replace('table', 'Table ')}: {column.replace('_', ' ')} (pooled)"
         rows.append((dimension, label, "invalid transitions (%)" if transitions else "accuracy drop (points)",
-                     Stat.of(score, signed=not transitions), split))
+                     Stat.of(score, signed=not transitions,
+                             paper=paper.summary_tick(name, "invalid_transition_pct" if transitions else "accuracy_drop",
+                                                      split)), split))
     order = list(DIMENSIONS)
     return sorted(rows, key=lambda r: order.index(r[0]))  # stable: probes keep their config order
 
 
+def better_direction(name: str, measure: str) -> str:
+    """Which way a summary number is good, in words."""
+    if measure.startswith("invalid"):
+        return "lower, if predictions move where the table changes"
+    if "flipped" in name or (":" not in name and get_probe(name).label_change == "flipped"):
+        return "lower: a drop means it missed the flip"
+    if ":" not in name and get_probe(name).family == "premise_control":
+        return "higher: a drop means it reads the premise"
+    return "lower"
+
+
 def summary_section(scores: pl.DataFrame, run: RunInfo) -> Section:
-    section = Section("Summary")
+    section = Section("Summary: every probe at a glance", anchor="summary")
     lines = []
     for model, info in run.models.items():
         split = next((s for s in SHOWCASE_ORDER if _lookup(scores, model=model, probe="original", split=s,
@@ -670,10 +697,13 @@ def summary_section(scores: pl.DataFrame, run: RunInfo) -> Section:
         "label, the paired drop in accuracy (the same gold examples before and after the change; positive = the probe "
         "hurt); for table perturbations, the share of predictions that moved in a way the transition rule forbids. "
         f"Points are means over {run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the examples, "
-        f"bars their {run.scoring['confidence']:.0%} bootstrap interval, on the probe's first split of "
-        f"{', '.join(SHOWCASE_ORDER)}. A model that reasons from the evidence keeps its accuracy under "
-        "label-preserving probes, loses it under label-flipping ones only as far as the gold label moves, and makes "
-        "few invalid transitions. " + ("; ".join(lines) + "." if lines else ""))
+        f"bars their {run.scoring['confidence']:.0%} bootstrap interval, red ticks the paper's RoBERTa-large (an "
+        "invalid-transition tick is the mean of its three per-label cells; a pooled drop its original minus its "
+        f"column), on the probe's first split of {', '.join(SHOWCASE_ORDER)}. Which way is good is in the table's "
+        "last column. A drop under a premise control is what a model that reads its table shows; a drop under a "
+        "label-preserving edit is a failure. Few invalid transitions are a merit only in a model whose predictions "
+        "move where the table changes: a model that ignores its table never moves and has none (the Verdicts above "
+        "say which models do). " + ("; ".join(lines) + "." if lines else ""))
     table_rows = []
     for model in run.models:
         rows = _summary_rows(scores, run, model)
@@ -681,18 +711,79 @@ def summary_section(scores: pl.DataFrame, run: RunInfo) -> Section:
             continue
         panels = []
         for measure in ("accuracy drop (points)", "invalid transitions (%)"):
-            points = [figures.ChartPoint(DIMENSIONS[d], name, stat.mean, stat.low, stat.high, stat.n or 0)
+            points = [figures.ChartPoint(DIMENSIONS[d], name, stat.mean, stat.low, stat.high, stat.n or 0, stat.paper)
                       for d, name, m, stat, _ in rows if m == measure]
             if points:
                 panels.append(figures.ChartPanel(f"{measure[0].upper()}{measure[1:]}", points, zero_line=True))
         section.blocks.append(Figure(
             figures.dot_chart(panels, f"{model}: accuracy under each probe", salt=f"summary-{model}"),
-            f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect; n is the number "
-            "of examples.", path=f"summary/{model}/all-probes.svg"))
-        table_rows += [[DIMENSIONS[d], name, model, split, measure, stat] for d, name, measure, stat, split in rows]
+            f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect, the paper's "
+            "RoBERTa-large as a red tick where it has a comparable number; n is the number of examples.",
+            path=f"summary/{model}/all-probes.svg"))
+        table_rows += [[DIMENSIONS[d], name, model, split, measure, stat, better_direction(name, measure)]
+                       for d, name, measure, stat, split in rows]
     if table_rows:
-        section.blocks.append(TableBlock(["Dimension", "Probe", "Model", "Split", "Measure", "Mean (std) [95% CI] n"],
-                                         table_rows, caption="Every probe at a glance (click a column to sort)"))
+        section.blocks.append(TableBlock(["Dimension", "Probe", "Model", "Split", "Measure", "Mean (std) [95% CI] n",
+                                          "Better"], table_rows, caption="Every probe at a glance (click a column to sort)"))
+    return section
+
+
+def verdict_section(run: RunInfo) -> Section:
+    section = Section("Verdicts: does each model use the evidence in its table?", anchor="verdicts")
+    section.blocks.append(
+        "Each verdict rests on the numbers listed under it, with their 95% intervals; \"cannot tell\" means the "
+        "intervals allow both readings or the numbers disagree. How numbers become verdicts is written down under "
+        "the scorecard (and in workflow/tabprobe/verdicts.py).")
+    section.blocks += [VerdictBlock(v) for v in run.verdicts.values()]
+    return section
+
+
+def _scorecard_models(scores: pl.DataFrame, run: RunInfo) -> list[str]:
+    """The probed models, then the models derived from them (inoculated), in name order."""
+    derived = sorted(m for m in scores["model"].unique().to_list() if m not in run.models and not m.endswith(".cv"))
+    return list(run.models) + derived
+
+
+def scorecard_section(scores: pl.DataFrame, run: RunInfo) -> Section:
+    section = Section("Scorecard: the numbers that decide the verdicts, one row per model", anchor="scorecard")
+    models = _scorecard_models(scores, run)
+    measures = [m for m in verdicts.SCORECARD if any(verdicts.scorecard_cell(scores, model, m) for model in models)]
+    rows = []
+    for model in models:
+        cells: list = [model]
+        for measure in measures:
+            found = verdicts.scorecard_cell(scores, model, measure)
+            cells.append(Stat.of(found[1], signed=measure.unit == "points") if found else "–")
+        verdict = run.verdicts.get(model)
+        cells.append(verdicts.short_verdict(verdict) if verdict else "not probed for a verdict (derived model)")
+        rows.append(cells)
+    rows.append(["paper: RoBERTa-large"] + [Stat(m.paper, signed=m.unit == "points") if m.paper is not None else "–"
+                                            for m in measures] + [""])
+    splits = sorted({found[0] for model in models for m in measures
+                     if (found := verdicts.scorecard_cell(scores, model, m))}, key=SHOWCASE_ORDER.index)
+    section.blocks.append(TableBlock(
+        ["Model"] + [f"{m.title} ({m.unit}; {m.better} is better)" for m in measures] + ["Verdict"], rows,
+        caption=f"Each number on the first split where it was measured ({', '.join(splits)}), mean (std) [95% CI] n"))
+    sources = "; ".join(f"{m.title}: {m.paper_source}" for m in measures if m.paper_source)
+    if sources:
+        section.blocks.append(f"The paper's row: {sources}. Differences of the paper's means are not paired.")
+    panels = []
+    for measure in measures:
+        points = []
+        for model in models:
+            found = verdicts.scorecard_cell(scores, model, measure)
+            score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": 0}
+            points.append(figures.ChartPoint(f"{measure.better} is better", model, score["mean"], score["ci_low"],
+                                             score["ci_high"], score["n"], measure.paper))
+        panels.append(figures.ChartPanel(f"{measure.title} ({measure.unit})", points,
+                                         zero_line=measure.unit == "points"))
+    if panels:
+        section.blocks.append(Figure(figures.dot_chart(panels, "Scorecard: every model on the deciding numbers",
+                                                       salt="scorecard"),
+                                     "Mean and 95% interval of each deciding number per model; red ticks: the paper's "
+                                     "RoBERTa-large.", path="summary/all-models/scorecard.svg"))
+    section.blocks.append("How the verdicts are decided (workflow/tabprobe/verdicts.py):")
+    section.blocks += [f"({i}) {rule}" for i, rule in enumerate(verdicts.RULES, start=1)]
     return section
 
 
@@ -826,7 +917,8 @@ def variance_section(scores: pl.DataFrame, run: RunInfo) -> Section | None:
 
 
 def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
-    sections = [summary_section(scores, run), run_section(run)]
+    run.verdicts = verdicts.verdicts(scores, verdicts.facts_of(run.models, run.relevance))
+    sections = [verdict_section(run), scorecard_section(scores, run), summary_section(scores, run), run_section(run)]
     if "original" in run.probes:
         sections.append(accuracy_section(scores, run))
     transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
@@ -859,7 +951,8 @@ def build_sections(scores: pl.DataFrame, run: RunInfo) -> list[Section]:
 
 
 TITLE = "tabprobe report: is the model using the evidence in its tables?"
-LEDE = ("Systematic probes of \"Is My Model Using the Right Evidence?\" (Gupta et al.) on InfoTabS: the tables and "
+LEDE = ("Does each model reason from the evidence in its table? The verdicts come first, then the scorecard that "
+        "decides them, then every probe. Systematic probes of \"Is My Model Using the Right Evidence?\" (Gupta et al.) on InfoTabS: the tables and "
         "hypotheses are perturbed in controlled ways and the model's predictions compared with what evidence-based "
         "reasoning allows. Every number carries its n and its interval; the paper's RoBERTa-large numbers stand "
         "beside this run's.")
@@ -872,8 +965,8 @@ class Report:
     figures: dict[str, str]  # results/report/figures/<path> -> SVG text
 
 
-def assemble(score_paths: Iterable[str | Path], run: RunInfo) -> Report:
-    scores = load_scores(score_paths)
+def assemble(scores: pl.DataFrame, run: RunInfo) -> Report:
+    """The report from the run's results table (`results.collect`) and what else it knows."""
     sections = build_sections(scores, run)
     files = {block.path: block.svg for section in sections for block in section.blocks
              if isinstance(block, Figure) and block.path}

@@ -103,6 +103,13 @@ class ExamplesBlock:
 
 
 @dataclass
+class VerdictBlock:
+    """What the run says of one model (tabprobe.verdicts), with the numbers it rests on."""
+
+    verdict: Any  # verdicts.Verdict
+
+
+@dataclass
 class Alert:
     """A warning the reader must not miss (an untrained model, say)."""
 
@@ -112,7 +119,7 @@ class Alert:
 @dataclass
 class Section:
     title: str
-    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, Figure, ExamplesBlock, Alert
+    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, Figure, ExamplesBlock, Alert, VerdictBlock
     level: int = 2  # 2: a part of the report (a paper dimension); 3: a section inside it
     anchor: str = ""
 

@@ -14,7 +14,7 @@ from . import LABEL_NAMES
 from .diff import ExampleChange, RowChange, text_diff
 from .failures import judgement
 from .probes import get_probe
-from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock
+from .report_blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock, VerdictBlock
 
 _CSS = """
 :root{--ink:#1b1b1b;--muted:#5f6368;--line:#d0d4d8;--head:#f2f4f6;--bad:#b3261e;--bad-bg:#fdecea;--good:#1b5e20;--good-bg:#e7f4e8;--moved-bg:#fff6dc}
@@ -40,6 +40,12 @@ table.example-table td.mark{width:1.2rem;text-align:center;font-weight:700}
 tr.row-deleted td,tr.row-deleted th{background:var(--bad-bg);color:var(--bad);text-decoration:line-through}tr.row-deleted td.mark{text-decoration:none}
 tr.row-inserted td,tr.row-inserted th{background:var(--good-bg);color:var(--good)}tr.row-moved td,tr.row-moved th{background:var(--moved-bg)}
 .premise-note{font-style:italic}
+article.verdict{border:1px solid var(--line);border-left:5px solid #3949ab;border-radius:4px;padding:.2rem 1rem .6rem;margin:1rem 0}
+article.verdict h3{margin:.6rem 0 .4rem}article.verdict dl{margin:.3rem 0}article.verdict dt{font-weight:600;margin-top:.4rem}
+article.verdict dd{margin-left:1.2rem}article.verdict ul{margin:.2rem 0;font-size:.9rem;color:#333}
+.answer{display:inline-block;min-width:5.5em;font-weight:700;text-transform:uppercase;font-size:.8rem;padding:0 .3rem;border-radius:3px;background:var(--head)}
+.answer.yes{background:var(--good-bg);color:var(--good)}.answer.no{background:var(--bad-bg);color:var(--bad)}
+article.verdict .caveat{background:#fff4e5;padding:.2rem .5rem;margin:.3rem 0;font-size:.9rem}
 @media print{
  body{max-width:none;margin:0;font-size:9.5pt;color:#000}nav.toc{display:none}
  th button.sort::after{content:""}h2{break-before:auto}
@@ -200,6 +206,38 @@ def _examples_html(block: ExamplesBlock) -> str:
     return "\n".join(out)
 
 
+def _answer_class(answer: str) -> str:
+    return answer.replace(" ", "-")
+
+
+def _verdict_html(block: VerdictBlock) -> str:
+    v = block.verdict
+    uses = v.findings[0].answer
+    out = [f'<article class="verdict" data-model="{html.escape(v.model)}" data-uses-table="{_answer_class(uses)}">',
+           f"<h3>{_inline(v.headline)}</h3><dl>"]
+    for finding in v.findings:
+        out.append(f"<dt>{_inline(finding.question)}</dt><dd><span class='answer {_answer_class(finding.answer)}'>"
+                   f"{html.escape(finding.answer)}</span> {_inline(finding.sentence)}")
+        if finding.numbers:
+            out.append("<ul>" + "".join(f"<li>{_inline(n.text())}</li>" for n in finding.numbers) + "</ul>")
+        out.append("</dd>")
+    out.append("</dl>")
+    out += [f"<p class='caveat'>Caveat: {_inline(c)}</p>" for c in v.caveats]
+    out.append("</article>")
+    return "\n".join(out)
+
+
+def _verdict_md(block: VerdictBlock) -> list[str]:
+    v = block.verdict
+    out = [f"**{v.headline}**", ""]
+    for finding in v.findings:
+        out.append(f"- {finding.question} **{finding.answer}**: {finding.sentence}")
+        out += [f"  - {n.text()}" for n in finding.numbers]
+    out += [f"- Caveat: {c}" for c in v.caveats]
+    out.append("")
+    return out
+
+
 def _toc(sections: Sequence[Section]) -> str:
     out, open_sub = ['<nav class="toc" aria-label="Contents"><strong>Contents</strong><ol>'], False
     for section in sections:
@@ -241,6 +279,8 @@ def to_html(sections: Sequence[Section], title: str, lede: str) -> str:
                 out.append(_examples_html(block))
             elif isinstance(block, Alert):
                 out.append(f"<p class='alert' role='note'>{_inline(block.text)}</p>")
+            elif isinstance(block, VerdictBlock):
+                out.append(_verdict_html(block))
             else:
                 out.append(f"<p>{_inline(block)}</p>")
         if section.level == 2:
@@ -299,6 +339,8 @@ def to_markdown(sections: Sequence[Section], title: str, lede: str) -> str:
                 out += _examples_md(block)
             elif isinstance(block, Alert):
                 out += [f"> **Warning:** {block.text}", ""]
+            elif isinstance(block, VerdictBlock):
+                out += _verdict_md(block)
             else:
                 out += [block, ""]
     return "\n".join(out)

@@ -74,3 +74,7 @@ SCORES = pa.schema(
         pa.field("n", pa.int64(), nullable=False),
     ]
 )
+
+# results/results.parquet: every score of the run (SCORES of all models, probes and splits, with
+# the pooled, inoculation and controlled-variance scores), and the paper's value where it has one
+RESULTS = pa.schema(list(SCORES) + [pa.field("paper", pa.float64())])

@@ -133,6 +133,19 @@ def score_paired_drop(gold: np.ndarray, original_pred: np.ndarray, expected: np.
             {"statistic": "accuracy_drop", "label": "all", **scorer.stat(original_correct - probe_correct, ones)}]
 
 
+def score_gain_over_baseline(probe_examples: pa.Table, expected: np.ndarray, pred: np.ndarray,
+                             baseline_predictions: pa.Table, scorer: Scorer, settings: ScoringSettings, split: str) -> dict:
+    """Accuracy of the model minus that of the hypothesis-only baseline on the same examples and
+    samplings (points): what reading the table adds over the hypothesis alone (InfoTabS paper
+    section 4: every model must beat it)."""
+    uids = probe_examples["uid"].to_pylist()
+    base = original_predictions_for(baseline_predictions, uids, missing_ok=True)
+    shared = np.array([b is not None for b in base])
+    paired = scorer_for(shared, scorer, settings, split, "original", "baseline")
+    gain = (pred[shared] == expected[shared]).astype(np.float64) - (base[shared] == expected[shared]).astype(np.float64)
+    return {"statistic": "accuracy_gain_over_baseline", "label": "all", **paired.stat(gain, np.ones(len(gain)))}
+
+
 def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer,
                       input_changed: np.ndarray | None = None) -> list[dict]:
     """Invalid-transition % per label predicted before the change (paper Tables 5, 13-17),
@@ -155,6 +168,15 @@ def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, sco
             rows.append({"statistic": f"transition_pct_to_{to_lab}", "label": lab, **scorer.stat(mask * to_mask, mask)})
     unchanged = (before == after).astype(np.float64)
     rows.append({"statistic": "unchanged_pct", "label": "all", **scorer.stat(unchanged, ones)})
+    for lab, mask in before_masks.items():
+        rows.append({"statistic": "unchanged_pct", "label": lab, **scorer.stat(unchanged * mask, mask)})
+    # Where the rule forbids keeping the prediction (relevant rows deleted: ENTAIL and CONTRADICT
+    # must become NEUTRAL), staying put is the failure, and it is what a model that ignores its
+    # table always does: this share tells the two readings of a low invalid % apart.
+    if any(lab not in rule.allowed[lab] for lab in LABELS):
+        required = np.array([b not in rule.allowed[b] for b in before], dtype=np.float64)
+        rows.append({"statistic": "unchanged_where_required_pct", "label": "all",
+                     **scorer.stat(unchanged * required, required)})
     if input_changed is not None:
         changed = np.asarray(input_changed, dtype=np.float64)
         rows.append({"statistic": "input_changed_pct", "label": "all", **scorer.stat(changed, ones)})
@@ -233,8 +255,11 @@ def score_probe(
     settings: ScoringSettings,
     model: str,
     split: str,
+    baseline_predictions: pa.Table | None = None,
 ) -> pa.Table:
-    """All statistics of one probe on one split for one model, in the `schemas.SCORES` layout."""
+    """All statistics of one probe on one split for one model, in the `schemas.SCORES` layout.
+    `baseline_predictions` (probe `original` only): the hypothesis-only model's predictions on the
+    same examples, for the paired gain over it."""
     probe = get_probe(probe_name)
     by_uid = dict(zip(predictions["uid"].to_pylist(), predictions["pred"].to_pylist()))
     uids = probe_examples["uid"].to_pylist()
@@ -266,6 +291,8 @@ def score_probe(
             rows += score_paired_drop(gold[paired], before[paired], expected[paired], pred[paired], paired_scorer)
             rows.append({"statistic": "input_changed_pct", "label": "all",
                          **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum())))})
+        if baseline_predictions is not None and probe_name == "original":
+            rows.append(score_gain_over_baseline(probe_examples, expected, pred, baseline_predictions, scorer, settings, split))
     elif probe.judged_by == "evidence":
         rows = score_evidence_selection(probe_examples, before, pred, settings, split, probe_name)
     else:

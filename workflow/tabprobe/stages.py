@@ -222,7 +222,10 @@ def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premis
 
 def score_probe(probe: str, split: str, model: str, probe_path: str, predictions_path: str,
                 original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int,
-                externals: Mapping[str, str | None] | None = None, unverified_flips: str = "exclude") -> None:
+                externals: Mapping[str, str | None] | None = None, unverified_flips: str = "exclude",
+                baseline_predictions_path: str | None = None) -> None:
+    """`baseline_predictions_path`: the hypothesis-only model's `original` predictions on this
+    split (probe `original` of a premise model only), for its paired gain over that baseline."""
     from .curation import scored
 
     register_externals(externals)
@@ -234,6 +237,8 @@ def score_probe(probe: str, split: str, model: str, probe_path: str, predictions
         scoring.ScoringSettings(seed=seed, **settings),
         model=model,
         split=split,
+        baseline_predictions=(read_parquet(baseline_predictions_path, schemas.PREDICTIONS)
+                              if baseline_predictions_path else None),
     )
     write_parquet(table, out, schemas.SCORES)
 
@@ -259,43 +264,55 @@ def score_pooled_column(table: str, column: str, split: str, model: str, probe_n
     write_parquet(scores, out, schemas.SCORES)
 
 
-def assemble_report(score_paths: Sequence[str], coverage_paths: Sequence[str], inference_stats: Sequence[str],
+def collect_results(score_paths: Sequence[str], inference_stats: Sequence[str], coverage_paths: Sequence[str],
+                    relevance_summaries: Sequence[str], parquet_out: str, csv_out: str, run_out: str,
+                    config: Mapping[str, Any]) -> None:
+    """Every score of the run into results/results.parquet and .csv, and results/run.json.
+    `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
+    `inference_stats`: infer_nli's stats files (results/predictions/{model}/{probe}/{split}.json)."""
+    from . import results
+
+    models = results.model_facts(inference_stats)
+    table = results.collect(score_paths, {m: info["premise"] for m, info in models.items()})
+    results.write(table, parquet_out, csv_out)
+    record = results.run_record(config, models, report.read_coverage(coverage_paths),
+                                {Path(p).stem: json.loads(Path(p).read_text()) for p in relevance_summaries},
+                                code_folder=Path(__file__).resolve().parent)
+    results.write_run_record(record, run_out)
+    log.info("results: %d scores of %d models in %s and %s; run record %s (commit %s)", table.height,
+             table["model"].n_unique(), parquet_out, csv_out, run_out,
+             (record["commit"] or {}).get("sha", "unknown: not a git checkout"))
+
+
+def assemble_report(results_path: str, run_path: str, coverage_paths: Sequence[str],
                     html_out: str, markdown_out: str, figures_out: str, splits: Sequence[str], probes: Sequence[str],
                     data_source: str, seed: int, scoring_settings: Mapping[str, Any],
                     relevance_summaries: Sequence[str] = (), externals: Mapping[str, str | None] | None = None,
                     models: Sequence[str] = (), showcase: Mapping[str, Mapping] | None = None,
-                    inoculation_scores: Sequence[str] = (), inoculation_plan: Mapping[str, Any] | None = None,
-                    variance_results: Sequence[str] = (), unverified_flips: str = "exclude") -> None:
-    """`inference_stats` are the stats files infer_nli wrote, one per model, probe and split;
-    `relevance_summaries` those of find_relevant_rows (results/relevance/{split}.json);
-    `showcase` maps a probe to the split and files its failing examples are drawn from
-    (report_layout.showcase_inputs)."""
+                    inoculation_summaries: Sequence[str] = (), inoculation_plan: Mapping[str, Any] | None = None,
+                    variance_summaries: Sequence[str] = (), unverified_flips: str = "exclude") -> None:
+    """`results_path` and `run_path`: collect_results's table and run record; `relevance_summaries`
+    find_relevant_rows's (results/relevance/{split}.json); `showcase` maps a probe to the split
+    and files its failing examples are drawn from (report_layout.showcase_inputs)."""
+    from . import results
+
     register_externals(externals)
-    models_info: dict[str, dict] = {}
-    for path in inference_stats:
-        stats = json.loads(Path(path).read_text())
-        model = Path(path).parent.parent.name  # results/predictions/{model}/{probe}/{split}.json
-        info = models_info.setdefault(
-            model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint", "precision")} | {"truncated": 0, "examples": 0}
-        )
-        info["truncated"] += stats["truncated"]
-        info["examples"] += stats["examples"]
+    models_info = json.loads(Path(run_path).read_text())["models"]
     run = report.RunInfo(
         splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
         scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
         relevance={Path(p).stem: json.loads(Path(p).read_text()) for p in relevance_summaries},
         unverified_flips=unverified_flips,
     )
-    # Inoculation: results/inoculation/<model>/<experiment>.parquet (scores) and .json (summary).
-    run.inoculation = {Path(p).stem: json.loads(Path(p).read_text()) for p in inoculation_scores if p.endswith(".json")}
+    # Inoculation: results/inoculation/<model>/<experiment>.json; controlled variance:
+    # results/variance/<model>.json (their scores are in the results table).
+    run.inoculation = {Path(p).stem: json.loads(Path(p).read_text()) for p in inoculation_summaries}
     run.inoculation_plan = dict(inoculation_plan) if inoculation_plan else None
-    # Controlled variance: results/variance/<model>.parquet and .json.
-    run.variance = {Path(p).stem: json.loads(Path(p).read_text()) for p in variance_results if p.endswith(".json")}
-    score_paths = list(score_paths) + [p for p in [*inoculation_scores, *variance_results] if p.endswith(".parquet")]
+    run.variance = {Path(p).stem: json.loads(Path(p).read_text()) for p in variance_summaries}
     run.examples = report.load_examples(showcase or {}, [m for m in models if m in models_info] or list(models_info), seed,
                                         unverified_flips=unverified_flips)
     log.info("failing examples drawn for %d probes x models", len(run.examples))
-    built = report.assemble(score_paths, run)
+    built = report.assemble(results.read(results_path), run)
     with atomic_dir(figures_out) as folder:
         for path, svg in sorted(built.figures.items()):
             (Path(folder) / path).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,116 @@
+"""The run's one results table (results.parquet / .csv) and its record (run.json), from score
+files written as the workflow writes them."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from tabprobe import results, schemas
+from tabprobe.errors import CorruptFileError
+from tabprobe.io import write_parquet
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def score_file(folder: Path, model: str, probe: str, split: str, cells: list[tuple[str, str, float | None]]) -> Path:
+    rows = [{"model": model, "probe": probe, "split": split, "statistic": statistic, "label": label, "mean": mean,
+             "std": None if mean is None else 1.5, "ci_low": None if mean is None else mean - 3,
+             "ci_high": None if mean is None else mean + 3, "n": 0 if mean is None else 200}
+            for statistic, label, mean in cells]
+    path = folder / model / probe / f"{split}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_parquet(pa.Table.from_pylist(rows, schema=schemas.SCORES), path, schemas.SCORES)
+    return path
+
+
+@pytest.fixture
+def score_files(tmp_path) -> list[Path]:
+    folder = tmp_path / "scores"
+    return [
+        score_file(folder, "minilm-para", "original", "alpha1", [("accuracy", "all", 54.4), ("accuracy", "N", None),
+                                                                 ("accuracy_gain_over_baseline", "all", -5.4)]),
+        score_file(folder, "minilm-hypo", "original", "alpha1", [("accuracy", "all", 59.8)]),
+        score_file(folder, "minilm-para", "row_deletion", "alpha1", [("invalid_transition_pct", "E", 1.2),
+                                                                     ("invalid_transition_pct", "all", 1.0)]),
+        score_file(folder, "minilm-para", "table4:label_flipped", "alpha1", [("accuracy", "all", 40.0)]),
+        score_file(folder, "minilm-hypo", "table4:label_flipped", "alpha1", [("accuracy", "all", 30.0)]),
+        score_file(folder, "minilm-para.ino-hypothesis-100", "original", "alpha1", [("accuracy", "all", 50.0)]),
+    ]
+
+
+PREMISES = {"minilm-para": "paragraph", "minilm-hypo": "hypothesis_only", "minilm-para.ino-hypothesis-100": "paragraph"}
+
+
+def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(score_files):
+    table = results.collect(score_files, PREMISES)
+    assert table.columns == ["model", "probe", "split", "statistic", "label", "mean", "std", "ci_low", "ci_high", "n",
+                             "paper"]
+    assert table.height == 9
+    keys = table.select(results.KEYS).rows()
+    assert keys == sorted(keys)
+
+    def paper(**where):
+        return results.lookup(table, **where)["paper"]
+
+    # RoBERTa-large beside a model that reads its table, the paper's hypothesis-only model beside the baseline.
+    assert paper(model="minilm-para", probe="original", statistic="accuracy", label="all") == 74.88
+    assert paper(model="minilm-hypo", probe="original", statistic="accuracy", label="all") == 60.48
+    assert paper(model="minilm-para", probe="table4:label_flipped", statistic="accuracy") == 51.48
+    assert paper(model="minilm-hypo", probe="table4:label_flipped", statistic="accuracy") == 31.02
+    assert paper(model="minilm-para", probe="row_deletion", label="E") == 5.76
+    # Printed per label only: no made-up overall value; none for derived models or statistics of ours.
+    assert paper(model="minilm-para", probe="row_deletion", label="all") is None
+    assert paper(model="minilm-para.ino-hypothesis-100", probe="original") is None
+    assert paper(model="minilm-para", statistic="accuracy_gain_over_baseline") is None
+
+
+def test_the_csv_opens_as_one_row_per_score_and_both_files_repeat_byte_for_byte(score_files, tmp_path):
+    table = results.collect(score_files, PREMISES)
+    results.write(table, tmp_path / "results.parquet", tmp_path / "results.csv")
+    with open(tmp_path / "results.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == table.height
+    para = next(r for r in rows if r["model"] == "minilm-para" and r["probe"] == "original" and r["label"] == "all"
+                and r["statistic"] == "accuracy")
+    assert [float(para[k]) for k in ("mean", "ci_low", "ci_high", "paper")] == pytest.approx([54.4, 51.4, 57.4, 74.88])
+    assert para["n"] == "200"
+    missing = next(r for r in rows if r["label"] == "N")
+    assert (missing["mean"], missing["n"]) == ("", "0")  # an empty cell, not "nan" or "null"
+    assert results.read(tmp_path / "results.parquet").equals(table)
+    first = (tmp_path / "results.parquet").read_bytes(), (tmp_path / "results.csv").read_bytes()
+    results.write(results.collect(list(reversed(score_files)), PREMISES), tmp_path / "results.parquet",
+                  tmp_path / "results.csv")
+    assert ((tmp_path / "results.parquet").read_bytes(), (tmp_path / "results.csv").read_bytes()) == first
+
+
+def test_two_files_claiming_the_same_score_and_a_damaged_file_are_errors(score_files, tmp_path):
+    twin = score_file(tmp_path / "again", "minilm-hypo", "original", "alpha1", [("accuracy", "all", 59.8)])
+    with pytest.raises(CorruptFileError, match="share their keys.*model=minilm-hypo, probe=original"):
+        results.collect([*score_files, twin], PREMISES)
+    score_files[0].write_bytes(score_files[0].read_bytes()[:-30])
+    with pytest.raises(CorruptFileError, match=str(score_files[0])):
+        results.collect(score_files, PREMISES)
+
+
+def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(tmp_path):
+    config = {"seed": 2022, "max_examples": 1000, "probes": {"original": {"splits": ["alpha1"]}}}
+    models = {"minilm-para": {"checkpoint": "resources/models/minilm-para", "fingerprint": "abc", "premise": "paragraph"}}
+    coverage = [{"probe": "original", "split": "alpha1", "limit": 1000}, {"probe": "row_deletion", "split": "alpha1", "limit": None}]
+    relevance = {"alpha1": {"source": "aligner", "examples": 1000, "with_relevant_rows": 900, "rows": []}}
+    record = results.run_record(config, models, coverage, relevance, ROOT)
+    assert record["config"] == config
+    assert record["versions"]["polars"] and record["versions"]["python"].count(".") == 2
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert record["commit"]["sha"] == sha and isinstance(record["commit"]["modified"], bool)
+    assert record["models"]["minilm-para"]["fingerprint"] == "abc"
+    assert record["relevance"]["alpha1"] == {"source": "aligner", "examples": 1000, "with_relevant_rows": 900,
+                                             "not_annotated": None}
+    assert record["caps"] == {"original": {"alpha1": 1000}, "row_deletion": {"alpha1": None}}
+    assert results.repository_commit(tmp_path) is None  # outside a checkout: said, not guessed
+    results.write_run_record(record, tmp_path / "run.json")
+    assert results.config_of(tmp_path / "run.json") == config

@@ -1,0 +1,229 @@
+"""Verdicts from constructed score tables: a table-blind model, an evidence-using one, one in
+between, and the cases that change the reading (the baseline, an untrained head, truncation,
+the aligner). Then the report built from such a table, in headless Chromium: the verdicts are on
+the first screen, with their numbers, and the scorecard has a row per model."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+import pytest
+
+from tabprobe import report, verdicts
+from tabprobe.report_blocks import VerdictBlock
+from tabprobe.verdicts import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
+
+PARA = ModelFacts(premise="paragraph")
+
+
+def results(model: str, cells: dict[tuple[str, str], tuple[float, float, float]], split: str = "alpha1",
+            n: int = 400) -> pl.DataFrame:
+    """A results table of one model: (probe, statistic) -> (mean, ci_low, ci_high), label all."""
+    rows = [{"model": model, "probe": probe, "split": split, "statistic": statistic, "label": "all", "mean": mean,
+             "std": 1.0, "ci_low": low, "ci_high": high, "n": n, "paper": None}
+            for (probe, statistic), (mean, low, high) in cells.items()]
+    return pl.DataFrame(rows, schema={"model": pl.String, "probe": pl.String, "split": pl.String, "statistic": pl.String,
+                                      "label": pl.String, "mean": pl.Float64, "std": pl.Float64, "ci_low": pl.Float64,
+                                      "ci_high": pl.Float64, "n": pl.Int64, "paper": pl.Float64})
+
+
+# minilm-para on the default run (issue 19): removing the premise moves it by -0.57 [-2.6, +1.7],
+# it is below the hypothesis-only model, and relevant-row deletion leaves 66% where they must move.
+TABLE_BLIND = {
+    ("hypothesis_only", "accuracy_drop"): (-0.57, -2.6, 1.7),
+    ("original", "accuracy_gain_over_baseline"): (-5.4, -8.1, -2.6),
+    ("relevant_row_deletion", "unchanged_where_required_pct"): (66.0, 61.0, 71.0),
+    ("irrelevant_row_deletion", "invalid_transition_pct"): (2.2, 1.0, 3.6),
+    ("evidence_selection", "uses_wrong_or_no_rows_pct"): (81.0, 74.0, 88.0),
+    ("table4:label_flipped", "accuracy_drop"): (21.0, 16.0, 26.0),
+    ("table4:label_preserved", "accuracy_drop"): (1.0, -2.0, 4.0),
+    ("table7:label_preserved", "accuracy_drop"): (4.0, 1.0, 7.0),
+}
+EVIDENCE_USING = {
+    ("hypothesis_only", "accuracy_drop"): (15.0, 12.0, 18.0),
+    ("dummy_premise", "accuracy_drop"): (14.0, 11.0, 17.0),
+    ("original", "accuracy_gain_over_baseline"): (14.4, 11.0, 17.5),
+    ("relevant_row_deletion", "unchanged_where_required_pct"): (12.0, 8.0, 16.0),
+    ("irrelevant_row_deletion", "invalid_transition_pct"): (4.0, 2.5, 5.5),
+    ("evidence_selection", "uses_wrong_or_no_rows_pct"): (30.0, 24.0, 36.0),
+    ("table4:label_flipped", "accuracy_drop"): (1.0, -1.0, 2.5),
+    ("table4:label_preserved", "accuracy_drop"): (0.5, -1.5, 2.4),
+    ("table7:label_preserved", "accuracy_drop"): (0.8, -1.2, 2.6),
+}
+IN_BETWEEN = {
+    ("hypothesis_only", "accuracy_drop"): (2.0, -1.0, 5.0),
+    ("original", "accuracy_gain_over_baseline"): (1.0, -2.0, 4.0),
+    ("relevant_row_deletion", "unchanged_where_required_pct"): (50.0, 44.0, 56.0),
+    ("table4:label_flipped", "accuracy_drop"): (6.0, 1.0, 11.0),
+    ("table4:label_preserved", "accuracy_drop"): (4.0, 0.5, 7.5),
+    ("table7:label_preserved", "accuracy_drop"): (2.0, -1.0, 5.0),
+}
+
+
+def answers(verdict: verdicts.Verdict) -> list[str]:
+    return [f.answer for f in verdict.findings]
+
+
+def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_praised():
+    verdict = verdicts.verdict(results("minilm-para", TABLE_BLIND), "minilm-para", PARA)
+    assert verdict.headline == "minilm-para does not use its table."
+    assert answers(verdict) == [NO, NO, YES, DOES_NOT_APPLY]
+    uses = verdict.finding(verdicts.USES_TABLE)
+    texts = [n.text() for n in uses.numbers]
+    assert texts[0] == ("table removed (`hypothesis_only`): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points, n=400: "
+                        "no effect (under 3 points)")
+    assert "no better than the hypothesis alone" in texts[1]
+    # Staying put is shown beside, as the failure it is, not counted for the verdict.
+    assert "66.0 [61.0, 71.0]%" in texts[2] and "ignore the deletion of the rows they need" in texts[2]
+    rows = verdict.finding(verdicts.RIGHT_ROWS)
+    assert "come from not moving, not from reasoning" in rows.sentence
+    assert all(n.signal is None for n in rows.numbers)
+
+
+def test_an_evidence_using_model_uses_its_table_and_the_right_rows():
+    verdict = verdicts.verdict(results("roberta", EVIDENCE_USING), "roberta", PARA)
+    assert verdict.headline == "roberta uses its table, and the right rows."
+    assert answers(verdict) == [YES, YES, NO, NO]
+    assert verdict.caveats == []
+
+
+def test_an_in_between_model_gets_cannot_tell_wherever_an_interval_allows_both():
+    verdict = verdicts.verdict(results("middling", IN_BETWEEN), "middling", PARA)
+    assert verdict.headline == "Cannot tell whether middling uses its table."
+    # Flipping edits hurt, but not clearly more than preserving ones: the intervals overlap.
+    assert answers(verdict) == [CANNOT_TELL, CANNOT_TELL, CANNOT_TELL, CANNOT_TELL]
+
+
+def test_signals_that_disagree_give_cannot_tell():
+    cells = dict(EVIDENCE_USING)
+    cells[("original", "accuracy_gain_over_baseline")] = (-1.0, -3.0, 1.5)  # no better than the baseline
+    verdict = verdicts.verdict(results("m", cells), "m", PARA)
+    assert verdict.finding(verdicts.USES_TABLE).answer == CANNOT_TELL
+
+
+def test_using_the_table_but_not_the_rows_the_hypothesis_needs():
+    cells = dict(EVIDENCE_USING)
+    cells[("relevant_row_deletion", "unchanged_where_required_pct")] = (75.0, 70.0, 80.0)
+    cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (60.0, 55.0, 66.0)
+    verdict = verdicts.verdict(results("m", cells), "m", PARA)
+    assert verdict.headline == "m uses its table, but mostly not the rows the hypothesis needs."
+    # One number saying no against one saying yes: cannot tell.
+    cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (30.0, 24.0, 36.0)
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == CANNOT_TELL
+    # Moving after an irrelevant row is deleted says no; few such moves never say yes.
+    cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] not in ("relevant_row_deletion", "evidence_selection")}
+    cells[("irrelevant_row_deletion", "invalid_transition_pct")] = (18.0, 14.0, 22.0)
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == NO
+    cells[("irrelevant_row_deletion", "invalid_transition_pct")] = (1.0, 0.0, 2.0)
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == CANNOT_TELL
+    # Without relevant-row deletion, evidence selection alone cannot say the rows are right.
+    cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "relevant_row_deletion"}
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == CANNOT_TELL
+
+
+def test_the_hypothesis_only_baseline_cannot_use_its_table():
+    verdict = verdicts.verdict(results("minilm-hypo", {("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}),
+                               "minilm-hypo", ModelFacts(premise="hypothesis_only", truncated_pct=0.0))
+    assert verdict.headline == "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline)."
+    assert answers(verdict) == [DOES_NOT_APPLY, DOES_NOT_APPLY, YES, NOT_MEASURED]
+
+
+def test_nothing_measured_says_so_rather_than_guessing():
+    verdict = verdicts.verdict(results("m", {}), "m", PARA)
+    assert answers(verdict) == [NOT_MEASURED, NOT_MEASURED, NOT_MEASURED, NOT_MEASURED]
+    assert verdict.headline == "Whether m uses its table was not measured."
+
+
+def test_caveats_that_change_the_reading():
+    facts = ModelFacts(premise="paragraph", truncated_pct=67.2, max_length=128, relevance_source="aligner")
+    verdict = verdicts.verdict(results("m", TABLE_BLIND), "m", facts)
+    assert verdict.caveats[0].startswith("67% of its premises were cut at 128 tokens")
+    assert "aligner" in verdict.caveats[1]
+    untrained = verdicts.verdict(results("m", EVIDENCE_USING), "m", ModelFacts(premise="paragraph", trained=False))
+    assert untrained.headline == "m has an untrained head: its numbers say nothing about reasoning."
+    assert set(answers(untrained)) == {CANNOT_TELL}
+
+
+def test_a_number_is_read_from_its_interval_not_its_mean():
+    assert verdicts.effect({"ci_low": 0.1, "ci_high": 6.0}) == "clear"
+    assert verdicts.effect({"ci_low": 0.5, "ci_high": 2.9}) == "none"  # real, but under 3 points
+    assert verdicts.effect({"ci_low": -0.1, "ci_high": 6.0}) == "unclear"
+    assert verdicts.against({"ci_low": 50.5, "ci_high": 60.0}, 50) == "above"
+    assert verdicts.against({"ci_low": 45.0, "ci_high": 55.0}, 50) == "unclear"
+
+
+def constructed_run() -> tuple[pl.DataFrame, report.RunInfo]:
+    table = pl.concat([results("minilm-para", TABLE_BLIND),
+                       results("minilm-hypo", {("original", "accuracy"): (59.8, 56.7, 62.8),
+                                               ("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}),
+                       results("minilm-para", {("original", "accuracy"): (54.4, 51.2, 57.5)})])
+    models = {"minilm-para": {"premise": "paragraph", "checkpoint": "resources/models/minilm-para", "meta": {},
+                              "fingerprint": "f1", "precision": "fp32", "max_length": 128, "truncated": 672,
+                              "examples": 1000},
+              "minilm-hypo": {"premise": "hypothesis_only", "checkpoint": "resources/models/minilm-hypo",
+                              "meta": {}, "fingerprint": "f2", "precision": "fp32", "max_length": 64,
+                              "truncated": 0, "examples": 1000}}
+    run = report.RunInfo(splits=["alpha1"], probes=["original"], models=models, data_source="constructed", seed=1,
+                         scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 1000, "confidence": 0.95}, coverage=[])
+    return table, run
+
+
+def test_the_report_opens_with_the_verdicts_and_the_scorecard():
+    table, run = constructed_run()
+    sections = report.build_sections(table, run)
+    assert [s.anchor for s in sections[:3]] == ["verdicts", "scorecard", "summary"]
+    blocks = [b for b in sections[0].blocks if isinstance(b, VerdictBlock)]
+    assert [b.verdict.headline for b in blocks] == ["minilm-para does not use its table.",
+                                                    "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline)."]
+    markdown = report.assemble(table, run).markdown
+    assert "67% of its premises were cut at 128 tokens" in markdown
+    # No sentence calls few invalid transitions good without saying that a table-blind model has none.
+    assert "For an ideal model all these numbers are zero" not in markdown
+    assert "a model that ignores its table never moves" in markdown
+    scorecard = markdown.split("## Scorecard")[1].split("\n## ")[0]
+    assert re.search(r"\| minilm-para \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|",
+                     scorecard)
+    assert re.search(r"\| minilm-hypo \| 59\.80 .*\| cannot use its table \(baseline\) \|", scorecard)
+    assert "| paper: RoBERTa-large | 74.88 | +14.40 |" in scorecard
+
+
+def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
+    from browser import artifact_path, open_page
+
+    table, run = constructed_run()
+    page_path = tmp_path / "index.html"
+    page_path.write_text(report.assemble(table, run).html, encoding="utf-8")
+    with open_page(page_path, width=1280, height=900) as page:
+        assert page.errors == [] and page.external_requests == []
+        found = page.js("""
+            const screen = window.innerHeight;
+            const verdicts = Array.from(document.querySelectorAll('#verdicts article.verdict'));
+            const scorecard = Array.from(document.querySelectorAll('#scorecard table')).find(t => t.caption);
+            return {
+              verdicts: verdicts.map(v => ({model: v.dataset.model, uses: v.dataset.usesTable,
+                                            headline: v.querySelector('h3').textContent,
+                                            top: v.querySelector('h3').getBoundingClientRect().top,
+                                            numbers: Array.from(v.querySelectorAll('dd:first-of-type li')).map(li => li.textContent)})),
+              screen: screen,
+              rows: Array.from(scorecard.tBodies[0].rows).map(r => r.cells[0].textContent),
+              headers: Array.from(scorecard.tHead.rows[0].cells).map(c => c.textContent),
+              figure: document.querySelectorAll('#scorecard figure svg[role=img]').length,
+            }""")
+        para, hypo = found["verdicts"]
+        assert (para["model"], para["uses"], para["headline"]) == ("minilm-para", "no", "minilm-para does not use its table.")
+        assert para["top"] < found["screen"]  # on the first screen, without scrolling
+        assert any(n.startswith("table removed (hypothesis_only): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points")
+                   for n in para["numbers"])
+        assert hypo["uses"] == "does-not-apply" and "cannot use its table" in hypo["headline"]
+        assert found["rows"] == ["minilm-para", "minilm-hypo", "paper: RoBERTa-large"]
+        assert found["headers"][-1] == "Verdict" and "higher is better" in found["headers"][1]
+        assert found["figure"] == 1
+        page.screenshot(artifact_path("verdicts.png"))
+
+
+@pytest.mark.parametrize("model,cells,expected", [("minilm-para", TABLE_BLIND, "does not use its table"),
+                                                  ("roberta", EVIDENCE_USING, "uses its table and the right rows"),
+                                                  ("middling", IN_BETWEEN, "cannot tell")])
+def test_the_short_verdict_of_the_scorecard(model, cells, expected):
+    assert verdicts.short_verdict(verdicts.verdict(results(model, cells), model, PARA)) == expected

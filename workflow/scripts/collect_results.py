@@ -1,0 +1,15 @@
+from tabprobe import logs, stages
+
+logs.to_file(snakemake.log[0])
+stages.collect_results(
+    score_paths=snakemake.input.scores,
+    inference_stats=snakemake.input.stats,
+    coverage_paths=snakemake.input.coverage,
+    relevance_summaries=snakemake.input.relevance,
+    parquet_out=snakemake.output.parquet,
+    csv_out=snakemake.output.csv,
+    run_out=snakemake.output.run,
+    # Read, not a param: run.json records the config as run without making a change of how a
+    # path is spelled re-run anything.
+    config=snakemake.config,
+)

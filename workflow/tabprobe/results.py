@@ -1,0 +1,161 @@
+"""One results table for the whole run, and the record of how the run was made.
+
+`results/results.parquet` (and `.csv`, for a spreadsheet) holds every score of the run in one
+long, tidy table: a row per (model, probe, split, statistic, label) with its mean, standard
+deviation, bootstrap interval, n, and the paper's value where the paper prints one for a model
+of that kind. It is built with polars by a lazy scan over the per-probe score files, so only the
+final table is materialised. The report, the verdicts and `tabprobe compare` read from it.
+
+`results/run.json` is what a reader needs to reproduce the numbers: the config as run, package
+versions, the repository commit, checkpoint fingerprints, the relevance source and the caps.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import logging
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import polars as pl
+
+from . import paper, schemas
+from .errors import CorruptFileError
+from .io import atomic_path, read_parquet, write_json, write_parquet
+
+log = logging.getLogger(__name__)
+
+KEYS = ["model", "probe", "split", "statistic", "label"]
+PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy")
+
+
+def reference_of(model: str, premise: str | None) -> str | None:
+    """Which of the paper's rows a model stands beside: RoBERTa-large's for a model that reads its
+    table, the hypothesis-only model's for one that does not; none for the models derived from
+    them (inoculated `<model>.ino-...`, controlled variance `<model>.cv`), whose paper numbers are
+    in the report's inoculation tables."""
+    if premise is None or "." in model:
+        return None
+    return "hypothesis_only" if premise == "hypothesis_only" else "premise"
+
+
+def collect(score_paths: Sequence[str | Path], premises: Mapping[str, str]) -> pl.DataFrame:
+    """Every score of the run in one table, sorted by its keys, with the paper's value beside each
+    cell it has one for. `premises`: model -> its premise rendering (config `models:`)."""
+    for path in score_paths:  # the contract check of every other reader, before the lazy scan
+        read_parquet(path, schemas.SCORES)
+    if not score_paths:
+        return pl.from_arrow(schemas.RESULTS.empty_table())
+    references = pl.DataFrame(paper.reference_cells(), schema={
+        "reference": pl.String, "probe": pl.String, "split": pl.String, "statistic": pl.String,
+        "label": pl.String, "paper": pl.Float64})
+    models = pl.DataFrame({"model": list(premises), "reference": [reference_of(m, p) for m, p in premises.items()]},
+                          schema={"model": pl.String, "reference": pl.String})
+    table = (
+        pl.scan_parquet([str(p) for p in score_paths])
+        .join(models.lazy(), on="model", how="left")
+        .join(references.lazy(), on=["reference", "probe", "split", "statistic", "label"], how="left")
+        .drop("reference")
+        .sort(KEYS)
+        .collect()
+    )
+    duplicated = table.filter(table.select(KEYS).is_duplicated())
+    if duplicated.height:
+        first = duplicated.row(0, named=True)
+        raise CorruptFileError(f"{duplicated.height} score rows share their keys (first: "
+                               f"{', '.join(f'{k}={first[k]}' for k in KEYS)}): two score files claim the same cells")
+    return table
+
+
+def write(table: pl.DataFrame, parquet_out: str | Path, csv_out: str | Path) -> None:
+    """The table as Parquet (schemas.RESULTS) and as CSV (a header line, one row per score, empty
+    cells for missing values), each written atomically."""
+    write_parquet(table.to_arrow(), parquet_out, schemas.RESULTS)
+    with atomic_path(csv_out) as tmp:
+        table.write_csv(tmp, null_value="")
+
+
+def read(path: str | Path) -> pl.DataFrame:
+    return pl.from_arrow(read_parquet(path, schemas.RESULTS))
+
+
+def lookup(results: pl.DataFrame, **where: Any) -> dict | None:
+    """The one row matching `where` (model=..., probe=..., ...), as a dict; None if there is none."""
+    hit = results.filter(pl.all_horizontal([pl.col(k) == v for k, v in where.items()]))
+    return hit.row(0, named=True) if hit.height else None
+
+
+# ---------------------------------------------------------------- run.json
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def repository_commit(folder: str | Path) -> dict | None:
+    """The git commit of the code in `folder` and whether the working tree differs from it; None
+    outside a git checkout (an unpacked release, say) or without git."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    try:
+        sha = git("rev-parse", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"sha": sha, "modified": bool(changed)}
+
+
+def run_record(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]], coverage: Iterable[Mapping],
+               relevance: Mapping[str, Mapping], code_folder: str | Path) -> dict:
+    """What run.json holds. `models`: model -> what infer_nli recorded (checkpoint, fingerprint,
+    premise, precision, max_length, truncation counts, training metadata)."""
+    caps: dict[str, dict[str, int | None]] = {}
+    for c in coverage:
+        caps.setdefault(c["probe"], {})[c["split"]] = c["limit"]
+    return {
+        "config": json.loads(json.dumps(config)),  # plain JSON types: what `snakemake --configfile` reads back
+        "versions": package_versions(),
+        "commit": repository_commit(code_folder),
+        "models": {name: dict(info) for name, info in sorted(models.items())},
+        "relevance": {split: {k: r.get(k) for k in ("source", "examples", "with_relevant_rows", "not_annotated")}
+                      for split, r in sorted(relevance.items())},
+        "caps": caps,
+    }
+
+
+def write_run_record(record: Mapping[str, Any], out: str | Path) -> None:
+    write_json(record, out)
+
+
+def config_of(run_json: str | Path) -> dict:
+    """The config a run was made with, from its run.json."""
+    try:
+        return json.loads(Path(run_json).read_text(encoding="utf-8"))["config"]
+    except (OSError, ValueError, KeyError) as error:
+        raise CorruptFileError(f"{run_json}: not a tabprobe run.json ({error})") from error
+
+
+def model_facts(inference_stats: Iterable[str | Path]) -> dict[str, dict]:
+    """Per model, from infer_nli's stats files (results/predictions/{model}/{probe}/{split}.json):
+    its checkpoint and fingerprint, and premises cut at max_length summed over probes and splits."""
+    models: dict[str, dict] = {}
+    for path in inference_stats:
+        stats = json.loads(Path(path).read_text())
+        model = Path(path).parent.parent.name
+        info = models.setdefault(model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint",
+                                                                   "precision", "max_length")}
+                                 | {"truncated": 0, "examples": 0})
+        info["truncated"] += stats["truncated"]
+        info["examples"] += stats["examples"]
+    return models
+

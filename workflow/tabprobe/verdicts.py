@@ -1,0 +1,392 @@
+"""Verdicts: what a run's numbers say about each model, in words a reviewer would accept.
+
+Four questions, each answered from a few scores of the results table and their 95% bootstrap
+intervals, never from a mean alone:
+
+1. Does the model use its table at all? Premise controls (the table removed, replaced by a
+   dummy, or swapped for another) and its paired gain over the hypothesis-only baseline.
+2. Does it use the right rows? Deleting the rows a hypothesis needs must move its prediction;
+   its own evidence (the rows whose deletion alone moves it) should be those rows.
+3. Does it lean on hypothesis artifacts? Hypothesis edits that flip the label hurt it clearly
+   more than edits that keep it (paper section 4, Table 4).
+4. Does it lean on what it memorised in pre-training? Counterfactual tables with the label
+   kept hurt it (paper section 6, Table 7).
+
+The rules (RULES below, printed in the report) read each number as one of three: a clear
+effect, no effect worth the name, or an interval that allows both, which makes the answer
+"cannot tell". Signals that disagree also give "cannot tell". A low invalid-transition share is
+never read as good on its own: a model that ignores its table never moves and scores zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+import polars as pl
+
+from .report_layout import SHOWCASE_ORDER
+from .results import lookup
+
+# An effect on accuracy smaller than this many points is too small to call use (the premise
+# controls, the gain over the baseline) or reliance (artifacts, memorised knowledge).
+NEGLIGIBLE_POINTS = 3.0
+# Relevant rows deleted: most predictions staying put where the rule demands a move means the
+# model does not rest on those rows; evidence selection: most examples decided by wrong or no rows.
+MAJORITY_PCT = 50.0
+# An irrelevant row deleted: more invalid moves than this says the model rests on rows that do
+# not matter (the paper's RoBERTa-large: 4-7%).
+IRRELEVANT_MOVES_PCT = 10.0
+# A caveat when at least this share of a model's premises were cut at its max_length.
+TRUNCATION_CAVEAT_PCT = 10.0
+
+YES, NO, CANNOT_TELL, NOT_MEASURED, DOES_NOT_APPLY = "yes", "no", "cannot tell", "not measured", "does not apply"
+
+RULES = [
+    f"An effect on accuracy is read from its 95% interval [low, high]: no effect worth the name when high < "
+    f"{NEGLIGIBLE_POINTS:g} points; a clear effect when low > 0 and high ≥ {NEGLIGIBLE_POINTS:g}; otherwise the "
+    "interval allows both. A share (%) is above or below a threshold only when its whole interval is.",
+    "Uses its table: yes when a premise control (table removed, dummy table, another table) clearly lowers "
+    "accuracy or the model clearly beats the hypothesis-only baseline on the same examples, and no signal says "
+    "otherwise; no when these show no effect and none shows one; cannot tell when they disagree or every "
+    "interval allows both. A model that sees the hypothesis only cannot use its table.",
+    f"Uses the right rows (asked only of a model that may use its table). Each of three numbers can say no: most "
+    f"predictions (> {MAJORITY_PCT:g}%) stay put after the rows the hypothesis needs are deleted; most examples are "
+    f"decided by wrong or no rows (evidence selection); deleting an irrelevant row moves more than "
+    f"{IRRELEVANT_MOVES_PCT:g}% of predictions the wrong way. The first two say yes when below {MAJORITY_PCT:g}%. No "
+    "when some say no and none says yes; yes when fewer than half stay put after the needed rows are deleted and "
+    "none says no; cannot tell otherwise. Few moves after an irrelevant row is deleted is never counted for a model: a "
+    "model that ignores its table does not move either.",
+    "Leans on hypothesis artifacts: yes when label-flipping hypothesis edits clearly lower accuracy and by more "
+    "than label-preserving ones (the intervals do not overlap); no when the flipping edits show no effect; "
+    "cannot tell otherwise.",
+    "Leans on pre-trained knowledge: yes when counterfactual tables that keep the label clearly lower accuracy "
+    "(paper Table 7); no when they show no effect; cannot tell otherwise. For a model that does not use its table "
+    "the question does not apply: it answers from the hypothesis and pre-training throughout.",
+    f"Caveats change the reading and are stated with each verdict: an untrained classification head (its "
+    f"numbers say nothing: every answer becomes cannot tell), {TRUNCATION_CAVEAT_PCT:g}% or more of the premises "
+    "cut at max_length (edits past the cut are invisible and keep predictions in place), and relevant rows found "
+    "by the aligner rather than by people.",
+]
+
+
+@dataclass(frozen=True)
+class Number:
+    """One score a verdict rests on, with what it says."""
+
+    what: str  # "table removed (`hypothesis_only`): accuracy drop"
+    split: str
+    score: Mapping  # a results row: mean, std, ci_low, ci_high, n, paper
+    unit: str  # "points" or "%"
+    reading: str  # what this value says, in words
+    signal: str | None = None  # the answer it supports (YES / NO), or None: shown, not counted
+
+    def text(self) -> str:
+        s = self.score
+        sign = "+" if self.unit == "points" else ""
+        return (f"{self.what} on {self.split}: {s['mean']:{sign}.1f} [{s['ci_low']:{sign}.1f}, {s['ci_high']:{sign}.1f}]"
+                f"{' points' if self.unit == 'points' else '%'}, n={s['n']}: {self.reading}")
+
+
+@dataclass
+class Finding:
+    question: str
+    answer: str  # YES, NO, CANNOT_TELL, NOT_MEASURED or DOES_NOT_APPLY
+    sentence: str
+    numbers: list[Number] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    model: str
+    headline: str
+    findings: list[Finding]
+    caveats: list[str]
+
+    def finding(self, question: str) -> Finding:
+        return next(f for f in self.findings if f.question == question)
+
+
+USES_TABLE = "Does it use its table at all?"
+RIGHT_ROWS = "Does it use the right rows?"
+ARTIFACTS = "Does it lean on hypothesis artifacts?"
+KNOWLEDGE = "Does it lean on what it memorised in pre-training?"
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a verdict needs to know about a model beyond its scores."""
+
+    premise: str  # its premise rendering; "hypothesis_only" for the baseline
+    trained: bool | None = True  # False: an untrained classification head
+    truncated_pct: float = 0.0  # share of its premises cut at max_length
+    max_length: int | None = None
+    relevance_source: str | None = None  # "annotations" or "aligner"
+
+
+def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) -> dict[str, ModelFacts]:
+    """Each model's facts from what run.json records of it (`results.model_facts`) and of the
+    relevance source per split."""
+    aligner = any(r.get("source") == "aligner" for r in relevance.values())
+    facts = {}
+    for model, info in models.items():
+        meta = info.get("meta") or {}
+        facts[model] = ModelFacts(
+            premise=info["premise"], trained=meta.get("trained", True) if meta else None,
+            truncated_pct=100.0 * info.get("truncated", 0) / max(info.get("examples", 0), 1),
+            max_length=info.get("max_length"), relevance_source="aligner" if aligner else None)
+    return facts
+
+
+def effect(score: Mapping) -> str:
+    """'none', 'clear' or 'unclear' for an effect in points, from its interval."""
+    if score["ci_high"] < NEGLIGIBLE_POINTS:
+        return "none"
+    return "clear" if score["ci_low"] > 0 else "unclear"
+
+
+def against(score: Mapping, threshold: float) -> str:
+    """'above', 'below' or 'unclear': where a share's interval lies against a threshold."""
+    if score["ci_low"] > threshold:
+        return "above"
+    return "below" if score["ci_high"] < threshold else "unclear"
+
+
+def _first(results: pl.DataFrame, model: str, probe: str, statistic: str, label: str = "all") -> tuple[str, dict] | None:
+    """(split, score) on the first split of SHOWCASE_ORDER where the score has an interval."""
+    for split in SHOWCASE_ORDER:
+        row = lookup(results, model=model, probe=probe, split=split, statistic=statistic, label=label)
+        if row and row["mean"] is not None and row["ci_low"] is not None:
+            return split, row
+    return None
+
+
+PREMISE_CONTROLS = (("hypothesis_only", "table removed"), ("dummy_premise", "dummy table"),
+                    ("swapped_table", "another table"))
+
+
+def _uses_table(results: pl.DataFrame, model: str) -> list[Number]:
+    numbers = []
+    for probe, what in PREMISE_CONTROLS:
+        found = _first(results, model, probe, "accuracy_drop")
+        if found:
+            split, score = found
+            reading = {"none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
+                       "clear": ("a clear drop", YES), "unclear": ("the interval allows both", None)}[effect(score)]
+            numbers.append(Number(f"{what} (`{probe}`): accuracy drop", split, score, "points", *reading))
+    found = _first(results, model, "original", "accuracy_gain_over_baseline")
+    if found:
+        split, score = found
+        reading = {"none": ("no better than the hypothesis alone", NO), "clear": ("clearly better", YES),
+                   "unclear": ("the interval allows both", None)}[effect(score)]
+        numbers.append(Number("accuracy over the hypothesis-only baseline (paired)", split, score, "points", *reading))
+    return numbers
+
+
+def _stays_put(results: pl.DataFrame, model: str) -> Number | None:
+    found = _first(results, model, "relevant_row_deletion", "unchanged_where_required_pct")
+    if not found:
+        return None
+    split, score = found
+    side = against(score, MAJORITY_PCT)
+    reading = {"above": ("most predictions ignore the deletion of the rows they need", NO),
+               "below": ("most predictions move as they must", YES),
+               "unclear": ("the interval straddles half", None)}[side]
+    return Number("relevant rows deleted: predictions that stayed put where they must move", split, score, "%", *reading)
+
+
+def _right_rows(results: pl.DataFrame, model: str) -> list[Number]:
+    numbers = []
+    stays = _stays_put(results, model)
+    if stays:
+        numbers.append(stays)
+    found = _first(results, model, "evidence_selection", "uses_wrong_or_no_rows_pct")
+    if found:
+        split, score = found
+        reading = {"above": ("most examples are decided by wrong or no rows", NO),
+                   "below": ("most examples rest on relevant rows", YES),
+                   "unclear": ("the interval straddles half", None)}[against(score, MAJORITY_PCT)]
+        numbers.append(Number("its own evidence: examples decided by wrong or no rows", split, score, "%", *reading))
+    found = _first(results, model, "irrelevant_row_deletion", "invalid_transition_pct")
+    if found:
+        split, score = found
+        side = against(score, IRRELEVANT_MOVES_PCT)
+        reading = (("deleting a row that does not matter moves it", NO) if side == "above" else
+                   ("few moves; a model that ignores its table does not move either", None))
+        numbers.append(Number("an irrelevant row deleted: invalid transitions", split, score, "%", *reading))
+    return numbers
+
+
+def _vote(numbers: Sequence[Number]) -> str:
+    signals = {n.signal for n in numbers if n.signal}
+    if not numbers:
+        return NOT_MEASURED
+    if signals == {YES}:
+        return YES
+    if signals == {NO}:
+        return NO
+    return CANNOT_TELL
+
+
+def _artifacts(results: pl.DataFrame, model: str) -> Finding:
+    flipped = _first(results, model, "table4:label_flipped", "accuracy_drop")
+    if not flipped:
+        return Finding(ARTIFACTS, NOT_MEASURED, "Not measured: no label-flipping hypothesis edits in this run.")
+    split, f = flipped
+    preserved = lookup(results, model=model, probe="table4:label_preserved", split=split, statistic="accuracy_drop",
+                       label="all")
+    numbers = [Number("label-flipping hypothesis edits (Table 4): accuracy drop", split, f, "points",
+                      {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(f)])]
+    has_preserved = preserved is not None and preserved["ci_low"] is not None
+    if has_preserved:
+        numbers.append(Number("label-preserving hypothesis edits (Table 4): accuracy drop", split, preserved, "points",
+                              {"none": "no effect", "clear": "a clear drop",
+                               "unclear": "the interval allows both"}[effect(preserved)]))
+    if effect(f) == "none":
+        return Finding(ARTIFACTS, NO, "No sign of it: edits that flip the label do not lower its accuracy.", numbers)
+    if effect(f) == "clear" and (not has_preserved or f["ci_low"] > preserved["ci_high"]):
+        return Finding(ARTIFACTS, YES, "Yes: when an edit flips the label it often keeps its old answer, and such edits "
+                                       "hurt it clearly more than edits that keep the label.", numbers)
+    return Finding(ARTIFACTS, CANNOT_TELL, "Cannot tell: the edits that flip the label do not hurt it clearly more than "
+                                           "those that keep it.", numbers)
+
+
+def _knowledge(results: pl.DataFrame, model: str, uses_table: str) -> Finding:
+    found = _first(results, model, "table7:label_preserved", "accuracy_drop")
+    if not found:
+        return Finding(KNOWLEDGE, NOT_MEASURED, "Not measured: no counterfactual tables in this run.")
+    split, d = found
+    numbers = [Number("counterfactual tables, label kept (Table 7): accuracy drop", split, d, "points",
+                      {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(d)])]
+    if uses_table in (NO, DOES_NOT_APPLY):
+        return Finding(KNOWLEDGE, DOES_NOT_APPLY, "Does not apply: without its table it answers from the hypothesis "
+                                                  "and pre-training throughout; the drop shown comes from the edited "
+                                                  "hypotheses.", numbers)
+    if effect(d) == "none":
+        return Finding(KNOWLEDGE, NO, "No sign of it: tables whose facts no longer match the world do not lower its "
+                                      "accuracy.", numbers)
+    if effect(d) == "clear":
+        return Finding(KNOWLEDGE, YES, "Yes: when the table's facts no longer match the world its accuracy falls, "
+                                       "as if it answered from what it memorised.", numbers)
+    return Finding(KNOWLEDGE, CANNOT_TELL, "Cannot tell: the counterfactual drop's interval allows both.", numbers)
+
+
+def verdict(results: pl.DataFrame, model: str, facts: ModelFacts) -> Verdict:
+    """The verdict on one model from the results table (`results.collect`'s layout)."""
+    caveats = []
+    if facts.trained is False:
+        caveats.append("It has an untrained classification head: its numbers exercise the workflow but say nothing "
+                       "about reasoning.")
+    if facts.truncated_pct >= TRUNCATION_CAVEAT_PCT and facts.premise != "hypothesis_only":
+        caveats.append(f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
+                       "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
+                       "which lowers invalid transitions and raises the share that stays put.")
+    if facts.relevance_source == "aligner":
+        caveats.append("Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
+                       "people: where it errs, the relevant-row numbers mix in irrelevant rows.")
+
+    if facts.premise == "hypothesis_only":
+        uses = Finding(USES_TABLE, DOES_NOT_APPLY, "It cannot: it sees the hypothesis only. It is the baseline the "
+                                                   "other models must beat.")
+        rows = Finding(RIGHT_ROWS, DOES_NOT_APPLY, "It cannot: it never sees a row. Its zero invalid transitions "
+                                                   "under table edits are guaranteed by construction.")
+        headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
+    else:
+        table_numbers = _uses_table(results, model)
+        stays = _stays_put(results, model)
+        answer = _vote(table_numbers)
+        # Shown beside, not counted: the paper's RoBERTa-large, which clearly uses its table, leaves
+        # three quarters of these predictions where they must move too (Table 6).
+        shown = table_numbers + ([replace(stays, signal=None)] if stays else [])
+        uses = Finding(USES_TABLE, answer, {
+            YES: "Yes: taking its table away or changing it clearly changes its accuracy.",
+            NO: "No: it does as well without its table, or no better than the hypothesis alone.",
+            CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals allow both readings.",
+            NOT_MEASURED: "Not measured: run the premise controls (hypothesis_only, dummy_premise, swapped_table) or "
+                          "add a hypothesis-only model.",
+        }[answer], shown)
+        if answer == NO:
+            rows = Finding(RIGHT_ROWS, NO, "No: it does not use its table at all, so its few invalid transitions under "
+                                           "table edits come from not moving, not from reasoning.",
+                           [replace(n, signal=None) for n in _right_rows(results, model)])
+        else:
+            numbers = _right_rows(results, model)
+            vote = _vote(numbers)
+            if vote == YES and (stays is None or stays.signal != YES):
+                vote = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
+            rows = Finding(RIGHT_ROWS, vote, {
+                YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly "
+                     "those rows.",
+                NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
+                CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
+                NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
+            }[vote], numbers)
+        headline = {
+            YES: {YES: f"{model} uses its table, and the right rows.",
+                  NO: f"{model} uses its table, but mostly not the rows the hypothesis needs.",
+                  CANNOT_TELL: f"{model} uses its table; whether it uses the right rows cannot be told.",
+                  NOT_MEASURED: f"{model} uses its table (which rows was not measured)."}[rows.answer],
+            NO: f"{model} does not use its table.",
+            CANNOT_TELL: f"Cannot tell whether {model} uses its table.",
+            NOT_MEASURED: f"Whether {model} uses its table was not measured.",
+        }[uses.answer]
+    findings = [uses, rows, _artifacts(results, model), _knowledge(results, model, uses.answer)]
+    if facts.trained is False:
+        headline = f"{model} has an untrained head: its numbers say nothing about reasoning."
+        for finding in findings:
+            if finding.answer in (YES, NO):
+                finding.answer, finding.sentence = CANNOT_TELL, "Cannot tell: the model is untrained."
+    return Verdict(model, headline, findings, caveats)
+
+
+def verdicts(results: pl.DataFrame, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
+    return {model: verdict(results, model, facts) for model, facts in models.items()}
+
+
+# ---------------------------------------------------------------- the scorecard
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One column of the scorecard: a score that decides a verdict, and which way is good."""
+
+    title: str
+    probe: str
+    statistic: str
+    unit: str  # "%" or "points"
+    better: str  # "higher" or "lower"
+    # RoBERTa-large's value in the paper where one can be set beside it, and where it comes from
+    paper: float | None = None
+    paper_source: str = ""
+
+
+SCORECARD = [
+    Measure("Accuracy", "original", "accuracy", "%", "higher", 74.88, "Table 1 (alpha1)"),
+    Measure("Gain over the hypothesis-only baseline", "original", "accuracy_gain_over_baseline", "points", "higher",
+            round(74.88 - 60.48, 2), "Table 1: RoBERTa-large minus the hypothesis-only model (alpha1), not paired"),
+    Measure("Drop with the table removed", "hypothesis_only", "accuracy_drop", "points", "higher"),
+    Measure("Stays put when its relevant rows are deleted", "relevant_row_deletion", "unchanged_where_required_pct",
+            "%", "lower"),
+    Measure("Decided by wrong or no rows", "evidence_selection", "uses_wrong_or_no_rows_pct", "%", "lower", 52.0,
+            "section 5.3"),
+    Measure("Drop on label-flipping hypothesis edits", "table4:label_flipped", "accuracy_drop", "points", "lower",
+            round(68.94 - 51.48, 2), "Table 4 (alpha1): original minus label flipped"),
+    Measure("Drop on counterfactual tables, label kept", "table7:label_preserved", "accuracy_drop", "points", "lower",
+            round(71.99 - 69.65, 2), "Table 7 (alpha1): original minus label preserved"),
+]
+
+
+def scorecard_cell(results: pl.DataFrame, model: str, measure: Measure) -> tuple[str, dict] | None:
+    """(split, score) of a measure for a model, on the first split where it has an interval."""
+    return _first(results, model, measure.probe, measure.statistic)
+
+
+def short_verdict(verdict: Verdict) -> str:
+    """The verdict in a few words, for a table cell."""
+    uses, rows = verdict.finding(USES_TABLE), verdict.finding(RIGHT_ROWS)
+    if uses.answer == DOES_NOT_APPLY:
+        return "cannot use its table (baseline)"
+    if uses.answer == YES:
+        return {YES: "uses its table and the right rows", NO: "uses its table, not the right rows"}.get(
+            rows.answer, "uses its table; rows: cannot tell")
+    return {NO: "does not use its table", CANNOT_TELL: "cannot tell"}.get(uses.answer, uses.answer)
