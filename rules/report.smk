@@ -31,7 +31,7 @@ rule assemble_report:
         ),
         markdown="results/report/report.md",
         # Every figure of the page as a file of its own: <dimension>/<model>/<probe>.svg
-        # (the summary's under summary/<model>/all-probes.svg).
+        # (the summary's under summary/<model>/all-probes.svg, the scorecard's summary/all-models/scorecard.svg).
         figures=report(
             directory("results/report/figures"),
             patterns=["{dimension}/{model}/{probe}.svg"],

@@ -114,3 +114,45 @@ def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(t
     assert results.repository_commit(tmp_path) is None  # outside a checkout: said, not guessed
     results.write_run_record(record, tmp_path / "run.json")
     assert results.config_of(tmp_path / "run.json") == config
+
+
+def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
+    """A finished run's results folder with one model scored on `original` (alpha1)."""
+    from tabprobe import scoring, stages
+
+    uids = [f"alpha1:{i}" for i in range(len(hypotheses))]
+    labels = ["E", "C"] * (len(uids) // 2)
+    table = {"table_id": "T1", "title": "t", "rows": [], "category": None}
+    examples = pa.table({"uid": uids, "orig_uid": uids, "table_id": ["T1"] * len(uids), "hypothesis": hypotheses,
+                         "label": labels, "probe": ["original"] * len(uids), "table": [table] * len(uids),
+                         "expected": labels, "provenance": ["{}"] * len(uids)}, schema=schemas.PROBE_EXAMPLES)
+    preds = pa.table({"uid": uids, "orig_uid": uids, "pred": predictions, "probs": [[1.0, 0.0, 0.0]] * len(uids),
+                      "model_fingerprint": ["f"] * len(uids), "input_digest": uids}, schema=schemas.PREDICTIONS)
+    write_parquet(examples, folder / "probes" / "original" / "alpha1.parquet", schemas.PROBE_EXAMPLES)
+    write_parquet(preds, folder / "predictions" / "m" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
+    settings = {"samplings": 20, "fraction": 0.8, "bootstrap": 100, "confidence": 0.95}
+    scores = scoring.score_probe("original", examples, preds, None, scoring.ScoringSettings(seed=7, **settings), "m",
+                                 "alpha1")
+    write_parquet(scores, folder / "scores" / "m" / "original" / "alpha1.parquet", schemas.SCORES)
+    stats = folder / "predictions" / "m" / "original" / "alpha1.json"
+    stats.write_text('{"premise": "paragraph", "truncated": 0, "examples": %d}' % len(uids))
+    stages.collect_results([str(folder / "scores" / "m" / "original" / "alpha1.parquet")], [str(stats)], [], [],
+                           folder / "results.parquet", folder / "results.csv", folder / "run.json",
+                           config={"seed": 7, "scoring": settings})
+    return folder
+
+
+def test_compare_pairs_only_the_examples_both_runs_share(tmp_path):
+    from tabprobe import compare
+
+    hypotheses = [f"hypothesis {i}" for i in range(40)]
+    left = a_run(tmp_path / "left", hypotheses, ["E", "C"] * 20)  # all right
+    changed = hypotheses[:-4] + [h + " (edited)" for h in hypotheses[-4:]]
+    right = a_run(tmp_path / "right", changed, ["E", "C"] * 10 + ["N"] * 20)  # right on the first 20
+    rows = compare.compare(compare.load_side(left, "m"), compare.load_side(right, "m"), compare.scoring_settings(left))
+    accuracy = next(r for r in rows if r.measure.statistic == "accuracy")
+    assert accuracy.note == "paired on 36 shared examples (4 of the left side's and 4 of the right's not shared)"
+    assert accuracy.difference["n"] == 36 and accuracy.difference["mean"] == pytest.approx(100 * 16 / 36, abs=3)
+    assert accuracy.left["mean"] == pytest.approx(100.0) and accuracy.right["mean"] == pytest.approx(50.0, abs=3)
+    with pytest.raises(compare.CompareError, match="model 'other' has no scores .* its models: m"):
+        compare.load_side(left, "other")

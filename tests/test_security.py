@@ -98,7 +98,8 @@ def unsafe_loads(source: str, where: str = "<snippet>") -> list[str]:
             problems.append(f"{line}: {callee} without allow_pickle=False")
         elif callee in ("pickle.load", "pickle.loads", "eval", "exec", "os.system", "os.popen"):
             problems.append(f"{line}: {callee}")
-        elif callee.startswith("subprocess."):
+        # The call itself, not a method on its result (`subprocess.run([...]).stdout.strip()`).
+        elif isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) == "subprocess":
             command = node.args[0] if node.args else None
             if not isinstance(command, (ast.List, ast.Tuple)):
                 problems.append(f"{line}: {callee} with a command that is not an argument list")
@@ -131,6 +132,7 @@ def test_model_loading_never_runs_code_from_the_checkpoint_and_nothing_goes_thro
     ("torch.load(p)", "torch.load without weights_only=True"),
     ("np.load(p)", "np.load without allow_pickle=False"),
     ("subprocess.run(f'tar xf {path}', shell=True)", "not an argument list"),
+    ("subprocess.run(f'git -C {path} status').stdout.strip()", "not an argument list"),
     ("subprocess.run(['tar', 'xf', path], shell=True)", "with shell="),
     ("os.system('ls ' + folder)", "os.system"),
 ])

@@ -311,6 +311,17 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
     assert again.read_bytes() == (results / "probes" / "cf_title_swap" / "alpha1.parquet").read_bytes()
 
 
+def assert_holds(recorded, given, where="config"):
+    """Every key the user gave is recorded with the value given (recorded may hold more)."""
+    if isinstance(given, dict):
+        assert isinstance(recorded, dict), where
+        for key, value in given.items():
+            assert key in recorded, f"{where}.{key} missing"
+            assert_holds(recorded[key], value, f"{where}.{key}")
+    else:
+        assert recorded == given, where
+
+
 def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run, tmp_path, capsys):
     """results.csv opens with one row per score of the run; the config in run.json, given back to
     Snakemake, finds nothing to do; `tabprobe compare` pairs the two models on shared examples."""
@@ -344,8 +355,9 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
     record = json.loads((folder / "run.json").read_text())
     assert record["models"]["minilm-para"]["fingerprint"] and record["versions"]["snakemake"]
     assert record["caps"]["original"] == {"alpha1": 40, "alpha2": 40, "alpha3": 40}
-    for key, value in yaml.safe_load(run["config"].read_text()).items():
-        assert record["config"][key] == value, key
+    # The config as run: every setting the user gave, with the defaults Snakemake filled in beside them.
+    assert_holds(record["config"], yaml.safe_load(run["config"].read_text()))
+    assert record["config"]["models"]["minilm-para"]["precision"] == "auto"  # a default, recorded
     again = tmp_path / "config-from-run.json"
     again.write_text(json.dumps(record["config"]))
     assert planned_jobs(run["dir"], again) == []
@@ -470,7 +482,7 @@ def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run
 def test_snakemake_report_includes_the_page_and_files_each_figure_by_dimension_model_and_probe(run, tmp_path):
     figures = run["dir"] / "results" / "report" / "figures"
     written = sorted(p.relative_to(figures).as_posix() for p in figures.rglob("*.svg"))
-    assert written == sorted([f"summary/{m}/all-probes.svg" for m in MODELS]
+    assert written == sorted(["summary/all-models/scorecard.svg"] + [f"summary/{m}/all-probes.svg" for m in MODELS]
                              + [f"evidence/{m}/{p}.svg" for m in MODELS for p in ("relevant_row_deletion", "row_deletion")])
     page = (run["dir"] / "results" / "report" / "index.html").read_text()
     for path in written:  # the files are the page's figures, byte for byte

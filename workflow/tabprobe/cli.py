@@ -735,10 +735,6 @@ def add_registry_line(source: str, name: str, path: Path) -> str:
     return result
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # ---------------------------------------------------------------- tabprobe compare
 
 
@@ -808,3 +804,7 @@ def cmd_compare(args, console) -> int:
         table.add_row("Verdict", "", sides[0], sides[1], "", "")
         console.print(table)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -146,10 +146,11 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
     return table
 
 
-def write_json(obj, path: str | os.PathLike) -> None:
-    """Write JSON atomically with sorted keys (stable bytes for the same content)."""
+def write_json(obj, path: str | os.PathLike, sort_keys: bool = True) -> None:
+    """Write JSON atomically, by default with sorted keys (stable bytes for the same content);
+    `sort_keys=False` for an object whose order is itself deterministic and means something."""
     with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:

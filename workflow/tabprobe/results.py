@@ -134,7 +134,9 @@ def run_record(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]
 
 
 def write_run_record(record: Mapping[str, Any], out: str | Path) -> None:
-    write_json(record, out)
+    # In the order it was built: the config keeps the order of the config file (the models' order is
+    # the report's, and a config read back in another order would change params and re-run the report).
+    write_json(record, out, sort_keys=False)
 
 
 def config_of(run_json: str | Path) -> dict:

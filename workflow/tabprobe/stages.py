@@ -297,7 +297,9 @@ def assemble_report(results_path: str, run_path: str, coverage_paths: Sequence[s
     from . import results
 
     register_externals(externals)
-    models_info = json.loads(Path(run_path).read_text())["models"]
+    recorded = json.loads(Path(run_path).read_text())["models"]
+    # The config's order (the order the user listed their models in), then any the config no longer names.
+    models_info = {m: recorded[m] for m in models if m in recorded} | recorded
     run = report.RunInfo(
         splits=list(splits), probes=list(probes), models=models_info, data_source=data_source, seed=seed,
         scoring=dict(scoring_settings), coverage=report.read_coverage(coverage_paths),
@@ -309,7 +311,7 @@ def assemble_report(results_path: str, run_path: str, coverage_paths: Sequence[s
     run.inoculation = {Path(p).stem: json.loads(Path(p).read_text()) for p in inoculation_summaries}
     run.inoculation_plan = dict(inoculation_plan) if inoculation_plan else None
     run.variance = {Path(p).stem: json.loads(Path(p).read_text()) for p in variance_summaries}
-    run.examples = report.load_examples(showcase or {}, [m for m in models if m in models_info] or list(models_info), seed,
+    run.examples = report.load_examples(showcase or {}, list(models_info), seed,
                                         unverified_flips=unverified_flips)
     log.info("failing examples drawn for %d probes x models", len(run.examples))
     built = report.assemble(results.read(results_path), run)
