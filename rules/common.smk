@@ -6,9 +6,8 @@ import re
 import sys
 from pathlib import Path
 
-# The library lives in workflow/tabprobe (pip install -e . installs it). This checkout's copy
-# comes first for the Snakefile itself; the jobs find it through the workflow/scripts/tabprobe
-# link (Snakemake puts a script's folder on sys.path), also inside a conda env on a cluster.
+# The library lives in workflow/tabprobe. The workflow imports this checkout's copy, and so do its
+# jobs (code_inputs.jobs_import_from: an installed tabprobe would otherwise come first for them).
 LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 # The library as the rules' code inputs name it: relative to the working folder, as Snakemake
@@ -18,11 +17,14 @@ CODE_DIR = os.path.relpath(LIBRARY_DIR)
 
 from snakemake.utils import validate
 from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, type_command_line_values, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe import code_inputs
 from tabprobe.download import INFOTABS_COMMIT, split_digest, tables_digest
 from tabprobe.external import files_below
 from tabprobe.infotabs import SPLITS
 from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
+
+code_inputs.jobs_import_from(LIBRARY_DIR)
 
 SCHEMA = "../workflow/schemas/config.schema.yaml"
 # Readable errors naming each bad key (and the file and line that set it) first; then
@@ -82,11 +84,13 @@ wildcard_constraints:
     model=MODEL_NAME,
 
 
-def library_files(*modules):
-    """Library modules a rule's results depend on. A script rule does not notice edits to the
-    modules it imports, so they are listed as inputs: editing scoring.py re-scores, editing
-    models.py re-runs inference, and so on."""
-    return [str(Path(CODE_DIR) / "tabprobe" / f"{m}.py") for m in modules]
+def code_of(rule_name):
+    """The library files rule `rule_name`'s script runs (the import closure of
+    workflow/scripts/<rule>.py, tabprobe.code_inputs): a script rule notices edits to its script,
+    not to the modules it imports, so they are its inputs: editing seeding.py re-scores, editing
+    models.py re-runs inference, and editing the report re-runs nothing but the report."""
+    script = Path(workflow.basedir) / "workflow" / "scripts" / f"{rule_name}.py"
+    return [str(Path(CODE_DIR) / "tabprobe" / path) for path in code_inputs.of_script(script)]
 
 
 # ---------------------------------------------------------------- data

@@ -1,3 +1,5 @@
+# No code inputs: the download is checked against the release's checksums (download.verify at
+# ingest), so an edit to the downloader never needs the data fetched again.
 rule download_infotabs:
     output:
         directory("resources/infotabs"),
@@ -18,7 +20,7 @@ rule download_infotabs:
 rule check_infotabs:
     input:
         get_downloaded_infotabs,
-        code=library_files("infotabs", "table", "download"),
+        code=code_of("check_infotabs"),
     output:
         temp("results/data/{split}.checked.json"),
     # No param follows the data: Snakemake records a failed job's params, and a digest of the
@@ -38,7 +40,7 @@ rule ingest_infotabs:
     input:
         checked="results/data/{split}.checked.json",
         # How the data is read and cleaned: an edit re-ingests (and so re-runs what reads it).
-        code=library_files("infotabs", "table", "download"),
+        code=code_of("ingest_infotabs"),
     output:
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",

@@ -6,7 +6,7 @@
 rule inoculate:
     input:
         unpack(get_inoculation_inputs),
-        code=library_files("inoculation", "training", "encoding", "render", "models", "scoring", "curation"),
+        code=code_of("inoculate"),
     output:
         directory("resources/inoculated/{model}/{experiment}/{size}/lr{lr}"),
     wildcard_constraints:
@@ -38,6 +38,7 @@ rule inoculate:
 rule select_inoculation:
     input:
         get_inoculation_grid_dirs,
+        code=code_of("select_inoculation"),
     output:
         directory("resources/inoculated/{model}/{experiment}/{size}/best"),
     wildcard_constraints:
@@ -56,7 +57,7 @@ rule select_inoculation:
 rule score_inoculation:
     input:
         unpack(get_inoculation_score_inputs),
-        code=library_files("inoculation", "scoring", "curation"),
+        code=code_of("score_inoculation"),
     output:
         scores="results/inoculation/{model}/{experiment}.parquet",
         summary="results/inoculation/{model}/{experiment}.json",
@@ -87,7 +88,7 @@ rule score_inoculation:
 rule train_variance:
     input:
         unpack(get_variance_inputs),
-        code=library_files("variance", "inoculation", "training", "encoding", "render", "models", "perturb"),
+        code=code_of("train_variance"),
     output:
         directory("resources/variance/{model}/r{resample}"),
     wildcard_constraints:
@@ -115,7 +116,7 @@ rule score_variance:
         repeats=get_variance_repeat_dirs,
         test="results/data/alpha1.parquet",
         test_tables="results/data/alpha1.tables.parquet",
-        code=library_files("variance", "scoring", "models", "perturb"),
+        code=code_of("score_variance"),
     output:
         scores="results/variance/{model}.parquet",
         summary="results/variance/{model}.json",

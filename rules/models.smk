@@ -4,7 +4,7 @@ rule train_model:
         train_tables="results/data/train.tables.parquet",
         dev="results/data/dev.parquet",
         dev_tables="results/data/dev.tables.parquet",
-        code=library_files("training", "encoding", "render", "models"),
+        code=code_of("train_model"),
     output:
         directory("resources/models/{model}"),
     wildcard_constraints:
@@ -29,6 +29,8 @@ rule train_model:
 
 
 rule init_model:
+    input:
+        code=code_of("init_model"),
     output:
         directory("resources/models/{model}"),
     wildcard_constraints:
@@ -48,7 +50,7 @@ rule infer_nli:
         probe="results/probes/{probe}/{split}.parquet",
         checkpoint=get_checkpoint,
         checkpoint_files=get_checkpoint_files,
-        code=library_files("models", "encoding", "render"),
+        code=code_of("infer_nli"),
     output:
         predictions="results/predictions/{model}/{probe}/{split}.parquet",
         stats="results/predictions/{model}/{probe}/{split}.json",

@@ -8,7 +8,7 @@ rule generate_probe:
         tables="results/data/{split}.tables.parquet",
         probe_sources=get_probe_sources,
         curation=get_curation_files,
-        code=library_files("perturb", "curation", "probes/invariants"),
+        code=code_of("generate_probe"),
     output:
         probe="results/probes/{probe}/{split}.parquet",
         coverage="results/probes/{probe}/{split}.coverage.json",
@@ -29,7 +29,7 @@ rule generate_probe:
 rule parse_hypotheses:
     input:
         examples="results/data/{split}.parquet",
-        code=library_files("parsing"),
+        code=code_of("parse_hypotheses"),
     output:
         parses="results/parses/{split}.spacy",
         summary="results/parses/{split}.json",
@@ -51,7 +51,7 @@ rule find_relevant_rows:
         unpack(get_relevance_annotations),
         examples="results/data/{split}.parquet",
         tables="results/data/{split}.tables.parquet",
-        code=library_files("relevance"),
+        code=code_of("find_relevant_rows"),
     output:
         relevance="results/relevance/{split}.parquet",
         summary="results/relevance/{split}.json",
@@ -72,7 +72,7 @@ rule ingest_external_probe:
         unpack(get_original_examples),
         files=get_external_files,
         examples="results/data/{split}.parquet",
-        code=library_files("external", "infotabs"),
+        code=code_of("ingest_external_probe"),
     output:
         probe="results/probes/{probe}/{split}.parquet",
         coverage="results/probes/{probe}/{split}.coverage.json",

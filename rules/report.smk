@@ -1,7 +1,7 @@
 rule collect_results:
     input:
         unpack(get_results_inputs),
-        code=library_files("results", "paper"),
+        code=code_of("collect_results"),
     output:
         # Every score of the run, one row each (model, probe, split, statistic, label), with the
         # paper's value beside it; the csv is the same table for a spreadsheet.
@@ -20,8 +20,7 @@ rule collect_results:
 rule assemble_report:
     input:
         unpack(get_report_inputs),
-        code=library_files("report", "report_blocks", "report_layout", "report_render", "figures", "diff", "failures",
-                           "paper", "verdicts", "results"),
+        code=code_of("assemble_report"),
     output:
         html=report(
             "results/report/index.html",

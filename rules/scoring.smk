@@ -1,7 +1,7 @@
 rule score_probe:
     input:
         unpack(get_score_inputs),
-        code=library_files("scoring", "transitions", "curation"),
+        code=code_of("score_probe"),
     output:
         "results/scores/{model}/{probe}/{split}.parquet",
     params:
@@ -22,7 +22,7 @@ rule score_probe:
 rule score_pooled_column:
     input:
         unpack(get_pooled_inputs),
-        code=library_files("scoring", "curation"),
+        code=code_of("score_pooled_column"),
     output:
         "results/pooled/{table}/{model}/{column}/{split}.parquet",
     params:

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from tabprobe import schemas, stages
+from tabprobe.jobs.generate_probe import read_probe_inputs
 from tabprobe.cli import judged_by, main
 from tabprobe.io import write_parquet
 from tabprobe.probes import REGISTRY, get_probe
@@ -108,7 +109,7 @@ def test_show_applies_the_probe_to_the_first_examples_and_marks_the_deleted_row(
     assert headers(out) == ["alpha1:2/row_deletion", "alpha1:3/row_deletion"]  # file order, stopped after 2
     assert "Looked at 2 of 6 examples" in out
     # the rows shown as deleted are the ones the workflow's generate_probe deletes (same seed)
-    generated = stages.read_probe_inputs("alpha1", str(ingested / "data" / "alpha1.parquet"),
+    generated = read_probe_inputs("alpha1", str(ingested / "data" / "alpha1.parquet"),
                                          str(ingested / "data" / "alpha1.tables.parquet"), SEED)
     from tabprobe.perturb import generate
 

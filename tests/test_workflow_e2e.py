@@ -38,9 +38,9 @@ def snakemake(workdir: Path, configfile: Path, *args: str, check: bool = True, e
     return result
 
 
-def planned_jobs(workdir: Path, configfile: Path) -> list[tuple[str, str]]:
+def planned_jobs(workdir: Path, configfile: Path, *options: str) -> list[tuple[str, str]]:
     """(rule, wildcards) of every job a dry run schedules, sorted."""
-    out = snakemake(workdir, configfile, "--dry-run").stdout
+    out = snakemake(workdir, configfile, "--dry-run", *options).stdout
     jobs, rule = [], None
     for line in out.splitlines():
         match = re.match(r"^(?:local)?rule (\w+):$", line.strip())
@@ -163,12 +163,28 @@ def test_editing_a_probe_module_reruns_that_probe_only(run):
     assert plan_after_editing(run, "probes/row_deletion.py") == row_deletion_jobs()
 
 
+REPORT_JOBS = [("collect_results", ""), ("assemble_report", ""), ("all", "")]
+
+
 def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
-    # hypothesis_edits.py serves negation_flip and modifier_preserve (and so both Table 4
-    # columns), not row_deletion or dummy_premise.
-    expected = sorted(probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
-                      + table4_jobs() + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
-    assert plan_after_editing(run, "probes/hypothesis_edits.py") == expected
+    # hypothesis_edits.py (edits read off a parse) serves negation_flip, not modifier_preserve,
+    # row_deletion or dummy_premise: only Table 4's flipped column is scored again.
+    flipped = jobs("score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS])
+    assert plan_after_editing(run, "probes/hypothesis_edits.py") == sorted(
+        probe_jobs("negation_flip", ["alpha1"]) + flipped + REPORT_JOBS)
+    # The text surgery both of them use (and the numeric probes, not in this run) is a module of its own.
+    assert plan_after_editing(run, "probes/text_edits.py") == sorted(
+        probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"]) + table4_jobs() + REPORT_JOBS)
+
+
+def test_code_inputs_are_the_import_closure_of_each_rules_script(run):
+    """Editing seeding.py (imported by scoring, not named by any rule) re-scores everything;
+    editing the verdicts (imported by the report alone) re-runs the report and nothing else."""
+    plan = plan_after_editing(run, "seeding.py")
+    finished = {(rule, w) for rule, w in planned_jobs(run["dir"], run["config"], "--forceall") if rule == "score_probe"}
+    assert finished and finished <= set(plan)
+    assert plan_after_editing(run, "verdicts.py") == [("all", ""), ("assemble_report", "")]
+    assert plan_after_editing(run, "results.py") == sorted(REPORT_JOBS)
 
 
 NEW_PROBE_MODULE = '''"""A probe a user adds: the hypothesis in capitals, scored against the gold label."""
@@ -204,7 +220,7 @@ def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run
         (probes / "shouted_hypothesis.py").unlink(missing_ok=True)
         registry.write_text(source)
         os.utime(registry, (stat.st_atime, stat.st_mtime))
-    assert plan == sorted(probe_jobs("shouted_hypothesis", ["alpha1"]) + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
+    assert plan == sorted(probe_jobs("shouted_hypothesis", ["alpha1"]) + REPORT_JOBS)
 
 
 def test_adding_a_model_schedules_only_that_models_jobs(run):
@@ -253,6 +269,20 @@ def test_every_rule_wrote_its_log(run):
     for model in MODELS:
         assert "dev accuracy" in (logs / "train_model" / f"{model}.log").read_text()
     assert (logs / "assemble_report.log").exists()
+
+
+def test_jobs_import_the_library_of_their_own_workflow_not_the_installed_one(run):
+    """The test's workflow is a second checkout beside the installed one (an editable install of
+    the repository, first on sys.path): every job must still run the code of its own workflow."""
+    import tabprobe
+
+    own = (run["dir"] / "workflow" / "tabprobe").resolve()
+    assert Path(tabprobe.__file__).resolve().parent != own
+    job_logs = sorted((run["dir"] / "logs").rglob("*.log"))
+    assert len(job_logs) > 50
+    for path in job_logs:
+        first = path.read_text().splitlines()[0]
+        assert first.endswith(f"tabprobe {tabprobe.__version__} from {own}"), (path, first)
 
 
 def test_trained_models_are_real_checkpoints(run):

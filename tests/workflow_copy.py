@@ -14,8 +14,8 @@ def copy_workflow(dest: Path) -> Path:
     """Snakefile, rules/, envs/ and workflow/ (library, scripts, schemas, profiles) into `dest`.
 
     No config.yaml: Snakemake would merge a test's --configfile into it, and the probes and
-    models maps would then hold the default entries too. workflow/scripts/tabprobe stays a
-    relative link, so the jobs import the copy's library."""
+    models maps would then hold the default entries too. The jobs import the copy's library
+    (rules/common.smk names its folder in PYTHONPATH)."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
     for name in ["rules", "envs", "workflow"]:

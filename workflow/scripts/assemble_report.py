@@ -1,8 +1,9 @@
-from tabprobe import logs, stages
-from tabprobe.config import infotabs_root
+from tabprobe import logs
+from tabprobe.jobs.assemble_report import assemble_report
+from tabprobe.download import infotabs_root
 
 logs.to_file(snakemake.log[0])
-stages.assemble_report(
+assemble_report(
     results_path=snakemake.input.results,
     run_path=snakemake.input.run,
     coverage_paths=snakemake.input.coverage,

@@ -1,8 +1,9 @@
-from tabprobe import logs, stages
-from tabprobe.config import infotabs_root
+from tabprobe import logs
+from tabprobe.jobs.check_infotabs import check_infotabs
+from tabprobe.download import infotabs_root
 
 logs.to_file(snakemake.log[0])
-stages.check_infotabs(
+check_infotabs(
     root=infotabs_root(snakemake.config),
     split=snakemake.wildcards.split,
     out=snakemake.output[0],

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.collect_results import collect_results
 
 logs.to_file(snakemake.log[0])
-stages.collect_results(
+collect_results(
     score_paths=snakemake.input.scores,
     inference_stats=snakemake.input.stats,
     coverage_paths=snakemake.input.coverage,

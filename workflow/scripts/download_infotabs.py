@@ -1,4 +1,5 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.download_infotabs import download_infotabs
 
 logs.to_file(snakemake.log[0])
-stages.download_infotabs(dest=snakemake.output[0], url=snakemake.params.url, timeout=30.0)
+download_infotabs(dest=snakemake.output[0], url=snakemake.params.url, timeout=30.0)

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.find_relevant_rows import find_relevant_rows
 
 logs.to_file(snakemake.log[0])
-stages.find_relevant_rows(
+find_relevant_rows(
     examples_path=snakemake.input.examples,
     tables_path=snakemake.input.tables,
     out=snakemake.output.relevance,

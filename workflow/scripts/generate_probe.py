@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.generate_probe import generate_probe
 
 logs.to_file(snakemake.log[0])
-stages.generate_probe(
+generate_probe(
     probe=snakemake.wildcards.probe,
     split=snakemake.wildcards.split,
     examples_path=snakemake.input.examples,

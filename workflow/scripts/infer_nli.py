@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.infer_nli import infer_nli
 
 logs.to_file(snakemake.log[0])
-stages.infer_nli(
+infer_nli(
     probe_path=snakemake.input.probe,
     checkpoint=snakemake.input.checkpoint,
     out=snakemake.output.predictions,

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.ingest_external_probe import ingest_external_probe
 
 logs.to_file(snakemake.log[0])
-stages.ingest_external_probe(
+ingest_external_probe(
     probe=snakemake.wildcards.probe,
     split=snakemake.wildcards.split,
     folder=snakemake.params.folder,

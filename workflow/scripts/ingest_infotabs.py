@@ -1,8 +1,9 @@
-from tabprobe import logs, stages
-from tabprobe.config import infotabs_root
+from tabprobe import logs
+from tabprobe.jobs.ingest_infotabs import ingest_infotabs
+from tabprobe.download import infotabs_root
 
 logs.to_file(snakemake.log[0])
-stages.ingest_infotabs(
+ingest_infotabs(
     # read from config, not a param: the data is identified by its content (check_infotabs)
     root=infotabs_root(snakemake.config),
     split=snakemake.wildcards.split,

@@ -1,4 +1,5 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.init_model import init_model
 
 logs.to_file(snakemake.log[0])
-stages.init_model(base=snakemake.params.init["base"], out_dir=snakemake.output[0], seed=snakemake.params.init["seed"])
+init_model(base=snakemake.params.init["base"], out_dir=snakemake.output[0], seed=snakemake.params.init["seed"])

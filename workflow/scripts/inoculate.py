@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.inoculate import inoculate
 
 logs.to_file(snakemake.log[0])
-stages.inoculate(
+inoculate(
     checkpoint=snakemake.input.checkpoint,
     challenge=snakemake.params.challenge,
     dev_path=snakemake.input.dev,

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.parse_hypotheses import parse_hypotheses
 
 logs.to_file(snakemake.log[0])
-stages.parse_hypotheses(
+parse_hypotheses(
     examples_path=snakemake.input.examples,
     out=snakemake.output.parses,
     summary_out=snakemake.output.summary,

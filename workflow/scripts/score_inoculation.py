@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.score_inoculation import score_inoculation
 
 logs.to_file(snakemake.log[0])
-stages.score_inoculation(
+score_inoculation(
     experiment=snakemake.wildcards.experiment,
     table=snakemake.params.table,
     models=snakemake.params.models,

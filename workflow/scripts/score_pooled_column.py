@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.score_pooled_column import score_pooled_column
 
 logs.to_file(snakemake.log[0])
-stages.score_pooled_column(
+score_pooled_column(
     table=snakemake.wildcards.table,
     column=snakemake.wildcards.column,
     split=snakemake.wildcards.split,

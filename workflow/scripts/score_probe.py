@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.score_probe import score_probe
 
 logs.to_file(snakemake.log[0])
-stages.score_probe(
+score_probe(
     probe=snakemake.wildcards.probe,
     split=snakemake.wildcards.split,
     model=snakemake.wildcards.model,

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.score_variance import score_variance
 
 logs.to_file(snakemake.log[0])
-stages.score_variance(
+score_variance(
     base=snakemake.wildcards.model,
     base_checkpoint=snakemake.input.checkpoint,
     checkpoints=snakemake.params.checkpoints,

@@ -1,4 +1,5 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.select_inoculation import select_inoculation
 
 logs.to_file(snakemake.log[0])
-stages.select_inoculation(grid=snakemake.params.grid, out=snakemake.output[0])
+select_inoculation(grid=snakemake.params.grid, out=snakemake.output[0])

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.train_model import train_model
 
 logs.to_file(snakemake.log[0])
-stages.train_model(
+train_model(
     train_path=snakemake.input.train,
     train_tables_path=snakemake.input.train_tables,
     dev_path=snakemake.input.dev,

@@ -1,7 +1,8 @@
-from tabprobe import logs, stages
+from tabprobe import logs
+from tabprobe.jobs.train_variance import train_variance
 
 logs.to_file(snakemake.log[0])
-stages.train_variance(
+train_variance(
     checkpoint=snakemake.input.checkpoint,
     train_path=snakemake.input.train,
     train_tables_path=snakemake.input.train_tables,

@@ -289,7 +289,7 @@ def probe_inputs(probe: Probe, split: str, results: Path, seed: int, limit: int 
                  configfile: str | None):
     """The ingested split (and its parse and relevance, where the probe reads them), built with
     Snakemake first where missing: what generate_probe reads."""
-    from . import stages
+    from .jobs.generate_probe import read_probe_inputs
 
     paths = {"examples": results / "data" / f"{split}.parquet", "tables": results / "data" / f"{split}.tables.parquet"}
     if probe.needs_parse:
@@ -299,9 +299,9 @@ def probe_inputs(probe: Probe, split: str, results: Path, seed: int, limit: int 
     missing = [path for path in paths.values() if not path.exists()]
     if missing:
         build_with_snakemake(missing, results, config_path, explicit_config=configfile is not None)
-    return stages.read_probe_inputs(split, str(paths["examples"]), str(paths["tables"]), seed, limit,
-                                    str(paths["parses"]) if "parses" in paths else None,
-                                    str(paths["relevance"]) if "relevance" in paths else None)
+    return read_probe_inputs(split, str(paths["examples"]), str(paths["tables"]), seed, limit,
+                             str(paths["parses"]) if "parses" in paths else None,
+                             str(paths["relevance"]) if "relevance" in paths else None)
 
 
 def cmd_curate(args, console) -> int:

@@ -175,11 +175,6 @@ def _located(problem: str, sources: Sequence[str | Path], overrides: dict | None
     return f"{where}: {problem}" if where else problem
 
 
-def infotabs_root(config: Mapping[str, Any]) -> str:
-    """The InfoTabS folder every stage reads: the user's local copy, or the downloaded one."""
-    return config.get("infotabs_dir") or "resources/infotabs"
-
-
 # read by the workflow, not passed to the probe
 WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change", "curation")
 

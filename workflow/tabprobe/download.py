@@ -45,6 +45,12 @@ LOCAL_COPY_HINT = (
 )
 
 
+def infotabs_root(config) -> str:
+    """The InfoTabS folder every stage reads: the user's local copy (config `infotabs_dir`), or
+    the downloaded one."""
+    return config.get("infotabs_dir") or "resources/infotabs"
+
+
 def tables_digest(root: Path) -> str:
     """One sha256 over all table files: name and content hash of each, in sorted order."""
     digest = hashlib.sha256()

@@ -20,13 +20,15 @@ import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from . import LABELS
+from . import LABELS, schemas
+from .curation import scored
 from .encoding import encode
+from .io import atomic_dir, read_parquet
 from .models import LoadedModel, fingerprint, label_order, pick_device, require_base, resolve_precision, save_checkpoint
 from .render import render
 from .seeding import seeded_rng
@@ -274,3 +276,21 @@ def _change(scorer, difference: np.ndarray) -> dict:
     """Mean paired change in accuracy (points) with its interval: Scorer.stat computes ratios in
     percent, so a per-example difference of -1/0/+1 over a count of examples is the change."""
     return scorer.stat(difference, np.ones(len(difference)))
+
+
+def fine_tune_into(out: str, checkpoint: str, train: list[dict], dev: list[dict], learning_rate: float,
+                   settings: Mapping[str, Any], model: Mapping[str, Any], seed: int) -> None:
+    """fine_tune with a rule's settings (epochs, patience, batch size) and the model's input
+    settings, written atomically to `out` (inoculation and controlled variance)."""
+    run = InoculationSettings(
+        learning_rate=learning_rate, max_epochs=settings["max_epochs"], patience=settings["patience"],
+        batch_size=settings["batch_size"], max_length=model["max_length"], precision=model["precision"],
+        pair_order=model["pair_order"], seed=seed)
+    with atomic_dir(out) as folder:
+        fine_tune(checkpoint, train, dev, model["premise"], run, folder, label_map=model.get("label_map"))
+
+
+def read_challenge(paths: Mapping[str, Mapping[str, str]], unverified_flips: str) -> dict[str, dict[str, Any]]:
+    """column -> probe -> its examples whose labels may be used (tabprobe.curation.scored)."""
+    return {column: {probe: scored(read_parquet(path, schemas.PROBE_EXAMPLES), unverified_flips)
+                     for probe, path in probes.items()} for column, probes in paths.items()}

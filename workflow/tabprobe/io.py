@@ -146,6 +146,10 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
     return table
 
 
+def read_json(path: str | os.PathLike):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
 def write_json(obj, path: str | os.PathLike, sort_keys: bool = True) -> None:
     """Write JSON atomically, by default with sorted keys (stable bytes for the same content);
     `sort_keys=False` for an object whose order is itself deterministic and means something."""

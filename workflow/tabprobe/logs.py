@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
+from pathlib import Path
 
+from . import __version__
 from .errors import TabprobeError
 
 # `log.warning(..., extra=TERMINAL)`: a warning the person running the workflow must see, not only
@@ -28,6 +30,9 @@ def to_file(path: str) -> None:
         force=True,
     )
     logging.captureWarnings(True)
+    # Which copy of the library this job runs: the workflow's own (rules/common.smk), never an
+    # installed one that happens to come first on sys.path.
+    logging.getLogger("tabprobe").info("tabprobe %s from %s", __version__, Path(__file__).resolve().parent)
 
     def report_error(kind, error, tb):
         # The full traceback goes to the log; the person at the terminal gets the message,

@@ -971,7 +971,3 @@ def assemble(scores: pl.DataFrame, run: RunInfo) -> Report:
     files = {block.path: block.svg for section in sections for block in section.blocks
              if isinstance(block, Figure) and block.path}
     return Report(report_render.to_html(sections, TITLE, LEDE), report_render.to_markdown(sections, TITLE, LEDE), files)
-
-
-def read_coverage(paths: Iterable[str | Path]) -> list[dict]:
-    return [json.loads(Path(p).read_text()) for p in paths]

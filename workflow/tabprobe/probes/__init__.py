@@ -6,10 +6,9 @@ below, and list the name under `probes:` in config.yaml. The contract test picks
 
 from __future__ import annotations
 
-import ast
 import importlib
 from functools import cache
-from pathlib import Path
+from typing import Mapping
 
 from ..errors import did_you_mean
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
@@ -68,6 +67,12 @@ def register_external(name: str, label_change: str | None = None) -> Probe:
     return _EXTERNAL[name]
 
 
+def register_externals(externals: Mapping[str, str | None] | None) -> None:
+    """Make the config's external probe sets (name -> label_change) known to get_probe."""
+    for name, label_change in (externals or {}).items():
+        register_external(name, label_change)
+
+
 def _read_not_generated(*_args):
     raise TypeError("an external probe set is read from its folder (rule ingest_external_probe), not generated")
 
@@ -113,28 +118,13 @@ def module_path(name: str) -> str:
 
 
 def source_files(name: str) -> list[str]:
-    """The probe's module and the package modules it imports (relative imports, followed
-    transitively; read with ast, nothing imported), relative to the package: listed as inputs
-    of the probe's jobs, an edit to a helper such as hypothesis_edits.py re-runs exactly the
-    probes that use it."""
-    package = Path(__file__).resolve().parent.parent
-    seen: set[str] = set()
-    pending = [module_path(name)]
-    while pending:
-        path = pending.pop()
-        if path in seen or not (package / path).is_file():
-            continue
-        seen.add(path)
-        parts = path.removesuffix(".py").split("/")
-        for node in ast.walk(ast.parse((package / path).read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = parts[: len(parts) - node.level]  # the package the dots point at
-                targets = [node.module] if node.module else [alias.name for alias in node.names]
-                for target in targets:
-                    module = "/".join([*base, *target.split(".")])
-                    pending += [module + ".py", module + "/__init__.py"]
-    return sorted(seen)
+    """The probe's module and the library modules it imports, transitively, relative to the
+    package: listed as inputs of the probe's jobs, an edit to a helper such as
+    hypothesis_edits.py re-runs exactly the probes that use it."""
+    from ..code_inputs import closure
+
+    return closure([module_path(name)])
 
 
 __all__ = ["REGISTRY", "POOLED_COLUMNS", "POOLED_TABLES", "get_probe", "is_external", "module_path", "pooled_members",
-           "register_external", "source_files", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]
+           "register_external", "register_externals", "source_files", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]

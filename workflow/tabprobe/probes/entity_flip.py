@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import apply_changes, change, is_negated, quantified_subject
+from .hypothesis_edits import is_negated, quantified_subject
+from .text_edits import apply_changes, change
 from .invariants import HYPOTHESIS_EDIT, Invariant
 from .titles import mentions as subject_mentions, name_run, names_subject
 from ..table import Table, normalised

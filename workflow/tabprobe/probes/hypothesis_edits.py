@@ -13,36 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-# ---------------------------------------------------------------- text surgery
-
-
-def apply_changes(text: str, changes: Sequence[dict]) -> str:
-    """Apply non-overlapping {start, end, new} replacements (offsets into `text`)."""
-    out, cursor = [], 0
-    for change in sorted(changes, key=lambda c: c["start"]):
-        if change["start"] < cursor:
-            raise ValueError("overlapping hypothesis edits")
-        out += [text[cursor : change["start"]], change["new"]]
-        cursor = change["end"]
-    out.append(text[cursor:])
-    return "".join(out)
-
-
-def change(text: str, start: int, end: int, new: str) -> dict:
-    return {"start": start, "end": end, "old": text[start:end], "new": new}
-
-
-IRREGULAR_PLURALS = frozenset({"children", "people", "men", "women", "alumni", "media", "data", "criteria", "feet",
-                               "teeth", "mice", "geese", "staff", "personnel", "offspring", "cattle"})
-
-
-def is_plural(word: str) -> bool:
-    """Whether a noun (a table key's last word) is plural: "Genres", "Children"; not "Status",
-    "Headquarters" takes either, "Physics" is one thing."""
-    word = word.lower()
-    return word in IRREGULAR_PLURALS or (word.endswith("s") and not word.endswith(("ss", "us", "is", "ics",
-                                                                                    "headquarters")))
-
+from .text_edits import apply_changes, change, is_plural
 
 # ---------------------------------------------------------------- numbers
 

@@ -13,7 +13,7 @@ quotes and coordinations."""
 import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import apply_changes, change, is_plural
+from .text_edits import apply_changes, change, is_plural
 from .invariants import HYPOTHESIS_EDIT
 from .titles import is_person, mentions as subject_mentions
 

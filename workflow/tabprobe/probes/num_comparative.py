@@ -14,7 +14,7 @@ controlled-variance splits); without it V is the table's own value and N lies ne
 import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import is_plural
+from .text_edits import is_plural
 from .invariants import Invariant
 from .number_edits import COUNT_KEY, NUMERIC_CELL, integer_value, quantity_cells
 from .titles import is_name_like, name_part

@@ -15,7 +15,7 @@ import re
 from typing import Callable
 
 from ..table import Row, Table
-from .hypothesis_edits import apply_changes, change
+from .text_edits import apply_changes, change
 
 INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")
 MONTH_NAMES = re.compile(r"^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

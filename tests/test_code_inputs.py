@@ -1,0 +1,85 @@
+"""A rule's code inputs are the import closure of its script (tabprobe.code_inputs): what the
+job runs, all of it, and nothing else."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tabprobe import code_inputs
+from tabprobe.probes import REGISTRY, source_files
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "workflow" / "scripts"
+
+
+def of(rule: str) -> list[str]:
+    return code_inputs.of_script(SCRIPTS / f"{rule}.py")
+
+
+@pytest.mark.parametrize("snippet, where, expected", [
+    # `.` from jobs/ is jobs/: no such submodules, so the names come from its face
+    ("from . import scoring, seeding", "jobs/score_probe.py", ["jobs/__init__.py"]),
+    ("from .. import scoring, seeding", "jobs/score_probe.py", ["scoring.py", "seeding.py"]),
+    ("from ..io import read_parquet", "jobs/x.py", ["io.py"]),
+    ("from .probes import invariants, get_probe", "perturb.py", ["probes/__init__.py", "probes/invariants.py"]),
+    ("from .text_edits import change", "probes/number_edits.py", ["probes/text_edits.py"]),
+    ("from ..table import Row", "probes/number_edits.py", ["table.py"]),
+    ("import tabprobe.scoring\nfrom tabprobe import logs\nfrom tabprobe.jobs.infer_nli import infer_nli", None,
+     ["jobs/infer_nli.py", "logs.py", "scoring.py"]),
+    ("from tabprobe import LABELS", None, ["__init__.py"]),  # a name from the package's face
+    ("import numpy as np\nfrom pathlib import Path\nfrom . import x", None, []),  # not the library; no package
+    ("def f():\n    from .. import relevance\n", "jobs/x.py", ["relevance.py"]),  # imports inside functions count
+])
+def test_imported_files_resolve_relative_absolute_and_submodule_imports(snippet, where, expected):
+    assert code_inputs.imported_files(snippet, where) == expected
+
+
+def test_scoring_runs_seeding_and_the_transition_rules_but_not_the_report():
+    score = of("score_probe")
+    for module in ("jobs/score_probe.py", "scoring.py", "seeding.py", "schemas.py", "transitions.py", "curation.py"):
+        assert module in score
+    assert not {"report.py", "verdicts.py", "models.py", "training.py"} & set(score)
+
+
+def test_the_report_is_the_only_rule_that_runs_the_verdicts_and_the_report_modules():
+    for script in SCRIPTS.glob("*.py"):
+        closure = set(of(script.stem))
+        assert f"jobs/{script.stem}.py" in closure, script.name  # every rule runs its own job module
+        assert "probes/__init__.py" not in closure  # the registry: a new line must re-run only the new probe
+        if script.stem != "assemble_report":
+            assert not {"report.py", "verdicts.py", "figures.py"} & closure, script.name
+
+
+def test_data_rules_do_not_run_models_or_config_code():
+    """Editing the models or the config checks must never re-ingest the data (and so everything)."""
+    for rule in ("check_infotabs", "ingest_infotabs"):
+        assert not {"models.py", "config.py", "training.py", "perturb.py"} & set(of(rule)), rule
+
+
+def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
+    shared = set(of("generate_probe"))
+    probe_modules = {f"probes/{name}.py" for name in REGISTRY}
+    assert not probe_modules & shared
+    assert source_files("negation_flip") == sorted({
+        "probes/negation_flip.py", "probes/hypothesis_edits.py", "probes/text_edits.py", "probes/number_edits.py",
+        "probes/table_edits.py", "probes/base.py", "probes/invariants.py", "table.py"})
+    # The numeric probes share the text surgery, not the parse-based edits.
+    for name in ("num_words", "num_decimal", "num_comparative", "modifier_preserve"):
+        assert "probes/hypothesis_edits.py" not in source_files(name), name
+        assert "probes/text_edits.py" in source_files(name), name
+
+
+def test_every_rule_with_a_script_lists_its_scripts_closure_as_code_inputs():
+    without = []
+    for rules_file in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule |checkpoint )", rules_file.read_text()):
+            match = re.match(r"(?:rule|checkpoint) (\w+):", block)
+            if match and "script:" in block:
+                script = re.search(r'workflow/scripts/(\w+)\.py"', block).group(1)
+                if f'code_of("{script}")' not in block:
+                    without.append(match.group(1))
+    # The download is verified against the release's checksums: an edited downloader re-fetches nothing.
+    assert without == ["download_infotabs"]

@@ -1,0 +1,91 @@
+"""Which library files a piece of code runs: its imports of tabprobe modules, followed
+transitively (read with ast, nothing is imported).
+
+A Snakemake script rule notices edits to its script, not to the modules the script imports, so
+every rule lists the import closure of its script as inputs (rules/common.smk, `code_of`): editing
+seeding.py re-scores, editing a probe's helper re-runs exactly the probes that import it.
+
+Imports inside functions count (they run when the function does). A package's face
+(`__init__.py`) counts only where something is taken from it, never as the parent of a module
+taken from inside it. The probe registry (probes/__init__.py) is never followed: a registry line
+names a probe, and adding one must run only the new probe's jobs; probe modules are loaded by
+name at run time and each probe's jobs list its own closure (`probes.source_files`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Iterable
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE = PACKAGE_DIR.name  # "tabprobe"
+NEVER_FOLLOWED = frozenset({"probes/__init__.py"})
+
+
+def _module_file(parts: list[str]) -> str | None:
+    """The file of module tabprobe.<parts> relative to the package, or None if there is none."""
+    if not parts:
+        return "__init__.py"
+    for candidate in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+        if (PACKAGE_DIR / candidate).is_file():
+            return candidate
+    return None
+
+
+def imported_files(source: str, where: str | None) -> list[str]:
+    """Library files that `source` imports directly. `where`: its path relative to the package
+    (for relative imports), or None for code outside it (a workflow script)."""
+    package = where.split("/")[:-1] if where is not None else None
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == PACKAGE:
+                    found.append(_module_file(alias.name.split(".")[1:]))
+            continue
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            if package is None:
+                continue
+            base = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+        elif node.module and node.module.split(".")[0] == PACKAGE:
+            base = node.module.split(".")[1:]
+        else:
+            continue
+        for alias in node.names:
+            # `from .probes import invariants` takes a module; `from .io import write_json` a name.
+            submodule = _module_file([*base, alias.name])
+            found.append(submodule or _module_file(base))
+    return sorted({f for f in found if f is not None})
+
+
+def closure(files: Iterable[str]) -> list[str]:
+    """`files` (relative to the package) and every library file they import, transitively."""
+    seen: set[str] = set()
+    pending = [f for f in files if f not in NEVER_FOLLOWED]
+    while pending:
+        path = pending.pop()
+        if path in seen or not (PACKAGE_DIR / path).is_file():
+            continue
+        seen.add(path)
+        pending += [f for f in imported_files((PACKAGE_DIR / path).read_text(encoding="utf-8"), path)
+                    if f not in NEVER_FOLLOWED]
+    return sorted(seen)
+
+
+def of_script(script: str | Path) -> list[str]:
+    """The library files a workflow script runs (relative to the package)."""
+    return closure(imported_files(Path(script).read_text(encoding="utf-8"), None))
+
+
+def jobs_import_from(folder: str) -> None:
+    """Make every job this process starts import the library from `folder` (the workflow's own
+    copy): Snakemake puts a script's folder at the end of sys.path, after site-packages, where an
+    installed tabprobe (another clone's editable install, a release) would be found first, while
+    the rules track this workflow's files. PYTHONPATH comes before site-packages, in local jobs,
+    in conda envs and in cluster jobs (which inherit the environment and parse the Snakefile again)."""
+    others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != folder]
+    os.environ["PYTHONPATH"] = os.pathsep.join([folder, *others])
