@@ -102,8 +102,10 @@ def test_a_probe_depends_on_the_helpers_it_imports_and_no_others():
     assert "probes/hypothesis_edits.py" in source_files("negation_flip")
     assert "probes/table_edits.py" in source_files("row_deletion")
     assert "probes/hypothesis_edits.py" not in source_files("row_deletion")
-    # num_words imports number_edits, which imports hypothesis_edits: followed transitively
-    assert {"probes/number_edits.py", "probes/hypothesis_edits.py"} <= set(source_files("num_words"))
+    # num_words imports number_edits, which imports text_edits: followed transitively; the
+    # parse-based edits (hypothesis_edits) are not among them.
+    assert {"probes/number_edits.py", "probes/text_edits.py"} <= set(source_files("num_words"))
+    assert "probes/hypothesis_edits.py" not in source_files("num_words")
     assert "probes/table_edits.py" not in source_files("dummy_premise")
 
 
