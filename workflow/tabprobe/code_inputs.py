@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import cache
 from pathlib import Path
 from typing import Iterable
 
@@ -71,9 +72,15 @@ def closure(files: Iterable[str]) -> list[str]:
         if path in seen or not (PACKAGE_DIR / path).is_file():
             continue
         seen.add(path)
-        pending += [f for f in imported_files((PACKAGE_DIR / path).read_text(encoding="utf-8"), path)
-                    if f not in NEVER_FOLLOWED]
+        pending += [f for f in _library_imports(path) if f not in NEVER_FOLLOWED]
     return sorted(seen)
+
+
+@cache
+def _library_imports(path: str) -> list[str]:
+    # Read once per process: Snakemake asks for a probe's closure once per generate_probe job and
+    # for every rule's at parse time (again in each cluster job), over the same few dozen files.
+    return imported_files((PACKAGE_DIR / path).read_text(encoding="utf-8"), path)
 
 
 def of_script(script: str | Path) -> list[str]:
