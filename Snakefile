@@ -13,6 +13,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "rules/common.smk"
+include: "rules/inoculation_inputs.smk"
 include: "rules/data.smk"
 include: "rules/probes.smk"
 include: "rules/models.smk"

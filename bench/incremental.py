@@ -38,9 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
 sys.path.insert(0, str(ROOT / "tests"))  # the tests' workflow copy and Snakemake command, shared
 
+from workflow_copy import copy_workflow, snakemake_command  # noqa: E402
+
 from tabprobe.infotabs import SPLITS  # noqa: E402
 from tabprobe.probes import REGISTRY  # noqa: E402
-from workflow_copy import copy_workflow, snakemake_command  # noqa: E402
 
 # Creates the outputs of the job it stands for, nothing else (part 1 only).
 OUTPUTS_ONLY_SCRIPT = """from pathlib import Path

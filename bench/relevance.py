@@ -30,8 +30,9 @@ def read_gold(path: Path = GOLD) -> list[dict]:
             for line in lines[1:] if line.strip()]
 
 
-def evaluate(infotabs: str, gold_rows: list[dict], settings: relevance.AlignerSettings = relevance.AlignerSettings()) -> dict:
+def evaluate(infotabs: str, gold_rows: list[dict], settings: relevance.AlignerSettings | None = None) -> dict:
     """Precision/recall of the aligner and of two baselines, per batch and over all."""
+    settings = settings or relevance.AlignerSettings()
     split = ingest_split(infotabs, "alpha1")
     tables = load_tables(split.tables)
     hypotheses = dict(zip(split.examples["uid"].to_pylist(), split.examples["hypothesis"].to_pylist()))

@@ -1,5 +1,8 @@
-# Helpers shared by the rules: config validation, wildcard constraints, input functions.
-# No rules here.
+# The rules' helpers (no rules here: Snakemake's linter wants functions apart from rules): the
+# checked config and what follows from it (the probes, the models, the derived models of
+# inoculation and controlled variance), wildcard constraints, the code inputs of every rule, then
+# the input functions of each stage in the order of the rule files. The inoculation and
+# controlled-variance helpers are in inoculation_inputs.smk. Every path comes from tabprobe.layout.
 
 import os
 import re
@@ -8,7 +11,10 @@ from pathlib import Path
 
 # The library lives in workflow/tabprobe. The workflow imports this checkout's copy, and so do its
 # jobs (code_inputs.jobs_import_from: an installed tabprobe would otherwise come first for them).
-LIBRARY_DIR = str(Path(workflow.basedir) / "workflow")
+# The checkout this file belongs to: workflow.basedir is the main Snakefile's folder, which is the
+# user's own when tabprobe is used as a module (README: Use as a module).
+WORKFLOW_ROOT = Path(workflow.current_basedir.get_path_or_uri(secret_free=True)).parent
+LIBRARY_DIR = str(WORKFLOW_ROOT / "workflow")
 sys.path.insert(0, LIBRARY_DIR)
 # The library as the rules' code inputs name it: relative to the working folder, as Snakemake
 # records inputs, so a copied or moved checkout (or a cluster node that mounts it elsewhere)
@@ -17,12 +23,12 @@ CODE_DIR = os.path.relpath(LIBRARY_DIR)
 
 from snakemake.utils import validate
 from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, type_command_line_values, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
-from tabprobe import code_inputs
+from tabprobe import code_inputs, layout
 from tabprobe.download import INFOTABS_COMMIT, split_digest, tables_digest
 from tabprobe.external import files_below
 from tabprobe.infotabs import SPLITS
-from tabprobe.report_layout import DIMENSIONS, showcase_inputs, showcase_split
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, get_probe, pooled_members, register_external, source_files
+from tabprobe.report.dimensions import DIMENSIONS
 
 code_inputs.jobs_import_from(LIBRARY_DIR)
 
@@ -74,9 +80,24 @@ POOLED = {table: pooled_members(table, PROBES) for table in POOLED_TABLES}
 HYPOTHESIS_ONLY_MODELS = [m for m, c in config["models"].items() if c.get("premise") == "hypothesis_only"]
 
 
+# Inoculation (paper section 7) and controlled variance: the settings in force (`full: true`: the
+# paper's), or None. Each inoculated model is probed under its own name,
+# <model>.ino-<experiment>-<size>, with the settings of the model it came from (model_config).
+INOCULATION = inoculation_plan(config)
+INOCULATED = {
+    inoculated_name(INOCULATION["model"], experiment, size): (INOCULATION["model"], experiment, size)
+    for experiment in (INOCULATION["experiments"] if INOCULATION else [])
+    for size in INOCULATION["sizes"]
+}
+VARIANCE = variance_plan(config)
+
+
 wildcard_constraints:
     split=_one_of(SPLITS),
-    table=_one_of(POOLED_TABLES),
+    # A paper table id (table4, table7), not an InfoTabS table.
+    paper_table=_one_of(POOLED_TABLES),
+    experiment=_one_of(INOCULATION_TABLES),
+    size=r"\d+",
     column=_one_of(POOLED_COLUMNS.values()),
     # Any well-formed name (never a path: no "/", no leading dot), not only configured ones, so
     # that a target naming an unknown probe or model reaches require_configured's "did you mean".
@@ -89,97 +110,8 @@ def code_of(rule_name):
     workflow/scripts/<rule>.py, tabprobe.code_inputs): a script rule notices edits to its script,
     not to the modules it imports, so they are its inputs: editing seeding.py re-scores, editing
     models.py re-runs inference, and editing the report re-runs nothing but the report."""
-    script = Path(workflow.basedir) / "workflow" / "scripts" / f"{rule_name}.py"
+    script = WORKFLOW_ROOT / "workflow" / "scripts" / f"{rule_name}.py"
     return [str(Path(CODE_DIR) / "tabprobe" / path) for path in code_inputs.of_script(script)]
-
-
-# ---------------------------------------------------------------- data
-
-def get_downloaded_infotabs(wildcards):
-    """The downloaded copy, when there is no local one: then the download is an input."""
-    return [] if config["infotabs_dir"] else ["resources/infotabs"]
-
-
-_TABLES_DIGEST = {}
-
-
-def infotabs_digest(wildcards):
-    """A local copy enters the workflow by what it holds (download.split_digest), not by how its
-    path is spelled: the same data given as a relative path, an absolute one, from a moved
-    checkout or a cluster node that mounts it elsewhere is the same data and re-runs nothing,
-    while an edited line or table (even one edited in place) re-checks and re-ingests its split."""
-    root = config["infotabs_dir"]
-    if not root:
-        return f"official InfoTabS {INFOTABS_COMMIT}"
-    if root not in _TABLES_DIGEST:
-        _TABLES_DIGEST[root] = tables_digest(Path(root))
-    return split_digest(root, wildcards.split, tables=_TABLES_DIGEST[root])
-
-
-# ---------------------------------------------------------------- probes
-
-def get_probe_sources(wildcards):
-    """The probe's module and the package modules it imports: a script rule does not notice
-    edits to the modules it imports, so listing them as inputs makes an edited probe re-run
-    (that probe only), and an edited helper re-run the probes that use it."""
-    return [str(Path(CODE_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
-
-
-def get_relevance(wildcards):
-    """Which rows each hypothesis needs (rule find_relevant_rows), for probes that read it."""
-    if get_probe(wildcards.probe).needs_relevance:
-        return {"relevance": f"results/relevance/{wildcards.split}.parquet"}
-    return {}
-
-
-def get_relevance_annotations(wildcards):
-    relevance = config["relevance"]
-    return {"annotations": relevance["annotations"]} if relevance["source"] == "annotations" else {}
-
-
-def get_external_files(wildcards):
-    """Every file of an external set, so an edited or added table re-reads it."""
-    return [str(p) for p in files_below(config["probes"][wildcards.probe]["external"], (".tsv", ".json"))]
-
-
-def get_original_examples(wildcards):
-    """`original`'s examples of the split, where it runs: an external set counts its paired lines
-    that `original`'s cap left without a prediction on their gold example."""
-    if "original" in PROBES and wildcards.split in probe_splits(config, "original"):
-        return {"original": f"results/probes/original/{wildcards.split}.parquet"}
-    return {}
-
-
-def get_external_folder(wildcards):
-    return config["probes"][wildcards.probe]["external"]
-
-
-def get_external_spec(wildcards):
-    """{name: label_change} for an external set, {} for a registered probe: only this probe's
-    entry, so adding an external set does not change the params of other probes' jobs."""
-    return {wildcards.probe: EXTERNALS[wildcards.probe]} if wildcards.probe in EXTERNALS else {}
-
-
-def get_parses(wildcards):
-    """The split's spaCy parse, for probes that read it (Probe.needs_parse)."""
-    if get_probe(wildcards.probe).needs_parse:
-        return {"parses": f"results/parses/{wildcards.split}.spacy"}
-    return {}
-
-
-def get_probe_options(wildcards):
-    """The probe's own options; `splits` and `max_examples` are the workflow's."""
-    return canonical(probe_options(config, wildcards.probe))
-
-
-def get_curation_files(wildcards):
-    """A person's curation decisions on this probe's examples (probes.<name>.curation): editing
-    the file re-generates this probe, and only this probe."""
-    return curation_files(config, wildcards.probe)
-
-
-def get_probe_limit(wildcards):
-    return probe_limit(config, wildcards.probe)
 
 
 # ---------------------------------------------------------------- models
@@ -200,9 +132,9 @@ def model_config(wildcards):
 def checkpoint_of(name):
     if name in INOCULATED:
         base, experiment, size = INOCULATED[name]
-        return f"resources/inoculated/{base}/{experiment}/{size}/best"
+        return layout.inoculated_checkpoint(base, experiment, size)
     model = config["models"][name]
-    return model["checkpoint"] if "checkpoint" in model else f"resources/models/{name}"
+    return model["checkpoint"] if "checkpoint" in model else layout.trained_model(name)
 
 
 def get_checkpoint(wildcards):
@@ -243,42 +175,125 @@ def get_train_settings(wildcards):
     return canonical(train)
 
 
+def inference_settings(model):
+    """How a model reads its inputs: only its own settings, so editing one model never re-runs
+    another's jobs (and a derived model, inoculated or controlled-variance, reads as its base)."""
+    return canonical({"premise": model["premise"], "label_map": model.get("labels"), "max_length": model["max_length"],
+                      "batch_size": model["batch_size"], "precision": model["precision"],
+                      "pair_order": model["pair_order"]})
+
+
 def get_inference_settings(wildcards):
-    """Only this model's settings, so editing one model never re-runs another's jobs."""
-    model = model_config(wildcards)
-    return canonical(
-        {
-            "premise": model["premise"],
-            "label_map": model.get("labels"),
-            "max_length": model["max_length"],
-            "batch_size": model["batch_size"],
-            "precision": model["precision"],
-            "pair_order": model["pair_order"],
-        }
-    )
+    return inference_settings(model_config(wildcards))
+
+# ---------------------------------------------------------------- data (data.smk)
+
+def get_downloaded_infotabs(wildcards):
+    """The downloaded copy, when there is no local one: then the download is an input."""
+    return [] if config["infotabs_dir"] else [layout.downloaded_infotabs()]
 
 
-# ---------------------------------------------------------------- scoring
+_TABLES_DIGEST = {}
+
+
+def infotabs_digest(wildcards):
+    """A local copy enters the workflow by what it holds (download.split_digest), not by how its
+    path is spelled: the same data given as a relative path, an absolute one, from a moved
+    checkout or a cluster node that mounts it elsewhere is the same data and re-runs nothing,
+    while an edited line or table (even one edited in place) re-checks and re-ingests its split."""
+    root = config["infotabs_dir"]
+    if not root:
+        return f"official InfoTabS {INFOTABS_COMMIT}"
+    if root not in _TABLES_DIGEST:
+        _TABLES_DIGEST[root] = tables_digest(Path(root))
+    return split_digest(root, wildcards.split, tables=_TABLES_DIGEST[root])
+
+# ---------------------------------------------------------------- probes (probes.smk)
+
+def get_probe_sources(wildcards):
+    """The probe's module and the package modules it imports: a script rule does not notice
+    edits to the modules it imports, so listing them as inputs makes an edited probe re-run
+    (that probe only), and an edited helper re-run the probes that use it."""
+    return [str(Path(CODE_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
+
+
+def get_relevance(wildcards):
+    """Which rows each hypothesis needs (rule find_relevant_rows), for probes that read it."""
+    if get_probe(wildcards.probe).needs_relevance:
+        return {"relevance": layout.relevance(wildcards.split)}
+    return {}
+
+
+def get_relevance_annotations(wildcards):
+    relevance = config["relevance"]
+    return {"annotations": relevance["annotations"]} if relevance["source"] == "annotations" else {}
+
+
+def get_external_files(wildcards):
+    """Every file of an external set, so an edited or added table re-reads it."""
+    return [str(p) for p in files_below(config["probes"][wildcards.probe]["external"], (".tsv", ".json"))]
+
+
+def get_original_examples(wildcards):
+    """`original`'s examples of the split, where it runs: an external set counts its paired lines
+    that `original`'s cap left without a prediction on their gold example."""
+    if "original" in PROBES and wildcards.split in probe_splits(config, "original"):
+        return {"original": layout.probe_examples("original", wildcards.split)}
+    return {}
+
+
+def get_external_folder(wildcards):
+    return config["probes"][wildcards.probe]["external"]
+
+
+def get_external_spec(wildcards):
+    """{name: label_change} for an external set, {} for a registered probe: only this probe's
+    entry, so adding an external set does not change the params of other probes' jobs."""
+    return {wildcards.probe: EXTERNALS[wildcards.probe]} if wildcards.probe in EXTERNALS else {}
+
+
+def get_parses(wildcards):
+    """The split's spaCy parse, for probes that read it (Probe.needs_parse)."""
+    if get_probe(wildcards.probe).needs_parse:
+        return {"parses": layout.parses(wildcards.split)}
+    return {}
+
+
+def get_probe_options(wildcards):
+    """The probe's own options; `splits` and `max_examples` are the workflow's."""
+    return canonical(probe_options(config, wildcards.probe))
+
+
+def get_curation_files(wildcards):
+    """A person's curation decisions on this probe's examples (probes.<name>.curation): editing
+    the file re-generates this probe, and only this probe."""
+    return curation_files(config, wildcards.probe)
+
+
+def get_probe_limit(wildcards):
+    return probe_limit(config, wildcards.probe)
+
+# ---------------------------------------------------------------- scoring (scoring.smk)
 
 def get_score_inputs(wildcards):
     configured(wildcards)
     inputs = {
-        "probe": f"results/probes/{wildcards.probe}/{wildcards.split}.parquet",
-        "predictions": f"results/predictions/{wildcards.model}/{wildcards.probe}/{wildcards.split}.parquet",
+        "probe": layout.probe_examples(wildcards.probe, wildcards.split),
+        "predictions": layout.predictions(wildcards.model, wildcards.probe, wildcards.split),
     }
     # Transition and evidence probes need the original predictions; the others use them, where
     # they cover the probe's examples (external sets: where they pair), for the paired drop.
     needed = get_probe(wildcards.probe).judged_by != "expected"
     if wildcards.probe != "original" and (needed or original_covers(config, wildcards.probe, wildcards.split)):
-        inputs["original"] = f"results/predictions/{wildcards.model}/original/{wildcards.split}.parquet"
+        inputs["original"] = layout.predictions(wildcards.model, "original", wildcards.split)
     # A premise model's accuracy is also compared, paired, with the hypothesis-only baseline's.
     if wildcards.probe == "original" and HYPOTHESIS_ONLY_MODELS and wildcards.model not in HYPOTHESIS_ONLY_MODELS:
-        inputs["baseline"] = f"results/predictions/{HYPOTHESIS_ONLY_MODELS[0]}/original/{wildcards.split}.parquet"
+        inputs["baseline"] = layout.predictions(HYPOTHESIS_ONLY_MODELS[0], "original", wildcards.split)
     return inputs
 
 
 def get_pooled_members(wildcards):
-    return [p for p in POOLED[wildcards.table][wildcards.column] if wildcards.split in probe_splits(config, p)]
+    return [p for p in POOLED[wildcards.paper_table][wildcards.column] if wildcards.split in probe_splits(config, p)]
 
 
 def get_pooled_inputs(wildcards):
@@ -286,16 +301,22 @@ def get_pooled_inputs(wildcards):
     members = get_pooled_members(wildcards)
     split = wildcards.split
     inputs = {
-        "probes": [f"results/probes/{p}/{split}.parquet" for p in members],
-        "predictions": [f"results/predictions/{wildcards.model}/{p}/{split}.parquet" for p in members],
+        "probes": [layout.probe_examples(p, split) for p in members],
+        "predictions": [layout.predictions(wildcards.model, p, split) for p in members],
     }
     if all(original_covers(config, p, split) for p in members):
-        inputs["original"] = f"results/predictions/{wildcards.model}/original/{split}.parquet"
+        inputs["original"] = layout.predictions(wildcards.model, "original", split)
         # Paper Table 8 sets a premise model's counterfactual and original predictions beside a
         # hypothesis-only model's original ones.
-        if wildcards.table == "table7" and HYPOTHESIS_ONLY_MODELS and wildcards.model not in HYPOTHESIS_ONLY_MODELS:
-            inputs["hypothesis_only"] = f"results/predictions/{HYPOTHESIS_ONLY_MODELS[0]}/original/{split}.parquet"
+        if wildcards.paper_table == "table7" and HYPOTHESIS_ONLY_MODELS and wildcards.model not in HYPOTHESIS_ONLY_MODELS:
+            inputs["hypothesis_only"] = layout.predictions(HYPOTHESIS_ONLY_MODELS[0], "original", split)
     return inputs
+
+# ---------------------------------------------------------------- report (report.smk)
+
+def probe_runs():
+    """(probe, split) for every probe on each of its splits."""
+    return [(probe, split) for probe in PROBES for split in probe_splits(config, probe)]
 
 
 def pooled_runs():
@@ -309,35 +330,49 @@ def relevance_splits():
     return [s for s in SPLITS if any(get_probe(p).needs_relevance and s in probe_splits(config, p) for p in PROBES)]
 
 
-# ---------------------------------------------------------------- report
+# The jobs get {name: path} mappings, never a name to read back out of a path.
+def relevance_summaries():
+    return {split: layout.relevance_summary(split) for split in relevance_splits()}
 
-def probe_runs():
-    """(probe, split) for every probe on each of its splits."""
-    return [(probe, split) for probe in PROBES for split in probe_splits(config, probe)]
+
+def inference_stats():
+    """{model: infer_nli's stats files of every probe and split}."""
+    return {model: [layout.inference_stats(model, p, s) for p, s in probe_runs()] for model in MODELS}
+
+
+def inoculation_summaries():
+    """{experiment: score_inoculation's summary}."""
+    if not INOCULATION:
+        return {}
+    return {e: layout.inoculation_summary(INOCULATION["model"], e) for e in INOCULATION["experiments"]}
+
+
+def variance_summaries():
+    """{model: score_variance's summary}."""
+    return {VARIANCE["model"]: layout.variance_summary(VARIANCE["model"])} if VARIANCE else {}
 
 
 def get_results_inputs(wildcards):
     runs = probe_runs()
     return {
-        "scores": [f"results/scores/{m}/{p}/{s}.parquet" for m in MODELS for p, s in runs]
-                  + [f"results/pooled/{t}/{m}/{c}/{s}.parquet" for m in MODELS for t, c, s in pooled_runs()]
+        "scores": [layout.scores(m, p, s) for m in MODELS for p, s in runs]
+                  + [layout.pooled_scores(t, m, c, s) for m in MODELS for t, c, s in pooled_runs()]
                   + [p for p in inoculation_outputs() + variance_outputs() if p.endswith(".parquet")],
-        "stats": [f"results/predictions/{m}/{p}/{s}.json" for m in MODELS for p, s in runs],
-        "coverage": [f"results/probes/{p}/{s}.coverage.json" for p, s in runs],
-        "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
+        "stats": [path for paths in inference_stats().values() for path in paths],
+        "coverage": [layout.coverage(p, s) for p, s in runs],
+        "relevance": list(relevance_summaries().values()),
     }
 
 
 def get_report_inputs(wildcards):
-    runs = probe_runs()
     return {
-        "results": "results/results.parquet",
-        "run": "results/run.json",
-        "coverage": [f"results/probes/{p}/{s}.coverage.json" for p, s in runs],
-        "relevance": [f"results/relevance/{s}.json" for s in relevance_splits()],
+        "results": layout.results_table(),
+        "run": layout.run_record(),
+        "coverage": [layout.coverage(p, s) for p, s in probe_runs()],
+        "relevance": list(relevance_summaries().values()),
         "showcase": sorted({f for entry in showcase().values() for f in entry["files"].values()}),
-        "inoculation": [p for p in inoculation_outputs() if p.endswith(".json")],
-        "variance": [p for p in variance_outputs() if p.endswith(".json")],
+        "inoculation": list(inoculation_summaries().values()),
+        "variance": list(variance_summaries().values()),
     }
 
 
@@ -351,166 +386,16 @@ def showcase():
         # (partly covered is fine: examples without an original prediction are not judged).
         splits = probe_splits(config, probe)
         original_splits = probe_splits(config, "original") if "original" in config["probes"] else []
-        split = showcase_split([s for s in splits if s in original_splits] or splits)
-        files = showcase_inputs(probe, split, MODELS, with_original=split in original_splits)
+        split = layout.showcase_split([s for s in splits if s in original_splits] or splits)
+        files = layout.showcase_inputs(probe, split, MODELS, with_original=split in original_splits)
         out[probe] = {"split": split, "files": files}
     return out
 
 
 def get_final_output():
-    return ["results/report/index.html", "results/report/report.md"]
+    return [layout.report_html(), layout.report_markdown()]
 
 
 def report_category(wildcards):
     """The `snakemake --report` category of a figure: the report part it belongs to."""
     return DIMENSIONS[wildcards.dimension]
-
-
-# ---------------------------------------------------------------- inoculation (paper section 7)
-
-# The settings in force (`full: true`: the paper's grid), or None; each inoculated model is
-# probed under its own name, <model>.ino-<experiment>-<size>.
-INOCULATION = inoculation_plan(config)
-INOCULATED = {}
-if INOCULATION:
-    for _experiment in INOCULATION["experiments"]:
-        for _size in INOCULATION["sizes"]:
-            INOCULATED[inoculated_name(INOCULATION["model"], _experiment, _size)] = (INOCULATION["model"], _experiment, _size)
-# Paper Tables 9 and 11: accuracy on the original splits the report covers.
-INOCULATION_SPLITS = [s for s in REPORT_SPLITS if "original" in config["probes"] and s in probe_splits(config, "original")]
-CHALLENGE_SPLIT = "alpha1"
-
-
-def lr_text(learning_rate):
-    return f"{learning_rate:g}"
-
-
-def challenge_members(experiment, split):
-    """{column: {probe: its examples on split}} for the probes pooled into the experiment's table."""
-    columns = pooled_members(INOCULATION_TABLES[experiment], PROBES)
-    return {column: {p: f"results/probes/{p}/{split}.parquet" for p in probes if split in probe_splits(config, p)}
-            for column, probes in columns.items()}
-
-
-def get_challenge_members(split):
-    def members(wildcards):
-        return challenge_members(wildcards.experiment, split)
-
-    return members
-
-
-def get_inoculation_table(wildcards):
-    return INOCULATION_TABLES[wildcards.experiment]
-
-
-def get_inoculation_sizes(wildcards):
-    return INOCULATION["sizes"]
-
-
-def get_inoculation_settings(wildcards):
-    return canonical({k: INOCULATION[k] for k in ("max_epochs", "patience", "batch_size", "dev_examples")})
-
-
-def get_inoculation_model(wildcards):
-    """How the inoculated model reads its inputs: as the model it comes from."""
-    model = config["models"][wildcards.model]
-    return canonical({"premise": model["premise"], "max_length": model["max_length"], "precision": model["precision"],
-                      "pair_order": model["pair_order"], "label_map": model.get("labels"), "batch_size": model["batch_size"]})
-
-
-def get_inoculation_inputs(wildcards):
-    require_configured(config, model=wildcards.model)
-    return {
-        "checkpoint": checkpoint_of(wildcards.model),
-        "challenge": sorted(p for probes in challenge_members(wildcards.experiment, "train").values() for p in probes.values()),
-        "dev": "results/data/dev.parquet",
-        "dev_tables": "results/data/dev.tables.parquet",
-    }
-
-
-def get_inoculation_grid(wildcards):
-    """{learning rate: inoculated checkpoint} over the grid, in config order."""
-    return {lr_text(lr): f"resources/inoculated/{wildcards.model}/{wildcards.experiment}/{wildcards.size}/lr{lr_text(lr)}"
-            for lr in INOCULATION["learning_rates"]}
-
-
-def get_inoculation_grid_dirs(wildcards):
-    return list(get_inoculation_grid(wildcards).values())
-
-
-def get_inoculated_models(wildcards):
-    """{size: model name}; size 0 is the model before inoculation."""
-    return {0: wildcards.model, **{size: inoculated_name(wildcards.model, wildcards.experiment, size)
-                                   for size in INOCULATION["sizes"]}}
-
-
-def get_inoculation_originals(wildcards):
-    return {s: f"results/probes/original/{s}.parquet" for s in INOCULATION_SPLITS}
-
-
-def get_inoculation_predictions(wildcards):
-    """{model: {probe: {split: predictions}}}: every model of the experiment on the original
-    splits and on the challenge probes of alpha1."""
-    members = [p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes]
-    return {model: {"original": {s: f"results/predictions/{model}/original/{s}.parquet" for s in INOCULATION_SPLITS},
-                    **{p: {CHALLENGE_SPLIT: f"results/predictions/{model}/{p}/{CHALLENGE_SPLIT}.parquet"} for p in members}}
-            for model in get_inoculated_models(wildcards).values()}
-
-
-def get_inoculation_best(wildcards):
-    return {size: f"resources/inoculated/{wildcards.model}/{wildcards.experiment}/{size}/best" for size in INOCULATION["sizes"]}
-
-
-def get_inoculation_score_inputs(wildcards):
-    require_configured(config, model=wildcards.model)
-    predictions = get_inoculation_predictions(wildcards)
-    return {
-        "originals": list(get_inoculation_originals(wildcards).values()),
-        "members": sorted(p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes.values()),
-        "predictions": sorted(path for by_probe in predictions.values() for by_split in by_probe.values() for path in by_split.values()),
-        "best": list(get_inoculation_best(wildcards).values()),
-    }
-
-
-def inoculation_outputs():
-    if not INOCULATION:
-        return []
-    return [f"results/inoculation/{INOCULATION['model']}/{e}.{ext}" for e in INOCULATION["experiments"] for ext in ("parquet", "json")]
-
-
-def get_inoculation_plan():
-    """What the report says of the inoculation grid (None: no inoculation)."""
-    return canonical({**INOCULATION, "full": FULL}) if INOCULATION else None
-
-
-# ---------------------------------------------------------------- controlled variance
-
-VARIANCE = variance_plan(config)
-
-
-def get_variance_settings(wildcards):
-    return canonical({k: v for k, v in VARIANCE.items() if k != "model"})
-
-
-def get_variance_inputs(wildcards):
-    require_configured(config, model=wildcards.model)
-    return {"checkpoint": checkpoint_of(wildcards.model), "train": "results/data/train.parquet",
-            "train_tables": "results/data/train.tables.parquet", "dev": "results/data/dev.parquet",
-            "dev_tables": "results/data/dev.tables.parquet"}
-
-
-def get_variance_repeats(wildcards):
-    return {r: f"resources/variance/{wildcards.model}/r{r}" for r in range(1, VARIANCE["resamples"] + 1)}
-
-
-def get_variance_repeat_dirs(wildcards):
-    return list(get_variance_repeats(wildcards).values())
-
-
-def get_variance_base(wildcards):
-    require_configured(config, model=wildcards.model)
-    return checkpoint_of(wildcards.model)
-
-
-def variance_outputs():
-    return [f"results/variance/{VARIANCE['model']}.{ext}" for ext in ("parquet", "json")] if VARIANCE else []

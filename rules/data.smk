@@ -2,7 +2,7 @@
 # ingest), so an edit to the downloader never needs the data fetched again.
 rule download_infotabs:
     output:
-        directory("resources/infotabs"),
+        directory(layout.downloaded_infotabs()),
     params:
         url=config["infotabs_url"],
     log:
@@ -22,7 +22,7 @@ rule check_infotabs:
         get_downloaded_infotabs,
         code=code_of("check_infotabs"),
     output:
-        temp("results/data/{split}.checked.json"),
+        temp(layout.data_check("{split}")),
     # No param follows the data: Snakemake records a failed job's params, and a digest of the
     # broken data would then re-run everything once the data is mended. ingest_infotabs holds it.
     params:
@@ -38,13 +38,13 @@ rule check_infotabs:
 
 rule ingest_infotabs:
     input:
-        checked="results/data/{split}.checked.json",
+        checked=layout.data_check("{split}"),
         # How the data is read and cleaned: an edit re-ingests (and so re-runs what reads it).
         code=code_of("ingest_infotabs"),
     output:
-        examples="results/data/{split}.parquet",
-        tables="results/data/{split}.tables.parquet",
-        summary="results/data/{split}.summary.json",
+        examples=layout.examples("{split}"),
+        tables=layout.tables("{split}"),
+        summary=layout.data_summary("{split}"),
     params:
         dataset=infotabs_digest,  # what the data is (an edit re-runs the split), not where it lies
         on_duplicate=config["duplicates"],

@@ -1,6 +1,8 @@
 # Paper section 7: inoculation by fine-tuning. Every (experiment, size, learning rate) is its own
 # GPU job, so a cluster runs the grid in parallel; the best learning rate per size is kept, its
-# model is probed like the others (infer_nli), and the changes are scored (Tables 9-12).
+# model is probed like the others (infer_nli), and the changes are scored (Tables 9-12). Then the
+# controlled-variance experiment (diversify-your-datasets section 3). Their input functions are in
+# inoculation_inputs.smk.
 
 
 rule inoculate:
@@ -8,17 +10,15 @@ rule inoculate:
         unpack(get_inoculation_inputs),
         code=code_of("inoculate"),
     output:
-        directory("resources/inoculated/{model}/{experiment}/{size}/lr{lr}"),
+        directory(layout.inoculated_checkpoint("{model}", "{experiment}", "{size}", "{lr}")),
     wildcard_constraints:
-        experiment="hypothesis|counterfactual",
-        size=r"\d+",
         lr=r"[0-9][0-9.e+-]*",
     params:
         challenge=get_challenge_members("train"),
         table=get_inoculation_table,
         sizes=get_inoculation_sizes,
         settings=get_inoculation_settings,
-        model=get_inoculation_model,
+        model=get_base_model_settings,
         seed=config["seed"],
         unverified_flips=config["unverified_flips"],
     # torch's intra-op threads, as for train_model.
@@ -40,10 +40,7 @@ rule select_inoculation:
         get_inoculation_grid_dirs,
         code=code_of("select_inoculation"),
     output:
-        directory("resources/inoculated/{model}/{experiment}/{size}/best"),
-    wildcard_constraints:
-        experiment="hypothesis|counterfactual",
-        size=r"\d+",
+        directory(layout.inoculated_checkpoint("{model}", "{experiment}", "{size}")),
     params:
         grid=get_inoculation_grid,
     log:
@@ -59,15 +56,13 @@ rule score_inoculation:
         unpack(get_inoculation_score_inputs),
         code=code_of("score_inoculation"),
     output:
-        scores="results/inoculation/{model}/{experiment}.parquet",
-        summary="results/inoculation/{model}/{experiment}.json",
-    wildcard_constraints:
-        experiment="hypothesis|counterfactual",
+        scores=layout.inoculation_scores("{model}", "{experiment}"),
+        summary=layout.inoculation_summary("{model}", "{experiment}"),
     params:
         table=get_inoculation_table,
         models=get_inoculated_models,
         originals=get_inoculation_originals,
-        members=get_challenge_members("alpha1"),
+        members=get_challenge_members(CHALLENGE_SPLIT),
         predictions=get_inoculation_predictions,
         grids=get_inoculation_best,
         settings=SCORING,
@@ -90,12 +85,12 @@ rule train_variance:
         unpack(get_variance_inputs),
         code=code_of("train_variance"),
     output:
-        directory("resources/variance/{model}/r{resample}"),
+        directory(layout.variance_checkpoint("{model}", "{resample}")),
     wildcard_constraints:
         resample=r"\d+",
     params:
         settings=get_variance_settings,
-        model=get_inoculation_model,
+        model=get_base_model_settings,
         seed=config["seed"],
     threads: 2
     resources:
@@ -114,16 +109,16 @@ rule score_variance:
     input:
         checkpoint=get_variance_base,
         repeats=get_variance_repeat_dirs,
-        test="results/data/alpha1.parquet",
-        test_tables="results/data/alpha1.tables.parquet",
+        test=layout.examples(VARIANCE_TEST_SPLIT),
+        test_tables=layout.tables(VARIANCE_TEST_SPLIT),
         code=code_of("score_variance"),
     output:
-        scores="results/variance/{model}.parquet",
-        summary="results/variance/{model}.json",
+        scores=layout.variance_scores("{model}"),
+        summary=layout.variance_summary("{model}"),
     params:
         checkpoints=get_variance_repeats,
         settings=get_variance_settings,
-        model=get_inoculation_model,
+        model=get_base_model_settings,
         scoring=SCORING,
         seed=config["seed"],
     threads: 2

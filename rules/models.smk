@@ -1,12 +1,12 @@
 rule train_model:
     input:
-        train="results/data/train.parquet",
-        train_tables="results/data/train.tables.parquet",
-        dev="results/data/dev.parquet",
-        dev_tables="results/data/dev.tables.parquet",
+        train=layout.examples("train"),
+        train_tables=layout.tables("train"),
+        dev=layout.examples("dev"),
+        dev_tables=layout.tables("dev"),
         code=code_of("train_model"),
     output:
-        directory("resources/models/{model}"),
+        directory(layout.trained_model("{model}")),
     wildcard_constraints:
         model=_one_of(TRAINED_MODELS),
     params:
@@ -32,7 +32,7 @@ rule init_model:
     input:
         code=code_of("init_model"),
     output:
-        directory("resources/models/{model}"),
+        directory(layout.trained_model("{model}")),
     wildcard_constraints:
         model=_one_of(INITIALISED_MODELS),
     params:
@@ -47,13 +47,13 @@ rule init_model:
 
 rule infer_nli:
     input:
-        probe="results/probes/{probe}/{split}.parquet",
+        probe=layout.probe_examples("{probe}", "{split}"),
         checkpoint=get_checkpoint,
         checkpoint_files=get_checkpoint_files,
         code=code_of("infer_nli"),
     output:
-        predictions="results/predictions/{model}/{probe}/{split}.parquet",
-        stats="results/predictions/{model}/{probe}/{split}.json",
+        predictions=layout.predictions("{model}", "{probe}", "{split}"),
+        stats=layout.inference_stats("{model}", "{probe}", "{split}"),
     params:
         settings=get_inference_settings,
     # One torch thread per job: a run has dozens of short inference jobs, and two one-thread

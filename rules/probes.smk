@@ -4,14 +4,14 @@ rule generate_probe:
     input:
         unpack(get_parses),
         unpack(get_relevance),
-        examples="results/data/{split}.parquet",
-        tables="results/data/{split}.tables.parquet",
+        examples=layout.examples("{split}"),
+        tables=layout.tables("{split}"),
         probe_sources=get_probe_sources,
         curation=get_curation_files,
         code=code_of("generate_probe"),
     output:
-        probe="results/probes/{probe}/{split}.parquet",
-        coverage="results/probes/{probe}/{split}.coverage.json",
+        probe=layout.probe_examples("{probe}", "{split}"),
+        coverage=layout.coverage("{probe}", "{split}"),
     params:
         options=get_probe_options,
         seed=config["seed"],
@@ -28,11 +28,11 @@ rule generate_probe:
 
 rule parse_hypotheses:
     input:
-        examples="results/data/{split}.parquet",
+        examples=layout.examples("{split}"),
         code=code_of("parse_hypotheses"),
     output:
-        parses="results/parses/{split}.spacy",
-        summary="results/parses/{split}.json",
+        parses=layout.parses("{split}"),
+        summary=layout.parses_summary("{split}"),
     params:
         settings=canonical(config["parse"]),
     threads: 2
@@ -49,12 +49,12 @@ rule parse_hypotheses:
 rule find_relevant_rows:
     input:
         unpack(get_relevance_annotations),
-        examples="results/data/{split}.parquet",
-        tables="results/data/{split}.tables.parquet",
+        examples=layout.examples("{split}"),
+        tables=layout.tables("{split}"),
         code=code_of("find_relevant_rows"),
     output:
-        relevance="results/relevance/{split}.parquet",
-        summary="results/relevance/{split}.json",
+        relevance=layout.relevance("{split}"),
+        summary=layout.relevance_summary("{split}"),
     params:
         source=config["relevance"]["source"],
     log:
@@ -71,11 +71,11 @@ rule ingest_external_probe:
     input:
         unpack(get_original_examples),
         files=get_external_files,
-        examples="results/data/{split}.parquet",
+        examples=layout.examples("{split}"),
         code=code_of("ingest_external_probe"),
     output:
-        probe="results/probes/{probe}/{split}.parquet",
-        coverage="results/probes/{probe}/{split}.coverage.json",
+        probe=layout.probe_examples("{probe}", "{split}"),
+        coverage=layout.coverage("{probe}", "{split}"),
     params:
         folder=get_external_folder,
     log:

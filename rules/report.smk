@@ -5,10 +5,13 @@ rule collect_results:
     output:
         # Every score of the run, one row each (model, probe, split, statistic, label), with the
         # paper's value beside it; the csv is the same table for a spreadsheet.
-        parquet="results/results.parquet",
-        csv="results/results.csv",
+        parquet=layout.results_table(),
+        csv=layout.results_csv(),
         # The config as run, package versions, commit, checkpoint fingerprints, relevance, caps.
-        run="results/run.json",
+        run=layout.run_record(),
+    params:
+        stats=inference_stats(),
+        relevance=relevance_summaries(),
     log:
         "logs/collect_results.log",
     conda:
@@ -23,16 +26,16 @@ rule assemble_report:
         code=code_of("assemble_report"),
     output:
         html=report(
-            "results/report/index.html",
+            layout.report_html(),
             caption="../workflow/report/report.rst",
             category="Report",
             labels={"page": "index.html"},
         ),
-        markdown="results/report/report.md",
+        markdown=layout.report_markdown(),
         # Every figure of the page as a file of its own: <dimension>/<model>/<probe>.svg
         # (the summary's under summary/<model>/all-probes.svg, the scorecard's summary/all-models/scorecard.svg).
         figures=report(
-            directory("results/report/figures"),
+            directory(layout.report_figures()),
             patterns=["{dimension}/{model}/{probe}.svg"],
             caption="../workflow/report/figure.rst",
             category=report_category,
@@ -47,6 +50,9 @@ rule assemble_report:
         externals=EXTERNALS,
         showcase=showcase(),
         inoculation=get_inoculation_plan(),
+        inoculation_summaries=inoculation_summaries(),
+        variance_summaries=variance_summaries(),
+        relevance_summaries=relevance_summaries(),
         unverified_flips=config["unverified_flips"],
     log:
         "logs/assemble_report.log",

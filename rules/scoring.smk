@@ -3,7 +3,7 @@ rule score_probe:
         unpack(get_score_inputs),
         code=code_of("score_probe"),
     output:
-        "results/scores/{model}/{probe}/{split}.parquet",
+        layout.scores("{model}", "{probe}", "{split}"),
     params:
         settings=SCORING,
         seed=config["seed"],
@@ -24,14 +24,14 @@ rule score_pooled_column:
         unpack(get_pooled_inputs),
         code=code_of("score_pooled_column"),
     output:
-        "results/pooled/{table}/{model}/{column}/{split}.parquet",
+        layout.pooled_scores("{paper_table}", "{model}", "{column}", "{split}"),
     params:
         probes=get_pooled_members,
         settings=SCORING,
         seed=config["seed"],
         unverified_flips=config["unverified_flips"],
     log:
-        "logs/score_pooled_column/{table}/{model}/{column}/{split}.log",
+        "logs/score_pooled_column/{paper_table}/{model}/{column}/{split}.log",
     conda:
         "../envs/tabprobe.yaml"
     script:

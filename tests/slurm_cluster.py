@@ -164,7 +164,7 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
             time.sleep(0.5)
         raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}:\n{self.tail_logs()}")
 
-    def start(self) -> "SlurmCluster":
+    def start(self) -> SlurmCluster:
         self.write_config()
         m = self.root / "munge"
         self._start("munged", [_binary("munged"), "--foreground", "--force", f"--socket={self.munge_socket}",

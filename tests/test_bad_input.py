@@ -17,19 +17,19 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pyarrow.parquet as pq
 import pytest
 import torch
 import yaml
 from safetensors.torch import load_file
-
-from tabprobe.config import MODEL_NAME, PROBE_NAME
 from tiny_bert import NLI_LABELS, tiny_bert
 from workflow_copy import copy_workflow, snakemake_command
+
+from tabprobe.config import MODEL_NAME, PROBE_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "mini_infotabs"

@@ -9,9 +9,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-import pytest
-
 import browser
+import pytest
 from browser import artifact_path, open_page, render, require_chromium
 
 

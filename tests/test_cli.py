@@ -1,4 +1,4 @@
-"""The `tabprobe` command (tabprobe/cli.py): `probes`, `show` and `new-probe`, run for real on the
+"""The `tabprobe` command (tabprobe/cli/): `probes`, `show` and `new-probe`, run for real on the
 hand-written mini InfoTabS fixture: no mocks."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 import yaml
+from workflow_copy import ROOT, copy_workflow
 
 from tabprobe import schemas, stages
-from tabprobe.jobs.generate_probe import read_probe_inputs
 from tabprobe.cli import judged_by, main
 from tabprobe.io import write_parquet
+from tabprobe.jobs.generate_probe import read_probe_inputs
 from tabprobe.probes import REGISTRY, get_probe
-from workflow_copy import ROOT, copy_workflow
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini_infotabs"
 # The installed entry point ([project.scripts] in pyproject.toml), beside this Python.

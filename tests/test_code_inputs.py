@@ -32,16 +32,28 @@ def of(rule: str) -> list[str]:
     ("from tabprobe import LABELS", None, ["__init__.py"]),  # a name from the package's face
     ("import numpy as np\nfrom pathlib import Path\nfrom . import x", None, []),  # not the library; no package
     ("def f():\n    from .. import relevance\n", "jobs/x.py", ["relevance.py"]),  # imports inside functions count
+    ("from .settings import probe_limit", "config/__init__.py", ["config/settings.py"]),  # a package face's own imports
 ])
 def test_imported_files_resolve_relative_absolute_and_submodule_imports(snippet, where, expected):
     assert code_inputs.imported_files(snippet, where) == expected
+
+
+def test_a_name_taken_from_a_package_face_brings_the_modules_the_face_imports():
+    """`from tabprobe.config import probe_limit` runs config/__init__.py, which imports the
+    package's modules: an edit to any of them must re-run the job (never `python -m`'s __main__)."""
+    closure = code_inputs.closure(code_inputs.imported_files("from tabprobe.config import probe_limit", None))
+    package = code_inputs.PACKAGE_DIR / "config"
+    modules = {f"config/{p.name}" for p in package.glob("*.py") if p.name != "__main__.py"}
+    assert modules <= set(closure) and "config/__main__.py" not in closure
+    assert "config/settings.py" in modules and "config/checks.py" in modules
 
 
 def test_scoring_runs_seeding_and_the_transition_rules_but_not_the_report():
     score = of("score_probe")
     for module in ("jobs/score_probe.py", "scoring.py", "seeding.py", "schemas.py", "transitions.py", "curation.py"):
         assert module in score
-    assert not {"report.py", "verdicts.py", "models.py", "training.py"} & set(score)
+    assert not {"verdicts.py", "models.py", "training.py"} & set(score)
+    assert not [f for f in score if f.startswith("report/")]
 
 
 def test_the_report_is_the_only_rule_that_runs_the_verdicts_and_the_report_modules():
@@ -50,19 +62,23 @@ def test_the_report_is_the_only_rule_that_runs_the_verdicts_and_the_report_modul
         assert f"jobs/{script.stem}.py" in closure, script.name  # every rule runs its own job module
         assert "probes/__init__.py" not in closure  # the registry: a new line must re-run only the new probe
         if script.stem != "assemble_report":
-            assert not {"report.py", "verdicts.py", "figures.py"} & closure, script.name
+            assert not {"verdicts.py", "figures.py"} & closure, script.name
+            assert not [f for f in closure if f.startswith("report/")], script.name
 
 
 def test_data_rules_do_not_run_models_or_config_code():
     """Editing the models or the config checks must never re-ingest the data (and so everything)."""
     for rule in ("check_infotabs", "ingest_infotabs"):
-        assert not {"models.py", "config.py", "training.py", "perturb.py"} & set(of(rule)), rule
+        assert not {"models.py", "training.py", "perturb.py"} & set(of(rule)), rule
+        assert not [f for f in of(rule) if f.startswith("config/")], rule
 
 
 def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     shared = set(of("generate_probe"))
     probe_modules = {f"probes/{name}.py" for name in REGISTRY}
     assert not probe_modules & shared
+    # The aligner is not in it: its edits reach the probes that read relevance through its files.
+    assert "relevance.py" not in shared and "relevance.py" in of("find_relevant_rows")
     assert source_files("negation_flip") == sorted({
         "probes/negation_flip.py", "probes/hypothesis_edits.py", "probes/text_edits.py", "probes/number_edits.py",
         "probes/table_edits.py", "probes/base.py", "probes/invariants.py", "table.py"})

@@ -1,4 +1,5 @@
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,65 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
     train_keys = model_keys["train"]["properties"]
     for key in [*model_keys, *train_keys]:
         assert f"{key}:" in text, f"config.yaml does not document the model key {key}"
+
+
+def test_config_yaml_the_schema_and_the_library_defaults_agree():
+    """Each default is held once: the schema's `default:`s (the tabprobe command's seed comes from
+    there) and, for the blocks the schema cannot give defaults, tabprobe.config.defaults. config.yaml
+    restates them for its readers, and the schema and config.yaml say what `full: true` changes."""
+    from tabprobe.config import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS, schema_default
+    from tabprobe.config import SCHEMA as LIBRARY_SCHEMA
+
+    assert LIBRARY_SCHEMA.resolve() == SCHEMA.resolve()
+    schema = yaml.safe_load(SCHEMA.read_text())
+
+    def leaf_defaults(properties, prefix=""):
+        for key, spec in properties.items():
+            if "properties" in spec:
+                yield from leaf_defaults(spec["properties"], f"{prefix}{key}.")
+            elif "default" in spec:
+                yield f"{prefix}{key}", spec["default"]
+
+    # config.yaml caps the examples to fit the CPU budget; left out, the cap is off (null).
+    on_purpose = {"max_examples"}
+    checked = []
+    for dotted, default in leaf_defaults(schema["properties"]):
+        value = DEFAULT
+        for part in dotted.split("."):
+            value = value[part]
+        if dotted not in on_purpose:
+            assert value == default, f"config.yaml's {dotted} is {value!r}, the schema's default {default!r}"
+            checked.append(dotted)
+    assert {"seed", "unverified_flips", "scoring.samplings"} <= set(checked)
+    assert schema_default("seed") == DEFAULT["seed"]
+
+    def full_values(text: str) -> list:
+        return [None if value == "all" else float(value) for value in text.split(", ")]
+
+    full_said = r"\(full: (?:the paper's )?([^)]+)\)"
+    lines = (ROOT / "config.yaml").read_text().splitlines()
+    comments = 0
+    for block, defaults, full in (("inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION),
+                                  ("controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE)):
+        assert {key: value for key, value in DEFAULT[block].items() if key != "model"} == defaults, block
+        properties = schema["properties"][block]["properties"]
+        assert set(properties) == {"model", *defaults} and set(full) <= set(defaults), block
+        for key, spec in properties.items():
+            said = re.search(full_said, spec.get("description", ""))
+            assert (said is not None) == (key in full), f"the schema's {block}.{key} and FULL_ disagree on full: true"
+            if said:
+                expected = full[key] if isinstance(full[key], list) else [full[key]]
+                assert full_values(said.group(1)) == expected, f"the schema's {block}.{key}"
+        start = lines.index(f"{block}:")
+        for line in lines[start + 1:]:
+            if line and not line.startswith(" "):
+                break
+            if commented := re.match(rf"\s+(\w+):.*#.*{full_said}", line):
+                key, said = commented.groups()
+                expected = full[key] if isinstance(full[key], list) else [full[key]]
+                assert full_values(said) == expected, f"config.yaml's comment on {block}.{key}"
+                comments += 1
+    assert comments >= 3  # inoculation's max_epochs, patience and dev_examples
 
 
 @pytest.mark.parametrize(

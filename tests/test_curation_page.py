@@ -8,8 +8,8 @@ import time
 
 import pyarrow as pa
 import pytest
-
 from browser import artifact_path, open_page
+
 from tabprobe import curation, parsing, schemas
 from tabprobe.perturb import generate
 from tabprobe.table import Row, Table

@@ -17,10 +17,16 @@ from tabprobe.errors import InputDataError
 from tabprobe.external import read_external_set
 from tabprobe.infotabs import ingest_split
 from tabprobe.perturb import generate
-from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe, register_external
+from tabprobe.probes import NotApplicable, ProbeContext, get_probe, register_external
 from tabprobe.probes.evidence_edits import pair_tables
 from tabprobe.probes.titles import mentions, name_part, swap_mentions
-from tabprobe.scoring import PAIRED_CORRECTNESS, Scorer, ScoringSettings, score_evidence_selection, score_paired_correctness
+from tabprobe.scoring import (
+    PAIRED_CORRECTNESS,
+    Scorer,
+    ScoringSettings,
+    score_evidence_selection,
+    score_paired_correctness,
+)
 from tabprobe.seeding import seeded_rng
 from tabprobe.table import Row, Table
 

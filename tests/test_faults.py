@@ -22,16 +22,16 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 import psutil
+import pyarrow as pa
 import pytest
 import yaml
+from tiny_bert import tiny_bert
+from workflow_copy import copy_workflow, snakemake_command
 
 from tabprobe import schemas
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import read_parquet, remove_leftovers, write_parquet
-from tiny_bert import tiny_bert
-from workflow_copy import copy_workflow, snakemake_command
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "tiny"

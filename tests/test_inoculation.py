@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 import pytest
+from tiny_bert import tiny_bert
 
 from tabprobe.inoculation import Change, InoculationSettings, fine_tune, liu_outcome, nested_subsets
 from tabprobe.models import load_classifier
 from tabprobe.table import Row, Table
-from tiny_bert import tiny_bert
 
 
 def test_nested_subsets_are_seeded_and_each_smaller_one_is_inside_the_larger():

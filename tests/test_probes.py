@@ -1,21 +1,27 @@
 """Contract test over every registered probe, plus the specifics of each probe."""
 
 import json
-
-import pytest
-
-from tabprobe import LABELS, schemas
-from tabprobe.perturb import generate, seeded_rng, select_examples
 from pathlib import Path
 
-from tabprobe.probes import (REGISTRY, Example, NotApplicable, ProbeContext, ProbeExample, get_probe, invariants,
-                             module_path, source_files)
-from tabprobe.table import Row, Table
-from tabprobe.transitions import RULES
-
 import pyarrow as pa
+import pytest
 
 import tabprobe
+from tabprobe import LABELS, schemas
+from tabprobe.perturb import generate, seeded_rng, select_examples
+from tabprobe.probes import (
+    REGISTRY,
+    Example,
+    NotApplicable,
+    ProbeContext,
+    ProbeExample,
+    get_probe,
+    invariants,
+    module_path,
+    source_files,
+)
+from tabprobe.table import Row, Table
+from tabprobe.transitions import RULES
 
 PACKAGE = Path(tabprobe.__file__).resolve().parent
 

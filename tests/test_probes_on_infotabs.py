@@ -9,7 +9,6 @@ import json
 import re
 from collections import Counter
 
-import pyarrow as pa
 import pytest
 
 from tabprobe import infotabs, parsing
@@ -19,7 +18,8 @@ from tabprobe.probes.entity_flip import slots
 from tabprobe.probes.hypothesis_edits import is_plural
 from tabprobe.probes.table_edits import related_keys
 from tabprobe.probes.titles import attested_names, mentions, name_part, names_subject
-from tabprobe.relevance import relevance_table, load_relevance
+from tabprobe.relevance import relevance_table
+from tabprobe.schemas import relevant_keys
 from tabprobe.table import Table, normalised
 
 pytestmark = pytest.mark.usefixtures("shared_infotabs")
@@ -36,7 +36,7 @@ def split(shared_infotabs):
                            examples["table_id"].to_pylist())
     docs = {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
     found, _ = relevance_table(examples, tables, "aligner")
-    return {"examples": examples, "tables": tables, "docs": docs, "relevance": load_relevance(found),
+    return {"examples": examples, "tables": tables, "docs": docs, "relevance": relevant_keys(found),
             "summary": ingested.summary, "by_uid": {r["uid"]: r for r in examples.to_pylist()}}
 
 

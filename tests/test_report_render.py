@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 from tabprobe import figures
 from tabprobe.diff import example_changes
 from tabprobe.failures import Failures
-from tabprobe.report_blocks import ExamplesBlock, Figure, Section, Stat, TableBlock
-from tabprobe.report_render import to_html, to_markdown
+from tabprobe.report.blocks import ExamplesBlock, Figure, Section, Stat, TableBlock
+from tabprobe.report.render import to_html, to_markdown
 from tabprobe.table import Row, Table
 
 SCORE = {"mean": 54.8312, "std": 1.2049, "ci_low": 52.11, "ci_high": 57.32, "n": 1000}

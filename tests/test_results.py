@@ -4,6 +4,7 @@ files written as the workflow writes them."""
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 from pathlib import Path
 
@@ -54,19 +55,21 @@ def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(scor
     keys = table.select(results.KEYS).rows()
     assert keys == sorted(keys)
 
+    scores = results.Index(table)
+
     def paper(**where):
-        return results.lookup(table, **where)["paper"]
+        return scores.get(**({"split": "alpha1", "label": "all"} | where))["paper"]
 
     # RoBERTa-large beside a model that reads its table, the paper's hypothesis-only model beside the baseline.
     assert paper(model="minilm-para", probe="original", statistic="accuracy", label="all") == 74.88
     assert paper(model="minilm-hypo", probe="original", statistic="accuracy", label="all") == 60.48
     assert paper(model="minilm-para", probe="table4:label_flipped", statistic="accuracy") == 51.48
     assert paper(model="minilm-hypo", probe="table4:label_flipped", statistic="accuracy") == 31.02
-    assert paper(model="minilm-para", probe="row_deletion", label="E") == 5.76
+    assert paper(model="minilm-para", probe="row_deletion", statistic="invalid_transition_pct", label="E") == 5.76
     # Printed per label only: no made-up overall value; none for derived models or statistics of ours.
-    assert paper(model="minilm-para", probe="row_deletion", label="all") is None
-    assert paper(model="minilm-para.ino-hypothesis-100", probe="original") is None
-    assert paper(model="minilm-para", statistic="accuracy_gain_over_baseline") is None
+    assert paper(model="minilm-para", probe="row_deletion", statistic="invalid_transition_pct", label="all") is None
+    assert paper(model="minilm-para.ino-hypothesis-100", probe="original", statistic="accuracy") is None
+    assert paper(model="minilm-para", probe="original", statistic="accuracy_gain_over_baseline") is None
 
 
 def test_the_csv_opens_as_one_row_per_score_and_both_files_repeat_byte_for_byte(score_files, tmp_path):
@@ -135,8 +138,8 @@ def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
                                  "alpha1")
     write_parquet(scores, folder / "scores" / "m" / "original" / "alpha1.parquet", schemas.SCORES)
     stats = folder / "predictions" / "m" / "original" / "alpha1.json"
-    stats.write_text('{"premise": "paragraph", "truncated": 0, "examples": %d}' % len(uids))
-    stages.collect_results([str(folder / "scores" / "m" / "original" / "alpha1.parquet")], [str(stats)], [], [],
+    stats.write_text(json.dumps({"premise": "paragraph", "truncated": 0, "examples": len(uids)}))
+    stages.collect_results([str(folder / "scores" / "m" / "original" / "alpha1.parquet")], {"m": [str(stats)]}, [], {},
                            folder / "results.parquet", folder / "results.csv", folder / "run.json",
                            config={"seed": 7, "scoring": settings})
     return folder

@@ -3,8 +3,8 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.scoring import Scorer, ScoringSettings, score_expected, score_probe, score_transitions, subsample_weights
 from tabprobe.perturb import seeded_rng
+from tabprobe.scoring import Scorer, ScoringSettings, score_expected, score_probe, score_transitions, subsample_weights
 
 
 def _by_key(rows):

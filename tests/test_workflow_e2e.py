@@ -19,11 +19,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from tiny_bert import tiny_bert
+from workflow_copy import copy_workflow, snakemake_command
 
 from tabprobe import schemas, stages
 from tabprobe.io import read_parquet
-from tiny_bert import tiny_bert
-from workflow_copy import copy_workflow, snakemake_command
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ["alpha1", "alpha2", "alpha3"]
@@ -367,17 +367,17 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
     with open(folder / "results.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == table.height and list(rows[0]) == table.columns
-    gain = results_table.lookup(table, model="minilm-para", probe="original", split="alpha1",
-                                statistic="accuracy_gain_over_baseline", label="all")
+    scores = results_table.Index(table)
+    gain = scores.get(model="minilm-para", probe="original", split="alpha1", statistic="accuracy_gain_over_baseline")
     assert gain["n"] == 40 and gain["ci_low"] <= gain["mean"] <= gain["ci_high"]
-    assert results_table.lookup(table, model="minilm-para", probe="original", split="alpha1", statistic="accuracy",
-                                label="all")["paper"] == 74.88
+    assert scores.get(model="minilm-para", probe="original", split="alpha1", statistic="accuracy")["paper"] == 74.88
 
     # Built again from the same score files: byte for byte the same table.
     score_inputs = sorted(str(p) for p in score_files)
-    stages.collect_results(score_inputs, sorted(str(p) for p in folder.glob("predictions/*/*/*.json")),
-                           sorted(str(p) for p in folder.glob("probes/*/*.coverage.json")),
-                           [str(folder / "relevance" / "alpha1.json")], tmp_path / "results.parquet",
+    stats = {model: sorted(str(p) for p in folder.glob(f"predictions/{model}/*/*.json"))
+             for model in ("minilm-para", "minilm-hypo")}
+    stages.collect_results(score_inputs, stats, sorted(str(p) for p in folder.glob("probes/*/*.coverage.json")),
+                           {"alpha1": str(folder / "relevance" / "alpha1.json")}, tmp_path / "results.parquet",
                            tmp_path / "results.csv", tmp_path / "run.json", config={})
     assert (tmp_path / "results.parquet").read_bytes() == (folder / "results.parquet").read_bytes()
     assert (tmp_path / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()

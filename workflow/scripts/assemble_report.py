@@ -1,6 +1,6 @@
 from tabprobe import logs
-from tabprobe.jobs.assemble_report import assemble_report
 from tabprobe.download import infotabs_root
+from tabprobe.jobs.assemble_report import assemble_report
 
 logs.to_file(snakemake.log[0])
 assemble_report(
@@ -12,15 +12,15 @@ assemble_report(
     figures_out=snakemake.output.figures,
     models=snakemake.params.models,
     showcase=snakemake.params.showcase,
-    inoculation_summaries=snakemake.input.inoculation,
+    inoculation_summaries=snakemake.params.inoculation_summaries,
     inoculation_plan=snakemake.params.inoculation,
-    variance_summaries=snakemake.input.variance,
+    variance_summaries=snakemake.params.variance_summaries,
     splits=snakemake.params.splits,
     probes=snakemake.params.probes,
     data_source=infotabs_root(snakemake.config),  # not a param: how the path is spelled re-runs nothing
     seed=snakemake.params.seed,
     scoring_settings=snakemake.params.scoring,
-    relevance_summaries=snakemake.input.relevance,
+    relevance_summaries=snakemake.params.relevance_summaries,
     externals=snakemake.params.externals,
     unverified_flips=snakemake.params.unverified_flips,
 )

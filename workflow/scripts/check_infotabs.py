@@ -1,6 +1,6 @@
 from tabprobe import logs
-from tabprobe.jobs.check_infotabs import check_infotabs
 from tabprobe.download import infotabs_root
+from tabprobe.jobs.check_infotabs import check_infotabs
 
 logs.to_file(snakemake.log[0])
 check_infotabs(

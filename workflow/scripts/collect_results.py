@@ -4,9 +4,9 @@ from tabprobe.jobs.collect_results import collect_results
 logs.to_file(snakemake.log[0])
 collect_results(
     score_paths=snakemake.input.scores,
-    inference_stats=snakemake.input.stats,
+    inference_stats=snakemake.params.stats,
     coverage_paths=snakemake.input.coverage,
-    relevance_summaries=snakemake.input.relevance,
+    relevance_summaries=snakemake.params.relevance,
     parquet_out=snakemake.output.parquet,
     csv_out=snakemake.output.csv,
     run_out=snakemake.output.run,

@@ -3,7 +3,7 @@ from tabprobe.jobs.score_pooled_column import score_pooled_column
 
 logs.to_file(snakemake.log[0])
 score_pooled_column(
-    table=snakemake.wildcards.table,
+    table=snakemake.wildcards.paper_table,
     column=snakemake.wildcards.column,
     split=snakemake.wildcards.split,
     model=snakemake.wildcards.model,

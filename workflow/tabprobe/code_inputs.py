@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Iterable
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = PACKAGE_DIR.name  # "tabprobe"

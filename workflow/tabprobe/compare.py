@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 
-from . import results, schemas, verdicts
+from . import layout, results, schemas, verdicts
 from .errors import TabprobeError
 from .io import read_parquet
 from .scoring import Scorer, ScoringSettings
@@ -33,7 +32,7 @@ class CompareError(TabprobeError):
 class Side:
     results_dir: Path  # a run's results/ folder
     model: str
-    table: pl.DataFrame  # its results table
+    scores: results.Index  # its results table
 
     @property
     def name(self) -> str:
@@ -42,19 +41,18 @@ class Side:
 
 def load_side(results_dir: str | Path, model: str) -> Side:
     folder = Path(results_dir)
-    path = folder / "results.parquet"
+    path = Path(layout.results_table(folder))
     if not path.is_file():
         raise CompareError(f"{path} not found: run the workflow there first (snakemake --cores all), which writes it")
-    table = results.read(path)
-    models = sorted(table["model"].unique().to_list())
-    if model not in models:
-        raise CompareError(f"model {model!r} has no scores in {path}; its models: {', '.join(models)}")
-    return Side(folder, model, table)
+    scores = results.Index(results.read(path))
+    if model not in scores.models():
+        raise CompareError(f"model {model!r} has no scores in {path}; its models: {', '.join(scores.models())}")
+    return Side(folder, model, scores)
 
 
 def scoring_settings(results_dir: str | Path) -> ScoringSettings:
     """The run's own scoring settings and seed (from its run.json)."""
-    config = results.config_of(Path(results_dir) / "run.json")
+    config = results.config_of(layout.run_record(results_dir))
     return ScoringSettings(seed=config["seed"], **config["scoring"])
 
 
@@ -69,7 +67,7 @@ def _content_keys(examples: list[dict]) -> list[str]:
 
 
 def _predictions(folder: Path, model: str, probe: str, split: str) -> dict[str, str] | None:
-    path = folder / "predictions" / model / probe / f"{split}.parquet"
+    path = Path(layout.predictions(model, probe, split, folder))
     if not path.is_file():
         return None
     table = read_parquet(path, schemas.PREDICTIONS)
@@ -82,7 +80,7 @@ def outcomes(side: Side, probe: str, statistic: str, split: str) -> dict[str, fl
     `accuracy_drop`. None where the statistic is not of that kind or the files are missing."""
     if statistic not in ("accuracy", "accuracy_drop"):
         return None
-    probe_path = side.results_dir / "probes" / probe / f"{split}.parquet"
+    probe_path = Path(layout.probe_examples(probe, split, side.results_dir))
     after = _predictions(side.results_dir, side.model, probe, split)
     if not probe_path.is_file() or after is None:
         return None
@@ -112,13 +110,11 @@ class Comparison:
 def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparison]:
     out = []
     for measure in verdicts.SCORECARD:
-        found_left = verdicts.scorecard_cell(left.table, left.model, measure)
-        found_right = verdicts.scorecard_cell(right.table, right.model, measure)
+        found_left = verdicts.scorecard_cell(left.scores, left.model, measure)
+        found_right = verdicts.scorecard_cell(right.scores, right.model, measure)
         split = (found_left or found_right or (None,))[0]
-        row_left = results.lookup(left.table, model=left.model, probe=measure.probe, split=split,
-                                  statistic=measure.statistic, label="all") if split else None
-        row_right = results.lookup(right.table, model=right.model, probe=measure.probe, split=split,
-                                   statistic=measure.statistic, label="all") if split else None
+        row_left = left.scores.get(left.model, measure.probe, split, measure.statistic) if split else None
+        row_right = right.scores.get(right.model, measure.probe, split, measure.statistic) if split else None
         if not (row_left or row_right):
             continue
         difference, note = None, ""

@@ -12,8 +12,9 @@ import difflib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 from .table import Row, Table
 

@@ -3,8 +3,8 @@ model is always served exactly the inputs it was trained on."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -13,8 +13,8 @@ import html
 import io
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from . import LABEL_NAMES, LABELS
 from .transitions import TransitionRule

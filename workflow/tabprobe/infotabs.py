@@ -17,8 +17,8 @@ import errno
 import html
 import io
 import json
-import os
 import logging
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field

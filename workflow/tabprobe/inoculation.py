@@ -18,9 +18,10 @@ import copy
 import logging
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -49,6 +50,9 @@ class InoculationSettings:
     precision: str = "auto"
     pair_order: str = "premise_first"
     seed: int = 0
+
+# The challenge test set of paper Tables 10 and 12: alpha1 without NEUTRAL.
+CHALLENGE_SPLIT = "alpha1"
 
 
 def nested_subsets(available: int, sizes: Sequence[int], seed: int, name: str) -> dict[int, np.ndarray]:
@@ -190,7 +194,7 @@ def liu_outcome(original: Change, challenge: Change) -> tuple[int, str]:
 
 # ---------------------------------------------------------------- challenge and dev examples
 
-def challenge_records(members: Mapping[str, Mapping[str, "pa.Table"]], seed: int, split: str, table: str) -> list[dict]:
+def challenge_records(members: Mapping[str, Mapping[str, pa.Table]], seed: int, split: str, table: str) -> list[dict]:
     """The challenge set of an experiment on a split: for each column of its paper table
     (label_preserved, label_flipped; `members` maps a column to its probes' examples), one
     example per gold example, sampled as the report's Table 4 / 7 samples them; full probe
@@ -207,7 +211,7 @@ def challenge_records(members: Mapping[str, Mapping[str, "pa.Table"]], seed: int
     return out
 
 
-def dev_records(examples: "pa.Table", tables: Mapping[str, Table], limit: int | None, seed: int) -> list[dict]:
+def dev_records(examples: pa.Table, tables: Mapping[str, Table], limit: int | None, seed: int) -> list[dict]:
     """Dev examples (a seeded subset of `limit`) as records carrying their table, for early stopping."""
     from .perturb import select_examples
 
@@ -216,9 +220,9 @@ def dev_records(examples: "pa.Table", tables: Mapping[str, Table], limit: int | 
 
 # ---------------------------------------------------------------- scores (paper Tables 9-12)
 
-def score_experiment(experiment: str, table: str, models: Mapping[int, str], originals: Mapping[str, "pa.Table"],
-                     members: Mapping[str, Mapping[str, "pa.Table"]], predictions: Mapping[str, Mapping[tuple[str, str], Mapping[str, str]]],
-                     settings, challenge_split: str = "alpha1") -> "pa.Table":
+def score_experiment(experiment: str, table: str, models: Mapping[int, str], originals: Mapping[str, pa.Table],
+                     members: Mapping[str, Mapping[str, pa.Table]], predictions: Mapping[str, Mapping[tuple[str, str], Mapping[str, str]]],
+                     settings, challenge_split: str = CHALLENGE_SPLIT) -> pa.Table:
     """Accuracy of the model before (size 0) and after each inoculation (`models`: size -> model
     name) on the original splits (`originals`: probe `original`'s examples per split; paper
     Tables 9 and 11), on the original challenge split without NEUTRAL and on its pooled

@@ -14,17 +14,17 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 from tqdm import tqdm
 
 from . import LABELS, schemas
-from .errors import ModelError, closest
 from .encoding import collate, encode
+from .errors import ModelError, closest
 from .io import atomic_path, sha256_file
 from .render import render
 from .table import Table

@@ -11,8 +11,8 @@ import importlib.util
 import logging
 import multiprocessing
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from .errors import CorruptFileError, SetupError
 from .io import atomic_path

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa

@@ -21,26 +21,18 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import pyarrow as pa
 
 from .errors import InputDataError, Problem
+from .schemas import RELEVANCE
 from .table import Table
 
 SOURCES = ("aligner", "annotations")
 
-# results/relevance/{split}.parquet
-RELEVANCE = pa.schema(
-    [
-        pa.field("uid", pa.string(), nullable=False),
-        pa.field("table_id", pa.string(), nullable=False),
-        pa.field("relevant_keys", pa.list_(pa.string()), nullable=False),
-        pa.field("source", pa.string(), nullable=False),  # "aligner" or "annotations:<file name>"
-    ]
-)
 
 _STOPWORDS = frozenset("""
 a an the of in on at to for from by with and or but not no nor is are was were be been being has have
@@ -346,11 +338,6 @@ def relevance_table(examples: pa.Table, tables: Mapping[str, Table], source: str
     return pa.Table.from_pylist(rows, schema=RELEVANCE), {"source": label, **counts}
 
 
-def load_relevance(relevance: pa.Table) -> dict[str, tuple[str, ...]]:
-    """uid -> relevant keys (examples the source does not cover are absent)."""
-    return {uid: tuple(keys) for uid, keys in zip(relevance["uid"].to_pylist(), relevance["relevant_keys"].to_pylist())}
-
-
 def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, Iterable[str]]) -> dict:
     """Row precision and recall (micro: pooled over examples) of `predicted` against `gold`,
     over the uids in `gold`."""
@@ -364,5 +351,5 @@ def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, 
             "examples": len(gold), "gold_rows": n_gold, "predicted_rows": n_pred, "hits": hits}
 
 
-__all__ = ["AlignerSettings", "RELEVANCE", "SOURCES", "align", "load_relevance", "precision_recall",
+__all__ = ["AlignerSettings", "RELEVANCE", "SOURCES", "align", "precision_recall",
            "read_annotations", "relevance_table", "row_scores"]

@@ -17,14 +17,17 @@ import json
 import logging
 import platform
 import subprocess
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
 from . import paper, schemas
 from .errors import CorruptFileError
+from .infotabs import SPLITS
 from .io import atomic_path, read_parquet, write_json, write_parquet
+from .layout import SHOWCASE_ORDER
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +85,41 @@ def read(path: str | Path) -> pl.DataFrame:
     return pl.from_arrow(read_parquet(path, schemas.RESULTS))
 
 
-def lookup(results: pl.DataFrame, **where: Any) -> dict | None:
-    """The one row matching `where` (model=..., probe=..., ...), as a dict; None if there is none."""
-    hit = results.filter(pl.all_horizontal([pl.col(k) == v for k, v in where.items()]))
-    return hit.row(0, named=True) if hit.height else None
+class Index:
+    """The results table keyed by (model, probe, split, statistic, label): the report, the
+    verdicts and `tabprobe compare` ask for thousands of single cells, each a dict lookup here
+    rather than a scan of the table."""
+
+    def __init__(self, table: pl.DataFrame):
+        self.table = table
+        self._cells = {tuple(row[k] for k in KEYS): row for row in table.iter_rows(named=True)}
+
+    def get(self, model: str, probe: str, split: str, statistic: str, label: str = "all") -> dict | None:
+        """The score of one cell, as a dict of the table's columns; None if the run has none."""
+        return self._cells.get((model, probe, split, statistic, label))
+
+    def first(self, model: str, probe: str, statistic: str, label: str = "all",
+              needs_interval: bool = False) -> tuple[str, dict] | None:
+        """(split, score) on the first split of SHOWCASE_ORDER where the cell has a mean (and,
+        `needs_interval`, an interval); None where it has none on any split."""
+        for split in SHOWCASE_ORDER:
+            score = self.get(model, probe, split, statistic, label)
+            if score and score["mean"] is not None and (not needs_interval or score["ci_low"] is not None):
+                return split, score
+        return None
+
+    def splits_with(self, probes: Iterable[str]) -> list[str]:
+        """The splits (in SPLITS order) where any of the probes has scores."""
+        wanted = set(probes)
+        present = {split for (_, probe, split, _, _) in self._cells if probe in wanted}
+        return [s for s in SPLITS if s in present]
+
+    def models(self) -> list[str]:
+        return sorted({model for (model, *_) in self._cells})
+
+    def labels(self, model: str) -> list[str]:
+        """The labels a model's scores are kept under (a controlled-variance model's: one per repeat)."""
+        return sorted({label for (m, *_, label) in self._cells if m == model})
 
 
 # ---------------------------------------------------------------- run.json
@@ -147,17 +181,16 @@ def config_of(run_json: str | Path) -> dict:
         raise CorruptFileError(f"{run_json}: not a tabprobe run.json ({error})") from error
 
 
-def model_facts(inference_stats: Iterable[str | Path]) -> dict[str, dict]:
-    """Per model, from infer_nli's stats files (results/predictions/{model}/{probe}/{split}.json):
-    its checkpoint and fingerprint, and premises cut at max_length summed over probes and splits."""
+def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str, dict]:
+    """Per model, from infer_nli's stats files (model -> its files): its checkpoint and
+    fingerprint, and premises cut at max_length summed over probes and splits."""
     models: dict[str, dict] = {}
-    for path in inference_stats:
-        stats = json.loads(Path(path).read_text())
-        model = Path(path).parent.parent.name
-        info = models.setdefault(model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint",
-                                                                   "precision", "max_length")}
-                                 | {"truncated": 0, "examples": 0})
-        info["truncated"] += stats["truncated"]
-        info["examples"] += stats["examples"]
+    for model, paths in inference_stats.items():
+        for path in paths:
+            stats = json.loads(Path(path).read_text())
+            info = models.setdefault(model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint",
+                                                                       "precision", "max_length")}
+                                     | {"truncated": 0, "examples": 0})
+            info["truncated"] += stats["truncated"]
+            info["examples"] += stats["examples"]
     return models
-

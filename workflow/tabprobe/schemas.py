@@ -78,3 +78,20 @@ SCORES = pa.schema(
 # results/results.parquet: every score of the run (SCORES of all models, probes and splits, with
 # the pooled, inoculation and controlled-variance scores), and the paper's value where it has one
 RESULTS = pa.schema(list(SCORES) + [pa.field("paper", pa.float64())])
+
+# results/relevance/{split}.parquet: which rows each hypothesis needs (tabprobe.relevance)
+RELEVANCE = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),
+        pa.field("table_id", pa.string(), nullable=False),
+        pa.field("relevant_keys", pa.list_(pa.string()), nullable=False),
+        pa.field("source", pa.string(), nullable=False),  # "aligner" or "annotations:<file name>"
+    ]
+)
+
+
+def relevant_keys(relevance: pa.Table) -> dict[str, tuple[str, ...]]:
+    """uid -> relevant keys, from a RELEVANCE table (examples the source does not cover are absent).
+    Here, not in tabprobe.relevance: the probes read the rows it found, and an edit to the aligner
+    must re-run only the probes that read them (through the relevance files), not every probe."""
+    return {uid: tuple(keys) for uid, keys in zip(relevance["uid"].to_pylist(), relevance["relevant_keys"].to_pylist())}

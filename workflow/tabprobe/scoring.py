@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 
 from . import LABELS, schemas
-from .seeding import seeded_rng
 from .probes import get_probe, is_external
+from .seeding import seeded_rng
 from .transitions import RULES
 
 

@@ -6,8 +6,9 @@ probe can never leak a change into another example.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
 
 def normalised(text: str) -> str:
@@ -33,7 +34,7 @@ class Table:
     def keys(self) -> tuple[str, ...]:
         return tuple(row.key for row in self.rows)
 
-    def with_rows(self, rows: Iterable[Row]) -> "Table":
+    def with_rows(self, rows: Iterable[Row]) -> Table:
         return replace(self, rows=tuple(rows))
 
     def to_arrow(self) -> dict[str, Any]:
@@ -46,7 +47,7 @@ class Table:
         }
 
     @classmethod
-    def from_arrow(cls, record: dict[str, Any]) -> "Table":
+    def from_arrow(cls, record: dict[str, Any]) -> Table:
         return cls(
             table_id=record["table_id"],
             title=record["title"],

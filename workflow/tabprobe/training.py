@@ -20,9 +20,10 @@ import math
 import shutil
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -31,8 +32,19 @@ from tqdm import tqdm
 from . import LABELS
 from .encoding import collate, encode
 from .io import atomic_path
-from .models import (NLI_ID2LABEL, LoadedModel, autocast, fingerprint, input_digest, new_classifier, pick_device, predict_batches,
-                     resolve_base, resolve_precision, save_checkpoint)
+from .models import (
+    NLI_ID2LABEL,
+    LoadedModel,
+    autocast,
+    fingerprint,
+    input_digest,
+    new_classifier,
+    pick_device,
+    predict_batches,
+    resolve_base,
+    resolve_precision,
+    save_checkpoint,
+)
 from .perturb import seeded_rng
 from .render import render
 from .table import Table
@@ -56,7 +68,7 @@ class TrainSettings:
     seed: int = 0
 
     @classmethod
-    def from_config(cls, train: Mapping[str, Any], seed: int, pair_order: str = "premise_first") -> "TrainSettings":
+    def from_config(cls, train: Mapping[str, Any], seed: int, pair_order: str = "premise_first") -> TrainSettings:
         return cls(seed=seed, pair_order=pair_order, **train)
 
 

@@ -20,13 +20,10 @@ never read as good on its own: a model that ignores its table never moves and sc
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
 
-import polars as pl
-
-from .report_layout import SHOWCASE_ORDER
-from .results import lookup
+from .results import Index
 
 # An effect on accuracy smaller than this many points is too small to call use (the premise
 # controls, the gain over the baseline) or reliance (artifacts, memorised knowledge).
@@ -152,29 +149,20 @@ def against(score: Mapping, threshold: float) -> str:
     return "below" if score["ci_high"] < threshold else "unclear"
 
 
-def _first(results: pl.DataFrame, model: str, probe: str, statistic: str, label: str = "all") -> tuple[str, dict] | None:
-    """(split, score) on the first split of SHOWCASE_ORDER where the score has an interval."""
-    for split in SHOWCASE_ORDER:
-        row = lookup(results, model=model, probe=probe, split=split, statistic=statistic, label=label)
-        if row and row["mean"] is not None and row["ci_low"] is not None:
-            return split, row
-    return None
-
-
 PREMISE_CONTROLS = (("hypothesis_only", "table removed"), ("dummy_premise", "dummy table"),
                     ("swapped_table", "another table"))
 
 
-def _uses_table(results: pl.DataFrame, model: str) -> list[Number]:
+def _uses_table(results: Index, model: str) -> list[Number]:
     numbers = []
     for probe, what in PREMISE_CONTROLS:
-        found = _first(results, model, probe, "accuracy_drop")
+        found = results.first(model, probe, "accuracy_drop", needs_interval=True)
         if found:
             split, score = found
             reading = {"none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
                        "clear": ("a clear drop", YES), "unclear": ("the interval allows both", None)}[effect(score)]
             numbers.append(Number(f"{what} (`{probe}`): accuracy drop", split, score, "points", *reading))
-    found = _first(results, model, "original", "accuracy_gain_over_baseline")
+    found = results.first(model, "original", "accuracy_gain_over_baseline", needs_interval=True)
     if found:
         split, score = found
         reading = {"none": ("no better than the hypothesis alone", NO), "clear": ("clearly better", YES),
@@ -183,8 +171,8 @@ def _uses_table(results: pl.DataFrame, model: str) -> list[Number]:
     return numbers
 
 
-def _stays_put(results: pl.DataFrame, model: str) -> Number | None:
-    found = _first(results, model, "relevant_row_deletion", "unchanged_where_required_pct")
+def _stays_put(results: Index, model: str) -> Number | None:
+    found = results.first(model, "relevant_row_deletion", "unchanged_where_required_pct", needs_interval=True)
     if not found:
         return None
     split, score = found
@@ -195,19 +183,19 @@ def _stays_put(results: pl.DataFrame, model: str) -> Number | None:
     return Number("relevant rows deleted: predictions that stayed put where they must move", split, score, "%", *reading)
 
 
-def _right_rows(results: pl.DataFrame, model: str) -> list[Number]:
+def _right_rows(results: Index, model: str) -> list[Number]:
     numbers = []
     stays = _stays_put(results, model)
     if stays:
         numbers.append(stays)
-    found = _first(results, model, "evidence_selection", "uses_wrong_or_no_rows_pct")
+    found = results.first(model, "evidence_selection", "uses_wrong_or_no_rows_pct", needs_interval=True)
     if found:
         split, score = found
         reading = {"above": ("most examples are decided by wrong or no rows", NO),
                    "below": ("most examples rest on relevant rows", YES),
                    "unclear": ("the interval straddles half", None)}[against(score, MAJORITY_PCT)]
         numbers.append(Number("its own evidence: examples decided by wrong or no rows", split, score, "%", *reading))
-    found = _first(results, model, "irrelevant_row_deletion", "invalid_transition_pct")
+    found = results.first(model, "irrelevant_row_deletion", "invalid_transition_pct", needs_interval=True)
     if found:
         split, score = found
         side = against(score, IRRELEVANT_MOVES_PCT)
@@ -228,12 +216,12 @@ def _vote(numbers: Sequence[Number]) -> str:
     return CANNOT_TELL
 
 
-def _artifacts(results: pl.DataFrame, model: str) -> Finding:
-    flipped = _first(results, model, "table4:label_flipped", "accuracy_drop")
+def _artifacts(results: Index, model: str) -> Finding:
+    flipped = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
     if not flipped:
         return Finding(ARTIFACTS, NOT_MEASURED, "Not measured: no label-flipping hypothesis edits in this run.")
     split, f = flipped
-    preserved = lookup(results, model=model, probe="table4:label_preserved", split=split, statistic="accuracy_drop",
+    preserved = results.get(model=model, probe="table4:label_preserved", split=split, statistic="accuracy_drop",
                        label="all")
     numbers = [Number("label-flipping hypothesis edits (Table 4): accuracy drop", split, f, "points",
                       {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(f)])]
@@ -251,8 +239,8 @@ def _artifacts(results: pl.DataFrame, model: str) -> Finding:
                                            "those that keep it.", numbers)
 
 
-def _knowledge(results: pl.DataFrame, model: str, uses_table: str) -> Finding:
-    found = _first(results, model, "table7:label_preserved", "accuracy_drop")
+def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
+    found = results.first(model, "table7:label_preserved", "accuracy_drop", needs_interval=True)
     if not found:
         return Finding(KNOWLEDGE, NOT_MEASURED, "Not measured: no counterfactual tables in this run.")
     split, d = found
@@ -271,7 +259,7 @@ def _knowledge(results: pl.DataFrame, model: str, uses_table: str) -> Finding:
     return Finding(KNOWLEDGE, CANNOT_TELL, "Cannot tell: the counterfactual drop's interval allows both.", numbers)
 
 
-def verdict(results: pl.DataFrame, model: str, facts: ModelFacts) -> Verdict:
+def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
     """The verdict on one model from the results table (`results.collect`'s layout)."""
     caveats = []
     if facts.trained is False:
@@ -339,7 +327,7 @@ def verdict(results: pl.DataFrame, model: str, facts: ModelFacts) -> Verdict:
     return Verdict(model, headline, findings, caveats)
 
 
-def verdicts(results: pl.DataFrame, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
+def verdicts(results: Index, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
     return {model: verdict(results, model, facts) for model, facts in models.items()}
 
 
@@ -376,9 +364,9 @@ SCORECARD = [
 ]
 
 
-def scorecard_cell(results: pl.DataFrame, model: str, measure: Measure) -> tuple[str, dict] | None:
+def scorecard_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:
     """(split, score) of a measure for a model, on the first split where it has an interval."""
-    return _first(results, model, measure.probe, measure.statistic)
+    return results.first(model, measure.probe, measure.statistic, needs_interval=True)
 
 
 def short_verdict(verdict: Verdict) -> str:

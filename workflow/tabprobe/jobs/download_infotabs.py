@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-
-
 from .. import download
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from .. import curation, infotabs, parsing, perturb, relevance, schemas
+from .. import curation, infotabs, parsing, perturb, schemas
 from ..io import read_parquet, write_json, write_parquet
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,8 @@ def read_probe_inputs(split: str, examples_path: str, tables_path: str, seed: in
         log.info("read %d hypothesis parses from %s", len(docs), parses_path)
     relevant = source = None
     if relevance_path:
-        found = read_parquet(relevance_path, relevance.RELEVANCE)
-        relevant = relevance.load_relevance(found)
+        found = read_parquet(relevance_path, schemas.RELEVANCE)
+        relevant = schemas.relevant_keys(found)
         source = found["source"][0].as_py() if found.num_rows else "none"
     return ProbeInputs(examples, tables, docs, relevant, source)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from .. import models, schemas
 from ..io import read_parquet, write_json, write_parquet

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .. import infotabs, models, schemas, scoring, variance
 from ..io import read_parquet, write_json, write_parquet
@@ -34,7 +35,7 @@ def score_variance(base: str, base_checkpoint: str, checkpoints: Mapping[int, st
         for bounds in settings["test_ranges"]:
             label = variance.range_label(bounds)
             examples = variance.range_examples(test_examples, test_tables, bounds, settings["test_examples"],
-                                               repeat_seed, "alpha1")
+                                               repeat_seed, variance.TEST_SPLIT)
             expected = np.array(examples["expected"].to_pylist(), dtype=object)
             scorer = scoring.Scorer(len(expected), scoring.ScoringSettings(**scoring_settings, seed=seed), "variance",
                                     str(resample), label)
@@ -43,7 +44,7 @@ def score_variance(base: str, base_checkpoint: str, checkpoints: Mapping[int, st
                                               model["precision"], pair_order=model["pair_order"])
                 correct = (np.array(predictions["pred"].to_pylist(), dtype=object) == expected).astype(np.float64)
                 stat = scorer.stat(correct, np.ones(len(correct)))
-                rows.append({"model": name, "probe": f"num_comparative[{label}]", "split": "alpha1",
+                rows.append({"model": name, "probe": f"num_comparative[{label}]", "split": variance.TEST_SPLIT,
                              "statistic": "accuracy", "label": f"r{resample}", **stat})
                 accuracy.setdefault((name, label), []).append(stat["mean"])
             log.info("repeat %d, range %s: %d examples; accuracy before %.2f, after %.2f", resample, label,

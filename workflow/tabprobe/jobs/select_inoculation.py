@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from ..io import atomic_dir, write_json
 from ..models import read_meta

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import shutil
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .. import infotabs, schemas, training
 from ..io import atomic_dir, read_parquet

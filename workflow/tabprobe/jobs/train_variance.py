@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .. import infotabs, inoculation, schemas, variance
 from ..io import read_parquet

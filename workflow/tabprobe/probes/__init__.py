@@ -7,8 +7,8 @@ below, and list the name under `probes:` in config.yaml. The contract test picks
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from functools import cache
-from typing import Mapping
 
 from ..errors import did_you_mean
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample

@@ -10,12 +10,12 @@ misses rows, and a needed row left as A's own would decide the label instead. Hy
 never name their subject, or talk about its name, are skipped and counted.
 """
 
+from ..table import Table
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import relevant_indices, swap_rows_in, with_title
-from .table_edits import insertable, of_its_time
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant
+from .table_edits import insertable, of_its_time
 from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
-from ..table import Table
 
 
 def _partners(table: Table, relevant: set[str], ctx: ProbeContext) -> list[Table]:

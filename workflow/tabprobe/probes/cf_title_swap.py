@@ -7,11 +7,11 @@ answers from what it knows about the named subject goes wrong. Hypotheses that n
 their subject are skipped and counted.
 """
 
+from ..table import Table
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import pair_tables, with_title
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE
 from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
-from ..table import Table
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

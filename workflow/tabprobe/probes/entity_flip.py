@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 
+from ..table import Table, normalised
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import is_negated, quantified_subject
-from .text_edits import apply_changes, change
 from .invariants import HYPOTHESIS_EDIT, Invariant
-from .titles import mentions as subject_mentions, name_run, names_subject
-from ..table import Table, normalised
+from .text_edits import apply_changes, change
+from .titles import mentions as subject_mentions
+from .titles import name_run, names_subject
 
 # Person, place and organisation entities (paper section 4: "Named Entities").
 ENTITY_TYPES = frozenset({"PERSON", "GPE", "LOC", "FAC", "ORG"})

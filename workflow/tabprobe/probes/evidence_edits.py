@@ -4,8 +4,8 @@ subject is probes/titles.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Callable, Mapping
 
 from ..seeding import seeded_rng
 from ..table import Row, Table

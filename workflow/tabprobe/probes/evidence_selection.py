@@ -6,9 +6,9 @@ examples where the model uses all, some, or none of the relevant rows, or ignore
 As in the paper, only ENTAIL/CONTRADICT examples with at least one relevant row are used.
 """
 
+from ..table import Table
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .evidence_edits import describe_rows, relevant_indices, without_rows
-from ..table import Table
 from .invariants import TABLE_EDIT
 
 

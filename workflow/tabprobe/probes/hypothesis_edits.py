@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .text_edits import apply_changes, change, is_plural
+from .text_edits import apply_changes, change
 
 # ---------------------------------------------------------------- numbers
 
@@ -34,7 +34,7 @@ class Number:
     clock_parts: int = 0  # 2 for m:ss, 3 for h:mm:ss; 0 for a plain number
 
     @classmethod
-    def parse(cls, text: str) -> "Number | None":
+    def parse(cls, text: str) -> Number | None:
         if m := _CLOCK.match(text):
             parts = [int(p) for p in m.groups() if p is not None]
             if any(p >= 60 for p in parts[1:]):
@@ -140,7 +140,7 @@ def monotone_numbers(doc) -> list[MonotoneNumber]:
     it is a calendar year."""
     found = []
     tokens = list(doc)
-    for i, token in enumerate(tokens):
+    for i in range(len(tokens)):
         for length in (2, 1):
             phrase = " ".join(t.lower_ for t in tokens[i : i + length])
             if len(tokens[i : i + length]) == length and phrase in MONOTONE_WORDS:

@@ -13,8 +13,8 @@ up here, as a dropped and counted example, not in a researcher's numbers.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from ..table import Row, Table, normalised
 from .base import Example, ProbeExample

@@ -4,9 +4,9 @@ No prediction may change. Examples whose relevance source names no row are skipp
 knowing the evidence, no row can be called irrelevant.
 """
 
+from ..table import Table
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import describe_rows, relevant_indices, without_rows
-from ..table import Table
 from .invariants import TABLE_EDIT
 
 

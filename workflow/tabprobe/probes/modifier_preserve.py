@@ -13,9 +13,10 @@ quotes and coordinations."""
 import re
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .text_edits import apply_changes, change, is_plural
 from .invariants import HYPOTHESIS_EDIT
-from .titles import is_person, mentions as subject_mentions
+from .text_edits import apply_changes, change, is_plural
+from .titles import is_person
+from .titles import mentions as subject_mentions
 
 MAX_VALUE_CHARS = 40  # long values make run-on hypotheses no annotator would write
 # Keys that state no attribute "whose K is V" can carry: verb phrases, parts of a split row
@@ -29,7 +30,7 @@ NOT_ATTRIBUTES = frozenset({
     "succeeded by", "followed by", "replaced by", "other", "notes", "note", "features", "first", "last", "next",
     "television", "radio", "film", "films", "body", "beard", "accession", "settlement", "random chance",
     # rows of a planet's host star, which InfoTabS puts in the planet's table
-    "spectral type", "apparent magnitude", "temperature", "right ascension", "distance", "mass", "radius",
+    "spectral type", "apparent magnitude", "temperature", "distance", "mass", "radius",
     "luminosity", "metallicity", "age", "olympic",
 })
 # Keys under which a date names an event of the subject's history ("Republic: 17 June 1944"),

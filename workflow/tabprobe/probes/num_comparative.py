@@ -13,12 +13,12 @@ controlled-variance splits); without it V is the table's own value and N lies ne
 
 import re
 
+from ..table import Row
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .text_edits import is_plural
 from .invariants import Invariant
 from .number_edits import COUNT_KEY, NUMERIC_CELL, integer_value, quantity_cells
+from .text_edits import is_plural
 from .titles import is_name_like, name_part
-from ..table import Row
 
 RELATIONS = ("more than", "less than", "exactly")
 

@@ -3,8 +3,8 @@ hypothesis and for the same integers in the table; years are left alone (nobody 
 "1979.0"). Values do not change: label preserved."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .number_edits import is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
+from .number_edits import is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -7,8 +7,8 @@ Option `rows` (default 2): how many distractor rows to insert."""
 
 import re
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from ..table import normalised
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .invariants import TABLE_EDIT
 from .number_edits import quantities
 from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row

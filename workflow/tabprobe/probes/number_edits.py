@@ -12,7 +12,7 @@ list of changes ({start, end, old, new}, offsets into the original) for provenan
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from ..table import Row, Table
 from .text_edits import apply_changes, change

@@ -1,7 +1,7 @@
 """The identity probe: the unperturbed split, which every other probe is compared with."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
 from ..table import Table
+from .base import Example, Probe, ProbeContext, ProbeExample
 from .invariants import HYPOTHESIS_KEPT, TABLE_KEPT
 
 

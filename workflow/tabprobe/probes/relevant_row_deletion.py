@@ -5,9 +5,9 @@ Which rows are relevant comes from the relevance source (config `relevance`), na
 report beside every number.
 """
 
+from ..table import Table
 from .base import Example, Probe, ProbeContext, ProbeExample
 from .evidence_edits import describe_rows, relevant_indices, without_rows
-from ..table import Table
 from .invariants import TABLE_EDIT
 
 

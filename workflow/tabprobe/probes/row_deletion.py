@@ -4,10 +4,10 @@ Relevance-agnostic: the deleted row may or may not be evidence for the hypothesi
 transition rule allows E -> E/N and C -> C/N, and NEUTRAL must stay NEUTRAL.
 """
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .table_edits import delete_row
 from ..table import Table
+from .base import Example, Probe, ProbeContext, ProbeExample
 from .invariants import TABLE_EDIT
+from .table_edits import delete_row
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -1,11 +1,10 @@
 """Delete a random row, then insert a row with a key the original table lacked, from a table of
 the same category (paper appendix Table 17). The composed rule is this project's reading."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .table_edits import delete_row, insert_new_key_row
 from ..table import Table
+from .base import Example, Probe, ProbeContext, ProbeExample
 from .invariants import TABLE_EDIT
-from .table_edits import INSERTED_KEYS_NEW
+from .table_edits import INSERTED_KEYS_NEW, delete_row, insert_new_key_row
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -10,11 +10,10 @@ as in the paper; the table's own rows, the hypothesis's evidence, are untouched.
 One insertion is sampled here rather than listing every candidate (hundreds per table).
 """
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .table_edits import insert_new_key_row
 from ..table import Table
+from .base import Example, Probe, ProbeContext, ProbeExample
 from .invariants import TABLE_EDIT
-from .table_edits import INSERTED_KEYS_NEW
+from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

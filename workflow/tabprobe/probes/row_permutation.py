@@ -3,8 +3,8 @@ in an infobox, so no prediction may change."""
 
 import numpy as np
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from ..table import Table
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .invariants import HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, ROWS_REORDERED
 
 

@@ -6,10 +6,10 @@ the paper; the full rule set is this project's reading (DESIGN.md)."""
 
 import re
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .table_edits import holds_a_date, stem
 from ..table import Row, Table, normalised
+from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .invariants import TABLE_EDIT, VALUE_NEW_TO_ROW
+from .table_edits import holds_a_date, stem
 
 
 def core(value: str) -> str:
@@ -72,7 +72,6 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     # Compared without case, spacing and asides: "pop" does not update "Pop", nor "Singer" a row
     # that already says "singer"; drawn from tables of the same category, where one key name
     # means one attribute (a painting's Medium is not a TV series').
-    held = {core(v) for v in row.values}
     position = int(ctx.rng.integers(len(row.values)))
     old = row.values[position]
     replacements = sorted(

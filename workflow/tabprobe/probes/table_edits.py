@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
-from typing import Mapping
+from functools import cache
 
 import numpy as np
 
@@ -68,7 +67,7 @@ IDENTITY_KEYS = frozenset({
     "citizenship", "ancestry", "ethnicity", "residence", "home", "hometown", "origin", "sex", "gender", "height",
     "weight", "age", "cause", "species", "breed", "genus", "kingdom", "order", "criminal", "penalty", "conviction",
     "convicted", "charges", "status", "alcohol", "abv", "proof", "occupants", "passengers", "crew", "fatalities",
-    "injuries", "survivors", "deaths", "star", "host", "parent", "body", "discovered",
+    "injuries", "survivors", "deaths", "star", "host", "body", "discovered",
     # offices: a crown prince in a republic, another country's president
     "prince", "princess", "president", "secretary", "minister", "monarch", "king", "queen", "emperor", "chancellor",
     "governor", "mayor", "leader", "speaker", "chairman", "ceo", "head", "premier", "sovereign",
@@ -77,8 +76,7 @@ IDENTITY_KEYS = frozenset({
     "locale", "island", "address",
     # what the subject is or is called, and who it is made of
     "occupation", "occupations", "profession", "title", "titles", "called", "pronunciation", "pinyin", "jyutping",
-    "romanization", "romanisation", "demonym", "call", "sign", "abbreviation", "acronym", "justice", "speaker",
-    "ethnic", "white", "black", "asian", "hispanic", "siblings", "sibling", "granddam", "studio", "type", "era",
+    "romanization", "romanisation", "demonym", "call", "sign", "abbreviation", "acronym", "justice", "ethnic", "white", "black", "asian", "hispanic", "siblings", "sibling", "granddam", "studio", "type", "era",
     "historical", "ends", "begins", "observances", "religion", "language", "languages", "founder", "founders",
     # sub-rows of a split row ("Area: Total / Land / Water"): another table's would not add up with its total
     "total", "land", "water", "urban", "metro", "rural", "density",
@@ -120,7 +118,7 @@ _YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b|\d\s*(?:B
                    r"(?:after|before)\b|^\s*\d{3,4}\s*$", re.IGNORECASE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def key_words(key: str) -> frozenset[str]:
     """The content words of a key, crudely stemmed ("Occupation(s)" -> {"occupa"}, "Distributed by"
     -> {"distri"}), for telling whether two keys name one attribute."""
@@ -142,7 +140,7 @@ def stem(word: str) -> str:
 _IDENTITY_STEMS = frozenset(stem(word) for word in IDENTITY_KEYS if len(word) >= 5)
 
 
-@lru_cache(maxsize=None)
+@cache
 def related_keys(a: str, b: str) -> bool:
     """Whether keys `a` and `b` may name the same attribute: equal without case, spacing and
     punctuation ("Productioncompany", "Production company"), sharing a content word ("Capital",

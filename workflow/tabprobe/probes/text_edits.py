@@ -8,7 +8,7 @@ re-runs only the probes that read parses, not the numeric probes that share thes
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def apply_changes(text: str, changes: Sequence[dict]) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from spacy.lang.en.stop_words import STOP_WORDS
 

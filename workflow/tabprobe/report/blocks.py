@@ -1,15 +1,16 @@
 """The pieces a report is made of: sections holding paragraphs, tables of numbers, figures and
 failing examples. Content is built once from these and rendered to HTML and Markdown
-(`report_render`), so the two never disagree."""
+(`report.render`), so the two never disagree."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
-from .diff import ExampleChange
-from .failures import Failures
+from ..diff import ExampleChange
+from ..failures import Failures
 
 
 @dataclass(frozen=True)
@@ -27,14 +28,14 @@ class Stat:
     signed: bool = False  # a difference (drop): shown with its sign
 
     @classmethod
-    def of(cls, score: Mapping | None, paper: float | None = None, signed: bool = False) -> "Stat":
+    def of(cls, score: Mapping | None, paper: float | None = None, signed: bool = False) -> Stat:
         """From a `schemas.SCORES` row (None: no value)."""
         if score is None or score["mean"] is None:
             return cls(None, n=score["n"] if score else None, paper=paper, signed=signed)
         return cls(score["mean"], score["std"], score["ci_low"], score["ci_high"], score["n"], paper, signed)
 
     @classmethod
-    def reference(cls, value: float | tuple[float, float] | None) -> "Stat":
+    def reference(cls, value: float | tuple[float, float] | None) -> Stat:
         """A paper's number: a value, or (mean, std)."""
         if isinstance(value, tuple):
             return cls(*value)

@@ -1,14 +1,10 @@
-"""Where things go in the report: its parts (the paper's dimensions, whose slugs name the
-figure folders and `snakemake --report` categories) and the split a probe's failing examples
-and summary numbers come from. Kept free of heavy imports: the Snakefile reads it to build
-the report rule's inputs."""
+"""The report's parts: the paper's dimensions, whose slugs name the figure folders and the
+`snakemake --report` categories, and the part each probe's numbers go in. Kept free of heavy
+imports (the report package's face imports nothing): the Snakefile reads it."""
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
-
-from .probes import Probe
-
+from ..probes import Probe
 
 # The paper's dimensions, in its order, then the probes from the other papers. The slug names
 # the folder of a part's figures (results/report/figures/<slug>/) and its `snakemake --report`
@@ -49,26 +45,3 @@ def dimension_of(probe: Probe) -> str:
     if probe.judged_by == "expected":
         return "other"
     return "evidence"  # table perturbations, relevant rows, evidence selection
-
-
-# Where a probe's failing examples and summary numbers come from: the first split it ran on in
-# this order (the paper's main test set first).
-SHOWCASE_ORDER = ("alpha1", "alpha2", "alpha3", "dev", "train")
-
-
-def showcase_split(splits: Iterable[str]) -> str:
-    splits = set(splits)
-    return next(s for s in SHOWCASE_ORDER if s in splits)
-
-
-def showcase_inputs(probe: str, split: str, models: Sequence[str], with_original: bool) -> dict[str, str]:
-    """The files the failing examples of a probe are drawn from (paths as the rules write them):
-    the probe's examples, the split's gold examples and tables, and each model's predictions on
-    the probe and, `with_original`, on the unperturbed split."""
-    files = {"probe": f"results/probes/{probe}/{split}.parquet", "examples": f"results/data/{split}.parquet",
-             "tables": f"results/data/{split}.tables.parquet"}
-    for model in models:
-        files[f"predictions:{model}"] = f"results/predictions/{model}/{probe}/{split}.parquet"
-        if with_original:
-            files[f"original:{model}"] = f"results/predictions/{model}/original/{split}.parquet"
-    return files

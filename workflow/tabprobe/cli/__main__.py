@@ -1,0 +1,10 @@
+"""`python -m tabprobe.cli ...`: the `tabprobe` command."""
+
+from __future__ import annotations
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":
+    sys.exit(main())

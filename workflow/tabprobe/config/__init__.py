@@ -1,0 +1,43 @@
+"""The workflow's config: reading it as Snakemake does, the settings in force, and checks with
+messages that name the key (and the file and line that set it) before any job runs.
+
+    files      config files and `--config` values read as Snakemake reads them (the one YAML loader)
+    locations  the file:line (or --config) that set a key
+    defaults   what a config that leaves a key out gets
+    settings   a probe's splits, cap and options; the inoculation and controlled-variance plans
+    names      the patterns of probe and model names
+    checks     check(): the schema, then problems (what the schema cannot see); require_configured
+    errors     ConfigError
+    __main__   `python -m tabprobe.config config.yaml [more.yaml ...]`
+"""
+
+from __future__ import annotations
+
+from .checks import check, require_configured
+from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, SCHEMA, VARIANCE_DEFAULTS, schema_default
+from .errors import ConfigError
+from .files import NotYaml, load_files, read_yaml, type_command_line_values
+from .locations import locate
+from .names import MODEL_NAME, PROBE_NAME
+from .settings import (
+                       INOCULATION_TABLES,
+                       WORKFLOW_PROBE_OPTIONS,
+                       curation_files,
+                       external_probes,
+                       inoculated_name,
+                       inoculation_plan,
+                       original_covers,
+                       probe_limit,
+                       probe_options,
+                       probe_splits,
+                       variance_plan,
+)
+
+__all__ = [
+    "ConfigError", "NotYaml", "check", "require_configured", "locate",
+    "read_yaml", "load_files", "type_command_line_values",
+    "SCHEMA", "schema_default", "INOCULATION_DEFAULTS", "FULL_INOCULATION", "VARIANCE_DEFAULTS", "FULL_VARIANCE",
+    "MODEL_NAME", "PROBE_NAME",
+    "INOCULATION_TABLES", "WORKFLOW_PROBE_OPTIONS", "curation_files", "external_probes", "inoculated_name",
+    "inoculation_plan", "original_covers", "probe_limit", "probe_options", "probe_splits", "variance_plan",
+]

@@ -1,0 +1,102 @@
+"""Config checks with messages that name the key, before any job runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from ..errors import closest, did_you_mean
+from ..probes import REGISTRY
+from .errors import ConfigError
+from .locations import locate, located
+from .names import NAME_RULES
+from .problems import semantic_problems
+
+_TYPE_HINT = ("; on the command line write it as in config.yaml: `--config key=true` or `false`, "
+              "`null`, a number, or a quoted string")
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    return path or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(allowed))
+        hints = []
+        for key in unknown:
+            match = closest(key, allowed)
+            hints.append(f"{key!r}" + (f" (did you mean {match!r}?)" if match else ""))
+        return f"unknown key(s) {', '.join(hints)}; allowed keys here: {', '.join(allowed)}"
+    if error.validator == "pattern" and "propertyNames" in error.schema_path:
+        # The names are folder names (results/<kind>/<name>/...); say so rather than show a regex.
+        rule = NAME_RULES.get(str(error.absolute_path[-1]) if error.absolute_path else "", "")
+        return f"{error.instance!r} is not a valid name: {rule or error.message}; rename it"
+    if error.validator == "enum" and isinstance(error.instance, str):
+        choices = [c for c in error.validator_value if isinstance(c, str)]
+        hint = did_you_mean(error.instance, choices)
+        return error.message + ("." + hint if hint else "")
+    if error.validator == "type" and isinstance(error.instance, str):
+        return error.message + _TYPE_HINT
+    return error.message
+
+
+def _error_path(error: jsonschema.ValidationError) -> list:
+    """Where in the config the bad thing is: for an unknown or badly named key, the key itself."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        unknown = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return path + unknown[:1]
+    if error.validator == "pattern" and "propertyNames" in error.schema_path:
+        return path + [error.instance]
+    return path
+
+
+def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str | Path] = (),
+          schema_shown: str | None = None, overrides: dict | None = None) -> None:
+    """Raise ConfigError listing every problem, each with its dotted key path and, where a file of
+    `sources` (the config files, in the order Snakemake merged them) sets that key, file:line."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    found = []
+    for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+        where = locate(_error_path(e), sources, overrides)
+        found.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
+    if found:
+        # The checks below read the config as the schema types it: on a config with type errors
+        # they may fail in ways that hide the real message, so what they find is only added.
+        try:
+            problems = semantic_problems(config)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            problems = []
+    else:
+        problems = semantic_problems(config)
+    problems = found + [located(p, sources, overrides) for p in problems]
+    if problems:
+        read = [*map(str, sources), *(["--config"] if overrides else [])]
+        read_from = f" (read from {', then '.join(read)})" if read else ""
+        raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
+                          + f"\n(schema: {schema_shown or schema_path})")
+
+
+def require_configured(config: dict[str, Any], **names: str) -> None:
+    """Raise ConfigError when a requested path names a model or probe that config does not
+    list (model="...", probe="..."), with the closest configured name. The rules' model and
+    probe wildcards accept any well-formed name, so that a typo in a target reaches this message
+    rather than Snakemake's bare "No rule to produce"."""
+    for kind, name in names.items():
+        configured = list(config.get(f"{kind}s") or {})
+        if name not in configured:
+            hint = did_you_mean(name, configured)
+            if not hint and kind == "probe" and (registered := closest(name, REGISTRY)):
+                hint = f" Did you mean {registered!r}? It is a registered probe: list it under `probes:` to run it."
+            raise ConfigError(
+                f"no {kind} {name!r} in config.{hint} Configured {kind}s: "
+                f"{', '.join(configured)}. Fix the name in the requested path, or add it under `{kind}s:` in config.yaml."
+            )

@@ -1,0 +1,42 @@
+"""What a config that leaves a key out gets, each value held once.
+
+The schema's `default:`s are the defaults of top-level keys (Snakemake's validate fills them in;
+the tabprobe command reads them where there is no config file). The inoculation and
+controlled-variance blocks cannot hold defaults in the schema (Snakemake's validate would set them
+on a block given as null), so theirs are here. config.yaml restates all of them for its readers;
+tests/test_config.py fails where it, the schema and these disagree.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
+
+# The CPU budget's inoculation; `full: true` gives paper section 7's grid.
+INOCULATION_DEFAULTS = {"experiments": ["hypothesis", "counterfactual"], "sizes": [100, 200, 300],
+                        "learning_rates": [5e-5], "max_epochs": 3, "patience": 1, "batch_size": 16, "dev_examples": 300}
+FULL_INOCULATION = {"learning_rates": [1e-4, 5e-5, 1e-5], "max_epochs": 30, "patience": 3, "dev_examples": None}
+
+# The paper's ranges (diversify-your-datasets section 3.5) on the CPU budget; `full: true` gives
+# more examples and epochs.
+VARIANCE_DEFAULTS = {"train_range": [30, 49], "test_ranges": [[30, 49], [60, 79], [200, 299]], "resamples": 3,
+                     "train_examples": 300, "test_examples": 200, "dev_examples": 100, "learning_rate": 5e-5,
+                     "max_epochs": 3, "patience": 1, "batch_size": 16}
+FULL_VARIANCE = {"train_examples": 2000, "test_examples": 1000, "dev_examples": 300, "max_epochs": 10, "patience": 3}
+
+
+@cache
+def _schema_properties() -> dict[str, Any]:
+    return yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]
+
+
+def schema_default(key: str) -> Any:
+    """The schema's default of the top-level config key `key` (KeyError where it gives none).
+    Read when asked, not at import: the workflow imports this package at every parse."""
+    return copy.deepcopy(_schema_properties()[key]["default"])

@@ -1,0 +1,9 @@
+"""The error of a config the workflow cannot run with."""
+
+from __future__ import annotations
+
+from ..errors import TabprobeError
+
+
+class ConfigError(TabprobeError):
+    pass

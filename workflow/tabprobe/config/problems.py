@@ -1,0 +1,199 @@
+"""Problems the schema cannot see: probes and models that do not fit together, files that do
+not exist. Each is a "config key a.b.c: ..." line, which checks.check locates in the files."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import TabprobeError, did_you_mean
+from ..infotabs import SPLITS, split_tsv
+from ..probes import REGISTRY, get_probe
+from .names import PROBE_NAME
+from .settings import (
+    INOCULATION_TABLES,
+    cap_covered,
+    curation_files,
+    external_probes,
+    inoculation_plan,
+    probe_limit,
+    probe_splits,
+    variance_plan,
+)
+
+
+def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
+    """A transition probe compares with `original` on the same examples: original must run on
+    every split it runs on, with a cap at least as large (subsets are nested, see perturb)."""
+    if "original" not in probes or not isinstance(config.get("splits"), list):
+        return []
+    problems = []
+    original_splits = set(probe_splits(config, "original"))
+    original_cap = probe_limit(config, "original")
+    for name in transition_probes:
+        missing = [s for s in probe_splits(config, name) if s not in original_splits]
+        if missing:
+            problems.append(f"config key probes.{name}.splits: `original` does not run on {', '.join(missing)}; "
+                            "add them to probes.original.splits")
+        cap = probe_limit(config, name)
+        if not cap_covered(cap, original_cap):
+            problems.append(f"config key probes.{name}.max_examples: {cap or 'all'} examples need original predictions, "
+                            f"but `original` is capped at {original_cap}")
+    return problems
+
+
+def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
+    """A curation file belongs to a generated probe judged by expected labels, and must exist."""
+    if name in externals:
+        return [f"config key probes.{name}.curation: an external probe set is read as it is; curate its TSV itself"]
+    if name in REGISTRY and get_probe(name).judged_by != "expected":
+        return [f"config key probes.{name}.curation: {name} is judged by {get_probe(name).judged_by}, not by expected "
+                "labels, so there is nothing to curate"]
+    return [f"config key probes.{name}.curation: {path} is not a file (write it with `tabprobe curate {name}`)"
+            for path in files if not Path(path).is_file()]
+
+
+def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
+    """(key path, problem) for a user's checkpoint, or the base of a trained or initialised
+    model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
+    imported), rather than after the upstream jobs ran."""
+    from ..models import checkpoint_labels, label_order, require_base
+
+    problems = []
+    for key in ("train", "init"):
+        if isinstance(model.get(key), dict) and isinstance(model[key].get("base"), str):
+            try:
+                require_base(model[key]["base"])
+            except TabprobeError as err:
+                problems.append((["models", name, key, "base"], str(err)))
+    if isinstance(model.get("checkpoint"), str):
+        labels = model.get("labels") if isinstance(model.get("labels"), dict) else None
+        try:
+            id2label = checkpoint_labels(model["checkpoint"])
+        except TabprobeError as err:
+            problems.append((["models", name, "checkpoint"], str(err)))
+        else:
+            try:
+                label_order(id2label, labels, model["checkpoint"])
+            except TabprobeError as err:
+                problems.append((["models", name, "labels" if labels else "checkpoint"], str(err)))
+    return problems
+
+
+def semantic_problems(config: dict[str, Any]) -> list[str]:
+    """Problems the schema cannot see: probes and models that do not fit together, files that do not exist."""
+    problems = []
+    externals = external_probes(config)
+    for name in externals:
+        settings = config["probes"][name]
+        if name in REGISTRY:
+            problems.append(f"config key probes.{name}.external: {name} is a registered probe; give the external set another name")
+        if not isinstance(settings.get("splits"), list) or len(settings["splits"]) != 1:
+            problems.append(f"config key probes.{name}.splits: an external probe set is paired with the one split its "
+                            "examples come from; give it, e.g. `splits: [alpha1]`")
+        if not Path(settings["external"]).is_dir():
+            problems.append(f"config key probes.{name}.external: {settings['external']} is not a folder")
+    for name, settings in (config.get("probes") or {}).items() if isinstance(config.get("probes"), dict) else []:
+        if name not in externals and isinstance(settings, dict) and "label_change" in settings:
+            problems.append(f"config key probes.{name}.label_change: only an external probe set takes label_change "
+                            "(a registered probe declares its own)")
+        if isinstance(settings, dict) and settings.get("curation"):
+            problems += _curation_problems(name, externals, curation_files(config, name))
+    relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
+    if relevance.get("source") == "annotations" and not relevance.get("annotations"):
+        problems.append("config key relevance.annotations: relevance.source is `annotations`; give the TSV's path")
+    elif relevance.get("annotations") and not Path(relevance["annotations"]).is_file():
+        problems.append(f"config key relevance.annotations: {relevance['annotations']} is not a file")
+    for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
+        if name not in REGISTRY and name not in externals and re.fullmatch(PROBE_NAME, str(name)):
+            problems.append(
+                f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
+            )
+    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
+    judged_by_transitions = [n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")]
+    if judged_by_transitions and "original" not in probes:
+        problems.append(
+            f"config key probes: {', '.join(judged_by_transitions)} compare predictions with those on the "
+            "unperturbed examples; add `original: {}` to probes"
+        )
+    problems += _transition_probe_coverage(config, probes, judged_by_transitions)
+    models = config.get("models") if isinstance(config.get("models"), dict) else {}
+    for name, model in models.items():
+        if isinstance(model, dict) and sum(k in model for k in ("checkpoint", "train", "init")) != 1:
+            problems.append(
+                f"config key models.{name}: give exactly one of `checkpoint` (a directory you have), "
+                "`train` (fine-tuned by the workflow) or `init` (untrained head, a plumbing baseline)"
+            )
+        elif isinstance(model, dict):
+            problems += [f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model)]
+    problems += _inoculation_problems(config, probes, models)
+    problems += _variance_problems(config, models)
+    root = config.get("infotabs_dir")
+    if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
+        problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
+                        "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it")
+    elif isinstance(root, str):
+        for split in _splits_read(config, probes, models):
+            tsv = split_tsv(root, split)
+            if not tsv.is_file():
+                problems.append(f"config key infotabs_dir: {root} lacks {tsv.relative_to(root)}, the {split} split this "
+                                f"config reads; restore the file (an InfoTabS copy has all five), or leave {split} out "
+                                "of `splits:` and the probes' splits")
+    return problems
+
+
+def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) -> list[str]:
+    """The splits of InfoTabS the workflow will read with this config, in SPLITS order."""
+    wanted = set(config.get("splits") or [])
+    for name in probes:
+        wanted.update(probe_splits(config, name))
+    if any(isinstance(m, dict) and "train" in m for m in models.values()) or inoculation_plan(config) \
+            or variance_plan(config):
+        wanted.update(("train", "dev"))  # fine-tuning reads train, and dev to pick its checkpoint
+    return [split for split in SPLITS if split in wanted]
+
+
+def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) -> list[str]:
+    """An inoculation needs a model that reads the table, and the challenge probes on train (to
+    fine-tune on) and on alpha1 (to test on), beside `original` there."""
+    if not isinstance(config.get("inoculation"), dict) or not config["inoculation"].get("model"):
+        return []
+    plan = inoculation_plan(config)
+    name, problems = plan["model"], []
+    if name not in models:
+        return [f"config key inoculation.model: no model {name!r} in config.{did_you_mean(name, models)}"]
+    if isinstance(models[name], dict) and models[name].get("premise") == "hypothesis_only":
+        problems.append(f"config key inoculation.model: {name} reads no table (premise: hypothesis_only); inoculate a "
+                        "premise + hypothesis model, as the paper does")
+    from ..probes import pooled_members
+
+    known = [p for p in probes if p in REGISTRY]
+    for experiment in plan["experiments"]:
+        members = [p for column in pooled_members(INOCULATION_TABLES[experiment], known).values() for p in column]
+        for split in ("train", "alpha1"):
+            if not any(split in probe_splits(config, p) for p in members):
+                problems.append(f"config key inoculation.experiments: {experiment} fine-tunes on its probes' examples "
+                                f"from train and tests on those from alpha1; run at least one of them on {split} "
+                                f"(e.g. `splits: [alpha1, train]` for {', '.join(members) or 'one of its probes'})")
+        if "original" in probes and "alpha1" not in probe_splits(config, "original"):
+            problems.append("config key probes.original.splits: inoculation compares accuracy on alpha1 before and after; "
+                            "run original on alpha1")
+    return problems
+
+
+def _variance_problems(config: dict[str, Any], models: dict) -> list[str]:
+    plan = variance_plan(config) if isinstance(config.get("controlled_variance"), dict) else None
+    if not plan:
+        return []
+    problems = []
+    if plan["model"] not in models:
+        problems.append(f"config key controlled_variance.model: no model {plan['model']!r} in config.{did_you_mean(plan['model'], models)}")
+    elif isinstance(models[plan["model"]], dict) and models[plan["model"]].get("premise") == "hypothesis_only":
+        problems.append(f"config key controlled_variance.model: {plan['model']} reads no table (premise: hypothesis_only); "
+                        "the numbers it must compare are in the table")
+    for key, bounds in [("train_range", plan["train_range"])] + [(f"test_ranges.{i}", b) for i, b in enumerate(plan["test_ranges"])]:
+        if isinstance(bounds, list) and len(bounds) == 2 and not bounds[0] < bounds[1]:
+            problems.append(f"config key controlled_variance.{key}: {bounds} is not [low, high] with low < high")
+    return problems

@@ -1,0 +1,94 @@
+"""The settings in force for a probe or an experiment, read from a (checked) config."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
+
+# read by the workflow, not passed to the probe
+WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change", "curation")
+# The challenge family of each experiment and the paper table pooling its probes.
+INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
+
+
+def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
+    """The external probe sets of config (`probes: {name: {external: folder}}`): name -> label_change."""
+    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
+    return {name: (settings or {}).get("label_change") for name, settings in probes.items()
+            if isinstance(settings, dict) and "external" in settings}
+
+
+def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
+    settings = config["probes"].get(probe) or {}
+    return list(settings.get("splits") or config["splits"])
+
+
+def probe_limit(config: dict[str, Any], probe: str) -> int | None:
+    """The probe's cap per split: its own `max_examples`, else the top-level one; none when full."""
+    if config.get("full"):
+        return None
+    settings = config["probes"].get(probe) or {}
+    return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
+
+
+def curation_files(config: Mapping[str, Any], probe: str) -> list[str]:
+    """The curation TSVs a probe's examples are curated with (`probes.<name>.curation`)."""
+    probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
+    settings = probes.get(probe) if isinstance(probes.get(probe), Mapping) else {}
+    files = settings.get("curation") or []
+    return [files] if isinstance(files, str) else list(files)
+
+
+def probe_options(config: Mapping[str, Any], probe: str) -> dict[str, Any]:
+    """A probe's own options from config: its entry without the workflow's (`splits`,
+    `max_examples`, ...)."""
+    probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
+    settings = probes.get(probe) if isinstance(probes.get(probe), Mapping) else {}
+    return {k: v for k, v in settings.items() if k not in WORKFLOW_PROBE_OPTIONS}
+
+
+def _plan(config: Mapping[str, Any], key: str, defaults: Mapping[str, Any], full: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The settings in force of an optional config block: its defaults, the user's keys, then
+    `full` when `full: true`; None when the block names no model."""
+    settings = config.get(key) or {}
+    if not settings.get("model"):
+        return None
+    return {**defaults, **settings, **(full if config.get("full") else {})}
+
+
+def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The inoculation settings in force (`full: true` gives the paper's grid), or None when
+    config asks for none."""
+    plan = _plan(config, "inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION)
+    if plan:
+        plan["sizes"] = sorted(plan["sizes"])
+    return plan
+
+
+def variance_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The controlled-variance settings in force (`full: true` gives more examples and epochs),
+    or None when config asks for none."""
+    return _plan(config, "controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE)
+
+
+def inoculated_name(model: str, experiment: str, size: int) -> str:
+    """The name the inoculated model's predictions are filed under: results/predictions/<name>/."""
+    return f"{model}.ino-{experiment}-{size}"
+
+
+def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
+    """Whether `original` has predictions for every gold example `probe` sees on `split`: it runs
+    there with a cap at least as large (capped subsets are nested, see perturb.select_examples).
+    An external probe set pairs with whichever gold examples `original` predicted, so for it
+    `original` running on the split is enough."""
+    if "original" not in config["probes"] or split not in probe_splits(config, "original"):
+        return False
+    return probe in external_probes(config) or cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
+
+
+def cap_covered(cap: int | None, original_cap: int | None) -> bool:
+    """Whether a probe capped at `cap` sees only examples that `original` (capped at
+    `original_cap`) predicted; None is no cap."""
+    return original_cap is None or (cap is not None and cap <= original_cap)

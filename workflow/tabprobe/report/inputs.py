@@ -1,0 +1,61 @@
+"""What the report is built from: the run's results table (`results.Index`, keyed by
+model, probe, split, statistic and label) and `RunInfo`, what the report knows of the run beyond
+its scores (models, coverage, relevance, inoculation and variance summaries, failing examples)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import failures, infotabs, schemas, verdicts
+from ..io import read_parquet
+from ..probes import get_probe
+from .blocks import ExamplesBlock
+
+
+@dataclass
+class RunInfo:
+    """What the report needs to know about the run beyond the scores."""
+
+    splits: list[str]
+    probes: list[str]
+    models: dict[str, dict]  # name -> {premise, checkpoint, meta, fingerprint, truncated...}
+    data_source: str
+    seed: int
+    scoring: dict
+    coverage: list[dict]  # one per probe and split, with its cap (`limit`)
+    relevance: dict[str, dict] = field(default_factory=dict)  # split -> find_relevant_rows summary
+    # experiment -> score_inoculation's summary (chosen learning rate per size...), and the plan
+    inoculation: dict[str, dict] = field(default_factory=dict)
+    inoculation_plan: dict | None = None
+    variance: dict[str, dict] = field(default_factory=dict)  # model -> score_variance's summary
+    unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.curation)
+    # (probe, model) -> a few failing examples, shown under the probe's numbers
+    examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
+    verdicts: dict[str, verdicts.Verdict] = field(default_factory=dict)  # model -> what the run says of it
+
+    def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
+        return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]
+
+
+EXAMPLES_SHOWN = 5  # failing examples per probe and model
+
+
+def load_examples(showcase: Mapping[str, Mapping], models: Sequence[str], seed: int,
+                  root: str | Path = ".", unverified_flips: str = "exclude") -> dict[tuple[str, str], ExamplesBlock]:
+    """A few failing examples of each probe for each model. `showcase` maps a probe to its split
+    and its `showcase_inputs` files (relative to `root`)."""
+    out: dict[tuple[str, str], ExamplesBlock] = {}
+    split_data: dict[str, tuple[dict, dict]] = {}
+    for probe_name, spec in showcase.items():
+        split, files = spec["split"], {key: Path(root) / path for key, path in spec["files"].items()}
+        if split not in split_data:
+            examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
+            split_data[split] = ({e["uid"]: e for e in examples},
+                                 infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)))
+        for model in models:
+            found, changes = failures.failing_examples(files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed,
+                                                       split_data[split], unverified_flips)
+            out[(probe_name, model)] = ExamplesBlock(probe_name, model, split, found, changes)
+    return out
