@@ -31,6 +31,6 @@ localrules:
 
 
 rule all:
+    default_target: True
     input:
         get_final_output(),
-    default_target: True

@@ -98,8 +98,12 @@ def full_dag(args) -> dict:
     for script in (workdir / "workflow" / "scripts").glob("*.py"):
         script.write_text(OUTPUTS_ONLY_SCRIPT)
     config = default_config()
-    config.update(infotabs_dir=str(Path(args.infotabs).resolve()), full=True, splits=list(SPLITS),
-                  probes={name: {"splits": list(SPLITS)} for name in REGISTRY})
+    config.update(
+        infotabs_dir=str(Path(args.infotabs).resolve()),
+        full=True,
+        splits=list(SPLITS),
+        probes={name: {"splits": list(SPLITS)} for name in REGISTRY},
+    )
     configfile = workdir / "full.yaml"
     configfile.write_text(yaml.safe_dump(config, sort_keys=False))
 
@@ -110,9 +114,14 @@ def full_dag(args) -> dict:
     records = sum(1 for _ in (workdir / ".snakemake" / "metadata").iterdir())
     times = timed_dry_runs(workdir, configfile, args.repeats)
     print(f"part 1: dry run on the finished full run: {', '.join(f'{t:.2f}' for t in times)} s", flush=True)
-    return {"jobs": jobs, "finish_seconds": round(seconds, 1), "metadata_records": records,
-            "dry_run_seconds": [round(t, 2) for t in times], "dry_run_median_seconds": round(statistics.median(times), 2),
-            "goal_seconds": 10}
+    return {
+        "jobs": jobs,
+        "finish_seconds": round(seconds, 1),
+        "metadata_records": records,
+        "dry_run_seconds": [round(t, 2) for t in times],
+        "dry_run_median_seconds": round(statistics.median(times), 2),
+        "goal_seconds": 10,
+    }
 
 
 def reduced_config(args) -> dict:
@@ -154,11 +163,17 @@ def add_one_probe(args) -> dict:
     rerun_seconds, _ = snakemake(workdir, with_file, "--cores", str(args.cores))
     times = timed_dry_runs(workdir, with_file, args.repeats)
     print(f"part 2: re-run {rerun_seconds:.0f} s; dry run on it: {', '.join(f'{t:.2f}' for t in times)} s", flush=True)
-    return {"probe": args.probe, "max_examples": args.max_examples, "train_examples": args.train_examples,
-            "full_run_jobs": full_jobs, "full_run_seconds": round(full_seconds, 1),
-            "rerun_jobs": rerun_jobs, "rerun_seconds": round(rerun_seconds, 1),
-            "rerun_over_full_run": round(rerun_seconds / full_seconds, 4),
-            "dry_run_seconds": [round(t, 2) for t in times]}
+    return {
+        "probe": args.probe,
+        "max_examples": args.max_examples,
+        "train_examples": args.train_examples,
+        "full_run_jobs": full_jobs,
+        "full_run_seconds": round(full_seconds, 1),
+        "rerun_jobs": rerun_jobs,
+        "rerun_seconds": round(rerun_seconds, 1),
+        "rerun_over_full_run": round(rerun_seconds / full_seconds, 4),
+        "dry_run_seconds": [round(t, 2) for t in times],
+    }
 
 
 def main() -> None:
@@ -168,10 +183,18 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3, help="dry runs timed in each part")
     parser.add_argument("--probe", default="row_permutation", help="the probe added in part 2")
-    parser.add_argument("--max-examples", type=int, default=None,
-                        help="part 2: lower every cap to this (default: the default config's caps)")
-    parser.add_argument("--train-examples", type=int, default=None,
-                        help="part 2: train on this many examples per model (default: the default config's budget)")
+    parser.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        help="part 2: lower every cap to this (default: the default config's caps)",
+    )
+    parser.add_argument(
+        "--train-examples",
+        type=int,
+        default=None,
+        help="part 2: train on this many examples per model (default: the default config's budget)",
+    )
     parser.add_argument("--part", choices=["all", "dag", "add-probe"], default="all")
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     args = parser.parse_args()

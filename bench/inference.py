@@ -27,7 +27,9 @@ from tabprobe.render import render
 from tabprobe.table import Table
 
 
-def pipeline_run(checkpoint: str, pairs: list[dict], max_length: int, order: list[int], cut: str) -> tuple[np.ndarray, float]:
+def pipeline_run(
+    checkpoint: str, pairs: list[dict], max_length: int, order: list[int], cut: str
+) -> tuple[np.ndarray, float]:
     from transformers import pipeline
 
     classifier = pipeline("text-classification", model=checkpoint, tokenizer=checkpoint, device="cpu")
@@ -59,8 +61,10 @@ def main() -> None:
     tables = load_tables(split.tables)
     examples = select_examples(split.examples, args.examples, args.seed, "alpha1")
     probe_examples, _ = generate("original", examples, tables, args.seed)
-    rendered = [(render(Table.from_arrow(r["table"]), args.premise), r["hypothesis"])
-                for r in probe_examples.select(["table", "hypothesis"]).to_pylist()]
+    rendered = [
+        (render(Table.from_arrow(r["table"]), args.premise), r["hypothesis"])
+        for r in probe_examples.select(["table", "hypothesis"]).to_pylist()
+    ]
     first_is_premise = args.pair_order == "premise_first"
     pairs = [{"text": p, "text_pair": h} if first_is_premise else {"text": h, "text_pair": p} for p, h in rendered]
     cut = "only_first" if first_is_premise else "only_second"  # the premise is cut, as in tabprobe

@@ -27,8 +27,10 @@ from tabprobe.infotabs import SPLITS, ingest_split
 
 def signature(doc) -> tuple:
     """What the probes read from a parse; equal signatures mean equal parses for them."""
-    return (tuple((t.text, t.tag_, t.pos_, t.dep_, t.head.i, t.lemma_) for t in doc),
-            tuple((e.start, e.end, e.label_) for e in doc.ents))
+    return (
+        tuple((t.text, t.tag_, t.pos_, t.dep_, t.head.i, t.lemma_) for t in doc),
+        tuple((e.start, e.end, e.label_) for e in doc.ents),
+    )
 
 
 def main() -> None:
@@ -37,8 +39,12 @@ def main() -> None:
     parser.add_argument("--model", default="auto")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--batch-size", type=int, default=512)
-    parser.add_argument("--naive-limit", type=int, default=None,
-                        help="time the naive loop on this many sentences and scale up (it is the slow one)")
+    parser.add_argument(
+        "--naive-limit",
+        type=int,
+        default=None,
+        help="time the naive loop on this many sentences and scale up (it is the slow one)",
+    )
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     args = parser.parse_args()
 

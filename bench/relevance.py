@@ -26,8 +26,11 @@ GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "relevance_go
 def read_gold(path: Path = GOLD) -> list[dict]:
     lines = path.read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
-    return [dict(zip(header, line.split("\t"))) | {"keys": json.loads(line.split("\t")[header.index("relevant_keys")])}
-            for line in lines[1:] if line.strip()]
+    return [
+        dict(zip(header, line.split("\t"))) | {"keys": json.loads(line.split("\t")[header.index("relevant_keys")])}
+        for line in lines[1:]
+        if line.strip()
+    ]
 
 
 def evaluate(infotabs: str, gold_rows: list[dict], settings: relevance.AlignerSettings | None = None) -> dict:
@@ -39,8 +42,9 @@ def evaluate(infotabs: str, gold_rows: list[dict], settings: relevance.AlignerSe
     methods = {
         "aligner": lambda h, t: relevance.align(h, t, settings),
         "baseline: every row": lambda h, t: list(t.keys),
-        "baseline: best-scoring row only": lambda h, t: [
-            max(zip(relevance.row_scores(h, t, settings), t.keys))[1]] if t.rows else [],
+        "baseline: best-scoring row only": lambda h, t: (
+            [max(zip(relevance.row_scores(h, t, settings), t.keys))[1]] if t.rows else []
+        ),
     }
     results = {}
     for part in ["all"] + sorted({g["batch"] for g in gold_rows}):
@@ -48,7 +52,8 @@ def evaluate(infotabs: str, gold_rows: list[dict], settings: relevance.AlignerSe
         gold = {g["uid"]: g["keys"] for g in rows}
         results[part] = {
             name: relevance.precision_recall(
-                {g["uid"]: method(hypotheses[g["uid"]], tables[g["table_id"]]) for g in rows}, gold)
+                {g["uid"]: method(hypotheses[g["uid"]], tables[g["table_id"]]) for g in rows}, gold
+            )
             for name, method in methods.items()
         }
     return results
@@ -62,8 +67,10 @@ def main() -> None:
     results = evaluate(args.infotabs, read_gold())
     for part, methods in results.items():
         for name, r in methods.items():
-            print(f"{part:8s} {name:32s} precision {r['precision']:.3f} recall {r['recall']:.3f} "
-                  f"({r['examples']} examples, {r['gold_rows']} gold rows, {r['predicted_rows']} predicted)")
+            print(
+                f"{part:8s} {name:32s} precision {r['precision']:.3f} recall {r['recall']:.3f} "
+                f"({r['examples']} examples, {r['gold_rows']} gold rows, {r['predicted_rows']} predicted)"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     heldout = results.get("heldout", results["all"])["aligner"]

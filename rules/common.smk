@@ -22,7 +22,23 @@ sys.path.insert(0, LIBRARY_DIR)
 CODE_DIR = os.path.relpath(LIBRARY_DIR)
 
 from snakemake.utils import validate
-from tabprobe.config import INOCULATION_TABLES, MODEL_NAME, PROBE_NAME, check as check_config, curation_files, type_command_line_values, external_probes, inoculated_name, inoculation_plan, variance_plan, original_covers, probe_limit, probe_options, probe_splits, require_configured
+from tabprobe.config import (
+    INOCULATION_TABLES,
+    MODEL_NAME,
+    PROBE_NAME,
+    check as check_config,
+    curation_files,
+    type_command_line_values,
+    external_probes,
+    inoculated_name,
+    inoculation_plan,
+    variance_plan,
+    original_covers,
+    probe_limit,
+    probe_options,
+    probe_splits,
+    require_configured,
+)
 from tabprobe import code_inputs, layout
 from tabprobe.download import INFOTABS_COMMIT, split_digest, tables_digest
 from tabprobe.external import files_below
@@ -36,11 +52,19 @@ SCHEMA = "../workflow/schemas/config.schema.yaml"
 # Readable errors naming each bad key (and the file and line that set it) first; then
 # snakemake's validate fills in defaults. Snakemake merges config.yaml, then each --configfile.
 _CLI_CONFIGFILES = [str(f) for f in workflow.config_settings.configfiles]
-_CONFIG_SOURCES = [] if workflow.config_settings.replace_workflow_config else [
-    str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES]
+_CONFIG_SOURCES = (
+    []
+    if workflow.config_settings.replace_workflow_config
+    else [str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES]
+)
 type_command_line_values(config, workflow.config_settings.config)
-check_config(config, workflow.source_path(SCHEMA), sources=_CONFIG_SOURCES + _CLI_CONFIGFILES,
-             schema_shown="workflow/schemas/config.schema.yaml", overrides=workflow.config_settings.config)
+check_config(
+    config,
+    workflow.source_path(SCHEMA),
+    sources=_CONFIG_SOURCES + _CLI_CONFIGFILES,
+    schema_shown="workflow/schemas/config.schema.yaml",
+    overrides=workflow.config_settings.config,
+)
 validate(config, SCHEMA)
 
 # External probe sets (folders in InfoTabS format named in config) become probes like the rest.
@@ -116,6 +140,7 @@ def code_of(rule_name):
 
 # ---------------------------------------------------------------- models
 
+
 def configured(wildcards):
     """Stop with "did you mean" when a requested path names a model or probe not in config."""
     require_configured(config, **{k: getattr(wildcards, k) for k in ("model", "probe") if hasattr(wildcards, k)})
@@ -178,15 +203,24 @@ def get_train_settings(wildcards):
 def inference_settings(model):
     """How a model reads its inputs: only its own settings, so editing one model never re-runs
     another's jobs (and a derived model, inoculated or controlled-variance, reads as its base)."""
-    return canonical({"premise": model["premise"], "label_map": model.get("labels"), "max_length": model["max_length"],
-                      "batch_size": model["batch_size"], "precision": model["precision"],
-                      "pair_order": model["pair_order"]})
+    return canonical(
+        {
+            "premise": model["premise"],
+            "label_map": model.get("labels"),
+            "max_length": model["max_length"],
+            "batch_size": model["batch_size"],
+            "precision": model["precision"],
+            "pair_order": model["pair_order"],
+        }
+    )
 
 
 def get_inference_settings(wildcards):
     return inference_settings(model_config(wildcards))
 
+
 # ---------------------------------------------------------------- data (data.smk)
+
 
 def get_downloaded_infotabs(wildcards):
     """The downloaded copy, when there is no local one: then the download is an input."""
@@ -208,7 +242,9 @@ def infotabs_digest(wildcards):
         _TABLES_DIGEST[root] = tables_digest(Path(root))
     return split_digest(root, wildcards.split, tables=_TABLES_DIGEST[root])
 
+
 # ---------------------------------------------------------------- probes (probes.smk)
+
 
 def get_probe_sources(wildcards):
     """The probe's module and the package modules it imports: a script rule does not notice
@@ -273,7 +309,9 @@ def get_curation_files(wildcards):
 def get_probe_limit(wildcards):
     return probe_limit(config, wildcards.probe)
 
+
 # ---------------------------------------------------------------- scoring (scoring.smk)
+
 
 def get_score_inputs(wildcards):
     configured(wildcards)
@@ -308,11 +346,17 @@ def get_pooled_inputs(wildcards):
         inputs["original"] = layout.predictions(wildcards.model, "original", split)
         # Paper Table 8 sets a premise model's counterfactual and original predictions beside a
         # hypothesis-only model's original ones.
-        if wildcards.paper_table == "table7" and HYPOTHESIS_ONLY_MODELS and wildcards.model not in HYPOTHESIS_ONLY_MODELS:
+        if (
+            wildcards.paper_table == "table7"
+            and HYPOTHESIS_ONLY_MODELS
+            and wildcards.model not in HYPOTHESIS_ONLY_MODELS
+        ):
             inputs["hypothesis_only"] = layout.predictions(HYPOTHESIS_ONLY_MODELS[0], "original", split)
     return inputs
 
+
 # ---------------------------------------------------------------- report (report.smk)
+
 
 def probe_runs():
     """(probe, split) for every probe on each of its splits."""
@@ -321,8 +365,13 @@ def probe_runs():
 
 def pooled_runs():
     """(table, column, split) for every pooled column with a member probe on that split."""
-    return [(table, column, split) for table, columns in POOLED.items() for column, members in columns.items()
-            for split in SPLITS if any(split in probe_splits(config, p) for p in members)]
+    return [
+        (table, column, split)
+        for table, columns in POOLED.items()
+        for column, members in columns.items()
+        for split in SPLITS
+        if any(split in probe_splits(config, p) for p in members)
+    ]
 
 
 def relevance_splits():
@@ -356,8 +405,8 @@ def get_results_inputs(wildcards):
     runs = probe_runs()
     return {
         "scores": [layout.scores(m, p, s) for m in MODELS for p, s in runs]
-                  + [layout.pooled_scores(t, m, c, s) for m in MODELS for t, c, s in pooled_runs()]
-                  + [p for p in inoculation_outputs() + variance_outputs() if p.endswith(".parquet")],
+        + [layout.pooled_scores(t, m, c, s) for m in MODELS for t, c, s in pooled_runs()]
+        + [p for p in inoculation_outputs() + variance_outputs() if p.endswith(".parquet")],
         "stats": [path for paths in inference_stats().values() for path in paths],
         "coverage": [layout.coverage(p, s) for p, s in runs],
         "relevance": list(relevance_summaries().values()),

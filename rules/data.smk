@@ -3,12 +3,12 @@
 rule download_infotabs:
     output:
         directory(layout.downloaded_infotabs()),
-    params:
-        url=config["infotabs_url"],
     log:
         "logs/download_infotabs.log",
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        url=config["infotabs_url"],
     script:
         "../workflow/scripts/download_infotabs.py"
 
@@ -23,15 +23,15 @@ rule check_infotabs:
         code=code_of("check_infotabs"),
     output:
         temp(layout.data_check("{split}")),
+    log:
+        "logs/check_infotabs/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
     # No param follows the data: Snakemake records a failed job's params, and a digest of the
     # broken data would then re-run everything once the data is mended. ingest_infotabs holds it.
     params:
         on_duplicate=config["duplicates"],
         verify=config["infotabs_verify"],
-    log:
-        "logs/check_infotabs/{split}.log",
-    conda:
-        "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/check_infotabs.py"
 
@@ -45,14 +45,14 @@ rule ingest_infotabs:
         examples=layout.examples("{split}"),
         tables=layout.tables("{split}"),
         summary=layout.data_summary("{split}"),
-    params:
-        dataset=infotabs_digest,  # what the data is (an edit re-runs the split), not where it lies
-        on_duplicate=config["duplicates"],
     log:
         "logs/ingest_infotabs/{split}.log",
     benchmark:
         "benchmarks/ingest_infotabs/{split}.tsv"
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        dataset=infotabs_digest,  # what the data is (an edit re-runs the split), not where it lies
+        on_duplicate=config["duplicates"],
     script:
         "../workflow/scripts/ingest_infotabs.py"

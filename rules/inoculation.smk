@@ -11,8 +11,18 @@ rule inoculate:
         code=code_of("inoculate"),
     output:
         directory(layout.inoculated_checkpoint("{model}", "{experiment}", "{size}", "{lr}")),
+    log:
+        "logs/inoculate/{model}/{experiment}/{size}/lr{lr}.log",
+    benchmark:
+        "benchmarks/inoculate/{model}/{experiment}/{size}/lr{lr}.tsv"
     wildcard_constraints:
         lr=r"[0-9][0-9.e+-]*",
+    conda:
+        "../envs/tabprobe.yaml"
+    # torch's intra-op threads, as for train_model.
+    threads: 2
+    resources:
+        gpu=1,
     params:
         challenge=get_challenge_members("train"),
         table=get_inoculation_table,
@@ -21,16 +31,6 @@ rule inoculate:
         model=get_base_model_settings,
         seed=config["seed"],
         unverified_flips=config["unverified_flips"],
-    # torch's intra-op threads, as for train_model.
-    threads: 2
-    resources:
-        gpu=1,
-    log:
-        "logs/inoculate/{model}/{experiment}/{size}/lr{lr}.log",
-    benchmark:
-        "benchmarks/inoculate/{model}/{experiment}/{size}/lr{lr}.tsv"
-    conda:
-        "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/inoculate.py"
 
@@ -41,12 +41,12 @@ rule select_inoculation:
         code=code_of("select_inoculation"),
     output:
         directory(layout.inoculated_checkpoint("{model}", "{experiment}", "{size}")),
-    params:
-        grid=get_inoculation_grid,
     log:
         "logs/select_inoculation/{model}/{experiment}/{size}.log",
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        grid=get_inoculation_grid,
     script:
         "../workflow/scripts/select_inoculation.py"
 
@@ -58,6 +58,10 @@ rule score_inoculation:
     output:
         scores=layout.inoculation_scores("{model}", "{experiment}"),
         summary=layout.inoculation_summary("{model}", "{experiment}"),
+    log:
+        "logs/score_inoculation/{model}/{experiment}.log",
+    conda:
+        "../envs/tabprobe.yaml"
     params:
         table=get_inoculation_table,
         models=get_inoculated_models,
@@ -68,10 +72,6 @@ rule score_inoculation:
         settings=SCORING,
         seed=config["seed"],
         unverified_flips=config["unverified_flips"],
-    log:
-        "logs/score_inoculation/{model}/{experiment}.log",
-    conda:
-        "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/score_inoculation.py"
 
@@ -86,21 +86,21 @@ rule train_variance:
         code=code_of("train_variance"),
     output:
         directory(layout.variance_checkpoint("{model}", "{resample}")),
-    wildcard_constraints:
-        resample=r"\d+",
-    params:
-        settings=get_variance_settings,
-        model=get_base_model_settings,
-        seed=config["seed"],
-    threads: 2
-    resources:
-        gpu=1,
     log:
         "logs/train_variance/{model}/r{resample}.log",
     benchmark:
         "benchmarks/train_variance/{model}/r{resample}.tsv"
+    wildcard_constraints:
+        resample=r"\d+",
     conda:
         "../envs/tabprobe.yaml"
+    threads: 2
+    resources:
+        gpu=1,
+    params:
+        settings=get_variance_settings,
+        model=get_base_model_settings,
+        seed=config["seed"],
     script:
         "../workflow/scripts/train_variance.py"
 
@@ -115,20 +115,20 @@ rule score_variance:
     output:
         scores=layout.variance_scores("{model}"),
         summary=layout.variance_summary("{model}"),
-    params:
-        checkpoints=get_variance_repeats,
-        settings=get_variance_settings,
-        model=get_base_model_settings,
-        scoring=SCORING,
-        seed=config["seed"],
-    threads: 2
-    resources:
-        gpu=1,
     log:
         "logs/score_variance/{model}.log",
     benchmark:
         "benchmarks/score_variance/{model}.tsv"
     conda:
         "../envs/tabprobe.yaml"
+    threads: 2
+    resources:
+        gpu=1,
+    params:
+        checkpoints=get_variance_repeats,
+        settings=get_variance_settings,
+        model=get_base_model_settings,
+        scoring=SCORING,
+        seed=config["seed"],
     script:
         "../workflow/scripts/score_variance.py"

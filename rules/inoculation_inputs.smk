@@ -4,7 +4,9 @@ from tabprobe.inoculation import CHALLENGE_SPLIT
 from tabprobe.variance import TEST_SPLIT as VARIANCE_TEST_SPLIT
 
 # Paper Tables 9 and 11: accuracy on the original splits the report covers.
-INOCULATION_SPLITS = [s for s in REPORT_SPLITS if "original" in config["probes"] and s in probe_splits(config, "original")]
+INOCULATION_SPLITS = [
+    s for s in REPORT_SPLITS if "original" in config["probes"] and s in probe_splits(config, "original")
+]
 
 
 def lr_text(learning_rate):
@@ -14,8 +16,10 @@ def lr_text(learning_rate):
 def challenge_members(experiment, split):
     """{column: {probe: its examples on split}} for the probes pooled into the experiment's table."""
     columns = pooled_members(INOCULATION_TABLES[experiment], PROBES)
-    return {column: {p: layout.probe_examples(p, split) for p in probes if split in probe_splits(config, p)}
-            for column, probes in columns.items()}
+    return {
+        column: {p: layout.probe_examples(p, split) for p in probes if split in probe_splits(config, p)}
+        for column, probes in columns.items()
+    }
 
 
 def get_challenge_members(split):
@@ -46,7 +50,9 @@ def get_inoculation_inputs(wildcards):
     require_configured(config, model=wildcards.model)
     return {
         "checkpoint": checkpoint_of(wildcards.model),
-        "challenge": sorted(p for probes in challenge_members(wildcards.experiment, "train").values() for p in probes.values()),
+        "challenge": sorted(
+            p for probes in challenge_members(wildcards.experiment, "train").values() for p in probes.values()
+        ),
         "dev": layout.examples("dev"),
         "dev_tables": layout.tables("dev"),
     }
@@ -54,8 +60,10 @@ def get_inoculation_inputs(wildcards):
 
 def get_inoculation_grid(wildcards):
     """{learning rate: inoculated checkpoint} over the grid, in config order."""
-    return {lr_text(lr): layout.inoculated_checkpoint(wildcards.model, wildcards.experiment, wildcards.size, lr_text(lr))
-            for lr in INOCULATION["learning_rates"]}
+    return {
+        lr_text(lr): layout.inoculated_checkpoint(wildcards.model, wildcards.experiment, wildcards.size, lr_text(lr))
+        for lr in INOCULATION["learning_rates"]
+    }
 
 
 def get_inoculation_grid_dirs(wildcards):
@@ -64,8 +72,10 @@ def get_inoculation_grid_dirs(wildcards):
 
 def get_inoculated_models(wildcards):
     """{size: model name}; size 0 is the model before inoculation."""
-    return {0: wildcards.model, **{size: inoculated_name(wildcards.model, wildcards.experiment, size)
-                                   for size in INOCULATION["sizes"]}}
+    return {
+        0: wildcards.model,
+        **{size: inoculated_name(wildcards.model, wildcards.experiment, size) for size in INOCULATION["sizes"]},
+    }
 
 
 def get_inoculation_originals(wildcards):
@@ -76,13 +86,19 @@ def get_inoculation_predictions(wildcards):
     """{model: {probe: {split: predictions}}}: every model of the experiment on the original
     splits and on the challenge probes of alpha1."""
     members = [p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes]
-    return {model: {"original": {s: layout.predictions(model, "original", s) for s in INOCULATION_SPLITS},
-                    **{p: {CHALLENGE_SPLIT: layout.predictions(model, p, CHALLENGE_SPLIT)} for p in members}}
-            for model in get_inoculated_models(wildcards).values()}
+    return {
+        model: {
+            "original": {s: layout.predictions(model, "original", s) for s in INOCULATION_SPLITS},
+            **{p: {CHALLENGE_SPLIT: layout.predictions(model, p, CHALLENGE_SPLIT)} for p in members},
+        }
+        for model in get_inoculated_models(wildcards).values()
+    }
 
 
 def get_inoculation_best(wildcards):
-    return {size: layout.inoculated_checkpoint(wildcards.model, wildcards.experiment, size) for size in INOCULATION["sizes"]}
+    return {
+        size: layout.inoculated_checkpoint(wildcards.model, wildcards.experiment, size) for size in INOCULATION["sizes"]
+    }
 
 
 def get_inoculation_score_inputs(wildcards):
@@ -90,8 +106,12 @@ def get_inoculation_score_inputs(wildcards):
     predictions = get_inoculation_predictions(wildcards)
     return {
         "originals": list(get_inoculation_originals(wildcards).values()),
-        "members": sorted(p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes.values()),
-        "predictions": sorted(path for by_probe in predictions.values() for by_split in by_probe.values() for path in by_split.values()),
+        "members": sorted(
+            p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes.values()
+        ),
+        "predictions": sorted(
+            path for by_probe in predictions.values() for by_split in by_probe.values() for path in by_split.values()
+        ),
         "best": list(get_inoculation_best(wildcards).values()),
     }
 
@@ -99,8 +119,14 @@ def get_inoculation_score_inputs(wildcards):
 def inoculation_outputs():
     if not INOCULATION:
         return []
-    return [path for e in INOCULATION["experiments"] for path in (layout.inoculation_scores(INOCULATION["model"], e),
-                                                                 layout.inoculation_summary(INOCULATION["model"], e))]
+    return [
+        path
+        for e in INOCULATION["experiments"]
+        for path in (
+            layout.inoculation_scores(INOCULATION["model"], e),
+            layout.inoculation_summary(INOCULATION["model"], e),
+        )
+    ]
 
 
 def get_inoculation_plan():
@@ -114,8 +140,13 @@ def get_variance_settings(wildcards):
 
 def get_variance_inputs(wildcards):
     require_configured(config, model=wildcards.model)
-    return {"checkpoint": checkpoint_of(wildcards.model), "train": layout.examples("train"),
-            "train_tables": layout.tables("train"), "dev": layout.examples("dev"), "dev_tables": layout.tables("dev")}
+    return {
+        "checkpoint": checkpoint_of(wildcards.model),
+        "train": layout.examples("train"),
+        "train_tables": layout.tables("train"),
+        "dev": layout.examples("dev"),
+        "dev_tables": layout.tables("dev"),
+    }
 
 
 def get_variance_repeats(wildcards):

@@ -7,23 +7,23 @@ rule train_model:
         code=code_of("train_model"),
     output:
         directory(layout.trained_model("{model}")),
+    log:
+        "logs/train_model/{model}.log",
+    benchmark:
+        "benchmarks/train_model/{model}.tsv"
     wildcard_constraints:
         model=_one_of(TRAINED_MODELS),
+    conda:
+        "../envs/tabprobe.yaml"
+    # torch's intra-op threads; Snakemake lowers this to --cores on a small machine.
+    threads: 4
+    resources:
+        gpu=1,
     params:
         train=get_train_settings,
         premise=get_model_premise,
         pair_order=get_pair_order,
         seed=config["seed"],
-    # torch's intra-op threads; Snakemake lowers this to --cores on a small machine.
-    threads: 4
-    resources:
-        gpu=1,
-    log:
-        "logs/train_model/{model}.log",
-    benchmark:
-        "benchmarks/train_model/{model}.tsv"
-    conda:
-        "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/train_model.py"
 
@@ -33,14 +33,14 @@ rule init_model:
         code=code_of("init_model"),
     output:
         directory(layout.trained_model("{model}")),
-    wildcard_constraints:
-        model=_one_of(INITIALISED_MODELS),
-    params:
-        init=get_model_init,
     log:
         "logs/init_model/{model}.log",
+    wildcard_constraints:
+        model=_one_of(INITIALISED_MODELS),
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        init=get_model_init,
     script:
         "../workflow/scripts/init_model.py"
 
@@ -54,8 +54,12 @@ rule infer_nli:
     output:
         predictions=layout.predictions("{model}", "{probe}", "{split}"),
         stats=layout.inference_stats("{model}", "{probe}", "{split}"),
-    params:
-        settings=get_inference_settings,
+    log:
+        "logs/infer_nli/{model}/{probe}/{split}.log",
+    benchmark:
+        "benchmarks/infer_nli/{model}/{probe}/{split}.tsv"
+    conda:
+        "../envs/tabprobe.yaml"
     # One torch thread per job: a run has dozens of short inference jobs, and two one-thread
     # jobs side by side process as many examples as one two-thread job (measured on 2 cores:
     # 600 examples in 12.7 s with 2 threads, 2 x 600 in 25 s as two 1-thread jobs) while their
@@ -65,11 +69,7 @@ rule infer_nli:
     # limited, so the job also runs on a CPU-only workstation (it uses CUDA when present).
     resources:
         gpu=1,
-    log:
-        "logs/infer_nli/{model}/{probe}/{split}.log",
-    benchmark:
-        "benchmarks/infer_nli/{model}/{probe}/{split}.tsv"
-    conda:
-        "../envs/tabprobe.yaml"
+    params:
+        settings=get_inference_settings,
     script:
         "../workflow/scripts/infer_nli.py"

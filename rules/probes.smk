@@ -1,6 +1,4 @@
 rule generate_probe:
-    wildcard_constraints:
-        probe=_one_of(GENERATED_PROBES),
     input:
         unpack(get_parses),
         unpack(get_relevance),
@@ -12,16 +10,18 @@ rule generate_probe:
     output:
         probe=layout.probe_examples("{probe}", "{split}"),
         coverage=layout.coverage("{probe}", "{split}"),
-    params:
-        options=get_probe_options,
-        seed=config["seed"],
-        limit=get_probe_limit,
     log:
         "logs/generate_probe/{probe}/{split}.log",
     benchmark:
         "benchmarks/generate_probe/{probe}/{split}.tsv"
+    wildcard_constraints:
+        probe=_one_of(GENERATED_PROBES),
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        options=get_probe_options,
+        seed=config["seed"],
+        limit=get_probe_limit,
     script:
         "../workflow/scripts/generate_probe.py"
 
@@ -33,15 +33,15 @@ rule parse_hypotheses:
     output:
         parses=layout.parses("{split}"),
         summary=layout.parses_summary("{split}"),
-    params:
-        settings=canonical(config["parse"]),
-    threads: 2
     log:
         "logs/parse_hypotheses/{split}.log",
     benchmark:
         "benchmarks/parse_hypotheses/{split}.tsv"
     conda:
         "../envs/tabprobe.yaml"
+    threads: 2
+    params:
+        settings=canonical(config["parse"]),
     script:
         "../workflow/scripts/parse_hypotheses.py"
 
@@ -55,19 +55,17 @@ rule find_relevant_rows:
     output:
         relevance=layout.relevance("{split}"),
         summary=layout.relevance_summary("{split}"),
-    params:
-        source=config["relevance"]["source"],
     log:
         "logs/find_relevant_rows/{split}.log",
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        source=config["relevance"]["source"],
     script:
         "../workflow/scripts/find_relevant_rows.py"
 
 
 rule ingest_external_probe:
-    wildcard_constraints:
-        probe=_one_of(EXTERNALS),
     input:
         unpack(get_original_examples),
         files=get_external_files,
@@ -76,11 +74,13 @@ rule ingest_external_probe:
     output:
         probe=layout.probe_examples("{probe}", "{split}"),
         coverage=layout.coverage("{probe}", "{split}"),
-    params:
-        folder=get_external_folder,
     log:
         "logs/ingest_external_probe/{probe}/{split}.log",
+    wildcard_constraints:
+        probe=_one_of(EXTERNALS),
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        folder=get_external_folder,
     script:
         "../workflow/scripts/ingest_external_probe.py"

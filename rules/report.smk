@@ -9,13 +9,13 @@ rule collect_results:
         csv=layout.results_csv(),
         # The config as run, package versions, commit, checkpoint fingerprints, relevance, caps.
         run=layout.run_record(),
-    params:
-        stats=inference_stats(),
-        relevance=relevance_summaries(),
     log:
         "logs/collect_results.log",
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        stats=inference_stats(),
+        relevance=relevance_summaries(),
     script:
         "../workflow/scripts/collect_results.py"
 
@@ -41,6 +41,10 @@ rule assemble_report:
             category=report_category,
             labels={"model": "{model}", "probe": "{probe}"},
         ),
+    log:
+        "logs/assemble_report.log",
+    conda:
+        "../envs/tabprobe.yaml"
     params:
         splits=REPORT_SPLITS,
         probes=PROBES,
@@ -54,9 +58,5 @@ rule assemble_report:
         variance_summaries=variance_summaries(),
         relevance_summaries=relevance_summaries(),
         unverified_flips=config["unverified_flips"],
-    log:
-        "logs/assemble_report.log",
-    conda:
-        "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/assemble_report.py"

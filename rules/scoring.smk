@@ -4,17 +4,17 @@ rule score_probe:
         code=code_of("score_probe"),
     output:
         layout.scores("{model}", "{probe}", "{split}"),
-    params:
-        settings=SCORING,
-        seed=config["seed"],
-        externals=get_external_spec,
-        unverified_flips=config["unverified_flips"],
     log:
         "logs/score_probe/{model}/{probe}/{split}.log",
     benchmark:
         "benchmarks/score_probe/{model}/{probe}/{split}.tsv"
     conda:
         "../envs/tabprobe.yaml"
+    params:
+        settings=SCORING,
+        seed=config["seed"],
+        externals=get_external_spec,
+        unverified_flips=config["unverified_flips"],
     script:
         "../workflow/scripts/score_probe.py"
 
@@ -25,14 +25,14 @@ rule score_pooled_column:
         code=code_of("score_pooled_column"),
     output:
         layout.pooled_scores("{paper_table}", "{model}", "{column}", "{split}"),
+    log:
+        "logs/score_pooled_column/{paper_table}/{model}/{column}/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
     params:
         probes=get_pooled_members,
         settings=SCORING,
         seed=config["seed"],
         unverified_flips=config["unverified_flips"],
-    log:
-        "logs/score_pooled_column/{paper_table}/{model}/{column}/{split}.log",
-    conda:
-        "../envs/tabprobe.yaml"
     script:
         "../workflow/scripts/score_pooled_column.py"

@@ -46,11 +46,15 @@ MIN_JOB_AGE = 3600
 
 
 def _binary(name: str) -> str | None:
-    return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.access(p, os.X_OK)), None)
+    return shutil.which(name) or next(
+        (p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.access(p, os.X_OK)), None
+    )
 
 
 def missing_binaries() -> list[str]:
-    return [name for name in (*DAEMONS, "sbatch", "srun", "squeue", "scontrol", "scancel", "unshare") if not _binary(name)]
+    return [
+        name for name in (*DAEMONS, "sbatch", "srun", "squeue", "scontrol", "scancel", "unshare") if not _binary(name)
+    ]
 
 
 def _free_port() -> int:
@@ -143,14 +147,14 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
         devices.mkdir(exist_ok=True)
         for i in range(GPUS):
             (devices / f"fakegpu{i}").touch()
-        (self.etc / "gres.conf").write_text(
-            f"NodeName=localhost Name=gpu File={devices}/fakegpu[0-{GPUS - 1}]\n")
+        (self.etc / "gres.conf").write_text(f"NodeName=localhost Name=gpu File={devices}/fakegpu[0-{GPUS - 1}]\n")
 
     def _start(self, name: str, command: list[str]) -> None:
         log = open(self.logs / f"{name}.out", "ab")
         # Foreground daemons: the pid Popen returns is the daemon's own, the one stopped at the end.
-        self.processes[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=self.env(),
-                                                start_new_session=True)
+        self.processes[name] = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=self.env(), start_new_session=True
+        )
         log.close()
 
     def _wait(self, what: str, ready, timeout: float = 60) -> None:
@@ -158,7 +162,9 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
         while time.monotonic() < deadline:
             for name, process in self.processes.items():
                 if process.poll() is not None:
-                    raise RuntimeError(f"{name} exited with {process.returncode} while waiting for {what}:\n{self.tail_logs()}")
+                    raise RuntimeError(
+                        f"{name} exited with {process.returncode} while waiting for {what}:\n{self.tail_logs()}"
+                    )
             if ready():
                 return
             time.sleep(0.5)
@@ -167,9 +173,19 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
     def start(self) -> SlurmCluster:
         self.write_config()
         m = self.root / "munge"
-        self._start("munged", [_binary("munged"), "--foreground", "--force", f"--socket={self.munge_socket}",
-                               f"--key-file={m / 'munge.key'}", f"--pid-file={m / 'munged.pid'}",
-                               f"--seed-file={m / 'munged.seed'}", f"--log-file={self.logs / 'munged.log'}"])
+        self._start(
+            "munged",
+            [
+                _binary("munged"),
+                "--foreground",
+                "--force",
+                f"--socket={self.munge_socket}",
+                f"--key-file={m / 'munge.key'}",
+                f"--pid-file={m / 'munged.pid'}",
+                f"--seed-file={m / 'munged.seed'}",
+                f"--log-file={self.logs / 'munged.log'}",
+            ],
+        )
         self._wait("munged's socket", self.munge_socket.exists)
         # -D: foreground; -i: ignore state from an earlier run of this folder (there is none).
         self._start("slurmctld", [_binary("slurmctld"), "-D", "-i", "-f", str(self.conf)])
@@ -180,11 +196,26 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
         # inside the job (snakemake-executor-plugin-slurm issue #164), so without this the srun
         # would not find this cluster; the machine's own /etc/slurm is untouched outside.
         # unshare and sh both exec, so the pid Popen returns is slurmd's.
-        self._start("slurmd", [_binary("unshare"), "--mount", "--propagation", "private", "sh", "-c",
-                               'mount --bind "$0" /etc/slurm && exec "$1" -D -N localhost -f "$0/slurm.conf"',
-                               str(self.etc), _binary("slurmd")])
-        self._wait("node localhost to be idle",
-                   lambda: self.run("sinfo", "-h", "-N", "-o", "%T", check=False).stdout.strip() in ("idle", "mixed", "allocated"))
+        self._start(
+            "slurmd",
+            [
+                _binary("unshare"),
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                'mount --bind "$0" /etc/slurm && exec "$1" -D -N localhost -f "$0/slurm.conf"',
+                str(self.etc),
+                _binary("slurmd"),
+            ],
+        )
+        self._wait(
+            "node localhost to be idle",
+            lambda: (
+                self.run("sinfo", "-h", "-N", "-o", "%T", check=False).stdout.strip() in ("idle", "mixed", "allocated")
+            ),
+        )
         return self
 
     def stop(self) -> None:
@@ -212,16 +243,22 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 def skip_reason() -> str | None:
     missing = missing_binaries()
     if missing:
-        return (f"Slurm/munge not installed (missing: {', '.join(missing)}); "
-                "install Debian's slurm-wlm and munge (`apt-get install slurm-wlm munge`) to run the Slurm tests")
+        return (
+            f"Slurm/munge not installed (missing: {', '.join(missing)}); "
+            "install Debian's slurm-wlm and munge (`apt-get install slurm-wlm munge`) to run the Slurm tests"
+        )
     if os.geteuid() != 0:
         return "the test Slurm cluster runs slurmd as root (it starts jobs as their user); run as root to test the Slurm path"
     if not Path("/etc/slurm").is_dir():
-        return "/etc/slurm is missing (Debian's slurm-wlm creates it); slurmd's private mount of the test config needs it"
+        return (
+            "/etc/slurm is missing (Debian's slurm-wlm creates it); slurmd's private mount of the test config needs it"
+        )
     probe = subprocess.run([_binary("unshare"), "--mount", "true"], capture_output=True, text=True)
     if probe.returncode != 0:
-        return (f"cannot create a mount namespace here (`unshare --mount` said: {probe.stderr.strip()}); "
-                "the test cluster's slurmd needs one to show its config at /etc/slurm to the jobs")
+        return (
+            f"cannot create a mount namespace here (`unshare --mount` said: {probe.stderr.strip()}); "
+            "the test cluster's slurmd needs one to show its config at /etc/slurm to the jobs"
+        )
     return None
 
 

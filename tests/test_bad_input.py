@@ -41,6 +41,7 @@ TABLES = Path("data") / "tables" / "json"
 
 # ---------------------------------------------------------------- running the workflow
 
+
 def snakemake(workdir: Path, workflow: Path, configfile: Path | None, *args: str) -> subprocess.CompletedProcess:
     command = snakemake_command(workflow, configfile, "--cores", "1", *args, workdir=workdir)
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -69,6 +70,7 @@ def line_of(path: Path, text: str, after: str | None = None) -> int:
 
 
 # ---------------------------------------------------------------- inputs
+
 
 def tiny_checkpoint(path: Path, id2label: dict[int, str] | None = None, head: bool = True) -> Path:
     """A one-layer BERT with random weights and the packaged MiniLM vocabulary, saved as a user
@@ -145,6 +147,7 @@ def finished(env):
 
 # ---------------------------------------------------------------- the table of cases
 
+
 @dataclass
 class Run:
     """What a case runs: its config file (None: none given), extra arguments, and the patterns
@@ -169,21 +172,29 @@ def malformed_yaml(env, tmp) -> Run:
 def wrong_types_and_keys(env, tmp) -> Run:
     config = base_config(env, seed="one", max_exampels=5, splits=["alpa1"], probes=["original"])
     path = write_config(tmp / "bad.yaml", config)
-    return Run(path, [
-        rf"{path}:{line_of(path, 'seed:')}: config key seed: 'one' is not of type 'integer'",
-        rf"{path}:{line_of(path, 'max_exampels:')}: config key \(top level\): unknown key\(s\) 'max_exampels' "
-        r"\(did you mean 'max_examples'\?\)",
-        rf"{path}:{line_of(path, '- alpa1')}: config key splits\.0: 'alpa1' is not one of \[.*\]\. Did you mean 'alpha1'\?",
-        rf"{path}:{line_of(path, 'probes:')}: config key probes: \['original'\] is not of type 'object'",
-        r"the config is not valid \(read from " + re.escape(str(path)),
-    ])
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'seed:')}: config key seed: 'one' is not of type 'integer'",
+            rf"{path}:{line_of(path, 'max_exampels:')}: config key \(top level\): unknown key\(s\) 'max_exampels' "
+            r"\(did you mean 'max_examples'\?\)",
+            rf"{path}:{line_of(path, '- alpa1')}: config key splits\.0: 'alpa1' is not one of \[.*\]\. Did you mean 'alpha1'\?",
+            rf"{path}:{line_of(path, 'probes:')}: config key probes: \['original'\] is not of type 'object'",
+            r"the config is not valid \(read from " + re.escape(str(path)),
+        ],
+    )
 
 
 def unknown_probe_in_config(env, tmp) -> Run:
     config = base_config(env, probes={"original": {}, "row_delete": {}})
     path = write_config(tmp / "bad.yaml", config)
-    return Run(path, [rf"{path}:{line_of(path, 'row_delete:')}: config key probes\.row_delete: no such probe\. "
-                      r"Did you mean 'row_deletion'\? Registered: "])
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'row_delete:')}: config key probes\.row_delete: no such probe\. "
+            r"Did you mean 'row_deletion'\? Registered: "
+        ],
+    )
 
 
 def unknown_model_references(env, tmp) -> Run:
@@ -194,36 +205,49 @@ def unknown_model_references(env, tmp) -> Run:
         "trained": {"train": {"base": "pkg://no_such_package/model"}, "premise": "para"},
     }
     path = write_config(tmp / "bad.yaml", config)
-    return Run(path, [
-        rf"{path}:{line_of(path, 'checkpoint:')}: config key models\.tiny\.checkpoint: .*no_such_checkpoint: "
-        r"checkpoint directory .* does not exist",
-        rf"{path}:{line_of(path, 'premise: paragraph')}: config key models\.tiny\.premise: 'paragraph' is not one of .*"
-        r"Did you mean 'para'\?",
-        rf"{path}:{line_of(path, 'base:')}: config key models\.trained\.train\.base: pkg://no_such_package/model: "
-        r"python package 'no_such_package' is not installed \(pip install no-such-package\)",
-    ])
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'checkpoint:')}: config key models\.tiny\.checkpoint: .*no_such_checkpoint: "
+            r"checkpoint directory .* does not exist",
+            rf"{path}:{line_of(path, 'premise: paragraph')}: config key models\.tiny\.premise: 'paragraph' is not one of .*"
+            r"Did you mean 'para'\?",
+            rf"{path}:{line_of(path, 'base:')}: config key models\.trained\.train\.base: pkg://no_such_package/model: "
+            r"python package 'no_such_package' is not installed \(pip install no-such-package\)",
+        ],
+    )
 
 
 def names_with_path_characters(env, tmp) -> Run:
     config = base_config(env, splits=["../alpha1"], probes={"original": {}, "a/b": {}})
     config["models"]["../evil"] = dict(config["models"]["tiny"])
     path = write_config(tmp / "bad.yaml", config)
-    return Run(path, [
-        r"config key probes: 'a/b' is not a valid name: a probe name may hold only letters, digits and _",
-        r"config key models: '\.\./evil' is not a valid name: a model name may hold only letters, digits, _, \. and -",
-        r"config key splits\.0: '\.\./alpha1' is not one of \['train', 'dev', 'alpha1', 'alpha2', 'alpha3'\]",
-    ])
+    return Run(
+        path,
+        [
+            r"config key probes: 'a/b' is not a valid name: a probe name may hold only letters, digits and _",
+            r"config key models: '\.\./evil' is not a valid name: a model name may hold only letters, digits, _, \. and -",
+            r"config key splits\.0: '\.\./alpha1' is not one of \['train', 'dev', 'alpha1', 'alpha2', 'alpha3'\]",
+        ],
+    )
 
 
 def infotabs_dir_without_data(env, tmp) -> Run:
     path = write_config(tmp / "bad.yaml", base_config(env, tmp / "not_infotabs"))
-    return Run(path, [rf"{path}:{line_of(path, 'infotabs_dir:')}: config key infotabs_dir: .*not_infotabs has no "
-                      r"data/maindata/ folder; give the folder that holds data/maindata/ and data/tables/json/"])
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'infotabs_dir:')}: config key infotabs_dir: .*not_infotabs has no "
+            r"data/maindata/ folder; give the folder that holds data/maindata/ and data/tables/json/"
+        ],
+    )
 
 
 def zero_examples_cap(env, tmp) -> Run:
     path = write_config(tmp / "bad.yaml", base_config(env, max_examples=0))
-    return Run(path, [rf"{path}:{line_of(path, 'max_examples:')}: config key max_examples: 0 is less than the minimum of 1"])
+    return Run(
+        path, [rf"{path}:{line_of(path, 'max_examples:')}: config key max_examples: 0 is less than the minimum of 1"]
+    )
 
 
 def broken_rows(env, tmp) -> Run:
@@ -231,13 +255,16 @@ def broken_rows(env, tmp) -> Run:
     shutil.copytree(env["clean"], root)
     break_rows(root, ALPHA1)
     tsv = root / ALPHA1
-    return Run(write_config(tmp / "bad.yaml", base_config(env, root)), [
-        rf"{tsv}:3: has 5 tab-separated columns, the header has 4",
-        rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
-        rf"{tsv}:5: table T99 is missing: no file {root / TABLES / 'T99.json'}",
-        rf"{root / TABLES / 'T7.json'}:\d+: malformed JSON: Expecting ',' delimiter",
-        r"How to fix: correct the lines named above",
-    ])
+    return Run(
+        write_config(tmp / "bad.yaml", base_config(env, root)),
+        [
+            rf"{tsv}:3: has 5 tab-separated columns, the header has 4",
+            rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
+            rf"{tsv}:5: table T99 is missing: no file {root / TABLES / 'T99.json'}",
+            rf"{root / TABLES / 'T7.json'}:\d+: malformed JSON: Expecting ',' delimiter",
+            r"How to fix: correct the lines named above",
+        ],
+    )
 
 
 def header_only_split(env, tmp) -> Run:
@@ -245,8 +272,10 @@ def header_only_split(env, tmp) -> Run:
     shutil.copytree(env["clean"], root)
     tsv = root / ALPHA1
     tsv.write_text(tsv.read_text().split("\n")[0] + "\n")
-    return Run(write_config(tmp / "bad.yaml", base_config(env, root)),
-               [rf"{tsv}:1: has a header but no examples below it", r"How to fix: "])
+    return Run(
+        write_config(tmp / "bad.yaml", base_config(env, root)),
+        [rf"{tsv}:1: has a header but no examples below it", r"How to fix: "],
+    )
 
 
 def missing_split_file(env, tmp) -> Run:
@@ -254,13 +283,27 @@ def missing_split_file(env, tmp) -> Run:
     shutil.copytree(env["clean"], root)
     (root / ALPHA1).unlink()
     path = write_config(tmp / "bad.yaml", base_config(env, root))
-    return Run(path, [rf"{path}:{line_of(path, 'infotabs_dir:')}: config key infotabs_dir: .*infotabs lacks "
-                      r"data/maindata/infotabs_test_alpha1\.tsv, the alpha1 split this config reads; restore the file"])
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'infotabs_dir:')}: config key infotabs_dir: .*infotabs lacks "
+            r"data/maindata/infotabs_test_alpha1\.tsv, the alpha1 split this config reads; restore the file"
+        ],
+    )
 
 
-FRESH_CASES = [malformed_yaml, wrong_types_and_keys, unknown_probe_in_config, unknown_model_references,
-               names_with_path_characters, infotabs_dir_without_data, zero_examples_cap, broken_rows, header_only_split,
-               missing_split_file]
+FRESH_CASES = [
+    malformed_yaml,
+    wrong_types_and_keys,
+    unknown_probe_in_config,
+    unknown_model_references,
+    names_with_path_characters,
+    infotabs_dir_without_data,
+    zero_examples_cap,
+    broken_rows,
+    header_only_split,
+    missing_split_file,
+]
 
 
 @pytest.mark.parametrize("case", FRESH_CASES, ids=lambda f: f.__name__)
@@ -278,20 +321,28 @@ def test_bad_input_in_an_empty_folder_stops_and_writes_nothing(env, tmp_path, ca
 
 # Cases added to a finished run: the new thing is bad, and what was there stays as it was.
 
+
 def target(path: str) -> Callable:
     """Requesting one result file of the finished run's config."""
+
     def make(env, finished, tmp) -> Run:
         return Run(write_config(tmp / "run.yaml", finished["config"]), [], [path])
+
     return make
 
 
 def with_model(build: Callable, labels: dict | None = None) -> Callable:
     """The finished run's config with a second model whose checkpoint `build` makes."""
+
     def make(env, finished, tmp) -> Run:
         config = json.loads(json.dumps(finished["config"]))
-        config["models"]["tiny2"] = {"checkpoint": str(build(tmp / "ckpt2")), "premise": "para",
-                                     **({"labels": labels} if labels else {})}
+        config["models"]["tiny2"] = {
+            "checkpoint": str(build(tmp / "ckpt2")),
+            "premise": "para",
+            **({"labels": labels} if labels else {}),
+        }
         return Run(write_config(tmp / "run.yaml", config), [])
+
     return make
 
 
@@ -306,56 +357,104 @@ def no_weights(path: Path) -> Path:
 
 
 FINISHED_CASES = {
-    "unknown_model_in_target": (target("results/scores/tinyy/original/alpha1.parquet"), [
-        r"no model 'tinyy' in config\. Did you mean 'tiny'\? Configured models: tiny\. Fix the name in the requested "
-        r"path, or add it under `models:`"]),
-    "unknown_probe_in_target": (target("results/predictions/tiny/orignal/alpha1.parquet"), [
-        r"no probe 'orignal' in config\. Did you mean 'original'\?"]),
-    "registered_probe_not_in_config_in_target": (target("results/scores/tiny/row_delete/alpha1.parquet"), [
-        r"no probe 'row_delete' in config\. Did you mean 'row_deletion'\? It is a registered probe: list it under "
-        r"`probes:`"]),
+    "unknown_model_in_target": (
+        target("results/scores/tinyy/original/alpha1.parquet"),
+        [
+            r"no model 'tinyy' in config\. Did you mean 'tiny'\? Configured models: tiny\. Fix the name in the requested "
+            r"path, or add it under `models:`"
+        ],
+    ),
+    "unknown_probe_in_target": (
+        target("results/predictions/tiny/orignal/alpha1.parquet"),
+        [r"no probe 'orignal' in config\. Did you mean 'original'\?"],
+    ),
+    "registered_probe_not_in_config_in_target": (
+        target("results/scores/tiny/row_delete/alpha1.parquet"),
+        [
+            r"no probe 'row_delete' in config\. Did you mean 'row_deletion'\? It is a registered probe: list it under "
+            r"`probes:`"
+        ],
+    ),
     # Snakemake folds ".." before matching, so these ask for files outside results/ (and the
     # first outside the working folder); no rule makes them, and the model and probe wildcards
     # never match a "/" (see test_name_patterns_refuse_path_characters).
-    "target_climbing_out_of_results": (target("results/scores/tiny/../../../../escaped/alpha1.parquet"), [
-        r"No rule to produce \.\./escaped/alpha1\.parquet"]),
-    "target_with_dotdot_inside_results": (target("results/predictions/tiny/../escaped/original/alpha1.parquet"), [
-        r"no model 'escaped' in config"]),
-    "target_with_a_slash_in_a_name": (target("results/predictions/a/b/original/alpha1.parquet"), [
-        r"No rule to produce results/predictions/a/b/original/alpha1\.parquet"]),
-    "checkpoint_with_pickled_weights_only": (with_model(lambda p: pickled_only(tiny_checkpoint(p))), [
-        r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \[.*'pytorch_model\.bin'.*\]\)\. "
-        r"tabprobe loads safetensors only, because pickled weights \(\.bin/\.pt\) can run arbitrary code\. Convert the "
-        r"checkpoint with model\.save_pretrained\(dir, safe_serialization=True\)"]),
-    "checkpoint_without_weights": (with_model(no_weights), [
-        r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \['config\.json', "
-        r"'tokenizer\.json', 'tokenizer_config\.json'\]\)"]),
-    "checkpoint_without_tokenizer": (with_model(lambda p: without(tiny_checkpoint(p), "tokenizer.json", "tokenizer_config.json")), [
-        r"config key models\.tiny2\.checkpoint: .*ckpt2: no tokenizer files \(none of tokenizer\.json, vocab\.txt.*; found "
-        r"\['config\.json', 'model\.safetensors'\]\)\. Without them every word would be read as an unknown token\. "
-        r"Save the checkpoint's tokenizer beside its weights: tokenizer\.save_pretrained\(dir\)"]),
+    "target_climbing_out_of_results": (
+        target("results/scores/tiny/../../../../escaped/alpha1.parquet"),
+        [r"No rule to produce \.\./escaped/alpha1\.parquet"],
+    ),
+    "target_with_dotdot_inside_results": (
+        target("results/predictions/tiny/../escaped/original/alpha1.parquet"),
+        [r"no model 'escaped' in config"],
+    ),
+    "target_with_a_slash_in_a_name": (
+        target("results/predictions/a/b/original/alpha1.parquet"),
+        [r"No rule to produce results/predictions/a/b/original/alpha1\.parquet"],
+    ),
+    "checkpoint_with_pickled_weights_only": (
+        with_model(lambda p: pickled_only(tiny_checkpoint(p))),
+        [
+            r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \[.*'pytorch_model\.bin'.*\]\)\. "
+            r"tabprobe loads safetensors only, because pickled weights \(\.bin/\.pt\) can run arbitrary code\. Convert the "
+            r"checkpoint with model\.save_pretrained\(dir, safe_serialization=True\)"
+        ],
+    ),
+    "checkpoint_without_weights": (
+        with_model(no_weights),
+        [
+            r"config key models\.tiny2\.checkpoint: .*ckpt2: no \*\.safetensors weights \(found \['config\.json', "
+            r"'tokenizer\.json', 'tokenizer_config\.json'\]\)"
+        ],
+    ),
+    "checkpoint_without_tokenizer": (
+        with_model(lambda p: without(tiny_checkpoint(p), "tokenizer.json", "tokenizer_config.json")),
+        [
+            r"config key models\.tiny2\.checkpoint: .*ckpt2: no tokenizer files \(none of tokenizer\.json, vocab\.txt.*; found "
+            r"\['config\.json', 'model\.safetensors'\]\)\. Without them every word would be read as an unknown token\. "
+            r"Save the checkpoint's tokenizer beside its weights: tokenizer\.save_pretrained\(dir\)"
+        ],
+    ),
     # Its files pass the checks made before any job; loading it in infer_nli shows the head is
     # missing, and that job, with everything after it, writes nothing.
-    "checkpoint_without_a_classification_head": (with_model(lambda p: tiny_checkpoint(p, head=False)), [
-        r"ckpt2: the checkpoint lacks trained weights for classifier\.bias, classifier\.weight, which would be "
-        r"initialised at random\. Give a checkpoint fine-tuned for sequence classification",
-        r"Error in rule infer_nli", r"tabprobe error \(full log: logs/infer_nli/tiny2/original/alpha1\.log\)"]),
-    "labels_that_do_not_map_onto_ENC": (with_model(lambda p: tiny_checkpoint(p, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})), [
-        r"config key models\.tiny2\.checkpoint: .*ckpt2: the checkpoint's labels \{0: 'LABEL_0', 1: 'LABEL_1', 2: 'LABEL_2'\} "
-        r"do not map one-to-one onto E, N, C .*Add `labels:` to this model in config\.yaml"]),
-    "labels_map_with_a_typo": (with_model(tiny_checkpoint, {"ENTAIL": "E", "NEUTRAL": "N", "CONTRADICTION": "C"}), [
-        r"config key models\.tiny2\.labels: .*'ENTAIL' is not one of its labels \(did you mean 'ENTAILMENT'\?\)"]),
-    "two_class_checkpoint": (with_model(lambda p: tiny_checkpoint(p, {0: "positive", 1: "negative"})), [
-        r"config key models\.tiny2\.checkpoint: .*labels \{0: 'positive', 1: 'negative'\} do not map one-to-one"]),
+    "checkpoint_without_a_classification_head": (
+        with_model(lambda p: tiny_checkpoint(p, head=False)),
+        [
+            r"ckpt2: the checkpoint lacks trained weights for classifier\.bias, classifier\.weight, which would be "
+            r"initialised at random\. Give a checkpoint fine-tuned for sequence classification",
+            r"Error in rule infer_nli",
+            r"tabprobe error \(full log: logs/infer_nli/tiny2/original/alpha1\.log\)",
+        ],
+    ),
+    "labels_that_do_not_map_onto_ENC": (
+        with_model(lambda p: tiny_checkpoint(p, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})),
+        [
+            r"config key models\.tiny2\.checkpoint: .*ckpt2: the checkpoint's labels \{0: 'LABEL_0', 1: 'LABEL_1', 2: 'LABEL_2'\} "
+            r"do not map one-to-one onto E, N, C .*Add `labels:` to this model in config\.yaml"
+        ],
+    ),
+    "labels_map_with_a_typo": (
+        with_model(tiny_checkpoint, {"ENTAIL": "E", "NEUTRAL": "N", "CONTRADICTION": "C"}),
+        [r"config key models\.tiny2\.labels: .*'ENTAIL' is not one of its labels \(did you mean 'ENTAILMENT'\?\)"],
+    ),
+    "two_class_checkpoint": (
+        with_model(lambda p: tiny_checkpoint(p, {0: "positive", 1: "negative"})),
+        [r"config key models\.tiny2\.checkpoint: .*labels \{0: 'positive', 1: 'negative'\} do not map one-to-one"],
+    ),
 }
 
 
 def add_broken_split(env, finished, tmp) -> Run:
     config = dict(finished["config"], splits=["alpha1", "alpha2"])
     tsv = env["finished_data"] / ALPHA2
-    return Run(write_config(tmp / "run.yaml", config), [
-        rf"{tsv}:3: has 5 tab-separated columns", rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
-        rf"{tsv}:5: table T99 is missing", r"T5\.json:\d+: malformed JSON", r"How to fix: "])
+    return Run(
+        write_config(tmp / "run.yaml", config),
+        [
+            rf"{tsv}:3: has 5 tab-separated columns",
+            rf"{tsv}:4: label 'CONTRADICTION' is not one of E, N, C",
+            rf"{tsv}:5: table T99 is missing",
+            r"T5\.json:\d+: malformed JSON",
+            r"How to fix: ",
+        ],
+    )
 
 
 FINISHED_CASES["broken_rows_in_an_added_split"] = (add_broken_split, [])
@@ -419,8 +518,11 @@ def test_the_config_checker_names_the_file_and_line_snakemake_does_not(tmp_path)
     command = [sys.executable, "-m", "tabprobe.config", str(ROOT / "config.yaml"), str(bad)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
-    assert re.search(rf"^{bad}:3:7: not valid YAML: expected ',' or '\]', but got ':' \(while parsing a flow sequence "
-                     r"opened at line 2, column 9\); fix the syntax there", result.stderr), result.stderr
+    assert re.search(
+        rf"^{bad}:3:7: not valid YAML: expected ',' or '\]', but got ':' \(while parsing a flow sequence "
+        r"opened at line 2, column 9\); fix the syntax there",
+        result.stderr,
+    ), result.stderr
     # The same checker on files that are valid: merged in order, as Snakemake merges them.
     good = tmp_path / "good.yaml"
     good.write_text("max_examples: 2000\n")
@@ -429,8 +531,11 @@ def test_the_config_checker_names_the_file_and_line_snakemake_does_not(tmp_path)
     good.write_text("max_examples: 20\n")  # below the evidence probes' own caps of config.yaml
     result = subprocess.run(command[:-1] + [str(good)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
-    assert re.search(r"config\.yaml:\d+: config key probes\.evidence_selection\.max_examples: 100 examples need "
-                     r"original predictions, but `original` is capped at 20", result.stderr), result.stderr
+    assert re.search(
+        r"config\.yaml:\d+: config key probes\.evidence_selection\.max_examples: 100 examples need "
+        r"original predictions, but `original` is capped at 20",
+        result.stderr,
+    ), result.stderr
 
 
 def test_name_patterns_refuse_path_characters():
@@ -457,7 +562,9 @@ def test_a_probe_that_perturbs_no_example_is_a_reported_empty_result(env, tmp_pa
     shutil.copytree(env["clean"], root)
     tsv = root / ALPHA1
     tsv.write_text("\n".join(line for line in tsv.read_text().split("\n") if not line.endswith(("\tE", "\tC"))))
-    configfile = write_config(tmp_path / "run.yaml", base_config(env, root, probes={"original": {}, "cf_title_swap": {}}))
+    configfile = write_config(
+        tmp_path / "run.yaml", base_config(env, root, probes={"original": {}, "cf_title_swap": {}})
+    )
     workdir = tmp_path / "run"
     workdir.mkdir()
     result = snakemake(workdir, env["workflow"], configfile)

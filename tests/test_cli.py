@@ -43,8 +43,14 @@ def headers(out: str) -> list[str]:
 
 def ingest(results: Path) -> None:
     data = results / "data"
-    stages.ingest_infotabs(str(MINI), "alpha1", str(data / "alpha1.parquet"), str(data / "alpha1.tables.parquet"),
-                           str(data / "alpha1.summary.json"), verify=False)
+    stages.ingest_infotabs(
+        str(MINI),
+        "alpha1",
+        str(data / "alpha1.parquet"),
+        str(data / "alpha1.tables.parquet"),
+        str(data / "alpha1.summary.json"),
+        verify=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +100,12 @@ def test_the_installed_command_runs_and_reports_mistakes_without_a_traceback(tmp
     assert "no probe 'row_deletio'. Did you mean 'row_deletion'?" in typo.stderr
     assert "Traceback" not in typo.stderr and typo.stdout == ""
 
-    missing = subprocess.run([TABPROBE, "show", "row_deletion", "--model", "m", "--results", str(tmp_path / "results")],
-                             capture_output=True, text=True, cwd=tmp_path)
+    missing = subprocess.run(
+        [TABPROBE, "show", "row_deletion", "--model", "m", "--results", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     assert "Run the workflow" in missing.stderr
 
@@ -109,8 +119,9 @@ def test_show_applies_the_probe_to_the_first_examples_and_marks_the_deleted_row(
     assert headers(out) == ["alpha1:2/row_deletion", "alpha1:3/row_deletion"]  # file order, stopped after 2
     assert "Looked at 2 of 6 examples" in out
     # the rows shown as deleted are the ones the workflow's generate_probe deletes (same seed)
-    generated = read_probe_inputs("alpha1", str(ingested / "data" / "alpha1.parquet"),
-                                         str(ingested / "data" / "alpha1.tables.parquet"), SEED)
+    generated = read_probe_inputs(
+        "alpha1", str(ingested / "data" / "alpha1.parquet"), str(ingested / "data" / "alpha1.tables.parquet"), SEED
+    )
     from tabprobe.perturb import generate
 
     rows, _ = generate("row_deletion", generated.examples, generated.tables, SEED)
@@ -123,8 +134,9 @@ def test_show_applies_the_probe_to_the_first_examples_and_marks_the_deleted_row(
     assert "judged by transitions: row_deletion (E→E/N, N→N, C→C/N)" in out
 
 
-def test_show_builds_a_missing_parse_with_snakemake_then_shows_a_hypothesis_edit(capfd, tmp_path, ingested, config,
-                                                                                   monkeypatch):
+def test_show_builds_a_missing_parse_with_snakemake_then_shows_a_hypothesis_edit(
+    capfd, tmp_path, ingested, config, monkeypatch
+):
     results = tmp_path / "results"
     shutil.copytree(ingested / "data", results / "data")
     monkeypatch.chdir(tmp_path)  # outside the repository: the Snakefile is found beside the library
@@ -155,26 +167,44 @@ def test_show_says_when_snakemake_fails_and_exits_1(capfd, tmp_path, ingested):
 
 
 def predictions(rows: list[tuple[str, str]]) -> pa.Table:
-    return pa.table({"uid": [u for u, _ in rows], "orig_uid": [u.split("/")[0] for u, _ in rows],
-                     "pred": [p for _, p in rows], "probs": [[1.0, 0.0, 0.0]] * len(rows),
-                     "model_fingerprint": ["test"] * len(rows), "input_digest": ["d"] * len(rows)},
-                    schema=schemas.PREDICTIONS)
+    return pa.table(
+        {
+            "uid": [u for u, _ in rows],
+            "orig_uid": [u.split("/")[0] for u, _ in rows],
+            "pred": [p for _, p in rows],
+            "probs": [[1.0, 0.0, 0.0]] * len(rows),
+            "model_fingerprint": ["test"] * len(rows),
+            "input_digest": ["d"] * len(rows),
+        },
+        schema=schemas.PREDICTIONS,
+    )
 
 
 def test_show_model_shows_exactly_the_invalid_transition_with_its_reason(capsys, tmp_path, ingested, config):
     results = tmp_path / "results"
     shutil.copytree(ingested / "data", results / "data")
-    stages.generate_probe("row_deletion", "alpha1", str(results / "data" / "alpha1.parquet"),
-                          str(results / "data" / "alpha1.tables.parquet"),
-                          str(results / "probes" / "row_deletion" / "alpha1.parquet"),
-                          str(results / "probes" / "row_deletion" / "alpha1.coverage.json"), seed=SEED)
+    stages.generate_probe(
+        "row_deletion",
+        "alpha1",
+        str(results / "data" / "alpha1.parquet"),
+        str(results / "data" / "alpha1.tables.parquet"),
+        str(results / "probes" / "row_deletion" / "alpha1.parquet"),
+        str(results / "probes" / "row_deletion" / "alpha1.coverage.json"),
+        seed=SEED,
+    )
     # The model is right on every original; after the deletion it moves alpha1:2 from ENTAIL to
     # CONTRADICT (forbidden) and alpha1:5 from ENTAIL to NEUTRAL (allowed); the rest stay.
     after = dict(GOLD, **{"alpha1:2": "C", "alpha1:5": "N"})
-    write_parquet(predictions(list(GOLD.items())), results / "predictions" / "m" / "original" / "alpha1.parquet",
-                  schemas.PREDICTIONS)
-    write_parquet(predictions([(f"{uid}/row_deletion", pred) for uid, pred in after.items()]),
-                  results / "predictions" / "m" / "row_deletion" / "alpha1.parquet", schemas.PREDICTIONS)
+    write_parquet(
+        predictions(list(GOLD.items())),
+        results / "predictions" / "m" / "original" / "alpha1.parquet",
+        schemas.PREDICTIONS,
+    )
+    write_parquet(
+        predictions([(f"{uid}/row_deletion", pred) for uid, pred in after.items()]),
+        results / "predictions" / "m" / "row_deletion" / "alpha1.parquet",
+        schemas.PREDICTIONS,
+    )
 
     code, out, err = run(capsys, "show", "row_deletion", "--model", "m", "--results", results, "--configfile", config)
     assert code == 0, err
@@ -190,8 +220,9 @@ def test_show_model_shows_exactly_the_invalid_transition_with_its_reason(capsys,
     assert code == 1 and out == ""
     assert "snakemake --cores all results/predictions/m/original/alpha1.parquet" in err
 
-    code, _, err = run(capsys, "show", "row_deletion", "--model", "minilm-par", "--results", results,
-                       "--configfile", config)  # a model of config with no predictions yet
+    code, _, err = run(
+        capsys, "show", "row_deletion", "--model", "minilm-par", "--results", results, "--configfile", config
+    )  # a model of config with no predictions yet
     assert code == 2 and "no predictions of a model 'minilm-par'" in err and "Did you mean 'minilm-para'?" in err
 
 
@@ -199,8 +230,11 @@ def test_show_model_shows_exactly_the_invalid_transition_with_its_reason(capsys,
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 @pytest.fixture
@@ -226,8 +260,11 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
 
     # Two registry lines after the last entry, in the existing style; nothing else changed.
     last = f'    "{list(REGISTRY)[-1]}": "{REGISTRY[list(REGISTRY)[-1]]}",\n'
-    assert registry.read_text() == before.replace(last, last + '    "my_probe": "tabprobe.probes.my_probe:PROBE",\n'
-                                                         '    "my_hyp_probe": "tabprobe.probes.my_hyp_probe:PROBE",\n')
+    assert registry.read_text() == before.replace(
+        last,
+        last + '    "my_probe": "tabprobe.probes.my_probe:PROBE",\n'
+        '    "my_hyp_probe": "tabprobe.probes.my_hyp_probe:PROBE",\n',
+    )
     for name in ("my_probe", "my_hyp_probe"):
         assert (checkout / "workflow" / "tabprobe" / "probes" / f"{name}.py").is_file()
         assert (checkout / "tests" / f"test_probe_{name}.py").is_file()
@@ -235,13 +272,34 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
 
     # The copy's library, not this checkout's, is imported (this one has no my_probe).
     env = {**os.environ, "PYTHONPATH": str(checkout / "workflow")}
-    imported = subprocess.run([sys.executable, "-c", "import tabprobe; print(tabprobe.__file__)"], env=env,
-                              capture_output=True, text=True, cwd=checkout, check=True).stdout
+    imported = subprocess.run(
+        [sys.executable, "-c", "import tabprobe; print(tabprobe.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+        check=True,
+    ).stdout
     assert Path(imported.strip()).is_relative_to(checkout)
     tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "tests/test_probe_my_probe.py",
-         "tests/test_probe_my_hyp_probe.py", "tests/test_probes.py", "-k", "my_probe or my_hyp_probe"],
-        env=env, capture_output=True, text=True, cwd=checkout)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-v",
+            "tests/test_probe_my_probe.py",
+            "tests/test_probe_my_hyp_probe.py",
+            "tests/test_probes.py",
+            "-k",
+            "my_probe or my_hyp_probe",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+    )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     for name in ("my_probe", "my_hyp_probe"):
         assert f"test_every_registered_probe_honours_the_contract[{name}] PASSED" in tests.stdout
@@ -249,14 +307,17 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
     assert " failed" not in tests.stdout.splitlines()[-1] and " passed" in tests.stdout.splitlines()[-1]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["new-probe", "my-probe"], "'my-probe' is not a probe name"),
-    (["new-probe", "_private"], "'_private' is not a probe name"),
-    (["new-probe", "row_deletion"], "a probe 'row_deletion' is already registered"),
-    (["new-probe", "table_edits"], "table_edits.py already exists"),  # a helper module, not a probe
-    (["new-probe", "taken"], "test_probe_taken.py already exists"),
-    (["new-probe", "fine", "--kind", "numeric"], "invalid choice: 'numeric'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["new-probe", "my-probe"], "'my-probe' is not a probe name"),
+        (["new-probe", "_private"], "'_private' is not a probe name"),
+        (["new-probe", "row_deletion"], "a probe 'row_deletion' is already registered"),
+        (["new-probe", "table_edits"], "table_edits.py already exists"),  # a helper module, not a probe
+        (["new-probe", "taken"], "test_probe_taken.py already exists"),
+        (["new-probe", "fine", "--kind", "numeric"], "invalid choice: 'numeric'"),
+    ],
+)
 def test_new_probe_refuses_and_writes_nothing(capsys, checkout, argv, message):
     (checkout / "tests" / "test_probe_taken.py").write_text("# someone's test\n")
     before = snapshot(checkout)
@@ -281,8 +342,11 @@ def test_new_probe_needs_a_repository(capsys, tmp_path, monkeypatch):
 def test_curate_writes_the_page_and_tsv_and_fills_in_earlier_decisions(capsys, tmp_path, ingested, config, monkeypatch):
     results = tmp_path / "results"
     shutil.copytree(ingested / "data", results / "data")
-    stages.parse_hypotheses(str(results / "data" / "alpha1.parquet"), str(results / "parses" / "alpha1.spacy"),
-                            str(results / "parses" / "alpha1.json"))
+    stages.parse_hypotheses(
+        str(results / "data" / "alpha1.parquet"),
+        str(results / "parses" / "alpha1.spacy"),
+        str(results / "parses" / "alpha1.json"),
+    )
     monkeypatch.chdir(tmp_path)
     argv = ["curate", "negation_flip", "--results", results, "--configfile", config, "--out", tmp_path / "curation"]
     code, out, err = run(capsys, *argv)
@@ -306,11 +370,14 @@ def test_curate_writes_the_page_and_tsv_and_fills_in_earlier_decisions(capsys, t
     assert code == 0 and "1 example to review" in out  # only the decided one: no heuristic flip here
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["curate", "row_deletion"], "judged by transitions, not by expected labels"),
-    (["curate", "negation_flp"], "Did you mean 'negation_flip'?"),
-    (["curate", "negation_flip", "--split", "alpha9"], "no split 'alpha9'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["curate", "row_deletion"], "judged by transitions, not by expected labels"),
+        (["curate", "negation_flp"], "Did you mean 'negation_flip'?"),
+        (["curate", "negation_flip", "--split", "alpha9"], "no split 'alpha9'"),
+    ],
+)
 def test_curate_refuses_what_it_cannot_curate(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err

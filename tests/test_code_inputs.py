@@ -19,21 +19,31 @@ def of(rule: str) -> list[str]:
     return code_inputs.of_script(SCRIPTS / f"{rule}.py")
 
 
-@pytest.mark.parametrize("snippet, where, expected", [
-    # `.` from jobs/ is jobs/: no such submodules, so the names come from its face
-    ("from . import scoring, seeding", "jobs/score_probe.py", ["jobs/__init__.py"]),
-    ("from .. import scoring, seeding", "jobs/score_probe.py", ["scoring.py", "seeding.py"]),
-    ("from ..io import read_parquet", "jobs/x.py", ["io.py"]),
-    ("from .probes import invariants, get_probe", "perturb.py", ["probes/__init__.py", "probes/invariants.py"]),
-    ("from .text_edits import change", "probes/number_edits.py", ["probes/text_edits.py"]),
-    ("from ..table import Row", "probes/number_edits.py", ["table.py"]),
-    ("import tabprobe.scoring\nfrom tabprobe import logs\nfrom tabprobe.jobs.infer_nli import infer_nli", None,
-     ["jobs/infer_nli.py", "logs.py", "scoring.py"]),
-    ("from tabprobe import LABELS", None, ["__init__.py"]),  # a name from the package's face
-    ("import numpy as np\nfrom pathlib import Path\nfrom . import x", None, []),  # not the library; no package
-    ("def f():\n    from .. import relevance\n", "jobs/x.py", ["relevance.py"]),  # imports inside functions count
-    ("from .settings import probe_limit", "config/__init__.py", ["config/settings.py"]),  # a package face's own imports
-])
+@pytest.mark.parametrize(
+    "snippet, where, expected",
+    [
+        # `.` from jobs/ is jobs/: no such submodules, so the names come from its face
+        ("from . import scoring, seeding", "jobs/score_probe.py", ["jobs/__init__.py"]),
+        ("from .. import scoring, seeding", "jobs/score_probe.py", ["scoring.py", "seeding.py"]),
+        ("from ..io import read_parquet", "jobs/x.py", ["io.py"]),
+        ("from .probes import invariants, get_probe", "perturb.py", ["probes/__init__.py", "probes/invariants.py"]),
+        ("from .text_edits import change", "probes/number_edits.py", ["probes/text_edits.py"]),
+        ("from ..table import Row", "probes/number_edits.py", ["table.py"]),
+        (
+            "import tabprobe.scoring\nfrom tabprobe import logs\nfrom tabprobe.jobs.infer_nli import infer_nli",
+            None,
+            ["jobs/infer_nli.py", "logs.py", "scoring.py"],
+        ),
+        ("from tabprobe import LABELS", None, ["__init__.py"]),  # a name from the package's face
+        ("import numpy as np\nfrom pathlib import Path\nfrom . import x", None, []),  # not the library; no package
+        ("def f():\n    from .. import relevance\n", "jobs/x.py", ["relevance.py"]),  # imports inside functions count
+        (
+            "from .settings import probe_limit",
+            "config/__init__.py",
+            ["config/settings.py"],
+        ),  # a package face's own imports
+    ],
+)
 def test_imported_files_resolve_relative_absolute_and_submodule_imports(snippet, where, expected):
     assert code_inputs.imported_files(snippet, where) == expected
 
@@ -79,9 +89,18 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     assert not probe_modules & shared
     # The aligner is not in it: its edits reach the probes that read relevance through its files.
     assert "relevance.py" not in shared and "relevance.py" in of("find_relevant_rows")
-    assert source_files("negation_flip") == sorted({
-        "probes/negation_flip.py", "probes/hypothesis_edits.py", "probes/text_edits.py", "probes/number_edits.py",
-        "probes/table_edits.py", "probes/base.py", "probes/invariants.py", "table.py"})
+    assert source_files("negation_flip") == sorted(
+        {
+            "probes/negation_flip.py",
+            "probes/hypothesis_edits.py",
+            "probes/text_edits.py",
+            "probes/number_edits.py",
+            "probes/table_edits.py",
+            "probes/base.py",
+            "probes/invariants.py",
+            "table.py",
+        }
+    )
     # The numeric probes share the text surgery, not the parse-based edits.
     for name in ("num_words", "num_decimal", "num_comparative", "modifier_preserve"):
         assert "probes/hypothesis_edits.py" not in source_files(name), name

@@ -71,8 +71,10 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
     full_said = r"\(full: (?:the paper's )?([^)]+)\)"
     lines = (ROOT / "config.yaml").read_text().splitlines()
     comments = 0
-    for block, defaults, full in (("inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION),
-                                  ("controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE)):
+    for block, defaults, full in (
+        ("inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION),
+        ("controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE),
+    ):
         assert {key: value for key, value in DEFAULT[block].items() if key != "model"} == defaults, block
         properties = schema["properties"][block]["properties"]
         assert set(properties) == {"model", *defaults} and set(full) <= set(defaults), block
@@ -83,7 +85,7 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
                 expected = full[key] if isinstance(full[key], list) else [full[key]]
                 assert full_values(said.group(1)) == expected, f"the schema's {block}.{key}"
         start = lines.index(f"{block}:")
-        for line in lines[start + 1:]:
+        for line in lines[start + 1 :]:
             if line and not line.startswith(" "):
                 break
             if commented := re.match(rf"\s+(\w+):.*#.*{full_said}", line):
@@ -100,31 +102,74 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
         (lambda c: c.update(sede=1), r"config key \(top level\): unknown key\(s\) 'sede' \(did you mean 'seed'\?\)"),
         (lambda c: c.update(seed="abc"), r"config key seed: 'abc' is not of type 'integer'"),
         (lambda c: c.update(splits=["alpha4"]), r"config key splits\.0: 'alpha4' is not one of"),
-        (lambda c: c["scoring"].update(fraction=1.5), r"config key scoring\.fraction: 1\.5 is greater than the maximum"),
-        (lambda c: c["probes"].update(row_delete={}), r"config key probes\.row_delete: no such probe\. Did you mean 'row_deletion'\?"),
+        (
+            lambda c: c["scoring"].update(fraction=1.5),
+            r"config key scoring\.fraction: 1\.5 is greater than the maximum",
+        ),
+        (
+            lambda c: c["probes"].update(row_delete={}),
+            r"config key probes\.row_delete: no such probe\. Did you mean 'row_deletion'\?",
+        ),
         (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
-        (lambda c: c["models"]["minilm-para"]["train"].update(epoch=2), r"models\.minilm-para\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)"),
-        (lambda c: c["models"]["minilm-para"].update(premise="table"), r"config key models\.minilm-para\.premise: 'table' is not one of"),
-        (lambda c: c["probes"].pop("original"), r"config key probes: row_deletion, row_insertion, .* compare predictions .* add `original: \{\}`"),
+        (
+            lambda c: c["models"]["minilm-para"]["train"].update(epoch=2),
+            r"models\.minilm-para\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)",
+        ),
+        (
+            lambda c: c["models"]["minilm-para"].update(premise="table"),
+            r"config key models\.minilm-para\.premise: 'table' is not one of",
+        ),
+        (
+            lambda c: c["probes"].pop("original"),
+            r"config key probes: row_deletion, row_insertion, .* compare predictions .* add `original: \{\}`",
+        ),
         (lambda c: c.update(duplicates="ignore"), r"config key duplicates: 'ignore' is not one of \['warn', 'error'\]"),
-        (lambda c: c["probes"].update(row_deletion={"splits": ["dev"]}),
-         r"config key probes\.row_deletion\.splits: `original` does not run on dev; add them to probes\.original\.splits"),
-        (lambda c: c["probes"].update(original={"max_examples": 100}),
-         r"config key probes\.row_deletion\.max_examples: 1000 examples need original predictions, but `original` is capped at 100"),
-        (lambda c: c["probes"].update(negation_flip={"splits": ["alpha4"]}), r"config key probes\.negation_flip\.splits\.0: 'alpha4' is not one of"),
-        (lambda c: c["probes"].update(negation_flip={"max_examples": 0}), r"config key probes\.negation_flip\.max_examples: 0 is less than the minimum"),
-        (lambda c: c["probes"].update(my_set={"external": str(ROOT / "tests" / "fixtures" / "external_cf_alpha1")}),
-         r"config key probes\.my_set\.splits: an external probe set is paired with the one split"),
-        (lambda c: c["probes"].update(my_set={"external": "/no/such/folder", "splits": ["alpha1"]}),
-         r"config key probes\.my_set\.external: /no/such/folder is not a folder"),
-        (lambda c: c["probes"].update(row_deletion={"external": str(ROOT / "tests"), "splits": ["alpha1"]}),
-         r"config key probes\.row_deletion\.external: row_deletion is a registered probe"),
-        (lambda c: c["probes"].update(my_set={"external": str(ROOT / "tests"), "splits": ["alpha1"], "label_change": "swapped"}),
-         r"config key probes\.my_set\.label_change: 'swapped' is not one of"),
-        (lambda c: c["probes"].update(negation_flip={"label_change": "preserved"}),
-         r"config key probes\.negation_flip\.label_change: only an external probe set takes label_change"),
-        (lambda c: c["probes"].update(**{"../evil": {}}), r"config key probes: '\.\./evil' is not a valid name: a probe name may hold only letters"),
-        (lambda c: c.update(relevance={"source": "annotations"}), r"config key relevance\.annotations: relevance\.source is `annotations`"),
+        (
+            lambda c: c["probes"].update(row_deletion={"splits": ["dev"]}),
+            r"config key probes\.row_deletion\.splits: `original` does not run on dev; add them to probes\.original\.splits",
+        ),
+        (
+            lambda c: c["probes"].update(original={"max_examples": 100}),
+            r"config key probes\.row_deletion\.max_examples: 1000 examples need original predictions, but `original` is capped at 100",
+        ),
+        (
+            lambda c: c["probes"].update(negation_flip={"splits": ["alpha4"]}),
+            r"config key probes\.negation_flip\.splits\.0: 'alpha4' is not one of",
+        ),
+        (
+            lambda c: c["probes"].update(negation_flip={"max_examples": 0}),
+            r"config key probes\.negation_flip\.max_examples: 0 is less than the minimum",
+        ),
+        (
+            lambda c: c["probes"].update(my_set={"external": str(ROOT / "tests" / "fixtures" / "external_cf_alpha1")}),
+            r"config key probes\.my_set\.splits: an external probe set is paired with the one split",
+        ),
+        (
+            lambda c: c["probes"].update(my_set={"external": "/no/such/folder", "splits": ["alpha1"]}),
+            r"config key probes\.my_set\.external: /no/such/folder is not a folder",
+        ),
+        (
+            lambda c: c["probes"].update(row_deletion={"external": str(ROOT / "tests"), "splits": ["alpha1"]}),
+            r"config key probes\.row_deletion\.external: row_deletion is a registered probe",
+        ),
+        (
+            lambda c: c["probes"].update(
+                my_set={"external": str(ROOT / "tests"), "splits": ["alpha1"], "label_change": "swapped"}
+            ),
+            r"config key probes\.my_set\.label_change: 'swapped' is not one of",
+        ),
+        (
+            lambda c: c["probes"].update(negation_flip={"label_change": "preserved"}),
+            r"config key probes\.negation_flip\.label_change: only an external probe set takes label_change",
+        ),
+        (
+            lambda c: c["probes"].update(**{"../evil": {}}),
+            r"config key probes: '\.\./evil' is not a valid name: a probe name may hold only letters",
+        ),
+        (
+            lambda c: c.update(relevance={"source": "annotations"}),
+            r"config key relevance\.annotations: relevance\.source is `annotations`",
+        ),
         (lambda c: c.update(relevance={"source": "human"}), r"config key relevance\.source: 'human' is not one of"),
     ],
 )
@@ -142,9 +187,23 @@ def test_all_problems_are_listed_at_once():
 
 def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-         "--configfile", str(ROOT / "config.yaml"), "--config", "seed=abc"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "-s",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(ROOT / "config.yaml"),
+            "--config",
+            "seed=abc",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode != 0
     # Set on the command line, not at config.yaml's `seed:` line: the message says where it came from.
@@ -154,10 +213,24 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
 
 def dry_run(tmp_path, *config_args):
     return subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-         "--configfile", str(ROOT / "config.yaml"), "--config",
-         f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}", *config_args],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "-s",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(ROOT / "config.yaml"),
+            "--config",
+            f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}",
+            *config_args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -190,12 +263,25 @@ def test_a_misspelt_command_line_value_is_a_type_error_with_the_spelling_to_use(
 def test_type_command_line_values_types_only_what_the_command_line_set():
     from tabprobe.config import type_command_line_values
 
-    config = {"full": "true", "seed": "7", "name": "null", "probes": {"p": {"max_examples": "5", "splits": ["alpha1"]}},
-              "infotabs_dir": "../data", "kept": "true"}
-    type_command_line_values(config, {"full": "true", "seed": "7", "probes": {"p": {"max_examples": "5"}},
-                                      "infotabs_dir": "../data"})
-    assert config == {"full": True, "seed": 7, "name": "null", "probes": {"p": {"max_examples": 5, "splits": ["alpha1"]}},
-                      "infotabs_dir": "../data", "kept": "true"}
+    config = {
+        "full": "true",
+        "seed": "7",
+        "name": "null",
+        "probes": {"p": {"max_examples": "5", "splits": ["alpha1"]}},
+        "infotabs_dir": "../data",
+        "kept": "true",
+    }
+    type_command_line_values(
+        config, {"full": "true", "seed": "7", "probes": {"p": {"max_examples": "5"}}, "infotabs_dir": "../data"}
+    )
+    assert config == {
+        "full": True,
+        "seed": 7,
+        "name": "null",
+        "probes": {"p": {"max_examples": 5, "splits": ["alpha1"]}},
+        "infotabs_dir": "../data",
+        "kept": "true",
+    }
 
 
 def test_a_problem_is_located_where_the_key_was_set_last():
@@ -204,7 +290,9 @@ def test_a_problem_is_located_where_the_key_was_set_last():
     config = with_change(lambda c: c.update(seed=-1, max_examples=0))
     with pytest.raises(ConfigError) as err:
         check(config, SCHEMA, sources=[ROOT / "config.yaml"], overrides={"max_examples": 0})
-    seed_line = next(i for i, line in enumerate((ROOT / "config.yaml").read_text().splitlines(), 1) if line.startswith("seed:"))
+    seed_line = next(
+        i for i, line in enumerate((ROOT / "config.yaml").read_text().splitlines(), 1) if line.startswith("seed:")
+    )
     assert f"config.yaml:{seed_line}: config key seed:" in str(err.value)
     assert "--config: config key max_examples: 0 is less than the minimum of 1" in str(err.value)
     assert "(read from " in str(err.value) and "config.yaml, then --config)" in str(err.value)
@@ -213,11 +301,16 @@ def test_a_problem_is_located_where_the_key_was_set_last():
 def test_per_probe_splits_and_caps():
     from tabprobe.config import probe_limit, probe_splits
 
-    config = with_change(lambda c: c.update(max_examples=300) or c["probes"].update(
-        original={"splits": ["alpha1", "alpha2", "alpha3", "train"], "max_examples": 500},
-        row_deletion={"max_examples": 200},
-        negation_flip={"splits": ["alpha1", "train"]},
-    ))
+    config = with_change(
+        lambda c: (
+            c.update(max_examples=300)
+            or c["probes"].update(
+                original={"splits": ["alpha1", "alpha2", "alpha3", "train"], "max_examples": 500},
+                row_deletion={"max_examples": 200},
+                negation_flip={"splits": ["alpha1", "train"]},
+            )
+        )
+    )
     check(config, SCHEMA)  # a transition probe capped below original, on original's splits: fine
     assert probe_splits(config, "original") == ["alpha1", "alpha2", "alpha3", "train"]
     assert probe_splits(config, "row_insertion") == DEFAULT["splits"]
@@ -232,8 +325,10 @@ def test_smaller_caps_pick_subsets_of_larger_ones():
     from tabprobe.perturb import select_examples
 
     n = 500
-    examples = pa.table({"uid": [f"dev:{i}" for i in range(n)], "table_id": ["T1"] * n, "hypothesis": ["h"] * n,
-                         "label": ["E"] * n}, schema=schemas.EXAMPLES)
+    examples = pa.table(
+        {"uid": [f"dev:{i}" for i in range(n)], "table_id": ["T1"] * n, "hypothesis": ["h"] * n, "label": ["E"] * n},
+        schema=schemas.EXAMPLES,
+    )
     small, large = (set(select_examples(examples, k, 7, "dev")["uid"].to_pylist()) for k in (50, 200))
     assert len(small) == 50 and len(large) == 200 and small < large
     assert set(select_examples(examples, 50, 7, "alpha1")["uid"].to_pylist()) != small  # per split

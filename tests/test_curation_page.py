@@ -14,14 +14,32 @@ from tabprobe import curation, parsing, schemas
 from tabprobe.perturb import generate
 from tabprobe.table import Row, Table
 
-TABLES = {"T1": Table("T1", "Ada Quill", (Row("Born", ("3 May 1901",)), Row("Occupation", ("Poet",)),
-                                          Row("Spouse", ("Rui Vale",))), "Person")}
+TABLES = {
+    "T1": Table(
+        "T1",
+        "Ada Quill",
+        (Row("Born", ("3 May 1901",)), Row("Occupation", ("Poet",)), Row("Spouse", ("Rui Vale",))),
+        "Person",
+    )
+}
 # Four CONTRADICT hypotheses negation_flip turns into ENTAIL candidates, one ENTAIL it flips
 # automatically (no review needed).
-HYPOTHESES = ["Ada Quill was a singer.", "Ada Quill is a painter.", "Ada Quill was born in Oslo.",
-              "Ada Quill was married to Bo Tarn.", "Ada Quill was a poet."]
-EXAMPLES = pa.table({"uid": [f"dev:{i + 2}" for i in range(5)], "table_id": ["T1"] * 5, "hypothesis": HYPOTHESES,
-                     "label": ["C", "C", "C", "C", "E"]}, schema=schemas.EXAMPLES)
+HYPOTHESES = [
+    "Ada Quill was a singer.",
+    "Ada Quill is a painter.",
+    "Ada Quill was born in Oslo.",
+    "Ada Quill was married to Bo Tarn.",
+    "Ada Quill was a poet.",
+]
+EXAMPLES = pa.table(
+    {
+        "uid": [f"dev:{i + 2}" for i in range(5)],
+        "table_id": ["T1"] * 5,
+        "hypothesis": HYPOTHESES,
+        "label": ["C", "C", "C", "C", "E"],
+    },
+    schema=schemas.EXAMPLES,
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +53,10 @@ def page_file(tmp_path_factory):
     rows = curation.tsv_rows(items, {r["uid"]: r for r in EXAMPLES.to_pylist()})
     folder = tmp_path_factory.mktemp("curation")
     path = folder / "negation_flip.dev.curation.html"
-    path.write_text(curation.review_page(items, rows, TABLES, "negation_flip", "dev", "negation_flip.dev.curation.tsv"),
-                    encoding="utf-8")
+    path.write_text(
+        curation.review_page(items, rows, TABLES, "negation_flip", "dev", "negation_flip.dev.curation.tsv"),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -55,8 +75,12 @@ def test_keys_accept_reject_relabel_and_the_saved_tsv_is_what_the_workflow_reads
         page.press("k")  # back to the third: relabel it CONTRADICT instead
         page.press("c")
         decisions = page.js("return window.tabprobeCuration.items.map(x => [x.uid, x.decision, x.label])")
-        assert decisions == [["dev:2/negation_flip", "accept", ""], ["dev:3/negation_flip", "reject", ""],
-                             ["dev:4/negation_flip", "relabel", "C"], ["dev:5/negation_flip", "", ""]]
+        assert decisions == [
+            ["dev:2/negation_flip", "accept", ""],
+            ["dev:3/negation_flip", "reject", ""],
+            ["dev:4/negation_flip", "relabel", "C"],
+            ["dev:5/negation_flip", "", ""],
+        ]
         page.press("e")  # the proposed label itself is an accept
         assert page.js("return window.tabprobeCuration.items[3].decision") == "accept"
         page.press("u")  # ... and u undoes the decision on the current card
@@ -72,17 +96,29 @@ def test_keys_accept_reject_relabel_and_the_saved_tsv_is_what_the_workflow_reads
         time.sleep(2)
         page.driver.refresh()
         # polled: on a loaded machine the reloaded page's script may run after refresh() returns
-        assert page.wait_for("const p = document.querySelector('#progress'); "
-                             "return p && p.textContent === '3 of 4 decided' && p.textContent", timeout=15)
+        assert page.wait_for(
+            "const p = document.querySelector('#progress'); "
+            "return p && p.textContent === '3 of 4 decided' && p.textContent",
+            timeout=15,
+        )
         page.press("s")
         saved = page.wait_for_download(downloads, "negation_flip.dev.curation.tsv")
         assert page.errors == []
     decisions = curation.read_decisions([saved])
     assert {uid: (d.decision, d.label) for uid, d in decisions.items()} == {
-        "dev:2/negation_flip": ("accept", None), "dev:3/negation_flip": ("reject", None),
-        "dev:4/negation_flip": ("relabel", "C")}
+        "dev:2/negation_flip": ("accept", None),
+        "dev:3/negation_flip": ("reject", None),
+        "dev:4/negation_flip": ("relabel", "C"),
+    }
     lines = saved.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t") == list(curation.COLUMNS) and len(lines) == 5
     assert lines[4].split("\t")[-1] == "rej"  # the note typed on the fourth card is saved too
-    assert json.loads(page_file.read_text().split('id="curation-data" type="application/json">')[1]
-                      .split("</script>")[0].replace("<\\/", "</"))["probe"] == "negation_flip"
+    assert (
+        json.loads(
+            page_file.read_text()
+            .split('id="curation-data" type="application/json">')[1]
+            .split("</script>")[0]
+            .replace("<\\/", "</")
+        )["probe"]
+        == "negation_flip"
+    )

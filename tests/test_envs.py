@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_rules_environment_pins_every_dependency_within_pyproject_and_installs_tabprobe():
-    declared = {Requirement(d).name.lower(): Requirement(d)
-                for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
+    declared = {
+        Requirement(d).name.lower(): Requirement(d)
+        for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    }
     env = yaml.safe_load((ROOT / "envs" / "tabprobe.yaml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     assert ".." in pip  # tabprobe itself, from the checkout that holds envs/
@@ -25,8 +27,9 @@ def test_the_rules_environment_pins_every_dependency_within_pyproject_and_instal
     for name, requirement in pinned.items():
         (spec,) = requirement.specifier
         assert spec.operator == "==", f"{name} is not pinned in envs/tabprobe.yaml"
-        assert declared[name].specifier.contains(spec.version, prereleases=True), \
+        assert declared[name].specifier.contains(spec.version, prereleases=True), (
             f"{name}=={spec.version} is outside pyproject's {declared[name].specifier}"
+        )
     python = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
     requires = SpecifierSet(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"])
     assert requires.contains(python.split("=")[1] + ".0"), f"{python} is outside pyproject's requires-python {requires}"

@@ -33,33 +33,61 @@ from tabprobe.table import Row, Table
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
-POET = Table("T1", "Ada Quill", (Row("Born", ("3 May 1901", "Lisbon, Portugal")), Row("Died", ("9 June 1970",)),
-                                 Row("Occupation", ("Poet", "editor")), Row("Spouse(s)", ("Rui Vale",)),
-                                 Row("Awards", ("Quill Prize",))), "Person")
-SINGER = Table("T2", "Bo Tarn", (Row("Born", ("1 July 1955", "Oslo, Norway")), Row("Occupation", ("Singer",)),
-                                 Row("Spouse(s)", ("Mia Lund",)), Row("Genres", ("Folk",))), "Person")
-ALBUM = Table("T3", "The Grey Hours", (Row("Released", ("2 March 1979",)), Row("Length", ("46:06",)),
-                                       Row("Genre", ("Pop", "art rock"))), "Album")
+POET = Table(
+    "T1",
+    "Ada Quill",
+    (
+        Row("Born", ("3 May 1901", "Lisbon, Portugal")),
+        Row("Died", ("9 June 1970",)),
+        Row("Occupation", ("Poet", "editor")),
+        Row("Spouse(s)", ("Rui Vale",)),
+        Row("Awards", ("Quill Prize",)),
+    ),
+    "Person",
+)
+SINGER = Table(
+    "T2",
+    "Bo Tarn",
+    (
+        Row("Born", ("1 July 1955", "Oslo, Norway")),
+        Row("Occupation", ("Singer",)),
+        Row("Spouse(s)", ("Mia Lund",)),
+        Row("Genres", ("Folk",)),
+    ),
+    "Person",
+)
+ALBUM = Table(
+    "T3",
+    "The Grey Hours",
+    (Row("Released", ("2 March 1979",)), Row("Length", ("46:06",)), Row("Genre", ("Pop", "art rock"))),
+    "Album",
+)
 TABLES = {t.table_id: t for t in (POET, SINGER, ALBUM)}
 
 
 # ---------------------------------------------------------------- the aligner
 
-@pytest.mark.parametrize("hypothesis, table, expected", [
-    ("Ada Quill was born in Portugal.", POET, ["Born"]),
-    ("Ada Quill married Rui Vale.", POET, ["Spouse(s)"]),
-    ("Ada Quill was married.", POET, ["Spouse(s)"]),            # a cue word names the key
-    ("Ada Quill died in the 1970s.", POET, ["Died"]),             # decade of a year in a value
-    ("Ada Quill was a Portuguese poet.", POET, ["Born", "Occupation"]),  # Portuguese/Portugal share a stem
-    ("Bo Tarn is a Norwegian singer.", SINGER, ["Born", "Occupation"]),  # Norwegian -> Norway
-    ("The Grey Hours runs for 46 minutes and is a pop album.", ALBUM, ["Length", "Genre"]),
-])
+
+@pytest.mark.parametrize(
+    "hypothesis, table, expected",
+    [
+        ("Ada Quill was born in Portugal.", POET, ["Born"]),
+        ("Ada Quill married Rui Vale.", POET, ["Spouse(s)"]),
+        ("Ada Quill was married.", POET, ["Spouse(s)"]),  # a cue word names the key
+        ("Ada Quill died in the 1970s.", POET, ["Died"]),  # decade of a year in a value
+        ("Ada Quill was a Portuguese poet.", POET, ["Born", "Occupation"]),  # Portuguese/Portugal share a stem
+        ("Bo Tarn is a Norwegian singer.", SINGER, ["Born", "Occupation"]),  # Norwegian -> Norway
+        ("The Grey Hours runs for 46 minutes and is a pop album.", ALBUM, ["Length", "Genre"]),
+    ],
+)
 def test_aligner_finds_the_rows_a_hypothesis_names(hypothesis, table, expected):
     assert relevance.align(hypothesis, table) == expected
 
 
 def test_the_title_in_the_hypothesis_does_not_make_a_row_relevant():
-    table = Table("T9", "Faro Isles", (Row("Religion", ("Church of the Faro Isles",)), Row("Capital", ("Tors",))), "Country")
+    table = Table(
+        "T9", "Faro Isles", (Row("Religion", ("Church of the Faro Isles",)), Row("Capital", ("Tors",))), "Country"
+    )
     assert relevance.align("The capital of the Faro Isles is Tors.", table) == ["Capital"]
 
 
@@ -81,13 +109,19 @@ def test_aligner_on_the_hand_checked_gold_set(shared_infotabs):
 
 def test_annotation_file_is_read_and_checked(tmp_path):
     good = tmp_path / "relevance.tsv"
-    good.write_text('table_id\thypothesis\trelevant_keys\tworker\nT1\tAda Quill was a poet.\t["Occupation"]\tw1\n'
-                    'T2\tBo Tarn sings.\t["Occupation", "Genres"]\tw2\n')
-    assert relevance.read_annotations(good, TABLES) == {("T1", "Ada Quill was a poet."): ["Occupation"],
-                                                        ("T2", "Bo Tarn sings."): ["Occupation", "Genres"]}
+    good.write_text(
+        'table_id\thypothesis\trelevant_keys\tworker\nT1\tAda Quill was a poet.\t["Occupation"]\tw1\n'
+        'T2\tBo Tarn sings.\t["Occupation", "Genres"]\tw2\n'
+    )
+    assert relevance.read_annotations(good, TABLES) == {
+        ("T1", "Ada Quill was a poet."): ["Occupation"],
+        ("T2", "Bo Tarn sings."): ["Occupation", "Genres"],
+    }
     bad = tmp_path / "bad.tsv"
-    bad.write_text('table_id\thypothesis\trelevant_keys\nT1\tAda Quill was a poet.\tOccupation\n'
-                   'T1\tAda Quill wrote.\t["Ocupation"]\n')
+    bad.write_text(
+        "table_id\thypothesis\trelevant_keys\nT1\tAda Quill was a poet.\tOccupation\n"
+        'T1\tAda Quill wrote.\t["Ocupation"]\n'
+    )
     with pytest.raises(InputDataError) as err:
         relevance.read_annotations(bad, TABLES)
     message = str(err.value)
@@ -102,12 +136,23 @@ def test_annotation_file_is_read_and_checked(tmp_path):
 def test_relevance_from_annotations_covers_only_the_annotated_pairs(tmp_path):
     path = tmp_path / "relevance.tsv"
     path.write_text('table_id\thypothesis\trelevant_keys\nT1\tAda Quill was a poet.\t["Occupation"]\n')
-    examples = pa.table({"uid": ["dev:2", "dev:3"], "table_id": ["T1", "T1"],
-                         "hypothesis": ["Ada Quill was a poet.", "Ada Quill never married."], "label": ["E", "C"]},
-                        schema=schemas.EXAMPLES)
+    examples = pa.table(
+        {
+            "uid": ["dev:2", "dev:3"],
+            "table_id": ["T1", "T1"],
+            "hypothesis": ["Ada Quill was a poet.", "Ada Quill never married."],
+            "label": ["E", "C"],
+        },
+        schema=schemas.EXAMPLES,
+    )
     found, summary = relevance.relevance_table(examples, TABLES, "annotations", path)
     assert found["uid"].to_pylist() == ["dev:2"] and found["source"].to_pylist() == ["annotations:relevance.tsv"]
-    assert summary == {"source": "annotations:relevance.tsv", "examples": 2, "with_relevant_rows": 1, "not_annotated": 1}
+    assert summary == {
+        "source": "annotations:relevance.tsv",
+        "examples": 2,
+        "with_relevant_rows": 1,
+        "not_annotated": 1,
+    }
 
 
 def test_precision_recall_pools_rows_over_examples():
@@ -117,12 +162,13 @@ def test_precision_recall_pools_rows_over_examples():
 
 # ---------------------------------------------------------------- title mentions
 
+
 def test_title_mentions_are_found_by_name_surname_case_and_possessive():
     assert name_part("Bryan Adams   OC OBC") == "Bryan Adams"
     assert name_part("Faroe Islands , Føroyar (Faroese)") == "Faroe Islands"
     text = "ada quill's poems outlived Quill herself."
     found = mentions(text, POET)
-    assert [(text[m.start:m.end], m.kind) for m in found] == [("ada quill", "title"), ("Quill", "surname")]
+    assert [(text[m.start : m.end], m.kind) for m in found] == [("ada quill", "title"), ("Quill", "surname")]
     # a surname is only a name for people, and only capitalised ("quill" is a feather)
     assert mentions("Hours passed.", ALBUM) == [] and mentions("She wrote with a quill.", POET) == []
     assert [m.kind for m in mentions("Grey Hours was released in 1979.", ALBUM)] == ["name"]  # "The" dropped
@@ -156,19 +202,39 @@ EXAMPLES = pa.table(
     {
         "uid": ["dev:2", "dev:3", "dev:4", "dev:5", "dev:6"],
         "table_id": ["T1", "T1", "T2", "T3", "T4"],
-        "hypothesis": ["Ada Quill was born in 1901 and married Rui Vale.", "Quill won no prizes.",
-                       "Bo Tarn sings folk.", "The Grey Hours runs 46 minutes.", "Cy Moss married Lia Moss."],
+        "hypothesis": [
+            "Ada Quill was born in 1901 and married Rui Vale.",
+            "Quill won no prizes.",
+            "Bo Tarn sings folk.",
+            "The Grey Hours runs 46 minutes.",
+            "Cy Moss married Lia Moss.",
+        ],
         "label": ["E", "C", "E", "N", "E"],
     },
     schema=schemas.EXAMPLES,
 )
 # A poet with every key of Ada Quill's table (and one more): the only partner cf_row_swap can use.
-POET2 = Table("T4", "Cy Moss", (Row("Born", ("2 May 1920", "Porto, Portugal")), Row("Died", ("1 June 1990",)),
-                                Row("Occupation", ("Poet",)), Row("Spouse(s)", ("Lia Moss",)),
-                                Row("Awards", ("Moss Medal",)), Row("Website", ("moss.example",))), "Person")
+POET2 = Table(
+    "T4",
+    "Cy Moss",
+    (
+        Row("Born", ("2 May 1920", "Porto, Portugal")),
+        Row("Died", ("1 June 1990",)),
+        Row("Occupation", ("Poet",)),
+        Row("Spouse(s)", ("Lia Moss",)),
+        Row("Awards", ("Moss Medal",)),
+        Row("Website", ("moss.example",)),
+    ),
+    "Person",
+)
 TABLES = {**TABLES, "T4": POET2}
-RELEVANT = {"dev:2": ("Born", "Spouse(s)"), "dev:3": ("Awards",), "dev:4": ("Genres",), "dev:5": ("Length",),
-            "dev:6": ("Spouse(s)",)}
+RELEVANT = {
+    "dev:2": ("Born", "Spouse(s)"),
+    "dev:3": ("Awards",),
+    "dev:4": ("Genres",),
+    "dev:5": ("Length",),
+    "dev:6": ("Spouse(s)",),
+}
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +244,9 @@ def docs():
     from tabprobe import parsing
 
     nlp = parsing.load_pipeline("auto")
-    parsed = parsing.parse(nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(),
-                           EXAMPLES["table_id"].to_pylist())
+    parsed = parsing.parse(
+        nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(), EXAMPLES["table_id"].to_pylist()
+    )
     return {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
 
 
@@ -206,8 +273,10 @@ def test_irrelevant_row_deletion_never_deletes_a_relevant_row():
 def test_examples_the_relevance_source_does_not_cover_are_skipped_and_counted():
     records, coverage = _records("relevant_row_deletion", relevant={"dev:2": ("Born",), "dev:3": ()})
     assert [r["orig_uid"] for r in records] == ["dev:2"]
-    assert coverage["skipped"] == {"the relevance source does not cover this example": 3,
-                                   "the relevance source names no row of the table": 1}
+    assert coverage["skipped"] == {
+        "the relevance source does not cover this example": 3,
+        "the relevance source names no row of the table": 1,
+    }
 
 
 def test_evidence_selection_deletes_each_row_of_ENTAIL_and_CONTRADICT_examples():
@@ -251,6 +320,7 @@ def test_cf_title_swap_gives_all_hypotheses_of_a_table_the_same_partner(docs):
 
 # ---------------------------------------------------------------- external probe sets
 
+
 def test_external_set_pairs_with_gold_examples_and_keeps_extra_columns(mini_infotabs):
     gold = ingest_split(mini_infotabs, "alpha1").examples
     examples, coverage = read_external_set(FIXTURES / "external_cf_alpha1", "my_cf", "alpha1", gold)
@@ -273,8 +343,9 @@ def test_an_external_set_reads_like_its_clean_copy_with_bom_crcrlf_quotes_and_li
     shutil.copytree(FIXTURES / "external_cf_alpha1", folder)
     tsv = folder / "counterfactuals.tsv"
     lines = tsv.read_text(encoding="utf-8").rstrip("\n").split("\n")
-    lines[2] = lines[2].replace("The Order of Tidewatchers is based in Vellmora.",
-                                '"The Order of Tidewatchers is based in ""Vellmora""."')
+    lines[2] = lines[2].replace(
+        "The Order of Tidewatchers is based in Vellmora.", '"The Order of Tidewatchers is based in ""Vellmora""."'
+    )
     tsv.write_bytes("\ufeff".encode() + "\r\r\n".join(lines).encode() + b"\r\r\n")
     (folder / "tables").rename(tmp_path / "kept_elsewhere")
     (folder / "tables").symlink_to(tmp_path / "kept_elsewhere", target_is_directory=True)
@@ -302,30 +373,48 @@ def test_an_external_sets_coverage_counts_paired_lines_whose_original_is_outside
     ingested = ingest_split(mini_infotabs, "alpha1")
     examples_path = tmp_path / "alpha1.parquet"
     write_parquet(ingested.examples, examples_path, schemas.EXAMPLES)
-    paired = [r["orig_uid"] for r in read_external_set(FIXTURES / "external_cf_alpha1", "my_cf", "alpha1",
-                                                         ingested.examples)[0].to_pylist() if r["uid"] != r["orig_uid"]]
+    paired = [
+        r["orig_uid"]
+        for r in read_external_set(FIXTURES / "external_cf_alpha1", "my_cf", "alpha1", ingested.examples)[0].to_pylist()
+        if r["uid"] != r["orig_uid"]
+    ]
     # `original` capped so that it keeps the gold example of one paired line and not the others
     kept = ingested.examples.filter(pa.compute.equal(ingested.examples["uid"], paired[0]))
     original, _ = generate("original", kept, load_tables(ingested.tables), seed=1)
     original_path = tmp_path / "original.parquet"
     write_parquet(original, original_path, schemas.PROBE_EXAMPLES)
 
-    stages.ingest_external_probe("my_cf", "alpha1", str(FIXTURES / "external_cf_alpha1"), str(examples_path),
-                                 str(tmp_path / "p.parquet"), str(tmp_path / "c.json"), original_path=str(original_path))
+    stages.ingest_external_probe(
+        "my_cf",
+        "alpha1",
+        str(FIXTURES / "external_cf_alpha1"),
+        str(examples_path),
+        str(tmp_path / "p.parquet"),
+        str(tmp_path / "c.json"),
+        original_path=str(original_path),
+    )
 
     skipped = json.loads((tmp_path / "c.json").read_text())["skipped"]
     outside = sum(1 for uid in paired if uid != paired[0])
     assert outside > 0
-    assert skipped == {"scored, but paired with no gold example of alpha1": 1,
-                       "scored, but its gold example is outside `original`'s 1 (its cap): not in the paired drop": outside}
+    assert skipped == {
+        "scored, but paired with no gold example of alpha1": 1,
+        "scored, but its gold example is outside `original`'s 1 (its cap): not in the paired drop": outside,
+    }
 
 
-@pytest.mark.parametrize("corrupt, message", [
-    (lambda d: (d / "counterfactuals.tsv").write_text("table_id\thypothesis\tlabel\nT7A\tX.\tmaybe\n"), ":2: label 'maybe'"),
-    (lambda d: (d / "tables" / "T10A.json").unlink(), ":4: table T10A has no file T10A.json"),
-    (lambda d: (d / "second.tsv").write_text("table_id\thypothesis\tlabel\n"), "needs exactly one .tsv file"),
-    (lambda d: (d / "tables" / "T7A.json").write_text("{\"title\": [\"x\"],"), "T7A.json:1: malformed JSON"),
-])
+@pytest.mark.parametrize(
+    "corrupt, message",
+    [
+        (
+            lambda d: (d / "counterfactuals.tsv").write_text("table_id\thypothesis\tlabel\nT7A\tX.\tmaybe\n"),
+            ":2: label 'maybe'",
+        ),
+        (lambda d: (d / "tables" / "T10A.json").unlink(), ":4: table T10A has no file T10A.json"),
+        (lambda d: (d / "second.tsv").write_text("table_id\thypothesis\tlabel\n"), "needs exactly one .tsv file"),
+        (lambda d: (d / "tables" / "T7A.json").write_text('{"title": ["x"],'), "T7A.json:1: malformed JSON"),
+    ],
+)
 def test_malformed_external_sets_fail_with_file_line_and_reason(tmp_path, mini_infotabs, corrupt, message):
     folder = tmp_path / "set"
     shutil.copytree(FIXTURES / "external_cf_alpha1", folder)
@@ -345,6 +434,7 @@ def test_an_external_set_becomes_a_counterfactual_probe():
 
 # ---------------------------------------------------------------- scoring
 
+
 def test_evidence_selection_scores_against_hand_counted_values():
     # Two gold examples. g1 (gold E, predicted E): rows 0,1 relevant; deleting rows 0 and 2 moves
     # the prediction -> uses some (1 of 2), precision 1/2, recall 1/2. g2 (gold C, predicted E,
@@ -352,13 +442,20 @@ def test_evidence_selection_scores_against_hand_counted_values():
     rows = []
     for uid, label, relevant in (("g1", "E", {0, 1}), ("g2", "C", {0})):
         for i in range(3):
-            rows.append({"orig_uid": uid, "label": label,
-                         "provenance": json.dumps({"deleted_row": {"index": i}, "relevant": i in relevant})})
+            rows.append(
+                {
+                    "orig_uid": uid,
+                    "label": label,
+                    "provenance": json.dumps({"deleted_row": {"index": i}, "relevant": i in relevant}),
+                }
+            )
     examples = pa.Table.from_pylist(rows)
     before = np.array(["E"] * 6, dtype=object)
     pred = np.array(["N", "E", "C", "E", "E", "E"], dtype=object)
     settings = ScoringSettings(samplings=50, fraction=1.0, bootstrap=50, seed=1)
-    scores = {(r["statistic"], r["label"]): r for r in score_evidence_selection(examples, before, pred, settings, "dev", "ev")}
+    scores = {
+        (r["statistic"], r["label"]): r for r in score_evidence_selection(examples, before, pred, settings, "dev", "ev")
+    }
     assert scores[("evidence_precision", "macro")]["mean"] == pytest.approx(25.0)
     assert scores[("evidence_recall", "macro")]["mean"] == pytest.approx(25.0)
     assert scores[("evidence_precision", "micro")]["mean"] == pytest.approx(50.0)

@@ -55,12 +55,31 @@ def workflow_with_config(folder: Path, base: Path, infotabs: Path) -> Path:
     copy_workflow(folder)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(
-        infotabs_dir=str(infotabs), splits=["alpha1"], max_examples=None, probes={"original": {}},
-        models={MODEL: {"train": {"base": str(base), "examples": 256, "epochs": 4, "max_length": 64, "batch_size": 16,
-                                  "learning_rate": 0.001, "dev_examples": 64, "precision": "fp32"},
-                        "premise": "para", "max_length": 128, "batch_size": 32, "precision": "fp32"}},
+        infotabs_dir=str(infotabs),
+        splits=["alpha1"],
+        max_examples=None,
+        probes={"original": {}},
+        models={
+            MODEL: {
+                "train": {
+                    "base": str(base),
+                    "examples": 256,
+                    "epochs": 4,
+                    "max_length": 64,
+                    "batch_size": 16,
+                    "learning_rate": 0.001,
+                    "dev_examples": 64,
+                    "precision": "fp32",
+                },
+                "premise": "para",
+                "max_length": 128,
+                "batch_size": 32,
+                "precision": "fp32",
+            }
+        },
         scoring={"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
-        inoculation=None, controlled_variance=None,  # tested in test_inoculation_workflow.py
+        inoculation=None,
+        controlled_variance=None,  # tested in test_inoculation_workflow.py
     )
     # No config.yaml in the copy: Snakemake would merge this file into it (see test_workflow_e2e.py).
     (folder / "faults.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -83,8 +102,9 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
 
 def start_snakemake(workdir: Path, *args: str) -> subprocess.Popen:
     # A session of its own, so the whole run can be killed at once like a node going down.
-    return subprocess.Popen(faults_command(workdir, *args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    return subprocess.Popen(
+        faults_command(workdir, *args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
 
 
 def wait_for(condition, process: subprocess.Popen, timeout: float = 300) -> None:
@@ -121,7 +141,9 @@ def outputs(workdir: Path) -> dict[str, bytes]:
 
 def entries(workdir: Path) -> list[str]:
     """Every file and folder under results/ and resources/models/."""
-    return sorted(str(p.relative_to(workdir)) for top in ("results", "resources/models") for p in (workdir / top).rglob("*"))
+    return sorted(
+        str(p.relative_to(workdir)) for top in ("results", "resources/models") for p in (workdir / top).rglob("*")
+    )
 
 
 def without_wall_time(name: str, content: bytes) -> object:
@@ -129,10 +151,12 @@ def without_wall_time(name: str, content: bytes) -> object:
     job reports how much it took over), nothing else may."""
     timing = {"train_seconds", "seconds", "examples_per_second", "resumed_examples"}
     if name.endswith(".json"):
+
         def strip(obj):
             if isinstance(obj, dict):
                 return {k: strip(v) for k, v in obj.items() if k not in timing}
             return obj
+
         return strip(json.loads(content))
     if name.startswith("results/report/"):
         # The report shows the training time ("..., max_length 64, 7 s").
@@ -201,7 +225,9 @@ def test_killed_training_job_resumes_from_its_saved_epoch(interrupted):
     assert "dev accuracy" in interrupted["resumed_training_log"]
     # The killed attempt's temporary checkpoint folder was there; the re-run removed it, and
     # the resume state once the checkpoint was written.
-    assert any(name.startswith(f".{MODEL}.") and name.endswith(".tmp") for name in interrupted["models_folder_after_kill"])
+    assert any(
+        name.startswith(f".{MODEL}.") and name.endswith(".tmp") for name in interrupted["models_folder_after_kill"]
+    )
     assert sorted(p.name for p in (interrupted["dir"] / CHECKPOINT).parent.iterdir()) == [MODEL]
 
 
@@ -218,11 +244,15 @@ def test_interrupted_run_ends_with_the_outputs_of_an_uninterrupted_one(interrupt
     assert sorted(killed) == sorted(whole)
     for name in (str(CHECKPOINT / "model.safetensors"), str(PREDICTIONS), str(SCORES)):
         assert name in whole
-    differing = [name for name in whole if without_wall_time(name, killed[name]) != without_wall_time(name, whole[name])]
+    differing = [
+        name for name in whole if without_wall_time(name, killed[name]) != without_wall_time(name, whole[name])
+    ]
     assert differing == []
     # Not even an empty folder more: no temporary files, resume state or shards left behind.
     assert entries(interrupted["dir"]) == uninterrupted["entries"]
-    assert not [name for name in uninterrupted["entries"] if name.endswith(".tmp") or ".resume" in name or ".shards" in name]
+    assert not [
+        name for name in uninterrupted["entries"] if name.endswith(".tmp") or ".resume" in name or ".shards" in name
+    ]
 
 
 def test_a_damaged_parquet_file_stops_its_consumer_with_its_name(uninterrupted):
@@ -254,10 +284,17 @@ def test_a_flipped_bit_in_any_byte_of_a_parquet_file_is_detected_or_harmless(tmp
     rng = np.random.default_rng(0)
     n = 40
     probs = rng.dirichlet([1, 1, 1], n).astype(np.float32)
-    table = pa.table({"uid": [f"alpha1:{i}" for i in range(n)], "orig_uid": [f"alpha1:{i}" for i in range(n)],
-                      "pred": ["ENC"[i] for i in probs.argmax(1)], "probs": pa.array(probs.tolist(), pa.list_(pa.float32())),
-                      "model_fingerprint": ["0" * 16] * n, "input_digest": [f"{i:016x}" for i in range(n)]},
-                     schema=schemas.PREDICTIONS)
+    table = pa.table(
+        {
+            "uid": [f"alpha1:{i}" for i in range(n)],
+            "orig_uid": [f"alpha1:{i}" for i in range(n)],
+            "pred": ["ENC"[i] for i in probs.argmax(1)],
+            "probs": pa.array(probs.tolist(), pa.list_(pa.float32())),
+            "model_fingerprint": ["0" * 16] * n,
+            "input_digest": [f"{i:016x}" for i in range(n)],
+        },
+        schema=schemas.PREDICTIONS,
+    )
     path, damaged = tmp_path / "predictions.parquet", tmp_path / "damaged.parquet"
     write_parquet(table, path, schemas.PREDICTIONS)
     content = path.read_bytes()
@@ -284,10 +321,15 @@ def test_a_flipped_bit_in_any_byte_of_a_parquet_file_is_detected_or_harmless(tmp
 
 def test_only_the_leftovers_of_the_one_output_are_removed(tmp_path):
     # Names as atomic_dir / atomic_path make them for a writer killed before its rename.
-    mine = [Path(tempfile.mkdtemp(prefix=".tiny.", suffix=".tmp", dir=tmp_path)),
-            Path(tempfile.mkstemp(prefix=".tiny.", suffix=".tmp", dir=tmp_path)[1])]
-    others = [Path(tempfile.mkdtemp(prefix=".tiny.v2.", suffix=".tmp", dir=tmp_path)), tmp_path / ".tiny.resume",
-              tmp_path / "tiny"]
+    mine = [
+        Path(tempfile.mkdtemp(prefix=".tiny.", suffix=".tmp", dir=tmp_path)),
+        Path(tempfile.mkstemp(prefix=".tiny.", suffix=".tmp", dir=tmp_path)[1]),
+    ]
+    others = [
+        Path(tempfile.mkdtemp(prefix=".tiny.v2.", suffix=".tmp", dir=tmp_path)),
+        tmp_path / ".tiny.resume",
+        tmp_path / "tiny",
+    ]
     for folder in others[1:]:
         folder.mkdir()
     assert sorted(remove_leftovers(tmp_path / "tiny")) == sorted(mine)

@@ -24,14 +24,40 @@ def nlp():
 
 
 TABLES = {
-    "T10": Table("T10", "Bridesmaids", (Row("Directed by", ("Paul Feig",)), Row("Running time", ("125 minutes",)),
-                                        Row("Release date", ("May 13, 2011",)), Row("Country", ("United States",))), "Movie"),
-    "T11": Table("T11", "Breakfast in America", (Row("Released", ("29 March 1979",)), Row("Producer", ("Pete Henderson",)),
-                                                 Row("Genre", ("Pop",)), Row("Length", ("46:06",))), "Album"),
-    "T12": Table("T12", "Ada Quill", (Row("Born", ("March 3, 1950", "London")), Row("Spouse", ("Rui Costa",)),
-                                      Row("Occupation", ("Poet",))), "Person"),
-    "T13": Table("T13", "Bo Lind", (Row("Born", ("1975", "Paris")), Row("Spouse", ("Maria Holm",)),
-                                    Row("Residence", ("Oslo",))), "Person"),
+    "T10": Table(
+        "T10",
+        "Bridesmaids",
+        (
+            Row("Directed by", ("Paul Feig",)),
+            Row("Running time", ("125 minutes",)),
+            Row("Release date", ("May 13, 2011",)),
+            Row("Country", ("United States",)),
+        ),
+        "Movie",
+    ),
+    "T11": Table(
+        "T11",
+        "Breakfast in America",
+        (
+            Row("Released", ("29 March 1979",)),
+            Row("Producer", ("Pete Henderson",)),
+            Row("Genre", ("Pop",)),
+            Row("Length", ("46:06",)),
+        ),
+        "Album",
+    ),
+    "T12": Table(
+        "T12",
+        "Ada Quill",
+        (Row("Born", ("March 3, 1950", "London")), Row("Spouse", ("Rui Costa",)), Row("Occupation", ("Poet",))),
+        "Person",
+    ),
+    "T13": Table(
+        "T13",
+        "Bo Lind",
+        (Row("Born", ("1975", "Paris")), Row("Spouse", ("Maria Holm",)), Row("Residence", ("Oslo",))),
+        "Person",
+    ),
 }
 HYPOTHESES = [
     ("T10", "Bridesmaids has a running time of over 3 hours.", "C"),
@@ -48,29 +74,53 @@ HYPOTHESES = [
     ("T13", "Bo Lind was born after 1980.", "C"),
 ]
 EXAMPLES = pa.table(
-    {"uid": [f"dev:{i + 2}" for i in range(len(HYPOTHESES))], "table_id": [t for t, _, _ in HYPOTHESES],
-     "hypothesis": [h for _, h, _ in HYPOTHESES], "label": [lab for _, _, lab in HYPOTHESES]},
+    {
+        "uid": [f"dev:{i + 2}" for i in range(len(HYPOTHESES))],
+        "table_id": [t for t, _, _ in HYPOTHESES],
+        "hypothesis": [h for _, h, _ in HYPOTHESES],
+        "label": [lab for _, _, lab in HYPOTHESES],
+    },
     schema=schemas.EXAMPLES,
 )
-HYPOTHESIS_PROBES = ["entity_flip", "number_preserve", "number_flip", "temporal_preserve", "temporal_flip",
-                     "negation_flip", "modifier_preserve", "quantifier_flip"]
+HYPOTHESIS_PROBES = [
+    "entity_flip",
+    "number_preserve",
+    "number_flip",
+    "temporal_preserve",
+    "temporal_flip",
+    "negation_flip",
+    "modifier_preserve",
+    "quantifier_flip",
+]
 
 
 @pytest.fixture(scope="module")
 def docs(nlp, tmp_path_factory):
     """The fixture split parsed and stored the way the workflow does, then read back."""
     path = tmp_path_factory.mktemp("parses") / "dev.spacy"
-    parsing.write(parsing.parse(nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(),
-                                EXAMPLES["table_id"].to_pylist()), path)
+    parsing.write(
+        parsing.parse(
+            nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(), EXAMPLES["table_id"].to_pylist()
+        ),
+        path,
+    )
     return parsing.read(path, zip(EXAMPLES["uid"].to_pylist(), EXAMPLES["hypothesis"].to_pylist()))
 
 
 # ---------------------------------------------------------------- numbers and monotonicity
 
-@pytest.mark.parametrize("text,value,written_twice", [
-    ("1,234", 1234.0, "2,468"), ("3.5", 3.5, "7.0"), ("1979", 1979.0, "3958"), ("46:06", 2766.0, "92:12"),
-    ("1:02:03", 3723.0, "2:04:06"), ("12", 12.0, "24"),
-])
+
+@pytest.mark.parametrize(
+    "text,value,written_twice",
+    [
+        ("1,234", 1234.0, "2,468"),
+        ("3.5", 3.5, "7.0"),
+        ("1979", 1979.0, "3958"),
+        ("46:06", 2766.0, "92:12"),
+        ("1:02:03", 3723.0, "2:04:06"),
+        ("12", 12.0, "24"),
+    ],
+)
 def test_numbers_are_read_and_rewritten_in_their_own_format(text, value, written_twice):
     number = he.Number.parse(text)
     assert number.value == value
@@ -119,9 +169,11 @@ def test_paper_table2_directions():
 
 def test_numbers_in_other_formats_move_and_keep_their_format(nlp):
     rng = np.random.default_rng(1)
-    for text, pattern in [("The city has more than 1,234 residents.", r"\d{1,3}(,\d{3})*"),
-                          ("The river is under 3.5 km long.", r"\d+\.\d"),
-                          ("The album is less than 46:06 long.", r"\d+:\d\d")]:
+    for text, pattern in [
+        ("The city has more than 1,234 residents.", r"\d{1,3}(,\d{3})*"),
+        ("The river is under 3.5 km long.", r"\d+\.\d"),
+        ("The album is less than 46:06 long.", r"\d+:\d\d"),
+    ]:
         item = he.monotone_numbers(nlp(text))[0]
         _, provenance = he.monotone_edit(text, item, "E", flip=True, rng=rng)
         import re
@@ -141,18 +193,23 @@ def test_a_negated_sentence_gets_no_monotone_edit(nlp):
 
 # ---------------------------------------------------------------- dates, negation, entities, modifiers
 
+
 def test_dates_generalise_shift_and_change_month(nlp):
     text = "Breakfast in America was released on March 29, 1979."
     (date,) = he.free_dates(nlp(text))
     assert he.generalise_date(text, date)[0] == "Breakfast in America was released in 1979."
-    for sentence, general in [("Jeff Bridges was born in the summer of 1949.", "Jeff Bridges was born in 1949."),
-                              ("The band started making songs in 1969.", "The band started making songs in the 1960s."),
-                              ("Karen Gillan was born in 1987.", "Karen Gillan was born in the 1980s.")]:
+    for sentence, general in [
+        ("Jeff Bridges was born in the summer of 1949.", "Jeff Bridges was born in 1949."),
+        ("The band started making songs in 1969.", "The band started making songs in the 1960s."),
+        ("Karen Gillan was born in 1987.", "Karen Gillan was born in the 1980s."),
+    ]:
         (entity,) = he.free_dates(nlp(sentence))
         assert he.generalise_date(sentence, entity)[0] == general
     winter = "Jeff Bridges was born in the winter of 1949."  # the winter of 1949 runs into 1950
     (entity,) = he.free_dates(nlp(winter))
-    assert he.generalise_date(winter, entity) is None and he.shift_year(winter, entity, np.random.default_rng(0)) is None
+    assert (
+        he.generalise_date(winter, entity) is None and he.shift_year(winter, entity, np.random.default_rng(0)) is None
+    )
     since = "The band has played since 1969."
     assert all(he.generalise_date(since, e) is None for e in he.free_dates(nlp(since)))  # "since the 1960s" says more
     rng = np.random.default_rng(3)
@@ -164,47 +221,68 @@ def test_dates_generalise_shift_and_change_month(nlp):
     assert provenance["changes"][0]["new"] != "March"
 
 
-@pytest.mark.parametrize("text,negated", [
-    ("Ada Quill is a poet.", "Ada Quill is not a poet."),
-    ("Ada Quill was born in London.", "Ada Quill was not born in London."),
-    ("Ada Quill won the Hugo Award.", "Ada Quill did not win the Hugo Award."),
-    ("Ada Quill writes poems.", "Ada Quill does not write poems."),
-    ("Ada Quill isn't married.", "Ada Quill is married."),
-    ("The band can't play jazz.", "The band can play jazz."),
-    ("Breakfast in America was not produced by Pete Henderson.", "Breakfast in America was produced by Pete Henderson."),
-])
+@pytest.mark.parametrize(
+    "text,negated",
+    [
+        ("Ada Quill is a poet.", "Ada Quill is not a poet."),
+        ("Ada Quill was born in London.", "Ada Quill was not born in London."),
+        ("Ada Quill won the Hugo Award.", "Ada Quill did not win the Hugo Award."),
+        ("Ada Quill writes poems.", "Ada Quill does not write poems."),
+        ("Ada Quill isn't married.", "Ada Quill is married."),
+        ("The band can't play jazz.", "The band can play jazz."),
+        (
+            "Breakfast in America was not produced by Pete Henderson.",
+            "Breakfast in America was produced by Pete Henderson.",
+        ),
+    ],
+)
 def test_negation_is_inserted_or_removed(nlp, text, negated):
     assert he.negation_edit(nlp(text))[0] == negated
 
 
-@pytest.mark.parametrize("text", ["Ada Quill has no children.", "Ada Quill never married.",
-                                  "Ada Quill was born in London and lives in Paris."])
+@pytest.mark.parametrize(
+    "text",
+    ["Ada Quill has no children.", "Ada Quill never married.", "Ada Quill was born in London and lives in Paris."],
+)
 def test_negation_skips_sentences_it_cannot_flip_reliably(nlp, text):
     assert he.negation_edit(nlp(text)) is None
 
 
-@pytest.mark.parametrize("text,complement", [
-    ("Ada Quill has more than 3 children.", "Ada Quill has no more than 3 children."),
-    ("The film runs over 100 minutes.", "The film runs no more than 100 minutes."),
-    ("The album is under 40 minutes long.", "The album is at least 40 minutes long."),
-    ("Fewer than 1,234 people live there.", "At least 1,234 people live there."),
-    ("Ada Quill has at least one child.", "Ada Quill has less than one child."),
-    ("At most 5 people live in Oslo.", "More than 5 people live in Oslo."),
-    ("The river is less than 3.5 km long.", "The river is at least 3.5 km long."),
-])
+@pytest.mark.parametrize(
+    "text,complement",
+    [
+        ("Ada Quill has more than 3 children.", "Ada Quill has no more than 3 children."),
+        ("The film runs over 100 minutes.", "The film runs no more than 100 minutes."),
+        ("The album is under 40 minutes long.", "The album is at least 40 minutes long."),
+        ("Fewer than 1,234 people live there.", "At least 1,234 people live there."),
+        ("Ada Quill has at least one child.", "Ada Quill has less than one child."),
+        ("At most 5 people live in Oslo.", "More than 5 people live in Oslo."),
+        ("The river is less than 3.5 km long.", "The river is at least 3.5 km long."),
+    ],
+)
 def test_quantifiers_swap_for_their_complement(nlp, text, complement):
     ((edited, provenance),) = he.quantifier_edits(nlp(text))
     assert edited == complement
     assert he.QUANTIFIER_COMPLEMENTS[provenance["quantifier"]] == provenance["complement"]
     # the complement of the complement says the same as the original
-    same_meaning = [{"more than", "over", "greater than"}, {"less than", "fewer than", "under"},
-                    {"at least", "no less than", "no fewer than"}, {"at most", "no more than"}]
+    same_meaning = [
+        {"more than", "over", "greater than"},
+        {"less than", "fewer than", "under"},
+        {"at least", "no less than", "no fewer than"},
+        {"at most", "no more than"},
+    ]
     double = he.QUANTIFIER_COMPLEMENTS[provenance["complement"]]
     assert any({double, provenance["quantifier"]} <= group for group in same_meaning)
 
 
-@pytest.mark.parametrize("text", ["Ada Quill wrote more poems than Bo Lind.", "It changed over the years.",
-                                  "Ada Quill is at least as tall as Bo Lind."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ada Quill wrote more poems than Bo Lind.",
+        "It changed over the years.",
+        "Ada Quill is at least as tall as Bo Lind.",
+    ],
+)
 def test_quantifiers_need_a_number(nlp, text):
     assert he.quantifier_edits(nlp(text)) == []
 
@@ -230,7 +308,9 @@ def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
     from tabprobe.probes import modifier_preserve as mp
 
     clause = mp.modifier_clause("Producer", "Pete Henderson", person=False)
-    text, provenance = mp.modifier_edit("Breakfast in America is a pop album.", (0, 20), clause, "Producer", "Pete Henderson")
+    text, provenance = mp.modifier_edit(
+        "Breakfast in America is a pop album.", (0, 20), clause, "Producer", "Pete Henderson"
+    )
     assert text == "Breakfast in America, whose producer is Pete Henderson, is a pop album."
     clause = mp.modifier_clause("Born", "March 3, 1950", person=True)
     text, _ = mp.modifier_edit("It was produced by Ada Quill.", (19, 28), clause, "Born", "March 3, 1950")
@@ -241,15 +321,30 @@ def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
     assert mp.modifier_clause("Demonym(s)", "Faroe Islander", person=False) == "whose demonym is Faroe Islander"
     assert mp.modifier_clause("Rank in China", "19th", person=False) == "whose rank in China is 19th"
     # what no clause can say in English, or truly
-    for key, value in [("Recorded", "2007"), ("Genres", "Pop"), ("Children", "3"), ("Known for", "Inventing"),
-                       ("Music by", "Ann Roe"), ("Years active", "1990"), ("Birth name", "Ada Q"),
-                       ("Born", "March 3, 1950 London")]:
+    for key, value in [
+        ("Recorded", "2007"),
+        ("Genres", "Pop"),
+        ("Children", "3"),
+        ("Known for", "Inventing"),
+        ("Music by", "Ann Roe"),
+        ("Years active", "1990"),
+        ("Birth name", "Ada Q"),
+        ("Born", "March 3, 1950 London"),
+    ]:
         assert mp.modifier_clause(key, value, person=True) is None, key
-    for value, key in [("Matthew Bellamy (m. 2010)", "Spouse"), ("Singer, actor, comedian", "Occupation"),
-                       ("2008 (2008)-present", "Years"), ("1198", "Kingdom of Bohemia"), ("17 June 1944", "Republic"),
-                       ("Lady and Mr. Boscovitch's Dog", "Parent"), ("Italy, France", "Country"),
-                       ("Zenith Electronics 1935 - 1982", "Employer"), ("80% 24 IU", "Vitamin E"),
-                       ("See Characters", "Main character"), ("Paper and ink.", "Material")]:
+    for value, key in [
+        ("Matthew Bellamy (m. 2010)", "Spouse"),
+        ("Singer, actor, comedian", "Occupation"),
+        ("2008 (2008)-present", "Years"),
+        ("1198", "Kingdom of Bohemia"),
+        ("17 June 1944", "Republic"),
+        ("Lady and Mr. Boscovitch's Dog", "Parent"),
+        ("Italy, France", "Country"),
+        ("Zenith Electronics 1935 - 1982", "Employer"),
+        ("80% 24 IU", "Vitamin E"),
+        ("See Characters", "Main character"),
+        ("Paper and ink.", "Material"),
+    ]:
         assert not mp.fits_a_clause(value, key), value
     assert mp.fits_a_clause("Bedford, New Hampshire, U.S.", "Residence")
     assert mp.fits_a_clause("June 5, 2009", "Release date") and mp.fits_a_clause("Pop", "Genre")
@@ -263,12 +358,16 @@ def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
     assert mp.ends_a_noun_phrase(nlp(sentence), sentence.index(" are"))
     text = "East and West Jerusalem (Jerusalem) are old."
     assert not mp.stands_alone(text, text.index("West"), text.index(" (")) and not mp.stands_alone(text, 25, 34)
-    for text, name in [("Cape Cross' sire was Green Desert.", "Cape Cross"), ("The writer of Hot Fuzz is Ann.", "Hot Fuzz"),
-                       ("Bradley Cooper, the actor, was born in 1975.", "Bradley Cooper")]:
+    for text, name in [
+        ("Cape Cross' sire was Green Desert.", "Cape Cross"),
+        ("The writer of Hot Fuzz is Ann.", "Hot Fuzz"),
+        ("Bradley Cooper, the actor, was born in 1975.", "Bradley Cooper"),
+    ]:
         assert not mp.stands_alone(text, text.index(name), text.index(name) + len(name)), text
 
 
 # ---------------------------------------------------------------- every probe, end to end
+
 
 def _example(i):
     from tabprobe.probes import Example
@@ -317,7 +416,11 @@ def test_premise_controls():
         assert out["expected"].to_pylist() == EXAMPLES["label"].to_pylist()
         assert out["hypothesis"].to_pylist() == EXAMPLES["hypothesis"].to_pylist()
     for record in hypothesis_only.to_pylist():
-        assert render(Table.from_arrow(record["table"]), "para") == render(Table.from_arrow(record["table"]), "struct") == ""
+        assert (
+            render(Table.from_arrow(record["table"]), "para")
+            == render(Table.from_arrow(record["table"]), "struct")
+            == ""
+        )
     premises = {render(Table.from_arrow(r["table"]), "para") for r in dummy.to_pylist()}
     assert premises == {"The quote of Hamlet are to be or not to be."}
     for record in swapped.to_pylist():
@@ -327,6 +430,7 @@ def test_premise_controls():
 
 
 # ---------------------------------------------------------------- the parse file
+
 
 def test_parse_file_round_trips_and_rejects_stale_or_damaged_files(nlp, tmp_path):
     texts, uids = ["Ada Quill is a poet.", "Bo Lind lives in Oslo."], ["dev:2", "dev:3"]

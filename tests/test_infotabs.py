@@ -478,9 +478,7 @@ def test_examples_keep_every_tsv_row_with_line_uids(mini_infotabs, split):
 @pytest.mark.parametrize("split", infotabs.SPLITS)
 def test_tables_keep_row_order_and_every_value_as_in_the_json(mini_infotabs, split):
     rows = tsv_rows(infotabs.split_tsv(mini_infotabs, split))
-    categories = dict(
-        line.split("\t") for line in infotabs.categories_tsv(mini_infotabs).read_text().splitlines()[1:]
-    )
+    categories = dict(line.split("\t") for line in infotabs.categories_tsv(mini_infotabs).read_text().splitlines()[1:])
 
     tables = infotabs.load_tables(infotabs.ingest_split(mini_infotabs, split).tables)
 
@@ -543,15 +541,15 @@ def test_crlf_line_endings_are_read_like_lf(bad_copy, mini_infotabs):
     tsv = train_tsv(root)
     tsv.write_bytes(tsv.read_bytes().replace(b"\n", b"\r\n"))
 
-    assert infotabs.ingest_split(root, "train").examples.equals(
-        infotabs.ingest_split(mini_infotabs, "train").examples
-    )
+    assert infotabs.ingest_split(root, "train").examples.equals(infotabs.ingest_split(mini_infotabs, "train").examples)
 
 
 def test_row_value_errors_name_the_line_of_their_key(bad_copy):
     root = bad_copy()
     path = table_json(root, "T4")
-    path.write_text('{\n  "title": ["Lumen Stout"],\n  "Style": ["Oatmeal stout"],\n  "ABV": 6.5\n}\n', encoding="utf-8")
+    path.write_text(
+        '{\n  "title": ["Lumen Stout"],\n  "Style": ["Oatmeal stout"],\n  "ABV": 6.5\n}\n', encoding="utf-8"
+    )
 
     err = ingest_error(root)
 
@@ -587,8 +585,12 @@ def _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=None,
 
 @pytest.mark.parametrize("ending", [b"\r\n", b"\r\r\n", b"\r"], ids=["CRLF", "CRCRLF", "CR"])
 def test_line_endings_of_every_kind_are_read_like_lf(bad_copy, mini_infotabs, ending):
-    _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=lambda raw: raw.replace(b"\n", ending),
-                                    transform_json=lambda raw: raw.replace(b"\n", ending))
+    _variants_read_like_the_fixture(
+        bad_copy,
+        mini_infotabs,
+        transform_tsv=lambda raw: raw.replace(b"\n", ending),
+        transform_json=lambda raw: raw.replace(b"\n", ending),
+    )
 
 
 def test_a_utf8_byte_order_mark_is_accepted_in_tsv_and_json(bad_copy, mini_infotabs):
@@ -598,8 +600,12 @@ def test_a_utf8_byte_order_mark_is_accepted_in_tsv_and_json(bad_copy, mini_infot
         moved = ["\t".join(c[1:2] + c[:1] + c[2:]) if c != [""] else "" for c in (line.split("\t") for line in lines)]
         return "\ufeff".encode() + "\n".join(moved).encode()
 
-    _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=bom_and_table_id_first,
-                                    transform_json=lambda raw: "\ufeff".encode() + raw)
+    _variants_read_like_the_fixture(
+        bad_copy,
+        mini_infotabs,
+        transform_tsv=bom_and_table_id_first,
+        transform_json=lambda raw: "\ufeff".encode() + raw,
+    )
 
 
 def test_blank_lines_at_the_end_are_ignored(bad_copy, mini_infotabs):

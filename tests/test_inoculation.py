@@ -18,17 +18,22 @@ def test_nested_subsets_are_seeded_and_each_smaller_one_is_inside_the_larger():
     sets = nested_subsets(1000, [300, 100, 200], seed=7, name="table4")
     assert [len(sets[s]) for s in (100, 200, 300)] == [100, 200, 300]
     assert set(sets[100]) <= set(sets[200]) <= set(sets[300])
-    assert all(np.array_equal(a, b) for a, b in zip(sets.values(), nested_subsets(1000, [100, 200, 300], 7, "table4").values()))
+    assert all(
+        np.array_equal(a, b) for a, b in zip(sets.values(), nested_subsets(1000, [100, 200, 300], 7, "table4").values())
+    )
     assert not np.array_equal(sets[100], nested_subsets(1000, [100], 7, "table7")[100])
     assert len(nested_subsets(50, [100], 7, "x")[100]) == 50  # fewer available: all of them
 
 
-@pytest.mark.parametrize("original, challenge, outcome", [
-    (Change(-7.4, -9.0, -5.8), Change(6.4, 4.1, 8.7), 3),   # paper Tables 9-10: the challenge up, alpha1 down
-    (Change(0.3, -1.2, 1.8), Change(6.4, 4.1, 8.7), 1),     # the gap closes
-    (Change(0.3, -1.2, 1.8), Change(-0.5, -2.0, 1.0), 2),   # nothing moves
-    (Change(0.3, -1.2, 1.8), Change(-4.0, -6.0, -2.0), 0),  # the challenge gets worse: none of the three
-])
+@pytest.mark.parametrize(
+    "original, challenge, outcome",
+    [
+        (Change(-7.4, -9.0, -5.8), Change(6.4, 4.1, 8.7), 3),  # paper Tables 9-10: the challenge up, alpha1 down
+        (Change(0.3, -1.2, 1.8), Change(6.4, 4.1, 8.7), 1),  # the gap closes
+        (Change(0.3, -1.2, 1.8), Change(-0.5, -2.0, 1.0), 2),  # nothing moves
+        (Change(0.3, -1.2, 1.8), Change(-4.0, -6.0, -2.0), 0),  # the challenge gets worse: none of the three
+    ],
+)
 def test_liu_outcome_is_decided_by_the_intervals(original, challenge, outcome):
     found, sentence = liu_outcome(original, challenge)
     assert found == outcome
@@ -43,8 +48,15 @@ def records(n: int, offset: int = 0) -> list[dict]:
     out = []
     for i in range(offset, offset + n):
         word = "yes" if i % 2 else "no"
-        out.append({"uid": f"t:{i}", "table": TABLE.to_arrow(), "hypothesis": f"The answer is {word} {i % 7}.",
-                    "label": "N", "expected": "E" if word == "yes" else "C"})
+        out.append(
+            {
+                "uid": f"t:{i}",
+                "table": TABLE.to_arrow(),
+                "hypothesis": f"The answer is {word} {i % 7}.",
+                "label": "N",
+                "expected": "E" if word == "yes" else "C",
+            }
+        )
     return out
 
 

@@ -32,16 +32,40 @@ def run(tmp_path_factory, shared_infotabs):
     workdir = copy_workflow(tmp_path_factory.mktemp("inoculation"))
     checkpoint = tiny_bert(workdir / "tiny-checkpoint", head=True, seed=5)
     config = {
-        "infotabs_dir": str(shared_infotabs), "seed": 2022, "splits": ["alpha1", "alpha2"], "max_examples": 40,
-        "probes": {"original": {"splits": ["alpha1", "alpha2", "train"]},
-                   "negation_flip": {"splits": ["alpha1", "train"]}, "modifier_preserve": {"splits": ["alpha1", "train"]},
-                   "cf_title_swap": {"splits": ["alpha1", "train"]}},
+        "infotabs_dir": str(shared_infotabs),
+        "seed": 2022,
+        "splits": ["alpha1", "alpha2"],
+        "max_examples": 40,
+        "probes": {
+            "original": {"splits": ["alpha1", "alpha2", "train"]},
+            "negation_flip": {"splits": ["alpha1", "train"]},
+            "modifier_preserve": {"splits": ["alpha1", "train"]},
+            "cf_title_swap": {"splits": ["alpha1", "train"]},
+        },
         "models": {"tiny": {"checkpoint": str(checkpoint), "premise": "para", "max_length": 64, "batch_size": 16}},
-        "inoculation": {"model": "tiny", "experiments": ["hypothesis", "counterfactual"], "sizes": SIZES,
-                        "learning_rates": LEARNING_RATES, "max_epochs": 2, "patience": 1, "batch_size": 4, "dev_examples": 16},
-        "controlled_variance": {"model": "tiny", "train_range": [30, 49], "test_ranges": [[30, 49], [200, 299]],
-                                "resamples": 3, "train_examples": 16, "test_examples": 12, "dev_examples": 8,
-                                "learning_rate": 0.001, "max_epochs": 1, "patience": 1, "batch_size": 8},
+        "inoculation": {
+            "model": "tiny",
+            "experiments": ["hypothesis", "counterfactual"],
+            "sizes": SIZES,
+            "learning_rates": LEARNING_RATES,
+            "max_epochs": 2,
+            "patience": 1,
+            "batch_size": 4,
+            "dev_examples": 16,
+        },
+        "controlled_variance": {
+            "model": "tiny",
+            "train_range": [30, 49],
+            "test_ranges": [[30, 49], [200, 299]],
+            "resamples": 3,
+            "train_examples": 16,
+            "test_examples": 12,
+            "dev_examples": 8,
+            "learning_rate": 0.001,
+            "max_epochs": 1,
+            "patience": 1,
+            "batch_size": 8,
+        },
         "scoring": {"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95},
     }
     configfile = workdir / "inoculation.yaml"
@@ -54,8 +78,11 @@ def run(tmp_path_factory, shared_infotabs):
 def test_every_experiment_size_and_learning_rate_is_its_own_gpu_job(run):
     jobs = re.findall(r"rule inoculate:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
     assert sorted(w for w, _ in jobs) == sorted(
-        f"model=tiny, experiment={e}, size={s}, lr={lr:g}" for e in ("hypothesis", "counterfactual") for s in SIZES
-        for lr in LEARNING_RATES)
+        f"model=tiny, experiment={e}, size={s}, lr={lr:g}"
+        for e in ("hypothesis", "counterfactual")
+        for s in SIZES
+        for lr in LEARNING_RATES
+    )
     assert all("gpu=1" in resources for _, resources in jobs)
 
 
@@ -64,8 +91,10 @@ def test_each_size_keeps_the_learning_rate_with_the_best_dev_accuracy(run):
         for size in SIZES:
             folder = run["dir"] / "resources" / "inoculated" / "tiny" / experiment / str(size)
             grid = json.loads((folder / "best" / "inoculation_grid.json").read_text())
-            dev = {lr: json.loads((folder / f"lr{lr}" / "tabprobe.json").read_text())["dev_accuracy"]
-                   for lr in (f"{x:g}" for x in LEARNING_RATES)}
+            dev = {
+                lr: json.loads((folder / f"lr{lr}" / "tabprobe.json").read_text())["dev_accuracy"]
+                for lr in (f"{x:g}" for x in LEARNING_RATES)
+            }
             assert grid["dev_accuracy_by_learning_rate"] == dev
             best = max(dev, key=lambda lr: (dev[lr], -list(dev).index(lr)))
             assert grid["learning_rate"] == float(best)
@@ -97,7 +126,9 @@ def test_the_changes_are_paired_and_the_report_has_tables_9_to_12_with_outcomes(
     assert "| paper: 100 | 67.44 |  | 62.17 |  |\n" in part and "58.51" not in part
     assert "| paper: 100 | 68.05 |  | 65.67 |  | 57.91 |  |" in part
     assert "This is the CPU budget's reduced grid" in part
-    assert len(re.findall(r"^\| (?:4|8) \| (?:1|2|3|none) \| ", part, flags=re.M)) == 2 * len(SIZES)  # an outcome per inoculation
+    assert len(re.findall(r"^\| (?:4|8) \| (?:1|2|3|none) \| ", part, flags=re.M)) == 2 * len(
+        SIZES
+    )  # an outcome per inoculation
 
 
 def test_full_gives_the_papers_grid(run):

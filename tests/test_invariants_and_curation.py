@@ -17,8 +17,12 @@ from tabprobe.probes import Example, Probe, ProbeExample, get_probe, invariants
 from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, related_keys
 from tabprobe.table import Row, Table
 
-TABLE = Table("T1", "Ada Quill", (Row("Born", ("3 May 1901",)), Row("Occupation", ("Poet", "editor")),
-                                  Row("Density  (at STP)", ("1.2 g/L",))), "Person")
+TABLE = Table(
+    "T1",
+    "Ada Quill",
+    (Row("Born", ("3 May 1901",)), Row("Occupation", ("Poet", "editor")), Row("Density  (at STP)", ("1.2 g/L",))),
+    "Person",
+)
 EXAMPLE = Example("dev:2", "T1", "Ada Quill was a poet.", "E")
 
 
@@ -27,6 +31,7 @@ def breach(invariant, out: ProbeExample, example=EXAMPLE, table=TABLE):
 
 
 # ---------------------------------------------------------------- the invariants detect what they name
+
 
 def test_changes_something_catches_an_unchanged_example():
     assert breach(invariants.CHANGES_SOMETHING, ProbeExample(EXAMPLE.hypothesis, TABLE, "E")) is not None
@@ -37,9 +42,13 @@ def test_recorded_edits_must_reproduce_the_hypothesis():
     good = {"changes": [{"start": 10, "end": 13, "old": "was", "new": "was not"}]}
     assert breach(invariants.EDITS_REPRODUCE, ProbeExample("Ada Quill was not a poet.", TABLE, "C", good)) is None
     wrong_old = {"changes": [{"start": 10, "end": 13, "old": "is", "new": "was not"}]}
-    assert "holds 'was'" in breach(invariants.EDITS_REPRODUCE, ProbeExample("Ada Quill was not a poet.", TABLE, "C", wrong_old))
+    assert "holds 'was'" in breach(
+        invariants.EDITS_REPRODUCE, ProbeExample("Ada Quill was not a poet.", TABLE, "C", wrong_old)
+    )
     case_only = {"changes": [{"start": 16, "end": 20, "old": "poet", "new": "Poet"}]}
-    assert "case or spacing" in breach(invariants.EDITS_REPRODUCE, ProbeExample("Ada Quill was a Poet.", TABLE, "E", case_only))
+    assert "case or spacing" in breach(
+        invariants.EDITS_REPRODUCE, ProbeExample("Ada Quill was a Poet.", TABLE, "E", case_only)
+    )
     assert "give" in breach(invariants.EDITS_REPRODUCE, ProbeExample("Something else.", TABLE, "C", good))
 
 
@@ -47,7 +56,9 @@ def test_clean_spacing_catches_doubled_spaces_and_stray_punctuation_an_edit_adds
     assert breach(invariants.CLEAN_SPACING, ProbeExample("Ada Quill was  a poet.", TABLE, "E")) is not None
     assert breach(invariants.CLEAN_SPACING, ProbeExample("Ada Quill was a poet .", TABLE, "E")) is not None
     spaced = Example("dev:3", "T1", "The  IEEE medal went to Ada Quill.", "E")  # the annotator's own double space
-    assert breach(invariants.CLEAN_SPACING, ProbeExample("The  IEEE medal went to Bo Tarn.", TABLE, "E"), spaced) is None
+    assert (
+        breach(invariants.CLEAN_SPACING, ProbeExample("The  IEEE medal went to Bo Tarn.", TABLE, "E"), spaced) is None
+    )
 
 
 def test_row_edits_must_turn_the_table_into_the_new_one():
@@ -57,7 +68,9 @@ def test_row_edits_must_turn_the_table_into_the_new_one():
     lying = {"deleted_row": {"index": 1, "key": "Born", "values": ["3 May 1901"]}}
     assert "do not fit" in breach(invariants.ROW_EDITS_REPLAY, ProbeExample(EXAMPLE.hypothesis, deleted, None, lying))
     two_gone = TABLE.with_rows(TABLE.rows[2:])
-    assert "do not give" in breach(invariants.ROW_EDITS_REPLAY, ProbeExample(EXAMPLE.hypothesis, two_gone, None, record))
+    assert "do not give" in breach(
+        invariants.ROW_EDITS_REPLAY, ProbeExample(EXAMPLE.hypothesis, two_gone, None, record)
+    )
 
 
 def test_inserted_keys_must_be_unrelated_to_the_table():
@@ -71,12 +84,19 @@ def test_inserted_keys_must_be_unrelated_to_the_table():
     assert breach(INSERTED_KEYS_NEW, ProbeExample(EXAMPLE.hypothesis, inserted, None, record)) is None
 
 
-@pytest.mark.parametrize("a, b, related", [
-    ("Capital", "Capital and largest city", True), ("Distributor", "Distributed by", True),
-    ("Nationality", "Citizenship", True), ("Grandsire", "Paternal grandsire", True),
-    ("Occupation", "Occupation(s)", True), ("Density  (at STP)", "Density (at STP)", True),
-    ("Website", "Genre", False), ("Label", "Producer", False),
-])
+@pytest.mark.parametrize(
+    "a, b, related",
+    [
+        ("Capital", "Capital and largest city", True),
+        ("Distributor", "Distributed by", True),
+        ("Nationality", "Citizenship", True),
+        ("Grandsire", "Paternal grandsire", True),
+        ("Occupation", "Occupation(s)", True),
+        ("Density  (at STP)", "Density (at STP)", True),
+        ("Website", "Genre", False),
+        ("Label", "Producer", False),
+    ],
+)
 def test_keys_naming_one_attribute_are_related(a, b, related):
     assert related_keys(a, b) is related
 
@@ -85,9 +105,19 @@ def test_a_value_update_must_bring_a_value_new_to_its_row():
     def update(new):
         rows = list(TABLE.rows)
         rows[1] = Row("Occupation", (new, "editor"))
-        record = {"updated_row": {"index": 1, "key": "Occupation", "value_index": 0, "old": "Poet", "new": new,
-                                  "from_table": "T9"}}
-        return breach(invariants.VALUE_NEW_TO_ROW, ProbeExample(EXAMPLE.hypothesis, TABLE.with_rows(rows), None, record))
+        record = {
+            "updated_row": {
+                "index": 1,
+                "key": "Occupation",
+                "value_index": 0,
+                "old": "Poet",
+                "new": new,
+                "from_table": "T9",
+            }
+        }
+        return breach(
+            invariants.VALUE_NEW_TO_ROW, ProbeExample(EXAMPLE.hypothesis, TABLE.with_rows(rows), None, record)
+        )
 
     assert update("Singer") is None
     assert update("poet") is not None and update("Editor") is not None and update("Poet (1920s)") is not None
@@ -98,16 +128,31 @@ def test_every_registered_probe_promises_something():
         promises = invariants.of(get_probe(name))
         assert promises and all(isinstance(p, invariants.Invariant) for p in promises)
     # a probe that declares none gets the default promise, and its label_change adds its own
-    bare = Probe(name="bare", description="x", apply=lambda *a: [], judged_by="expected", label_change="flipped",
-                 family="hypothesis")
-    assert [p.name for p in invariants.of(bare)] == ["changes the table or the hypothesis", "flips ENTAIL and CONTRADICT"]
+    bare = Probe(
+        name="bare",
+        description="x",
+        apply=lambda *a: [],
+        judged_by="expected",
+        label_change="flipped",
+        family="hypothesis",
+    )
+    assert [p.name for p in invariants.of(bare)] == [
+        "changes the table or the hypothesis",
+        "flips ENTAIL and CONTRADICT",
+    ]
 
 
 # ---------------------------------------------------------------- generate drops, counts and logs a breach
 
-EXAMPLES = pa.table({"uid": ["dev:2", "dev:3", "dev:4"], "table_id": ["T1", "T1", "T1"],
-                     "hypothesis": ["Ada Quill was a poet.", "Ada Quill was a singer.", "Ada Quill wrote."],
-                     "label": ["E", "C", "N"]}, schema=schemas.EXAMPLES)
+EXAMPLES = pa.table(
+    {
+        "uid": ["dev:2", "dev:3", "dev:4"],
+        "table_id": ["T1", "T1", "T1"],
+        "hypothesis": ["Ada Quill was a poet.", "Ada Quill was a singer.", "Ada Quill wrote."],
+        "label": ["E", "C", "N"],
+    },
+    schema=schemas.EXAMPLES,
+)
 
 
 def _with_probe(monkeypatch, probe):
@@ -132,6 +177,7 @@ def test_a_perturbation_that_breaks_a_promise_is_dropped_counted_and_logged(monk
 
 # ---------------------------------------------------------------- curation
 
+
 def _tsv(tmp_path, rows, name="c.tsv", header=curation.COLUMNS, bom=False):
     path = tmp_path / name
     lines = ["\t".join(header)] + ["\t".join(row.get(c, "") for c in header) for row in rows]
@@ -147,18 +193,30 @@ def test_needs_review_marks_contradict_to_entail_flips_and_heuristics():
 
 
 def test_decisions_are_read_from_a_spreadsheet_tsv_with_or_without_bom(tmp_path):
-    path = _tsv(tmp_path, [{"uid": "alpha1:2/negation_flip", "decision": "accept", "hypothesis": "A is not B."},
-                           {"uid": "alpha1:3/negation_flip", "decision": "Relabel", "label": "neutral", "hypothesis": "C."},
-                           {"uid": "alpha1:4/negation_flip", "decision": "", "hypothesis": "undecided"}], bom=True)
+    path = _tsv(
+        tmp_path,
+        [
+            {"uid": "alpha1:2/negation_flip", "decision": "accept", "hypothesis": "A is not B."},
+            {"uid": "alpha1:3/negation_flip", "decision": "Relabel", "label": "neutral", "hypothesis": "C."},
+            {"uid": "alpha1:4/negation_flip", "decision": "", "hypothesis": "undecided"},
+        ],
+        bom=True,
+    )
     decisions = curation.read_decisions([path])
     assert sorted(decisions) == ["alpha1:2/negation_flip", "alpha1:3/negation_flip"]
     assert decisions["alpha1:3/negation_flip"].label == "N"
 
 
-@pytest.mark.parametrize("row, message", [
-    ({"uid": "a", "decision": "maybe", "hypothesis": "x"}, "decision 'maybe' is not one of accept, reject, relabel"),
-    ({"uid": "a", "decision": "relabel", "label": "X", "hypothesis": "x"}, "relabel needs a label of E, N or C"),
-])
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        (
+            {"uid": "a", "decision": "maybe", "hypothesis": "x"},
+            "decision 'maybe' is not one of accept, reject, relabel",
+        ),
+        ({"uid": "a", "decision": "relabel", "label": "X", "hypothesis": "x"}, "relabel needs a label of E, N or C"),
+    ],
+)
 def test_a_bad_decision_names_file_line_and_fix(tmp_path, row, message):
     path = _tsv(tmp_path, [row])
     with pytest.raises(InputDataError) as error:
@@ -169,19 +227,34 @@ def test_a_bad_decision_names_file_line_and_fix(tmp_path, row, message):
 def test_a_curation_file_without_its_columns_or_with_a_uid_twice_is_refused(tmp_path):
     with pytest.raises(InputDataError, match="lacks column"):
         curation.read_decisions([_tsv(tmp_path, [], header=("uid", "decision"))])
-    twice = _tsv(tmp_path, [{"uid": "a", "decision": "accept", "hypothesis": "x"},
-                            {"uid": "a", "decision": "reject", "hypothesis": "x"}])
+    twice = _tsv(
+        tmp_path,
+        [{"uid": "a", "decision": "accept", "hypothesis": "x"}, {"uid": "a", "decision": "reject", "hypothesis": "x"}],
+    )
     with pytest.raises(InputDataError, match=r":3: uid a was decided before, at .*:2"):
         curation.read_decisions([twice])
 
 
 def _flip(example, table, doc, ctx):
-    return [ProbeExample(example.hypothesis.replace("was", "was not"), table, {"E": "C", "C": "E"}[example.label],
-                         {"changes": [{"start": 10, "end": 13, "old": "was", "new": "was not"}]})]
+    return [
+        ProbeExample(
+            example.hypothesis.replace("was", "was not"),
+            table,
+            {"E": "C", "C": "E"}[example.label],
+            {"changes": [{"start": 10, "end": 13, "old": "was", "new": "was not"}]},
+        )
+    ]
 
 
-FLIP = Probe(name="flip", description="x", apply=_flip, judged_by="expected", labels=frozenset({"E", "C"}),
-             label_change="flipped", family="hypothesis")
+FLIP = Probe(
+    name="flip",
+    description="x",
+    apply=_flip,
+    judged_by="expected",
+    labels=frozenset({"E", "C"}),
+    label_change="flipped",
+    family="hypothesis",
+)
 
 
 def decide(uid, hypothesis, decision, label=None):
@@ -192,20 +265,43 @@ def test_decisions_are_applied_when_the_probe_is_generated(monkeypatch):
     _with_probe(monkeypatch, FLIP)
     # no decision: the C -> E flip is an unverified candidate
     out, coverage = generate("flip", EXAMPLES, {"T1": TABLE}, seed=1, split="dev")
-    assert coverage["review"] == {"candidates": 1, "accepted": 0, "relabelled": 0, "rejected": 0, "unverified": 1, "stale": 0}
+    assert coverage["review"] == {
+        "candidates": 1,
+        "accepted": 0,
+        "relabelled": 0,
+        "rejected": 0,
+        "unverified": 1,
+        "stale": 0,
+    }
     assert json.loads(out["provenance"][1].as_py())["review"] == {"needs": ["C2E"], "status": "unverified"}
     # accepted, relabelled, rejected, stale
-    for decision, expected in [(decide("dev:3/flip", "Ada Quill was not a singer.", "accept"), ("E", "accepted")),
-                               (decide("dev:3/flip", "Ada Quill was not a singer.", "relabel", "N"), ("N", "relabelled"))]:
-        out, coverage = generate("flip", EXAMPLES, {"T1": TABLE}, seed=1, decisions={"dev:3/flip": decision}, split="dev")
+    for decision, expected in [
+        (decide("dev:3/flip", "Ada Quill was not a singer.", "accept"), ("E", "accepted")),
+        (decide("dev:3/flip", "Ada Quill was not a singer.", "relabel", "N"), ("N", "relabelled")),
+    ]:
+        out, coverage = generate(
+            "flip", EXAMPLES, {"T1": TABLE}, seed=1, decisions={"dev:3/flip": decision}, split="dev"
+        )
         record = out.to_pylist()[1]
         assert (record["expected"], json.loads(record["provenance"])["review"]["status"]) == expected
         assert coverage["review"][expected[1]] == 1 and coverage["review"]["unverified"] == 0
-    out, coverage = generate("flip", EXAMPLES, {"T1": TABLE}, seed=1, split="dev",
-                             decisions={"dev:3/flip": decide("dev:3/flip", "Ada Quill was not a singer.", "reject")})
+    out, coverage = generate(
+        "flip",
+        EXAMPLES,
+        {"T1": TABLE},
+        seed=1,
+        split="dev",
+        decisions={"dev:3/flip": decide("dev:3/flip", "Ada Quill was not a singer.", "reject")},
+    )
     assert out["orig_uid"].to_pylist() == ["dev:2"] and coverage["skipped"]["rejected by curation"] == 1
-    out, coverage = generate("flip", EXAMPLES, {"T1": TABLE}, seed=1, split="dev",
-                             decisions={"dev:3/flip": decide("dev:3/flip", "an older edit", "accept")})
+    out, coverage = generate(
+        "flip",
+        EXAMPLES,
+        {"T1": TABLE},
+        seed=1,
+        split="dev",
+        decisions={"dev:3/flip": decide("dev:3/flip", "an older edit", "accept")},
+    )
     assert coverage["review"]["stale"] == 1 and coverage["review"]["unverified"] == 1  # made on other text
 
 
@@ -228,11 +324,22 @@ def test_the_review_tsv_round_trips_through_read_decisions(monkeypatch, tmp_path
     path = tmp_path / "flip.dev.curation.tsv"
     curation.write_tsv(rows, path)
     (decision,) = curation.read_decisions([path]).values()
-    assert (decision.uid, decision.decision, decision.label, decision.note) == ("dev:3/flip", "relabel", "N", 'a "quoted"\ttab')
+    assert (decision.uid, decision.decision, decision.label, decision.note) == (
+        "dev:3/flip",
+        "relabel",
+        "N",
+        'a "quoted"\ttab',
+    )
     # an earlier decision on the same text is kept when the page is written again
     items, _ = curation.review_items(out, "flipped", earlier={"dev:3/flip": decision})
     assert items[0].decision == decision
-    page = curation.review_page(items, curation.tsv_rows(items, {r["uid"]: r for r in EXAMPLES.to_pylist()}),
-                                {"T1": TABLE}, "flip", "dev", path.name)
+    page = curation.review_page(
+        items,
+        curation.tsv_rows(items, {r["uid"]: r for r in EXAMPLES.to_pylist()}),
+        {"T1": TABLE},
+        "flip",
+        "dev",
+        path.name,
+    )
     assert "</script><script>" not in page.split('id="curation-data"')[1].split("</script>")[0]
     assert '"filename": "flip.dev.curation.tsv"' in page

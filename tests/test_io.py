@@ -7,7 +7,9 @@ from tabprobe.io import atomic_path, read_parquet, write_parquet
 
 
 def examples():
-    return pa.table({"uid": ["dev:2"], "table_id": ["T1"], "hypothesis": ["h"], "label": ["E"]}, schema=schemas.EXAMPLES)
+    return pa.table(
+        {"uid": ["dev:2"], "table_id": ["T1"], "hypothesis": ["h"], "label": ["E"]}, schema=schemas.EXAMPLES
+    )
 
 
 def test_round_trip_and_byte_identical_rewrites(tmp_path):

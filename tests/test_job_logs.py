@@ -23,11 +23,18 @@ def test_duplicate_hypotheses_are_reported_on_the_terminal_and_in_the_log(tmp_pa
         f"logs.to_file({str(log)!r})\n"
         f"stages.check_infotabs({str(root)!r}, 'train', {str(tmp_path / 'checked.json')!r}, verify=False)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                            env={"PYTHONPATH": str(ROOT / "workflow"), "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT / "workflow"), "PATH": ""},
+    )
     assert result.returncode == 0, result.stderr
-    assert (f"tabprobe WARNING (full log: {log}): train: 1 duplicate hypotheses kept (`duplicates: warn`; `error` "
-            "refuses them): line 7 repeats 2") in result.stderr
+    assert (
+        f"tabprobe WARNING (full log: {log}): train: 1 duplicate hypotheses kept (`duplicates: warn`; `error` "
+        "refuses them): line 7 repeats 2"
+    ) in result.stderr
     assert "well formed" not in result.stderr  # an INFO line: the log file's only
     text = log.read_text()
     assert "well formed" in text and "1 duplicate hypotheses kept" in text

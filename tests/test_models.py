@@ -41,9 +41,17 @@ def tiny_checkpoint(path: Path, tokenizer, id2label=None, seed=0) -> Path:
 def probe_examples(n=7):
     table = Table("T1", "Ada Quill", tuple(Row(f"Key {i}", (f"value {i} " * 30,)) for i in range(12)))
     return pa.table(
-        {"uid": [f"dev:{i}" for i in range(n)], "orig_uid": [f"dev:{i}" for i in range(n)], "table_id": ["T1"] * n,
-         "hypothesis": [("Ada Quill wrote poems " * (i + 1)).strip() + "." for i in range(n)], "label": ["E"] * n,
-         "probe": ["original"] * n, "table": [table.to_arrow()] * n, "expected": ["E"] * n, "provenance": ["{}"] * n},
+        {
+            "uid": [f"dev:{i}" for i in range(n)],
+            "orig_uid": [f"dev:{i}" for i in range(n)],
+            "table_id": ["T1"] * n,
+            "hypothesis": [("Ada Quill wrote poems " * (i + 1)).strip() + "." for i in range(n)],
+            "label": ["E"] * n,
+            "probe": ["original"] * n,
+            "table": [table.to_arrow()] * n,
+            "expected": ["E"] * n,
+            "provenance": ["{}"] * n,
+        },
         schema=schemas.PROBE_EXAMPLES,
     )
 
@@ -51,7 +59,9 @@ def probe_examples(n=7):
 def test_label_order_recognises_common_names_and_a_user_map():
     assert label_order({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, None, "x") == [2, 1, 0]
     assert label_order({0: "entailment", 1: "neutral", 2: "contradiction"}, None, "x") == [0, 1, 2]
-    assert label_order({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, {"LABEL_0": "N", "LABEL_1": "C", "LABEL_2": "E"}, "x") == [2, 0, 1]
+    assert label_order(
+        {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, {"LABEL_0": "N", "LABEL_1": "C", "LABEL_2": "E"}, "x"
+    ) == [2, 0, 1]
     assert label_order({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, {"0": "C", "1": "E", "2": "N"}, "x") == [1, 2, 0]
 
 
@@ -111,14 +121,19 @@ def encoder_without_head(path: Path, tokenizer) -> Path:
 def test_a_checkpoint_without_a_trained_head_is_refused_at_load(tmp_path, tokenizer):
     ckpt = encoder_without_head(tmp_path / "ckpt", tokenizer)
     assert checkpoint_labels(ckpt) == {0: "entailment", 1: "neutral", 2: "contradiction"}  # its files look fine
-    with pytest.raises(ModelError, match=r"lacks trained weights for classifier\.bias, classifier\.weight, which would "
-                                         r"be initialised at random\. Give a checkpoint fine-tuned for sequence classification"):
+    with pytest.raises(
+        ModelError,
+        match=r"lacks trained weights for classifier\.bias, classifier\.weight, which would "
+        r"be initialised at random\. Give a checkpoint fine-tuned for sequence classification",
+    ):
         load_classifier(ckpt)
 
 
 def test_a_labels_key_naming_no_label_of_the_checkpoint_gets_did_you_mean():
     with pytest.raises(ModelError, match=r"'CONTRA' is not one of its labels \(did you mean 'CONTRADICTION'\?\)"):
-        label_order({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, {"CONTRA": "C", "NEUTRAL": "N", "ENTAILMENT": "E"}, "x")
+        label_order(
+            {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, {"CONTRA": "C", "NEUTRAL": "N", "ENTAILMENT": "E"}, "x"
+        )
 
 
 def test_missing_checkpoint_and_missing_package_are_clear(tmp_path):
@@ -141,8 +156,13 @@ def test_user_checkpoint_with_its_own_label_order(tmp_path, tokenizer):
     assert stats["truncated"] == 7  # every premise here is longer than 128 tokens
     # The E/N/C columns are the model's logits re-ordered by the label map.
     with torch.inference_mode():
-        enc = tokenizer(para(Table.from_arrow(examples["table"][0].as_py())), examples["hypothesis"][0].as_py(),
-                        truncation="only_first", max_length=128, return_tensors="pt")
+        enc = tokenizer(
+            para(Table.from_arrow(examples["table"][0].as_py())),
+            examples["hypothesis"][0].as_py(),
+            truncation="only_first",
+            max_length=128,
+            return_tensors="pt",
+        )
         raw = torch.softmax(loaded.model(**enc).logits, -1)[0].numpy()  # token_type_ids included
     assert np.allclose(probs[0], raw[[2, 1, 0]], atol=1e-5)
     # Batch size and ordering do not change the result.
@@ -205,9 +225,17 @@ def test_input_digest_shows_whether_a_perturbation_reached_the_model(tmp_path, t
     loaded = load_classifier(tiny_checkpoint(tmp_path / "ckpt", tokenizer))
     base = probe_examples(n=1)
     table = Table.from_arrow(base["table"][0].as_py())
-    variants = [table, Table(table.table_id, table.title, table.rows[:-1]), Table(table.table_id, table.title, table.rows[1:])]
-    examples = pa.concat_tables([base.set_column(base.schema.get_field_index("table"), "table",
-                                                 pa.array([t.to_arrow()], schemas.TABLE)) for t in variants])
+    variants = [
+        table,
+        Table(table.table_id, table.title, table.rows[:-1]),
+        Table(table.table_id, table.title, table.rows[1:]),
+    ]
+    examples = pa.concat_tables(
+        [
+            base.set_column(base.schema.get_field_index("table"), "table", pa.array([t.to_arrow()], schemas.TABLE))
+            for t in variants
+        ]
+    )
     predictions, _ = infer(examples, loaded, "para", batch_size=4, max_length=128, precision="fp32")
     original, last_row_gone, first_row_gone = predictions["input_digest"].to_pylist()
     assert last_row_gone == original

@@ -37,8 +37,13 @@ def test_a_workflow_of_ones_own_runs_tabprobe_as_a_module(tmp_path):
     (user / "Snakefile").write_text(MODULE_SNAKEFILE.format(checkout=ROOT))
 
     def snakemake(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *args], cwd=user,
-                              capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "snakemake", "--cores", "1", *args],
+            cwd=user,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     plan = snakemake("-n")
     assert plan.returncode == 0, plan.stdout + plan.stderr

@@ -17,16 +17,42 @@ from tabprobe.probes.num_comparative import label_for
 from tabprobe.table import Row, Table
 
 TABLES = {
-    "T20": Table("T20", "Río Verde", (Row("Length", ("42 km",)), Row("Tributaries", ("3",)), Row("Source", ("Sierra Alta",)),
-                                      Row("Discovered", ("1979",))), "River"),
-    "T21": Table("T21", "Río Azul", (Row("Length", ("1,234 km",)), Row("Basin size", ("5,000 km2",)), Row("Dams", ("7",)),
-                                     Row("Mouth", ("Lago Sur",))), "River"),
+    "T20": Table(
+        "T20",
+        "Río Verde",
+        (
+            Row("Length", ("42 km",)),
+            Row("Tributaries", ("3",)),
+            Row("Source", ("Sierra Alta",)),
+            Row("Discovered", ("1979",)),
+        ),
+        "River",
+    ),
+    "T21": Table(
+        "T21",
+        "Río Azul",
+        (
+            Row("Length", ("1,234 km",)),
+            Row("Basin size", ("5,000 km2",)),
+            Row("Dams", ("7",)),
+            Row("Mouth", ("Lago Sur",)),
+        ),
+        "River",
+    ),
     "T22": Table("T22", "Ada Quill", (Row("Born", ("March 3, 1950",)), Row("Children", ("2",))), "Person"),
     # two rivers of Río Verde's template (mostly its keys), both with dams: its twins
-    "T23": Table("T23", "Río Seco", (Row("Length", ("9 km",)), Row("Tributaries", ("1",)), Row("Source", ("Monte Gris",)),
-                                     Row("Dams", ("1",))), "River"),
-    "T24": Table("T24", "Río Claro", (Row("Length", ("70 km",)), Row("Tributaries", ("5",)), Row("Source", ("Lago Alto",)),
-                                      Row("Dams", ("2",))), "River"),
+    "T23": Table(
+        "T23",
+        "Río Seco",
+        (Row("Length", ("9 km",)), Row("Tributaries", ("1",)), Row("Source", ("Monte Gris",)), Row("Dams", ("1",))),
+        "River",
+    ),
+    "T24": Table(
+        "T24",
+        "Río Claro",
+        (Row("Length", ("70 km",)), Row("Tributaries", ("5",)), Row("Source", ("Lago Alto",)), Row("Dams", ("2",))),
+        "River",
+    ),
 }
 HYPOTHESES = [
     ("T20", "The Río Verde is 42 km long and has 3 tributaries.", "E"),
@@ -37,8 +63,12 @@ HYPOTHESES = [
     ("T22", "Ada Quill was a poet.", "N"),
 ]
 EXAMPLES = pa.table(
-    {"uid": [f"dev:{i + 2}" for i in range(len(HYPOTHESES))], "table_id": [t for t, _, _ in HYPOTHESES],
-     "hypothesis": [h for _, h, _ in HYPOTHESES], "label": [lab for _, _, lab in HYPOTHESES]},
+    {
+        "uid": [f"dev:{i + 2}" for i in range(len(HYPOTHESES))],
+        "table_id": [t for t, _, _ in HYPOTHESES],
+        "hypothesis": [h for _, h, _ in HYPOTHESES],
+        "label": [lab for _, _, lab in HYPOTHESES],
+    },
     schema=schemas.EXAMPLES,
 )
 
@@ -76,7 +106,9 @@ def test_num_decimal_leaves_years_alone():
     assert {r["key"]: r["values"] for r in out["dev:2"]["table"]["rows"]}["Length"] == ["42.0 km"]
     assert out["dev:4"]["hypothesis"] == "The Río Azul is 1,234.0 km long."
     assert "dev:3" not in out  # only a year
-    assert coverage["skipped"]["no integer (other than a year) in the hypothesis that stands as a number everywhere"] == 2
+    assert (
+        coverage["skipped"]["no integer (other than a year) in the hypothesis that stands as a number everywhere"] == 2
+    )
 
 
 def test_num_verbosity_adds_an_explicitly_irrelevant_number_to_the_cell():
@@ -106,11 +138,19 @@ def test_num_distractor_rows_insert_numeric_rows_under_unmentioned_new_keys():
         run("num_distractor_rows", {"rows": 0})
 
 
-@pytest.mark.parametrize("relation,value,n,label", [
-    ("more than", 42, 40, "E"), ("more than", 42, 42, "C"), ("more than", 42, 50, "C"),
-    ("less than", 42, 50, "E"), ("less than", 42, 42, "C"), ("less than", 42, 30, "C"),
-    ("exactly", 42, 42, "E"), ("exactly", 42, 41, "C"),
-])
+@pytest.mark.parametrize(
+    "relation,value,n,label",
+    [
+        ("more than", 42, 40, "E"),
+        ("more than", 42, 42, "C"),
+        ("more than", 42, 50, "C"),
+        ("less than", 42, 50, "E"),
+        ("less than", 42, 42, "C"),
+        ("less than", 42, 30, "C"),
+        ("exactly", 42, 42, "E"),
+        ("exactly", 42, 41, "C"),
+    ],
+)
 def test_comparative_labels_follow_the_rule_table(relation, value, n, label):
     assert label_for(relation, value, n) == label
 
@@ -128,8 +168,10 @@ def test_num_comparative_templates_and_labels():
         counted = {"more than": "more than", "less than": "fewer than", "exactly": "exactly"}[provenance["relation"]]
         cell = record["table"]["rows"][provenance["row"]]["values"][0]
         number = f"{provenance['number']:,}" if "," in cell else str(provenance["number"])  # grouped like the cell
-        assert record["hypothesis"] in (f"The {key} of {title} is {provenance['relation']} {number}{unit}.",
-                                        f"{title} has {counted} {number} {key}.")  # a counted plural
+        assert record["hypothesis"] in (
+            f"The {key} of {title} is {provenance['relation']} {number}{unit}.",
+            f"{title} has {counted} {number} {key}.",
+        )  # a counted plural
         assert (record["hypothesis"].startswith(title)) == (key in ("tributaries", "dams", "children"))
         assert record["expected"] == label_for(provenance["relation"], provenance["value"], provenance["number"])
         assert Table.from_arrow(record["table"]) == TABLES[record["table_id"]]  # no range: the table is kept
@@ -154,31 +196,52 @@ def test_numeric_probes_are_deterministic():
 
 
 def test_quantity_cells_skip_years_dates_list_items_identifiers_and_names():
-    table = Table("T", "x", (Row("Founded", ("1979",)), Row("Area", ("12 km2",)), Row("Span", ("2007 - 2008",)),
-                             Row("Establishment", ("4 February 266",)), Row("Labels", ("19", "RCA")),
-                             Row("Number", ("23",)), Row("Sire", ("240 Sky King",)), Row("Metro", ("4,597,134",)),
-                             Row("No. of episodes", ("120",)), Row("First unification", ("221 BCE",)),
-                             Row("Running time", ("125 minutes",))))
+    table = Table(
+        "T",
+        "x",
+        (
+            Row("Founded", ("1979",)),
+            Row("Area", ("12 km2",)),
+            Row("Span", ("2007 - 2008",)),
+            Row("Establishment", ("4 February 266",)),
+            Row("Labels", ("19", "RCA")),
+            Row("Number", ("23",)),
+            Row("Sire", ("240 Sky King",)),
+            Row("Metro", ("4,597,134",)),
+            Row("No. of episodes", ("120",)),
+            Row("First unification", ("221 BCE",)),
+            Row("Running time", ("125 minutes",)),
+        ),
+    )
     assert ne.quantity_cells(table) == [(1, 0, 12, "km2"), (8, 0, 120, ""), (10, 0, 125, "minutes")]
 
 
-@pytest.mark.parametrize("text, numbers", [
-    ("Atari 2600 sold 30 million units.", ["30"]),          # a number in a name is no quantity
-    ("Despicable Me 3 made $1,034 million.", []),           # nor one glued to a currency sign
-    ("It was released on June 21, 1999.", ["1999"]),        # the day of a date is not a number
-    ("It was born on 21 June 1999.", ["1999"]),
-    ("They were big in the 1970's and 1980s.", []),         # decades
-    ("In 1990 it had 50% of the market.", ["1990"]),        # a sentence's first word is no name
-])
+@pytest.mark.parametrize(
+    "text, numbers",
+    [
+        ("Atari 2600 sold 30 million units.", ["30"]),  # a number in a name is no quantity
+        ("Despicable Me 3 made $1,034 million.", []),  # nor one glued to a currency sign
+        ("It was released on June 21, 1999.", ["1999"]),  # the day of a date is not a number
+        ("It was born on 21 June 1999.", ["1999"]),
+        ("They were big in the 1970's and 1980s.", []),  # decades
+        ("In 1990 it had 50% of the market.", ["1990"]),  # a sentence's first word is no name
+    ],
+)
 def test_quantities_are_numbers_that_stand_as_numbers(text, numbers):
     assert [m.group(0) for m in ne.quantities(text)] == numbers
 
 
 def test_num_words_leaves_a_number_alone_where_the_table_cannot_follow():
     table = Table("T30", "Ada Quill", (Row("Years active", ("1999–present",)), Row("Children", ("2",))), "Person")
-    examples = pa.table({"uid": ["dev:2", "dev:3"], "table_id": ["T30", "T30"],
-                         "hypothesis": ["Ada Quill has been active since 1999.", "Ada Quill has 2 children."],
-                         "label": ["E", "E"]}, schema=schemas.EXAMPLES)
+    examples = pa.table(
+        {
+            "uid": ["dev:2", "dev:3"],
+            "table_id": ["T30", "T30"],
+            "hypothesis": ["Ada Quill has been active since 1999.", "Ada Quill has 2 children."],
+            "label": ["E", "E"],
+        },
+        schema=schemas.EXAMPLES,
+    )
     out, coverage = generate("num_words", examples, {"T30": table}, seed=1)
     # 1999 stands in "1999–present", which the rewrite cannot reach: the evidence would stay in
     # digits while the hypothesis said "nineteen ninety-nine"

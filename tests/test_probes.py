@@ -26,7 +26,12 @@ from tabprobe.transitions import RULES
 PACKAGE = Path(tabprobe.__file__).resolve().parent
 
 TABLES = {
-    "T1": Table("T1", "Ada Quill", (Row("Born", ("1901",)), Row("Occupation", ("Poet", "editor")), Row("Spouse(s)", ("Rui",))), "Person"),
+    "T1": Table(
+        "T1",
+        "Ada Quill",
+        (Row("Born", ("1901",)), Row("Occupation", ("Poet", "editor")), Row("Spouse(s)", ("Rui",))),
+        "Person",
+    ),
     "T2": Table("T2", "Río Verde", (Row("Length", ("42 km",)),), "River"),
     "T3": Table("T3", "Empty Box", (), None),
 }
@@ -37,7 +42,12 @@ EXAMPLES = pa.table(
     {
         "uid": ["dev:2", "dev:3", "dev:4", "dev:5"],
         "table_id": ["T1", "T1", "T2", "T3"],
-        "hypothesis": ["Ada Quill was a poet.", "Ada Quill never married.", "The Río Verde is long.", "The box is empty."],
+        "hypothesis": [
+            "Ada Quill was a poet.",
+            "Ada Quill never married.",
+            "The Río Verde is long.",
+            "The box is empty.",
+        ],
         "label": ["E", "C", "N", "N"],
     },
     schema=schemas.EXAMPLES,
@@ -50,8 +60,9 @@ def docs():
     from tabprobe import parsing
 
     nlp = parsing.load_pipeline("auto")
-    parsed = parsing.parse(nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(),
-                           EXAMPLES["table_id"].to_pylist())
+    parsed = parsing.parse(
+        nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(), EXAMPLES["table_id"].to_pylist()
+    )
     return {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
 
 
@@ -124,7 +135,9 @@ def test_original_is_the_identity():
     out, _ = generate("original", EXAMPLES, TABLES, seed=1)
     assert out["uid"].to_pylist() == EXAMPLES["uid"].to_pylist()
     assert out["expected"].to_pylist() == EXAMPLES["label"].to_pylist()
-    assert [t["rows"] for t in out["table"].to_pylist()] == [TABLES[r["table_id"]].to_arrow()["rows"] for r in EXAMPLES.to_pylist()]
+    assert [t["rows"] for t in out["table"].to_pylist()] == [
+        TABLES[r["table_id"]].to_arrow()["rows"] for r in EXAMPLES.to_pylist()
+    ]
 
 
 def test_row_deletion_removes_exactly_one_row_and_keeps_the_rest_in_order():
@@ -137,7 +150,11 @@ def test_row_deletion_removes_exactly_one_row_and_keeps_the_rest_in_order():
         assert len(after.rows) == len(before.rows) - 1
         assert before.rows[deleted["index"]].key == deleted["key"]
         assert after.rows == before.rows[: deleted["index"]] + before.rows[deleted["index"] + 1 :]
-        assert record["expected"] is None and record["hypothesis"] == EXAMPLES["hypothesis"][EXAMPLES["uid"].to_pylist().index(record["orig_uid"])].as_py()
+        assert (
+            record["expected"] is None
+            and record["hypothesis"]
+            == EXAMPLES["hypothesis"][EXAMPLES["uid"].to_pylist().index(record["orig_uid"])].as_py()
+        )
 
 
 def test_row_deletion_choice_depends_on_the_seed_not_on_other_examples():
@@ -150,8 +167,15 @@ def test_row_deletion_choice_depends_on_the_seed_not_on_other_examples():
 
 
 def test_select_examples_is_seeded_ordered_and_split_specific():
-    big = pa.table({"uid": [f"dev:{i}" for i in range(2, 102)], "table_id": ["T1"] * 100,
-                    "hypothesis": ["h"] * 100, "label": ["E"] * 100}, schema=schemas.EXAMPLES)
+    big = pa.table(
+        {
+            "uid": [f"dev:{i}" for i in range(2, 102)],
+            "table_id": ["T1"] * 100,
+            "hypothesis": ["h"] * 100,
+            "label": ["E"] * 100,
+        },
+        schema=schemas.EXAMPLES,
+    )
     a = select_examples(big, 10, seed=1, split="dev")
     assert a.num_rows == 10 and a.equals(select_examples(big, 10, seed=1, split="dev"))
     lines = [int(u.split(":")[1]) for u in a["uid"].to_pylist()]

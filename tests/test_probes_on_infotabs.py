@@ -32,12 +32,19 @@ def split(shared_infotabs):
     tables = infotabs.load_tables(ingested.tables)
     nlp = parsing.load_pipeline("auto")
     examples = ingested.examples
-    parsed = parsing.parse(nlp, examples["hypothesis"].to_pylist(), examples["uid"].to_pylist(),
-                           examples["table_id"].to_pylist())
+    parsed = parsing.parse(
+        nlp, examples["hypothesis"].to_pylist(), examples["uid"].to_pylist(), examples["table_id"].to_pylist()
+    )
     docs = {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
     found, _ = relevance_table(examples, tables, "aligner")
-    return {"examples": examples, "tables": tables, "docs": docs, "relevance": relevant_keys(found),
-            "summary": ingested.summary, "by_uid": {r["uid"]: r for r in examples.to_pylist()}}
+    return {
+        "examples": examples,
+        "tables": tables,
+        "docs": docs,
+        "relevance": relevant_keys(found),
+        "summary": ingested.summary,
+        "by_uid": {r["uid"]: r for r in examples.to_pylist()},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +53,14 @@ def outputs(split):
     out = {}
     for name in sorted(REGISTRY):
         probe = get_probe(name)
-        table, coverage = generate(name, split["examples"], split["tables"], seed=2022,
-                                   docs=split["docs"] if probe.needs_parse else None,
-                                   relevance=split["relevance"] if probe.needs_relevance else None)
+        table, coverage = generate(
+            name,
+            split["examples"],
+            split["tables"],
+            seed=2022,
+            docs=split["docs"] if probe.needs_parse else None,
+            relevance=split["relevance"] if probe.needs_relevance else None,
+        )
         out[name] = (table.to_pylist(), coverage)
     return out
 
@@ -59,6 +71,7 @@ def example_of(split, text: str) -> dict:
 
 
 # ---------------------------------------------------------------- the data as the dataset means it
+
 
 def test_ingest_decodes_entities_and_cleans_keys_on_every_real_split(shared_infotabs):
     totals = Counter()
@@ -76,10 +89,11 @@ def test_ingest_decodes_entities_and_cleans_keys_on_every_real_split(shared_info
 
 # ---------------------------------------------------------------- names inside names
 
+
 def test_a_title_inside_another_name_is_not_a_mention_of_the_subject(split):
     columbus = example_of(split, "Columbus is a city in Georgia named after Christopher Columbus.")
     table = split["tables"][columbus["table_id"]]
-    assert [columbus["hypothesis"][m.start:m.end] for m in mentions(columbus["hypothesis"], table)] == ["Columbus"]
+    assert [columbus["hypothesis"][m.start : m.end] for m in mentions(columbus["hypothesis"], table)] == ["Columbus"]
     assert mentions(columbus["hypothesis"], table)[0].start == 0  # the city, not the explorer
     denver = example_of(split, "Denver is a city in Colorado in the United States named for James Denver.")
     assert [m.start for m in mentions(denver["hypothesis"], split["tables"][denver["table_id"]])] == [0]
@@ -87,7 +101,7 @@ def test_a_title_inside_another_name_is_not_a_mention_of_the_subject(split):
     assert mentions(beau["hypothesis"], split["tables"][beau["table_id"]]) == []
     flowers = example_of(split, "Brandon Richard Flowers is an American musician.")  # Brandon Flowers, middle name
     (whole,) = mentions(flowers["hypothesis"], split["tables"][flowers["table_id"]])
-    assert flowers["hypothesis"][whole.start:whole.end] == "Brandon Richard Flowers"
+    assert flowers["hypothesis"][whole.start : whole.end] == "Brandon Richard Flowers"
 
 
 def test_counterfactual_swaps_name_only_the_subject_by_the_partners_whole_name(split, outputs):
@@ -109,16 +123,24 @@ def test_counterfactual_swaps_name_only_the_subject_by_the_partners_whole_name(s
                 new = re.sub(r"^[Tt]he ", "", new) if names.get("article") or edit["old"].startswith("the ") else new
                 assert new in names.values() and len(new) > 2, (record["uid"], edit)
                 # never inside another name: no capitalised name word right before the replaced span
-                before = gold["hypothesis"][:edit["start"]].split()[-1:] or [""]
-                assert not (before[0][:1].isupper() and before[0].lower() not in ("the", "in", "of")
-                            and before[0] not in gold["hypothesis"].split()[:1]), (record["uid"], before)
+                before = gold["hypothesis"][: edit["start"]].split()[-1:] or [""]
+                assert not (
+                    before[0][:1].isupper()
+                    and before[0].lower() not in ("the", "in", "of")
+                    and before[0] not in gold["hypothesis"].split()[:1]
+                ), (record["uid"], before)
             assert not mentions(record["hypothesis"], own), record["uid"]  # nothing of the old subject left
     columbus = [r for r in outputs["cf_title_swap"][0] if "Christopher" in r["hypothesis"]]
     assert all("Christopher Columbus" in r["hypothesis"] for r in columbus)
     # review round 5: "Cape Cross' sire" became "Kauto Star' sire"
     for records, _ in (outputs["cf_title_swap"], outputs["cf_row_swap"]):
-        bare = [r["hypothesis"] for r in records for edit in json.loads(r["provenance"])["changes"]
-                if not edit["new"].endswith(("s", "S")) and re.search(r"(?<!['‘])" + re.escape(edit["new"]) + r"['’](?![sS])", r["hypothesis"])]
+        bare = [
+            r["hypothesis"]
+            for r in records
+            for edit in json.loads(r["provenance"])["changes"]
+            if not edit["new"].endswith(("s", "S"))
+            and re.search(r"(?<!['‘])" + re.escape(edit["new"]) + r"['’](?![sS])", r["hypothesis"])
+        ]
         assert not bare
 
 
@@ -129,12 +151,25 @@ def test_counterfactual_names_keep_the_possessive_the_article_of_a_noun_and_drop
     def swapped(text, title, new):
         return swap_mentions(text, Table("T1", title, (Row("Sire", ("x",)),)), {"name": new})[0]
 
-    assert swapped("Cape Cross' sire was Green Desert.", "Cape Cross", "Kauto Star") == "Kauto Star's sire was Green Desert."
-    assert swapped("'Fearless' was a hit.", "Fearless", "Issa Album") == "'Issa Album' was a hit."  # a quote, not a possessive
-    assert swapped("Jean, the Vitagraph Dog, died at the age of 15.", "Jean, the Vitagraph Dog", "Hope") == \
-        "Hope died at the age of 15."
-    assert swapped("Wolf Alice had four songwriters on the Beautifully Unconventional song.", "Beautifully Unconventional",
-                   "In Through the Out Door") == "Wolf Alice had four songwriters on the In Through the Out Door song."
+    assert (
+        swapped("Cape Cross' sire was Green Desert.", "Cape Cross", "Kauto Star")
+        == "Kauto Star's sire was Green Desert."
+    )
+    assert (
+        swapped("'Fearless' was a hit.", "Fearless", "Issa Album") == "'Issa Album' was a hit."
+    )  # a quote, not a possessive
+    assert (
+        swapped("Jean, the Vitagraph Dog, died at the age of 15.", "Jean, the Vitagraph Dog", "Hope")
+        == "Hope died at the age of 15."
+    )
+    assert (
+        swapped(
+            "Wolf Alice had four songwriters on the Beautifully Unconventional song.",
+            "Beautifully Unconventional",
+            "In Through the Out Door",
+        )
+        == "Wolf Alice had four songwriters on the In Through the Out Door song."
+    )
 
 
 def test_partner_names_drop_post_nominals_and_translations_but_keep_a_comma_inside_a_name():
@@ -148,6 +183,7 @@ def test_partner_names_drop_post_nominals_and_translations_but_keep_a_comma_insi
 
 # ---------------------------------------------------------------- entity substitution
 
+
 def test_entities_are_replaced_by_names_of_the_same_kind_from_the_same_key(split, outputs):
     records, coverage = outputs["entity_flip"]
     assert records, coverage
@@ -158,7 +194,8 @@ def test_entities_are_replaced_by_names_of_the_same_kind_from_the_same_key(split
         # that key and place in another table, is capitalised, and is not in this table
         assert set(json.loads(record["provenance"])["slots"]) == {f"{k}/{p}" for k, p in slots(table, edit["old"])}
         assert edit["new"][:1].isupper() and normalised(edit["new"]) not in normalised(
-            " ".join(v for row in table.rows for v in row.values))
+            " ".join(v for row in table.rows for v in row.values)
+        )
         assert not names_subject(edit["old"], table), record["uid"]
     london = [r for r in records if r["hypothesis"].startswith("The City of London is a major city")]
     assert all("Britvic" not in r["hypothesis"] for r in london)
@@ -171,6 +208,7 @@ def test_a_bracketed_name_after_the_title_is_the_title(shared_infotabs):
 
 
 # ---------------------------------------------------------------- numbers, dates, negation, modifiers
+
 
 def test_only_cells_that_hold_a_quantity_are_compared(split, outputs):
     records, coverage = outputs["num_comparative"]
@@ -189,8 +227,9 @@ def test_only_cells_that_hold_a_quantity_are_compared(split, outputs):
 
 def test_negations_are_english(outputs):
     for record in outputs["negation_flip"][0]:
-        assert not re.search(r"\b(?:do|does|did) not be\b|\bgot not\b|\bbeen not\b|\bnot not\b",
-                             record["hypothesis"]), record["hypothesis"]
+        assert not re.search(
+            r"\b(?:do|does|did) not be\b|\bgot not\b|\bbeen not\b|\bnot not\b", record["hypothesis"]
+        ), record["hypothesis"]
         # "has not been active since his teens" says "inactive since then", not the negation
         assert not re.search(r"\b(?:has|have|had) not\b.*\b(?:since|for)\b", record["hypothesis"]), record["hypothesis"]
     hypotheses = {r["orig_uid"]: r["hypothesis"] for r in outputs["negation_flip"][0]}
@@ -201,7 +240,7 @@ def test_years_are_changed_only_where_they_are_calendar_years(split, outputs):
     for probe in ("temporal_flip", "temporal_preserve"):
         for record in outputs[probe][0]:
             for edit in json.loads(record["provenance"])["changes"]:
-                after = split["by_uid"][record["orig_uid"]]["hypothesis"][edit["end"]:]
+                after = split["by_uid"][record["orig_uid"]]["hypothesis"][edit["end"] :]
                 assert not re.match(r"\s*(?:years?|'s|’s|s\b)", after), (record["uid"], edit, after)
     assert not [r for r in outputs["temporal_flip"][0] if r["orig_uid"] in ("alpha1:560", "alpha1:848")]
 
@@ -212,14 +251,19 @@ def test_modifiers_state_one_value_of_the_table_in_english(split, outputs):
     for record in records:
         provenance = json.loads(record["provenance"])
         clause = provenance["changes"][0]["new"]
-        assert not re.search(r"whose (?:\w+ )*(?:\w+s|children|people) is\b", clause) or "headquarters" in clause, clause
-        assert not re.search(r"who was died|which was music by|whose known for|whose spectral type|[()/%]|No\.", clause), clause
+        assert not re.search(r"whose (?:\w+ )*(?:\w+s|children|people) is\b", clause) or "headquarters" in clause, (
+            clause
+        )
+        assert not re.search(
+            r"who was died|which was music by|whose known for|whose spectral type|[()/%]|No\.", clause
+        ), clause
         assert "XXX" not in clause.upper(), clause  # review round 5: "whose postal code is 9XXXXXX"
         table = split["tables"][record["table_id"]]
         assert [row.values for row in table.rows if row.key == provenance["key"]][0] == (provenance["value"],)
 
 
 # ---------------------------------------------------------------- table edits
+
 
 def test_updates_change_a_value_for_real_and_insertions_add_only_unrelated_keys(shared_infotabs):
     for name in ("alpha1", "alpha3"):
@@ -237,11 +281,15 @@ def test_updates_change_a_value_for_real_and_insertions_add_only_unrelated_keys(
                     key = provenance["inserted_row"]["key"]
                     assert not [k for k in table.keys if related_keys(k, key)], (record["uid"], key)
                     # what the review found inserted: names, places, offices, what the subject is
-                    assert not re.search(r"(?i)\b(?:pinyin|locale|occupation|title|coordinates|island|siblings?|ethnic|"
-                                         r"speakers?|justice|type|studio|born|died|spouse|country|city)\b|name", key), key
+                    assert not re.search(
+                        r"(?i)\b(?:pinyin|locale|occupation|title|coordinates|island|siblings?|ethnic|"
+                        r"speakers?|justice|type|studio|born|died|spouse|country|city)\b|name",
+                        key,
+                    ), key
 
 
 # ---------------------------------------------------------------- every probe keeps its promises
+
 
 def test_no_probe_offers_an_example_that_breaks_its_promises_on_real_data(outputs):
     """The invariants are a safety net that drops what breaks them; on the real alpha1 no probe
@@ -258,6 +306,10 @@ def test_every_written_example_keeps_its_probes_promises(split, outputs):
             example = Example(gold["uid"], gold["table_id"], gold["hypothesis"], gold["label"])
             from tabprobe.probes import ProbeExample
 
-            out = ProbeExample(record["hypothesis"], Table.from_arrow(record["table"]), record["expected"],
-                               json.loads(record["provenance"]))
+            out = ProbeExample(
+                record["hypothesis"],
+                Table.from_arrow(record["table"]),
+                record["expected"],
+                json.loads(record["provenance"]),
+            )
             assert invariants.breaches(invariants.of(probe), example, split["tables"][gold["table_id"]], out) == []

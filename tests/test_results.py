@@ -19,10 +19,21 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def score_file(folder: Path, model: str, probe: str, split: str, cells: list[tuple[str, str, float | None]]) -> Path:
-    rows = [{"model": model, "probe": probe, "split": split, "statistic": statistic, "label": label, "mean": mean,
-             "std": None if mean is None else 1.5, "ci_low": None if mean is None else mean - 3,
-             "ci_high": None if mean is None else mean + 3, "n": 0 if mean is None else 200}
-            for statistic, label, mean in cells]
+    rows = [
+        {
+            "model": model,
+            "probe": probe,
+            "split": split,
+            "statistic": statistic,
+            "label": label,
+            "mean": mean,
+            "std": None if mean is None else 1.5,
+            "ci_low": None if mean is None else mean - 3,
+            "ci_high": None if mean is None else mean + 3,
+            "n": 0 if mean is None else 200,
+        }
+        for statistic, label, mean in cells
+    ]
     path = folder / model / probe / f"{split}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_parquet(pa.Table.from_pylist(rows, schema=schemas.SCORES), path, schemas.SCORES)
@@ -33,11 +44,21 @@ def score_file(folder: Path, model: str, probe: str, split: str, cells: list[tup
 def score_files(tmp_path) -> list[Path]:
     folder = tmp_path / "scores"
     return [
-        score_file(folder, "minilm-para", "original", "alpha1", [("accuracy", "all", 54.4), ("accuracy", "N", None),
-                                                                 ("accuracy_gain_over_baseline", "all", -5.4)]),
+        score_file(
+            folder,
+            "minilm-para",
+            "original",
+            "alpha1",
+            [("accuracy", "all", 54.4), ("accuracy", "N", None), ("accuracy_gain_over_baseline", "all", -5.4)],
+        ),
         score_file(folder, "minilm-hypo", "original", "alpha1", [("accuracy", "all", 59.8)]),
-        score_file(folder, "minilm-para", "row_deletion", "alpha1", [("invalid_transition_pct", "E", 1.2),
-                                                                     ("invalid_transition_pct", "all", 1.0)]),
+        score_file(
+            folder,
+            "minilm-para",
+            "row_deletion",
+            "alpha1",
+            [("invalid_transition_pct", "E", 1.2), ("invalid_transition_pct", "all", 1.0)],
+        ),
         score_file(folder, "minilm-para", "table4:label_flipped", "alpha1", [("accuracy", "all", 40.0)]),
         score_file(folder, "minilm-hypo", "table4:label_flipped", "alpha1", [("accuracy", "all", 30.0)]),
         score_file(folder, "minilm-para.ino-hypothesis-100", "original", "alpha1", [("accuracy", "all", 50.0)]),
@@ -49,8 +70,19 @@ PREMISES = {"minilm-para": "paragraph", "minilm-hypo": "hypothesis_only", "minil
 
 def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(score_files):
     table = results.collect(score_files, PREMISES)
-    assert table.columns == ["model", "probe", "split", "statistic", "label", "mean", "std", "ci_low", "ci_high", "n",
-                             "paper"]
+    assert table.columns == [
+        "model",
+        "probe",
+        "split",
+        "statistic",
+        "label",
+        "mean",
+        "std",
+        "ci_low",
+        "ci_high",
+        "n",
+        "paper",
+    ]
     assert table.height == 9
     keys = table.select(results.KEYS).rows()
     assert keys == sorted(keys)
@@ -78,16 +110,23 @@ def test_the_csv_opens_as_one_row_per_score_and_both_files_repeat_byte_for_byte(
     with open(tmp_path / "results.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == table.height
-    para = next(r for r in rows if r["model"] == "minilm-para" and r["probe"] == "original" and r["label"] == "all"
-                and r["statistic"] == "accuracy")
+    para = next(
+        r
+        for r in rows
+        if r["model"] == "minilm-para"
+        and r["probe"] == "original"
+        and r["label"] == "all"
+        and r["statistic"] == "accuracy"
+    )
     assert [float(para[k]) for k in ("mean", "ci_low", "ci_high", "paper")] == pytest.approx([54.4, 51.4, 57.4, 74.88])
     assert para["n"] == "200"
     missing = next(r for r in rows if r["label"] == "N")
     assert (missing["mean"], missing["n"]) == ("", "0")  # an empty cell, not "nan" or "null"
     assert results.read(tmp_path / "results.parquet").equals(table)
     first = (tmp_path / "results.parquet").read_bytes(), (tmp_path / "results.csv").read_bytes()
-    results.write(results.collect(list(reversed(score_files)), PREMISES), tmp_path / "results.parquet",
-                  tmp_path / "results.csv")
+    results.write(
+        results.collect(list(reversed(score_files)), PREMISES), tmp_path / "results.parquet", tmp_path / "results.csv"
+    )
     assert ((tmp_path / "results.parquet").read_bytes(), (tmp_path / "results.csv").read_bytes()) == first
 
 
@@ -102,8 +141,13 @@ def test_two_files_claiming_the_same_score_and_a_damaged_file_are_errors(score_f
 
 def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(tmp_path):
     config = {"seed": 2022, "max_examples": 1000, "probes": {"original": {"splits": ["alpha1"]}}}
-    models = {"minilm-para": {"checkpoint": "resources/models/minilm-para", "fingerprint": "abc", "premise": "paragraph"}}
-    coverage = [{"probe": "original", "split": "alpha1", "limit": 1000}, {"probe": "row_deletion", "split": "alpha1", "limit": None}]
+    models = {
+        "minilm-para": {"checkpoint": "resources/models/minilm-para", "fingerprint": "abc", "premise": "paragraph"}
+    }
+    coverage = [
+        {"probe": "original", "split": "alpha1", "limit": 1000},
+        {"probe": "row_deletion", "split": "alpha1", "limit": None},
+    ]
     relevance = {"alpha1": {"source": "aligner", "examples": 1000, "with_relevant_rows": 900, "rows": []}}
     record = results.run_record(config, models, coverage, relevance, ROOT)
     assert record["config"] == config
@@ -111,8 +155,12 @@ def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(t
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     assert record["commit"]["sha"] == sha and isinstance(record["commit"]["modified"], bool)
     assert record["models"]["minilm-para"]["fingerprint"] == "abc"
-    assert record["relevance"]["alpha1"] == {"source": "aligner", "examples": 1000, "with_relevant_rows": 900,
-                                             "not_annotated": None}
+    assert record["relevance"]["alpha1"] == {
+        "source": "aligner",
+        "examples": 1000,
+        "with_relevant_rows": 900,
+        "not_annotated": None,
+    }
     assert record["caps"] == {"original": {"alpha1": 1000}, "row_deletion": {"alpha1": None}}
     assert results.repository_commit(tmp_path) is None  # outside a checkout: said, not guessed
     results.write_run_record(record, tmp_path / "run.json")
@@ -126,22 +174,50 @@ def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
     uids = [f"alpha1:{i}" for i in range(len(hypotheses))]
     labels = ["E", "C"] * (len(uids) // 2)
     table = {"table_id": "T1", "title": "t", "rows": [], "category": None}
-    examples = pa.table({"uid": uids, "orig_uid": uids, "table_id": ["T1"] * len(uids), "hypothesis": hypotheses,
-                         "label": labels, "probe": ["original"] * len(uids), "table": [table] * len(uids),
-                         "expected": labels, "provenance": ["{}"] * len(uids)}, schema=schemas.PROBE_EXAMPLES)
-    preds = pa.table({"uid": uids, "orig_uid": uids, "pred": predictions, "probs": [[1.0, 0.0, 0.0]] * len(uids),
-                      "model_fingerprint": ["f"] * len(uids), "input_digest": uids}, schema=schemas.PREDICTIONS)
+    examples = pa.table(
+        {
+            "uid": uids,
+            "orig_uid": uids,
+            "table_id": ["T1"] * len(uids),
+            "hypothesis": hypotheses,
+            "label": labels,
+            "probe": ["original"] * len(uids),
+            "table": [table] * len(uids),
+            "expected": labels,
+            "provenance": ["{}"] * len(uids),
+        },
+        schema=schemas.PROBE_EXAMPLES,
+    )
+    preds = pa.table(
+        {
+            "uid": uids,
+            "orig_uid": uids,
+            "pred": predictions,
+            "probs": [[1.0, 0.0, 0.0]] * len(uids),
+            "model_fingerprint": ["f"] * len(uids),
+            "input_digest": uids,
+        },
+        schema=schemas.PREDICTIONS,
+    )
     write_parquet(examples, folder / "probes" / "original" / "alpha1.parquet", schemas.PROBE_EXAMPLES)
     write_parquet(preds, folder / "predictions" / "m" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
     settings = {"samplings": 20, "fraction": 0.8, "bootstrap": 100, "confidence": 0.95}
-    scores = scoring.score_probe("original", examples, preds, None, scoring.ScoringSettings(seed=7, **settings), "m",
-                                 "alpha1")
+    scores = scoring.score_probe(
+        "original", examples, preds, None, scoring.ScoringSettings(seed=7, **settings), "m", "alpha1"
+    )
     write_parquet(scores, folder / "scores" / "m" / "original" / "alpha1.parquet", schemas.SCORES)
     stats = folder / "predictions" / "m" / "original" / "alpha1.json"
     stats.write_text(json.dumps({"premise": "paragraph", "truncated": 0, "examples": len(uids)}))
-    stages.collect_results([str(folder / "scores" / "m" / "original" / "alpha1.parquet")], {"m": [str(stats)]}, [], {},
-                           folder / "results.parquet", folder / "results.csv", folder / "run.json",
-                           config={"seed": 7, "scoring": settings})
+    stages.collect_results(
+        [str(folder / "scores" / "m" / "original" / "alpha1.parquet")],
+        {"m": [str(stats)]},
+        [],
+        {},
+        folder / "results.parquet",
+        folder / "results.csv",
+        folder / "run.json",
+        config={"seed": 7, "scoring": settings},
+    )
     return folder
 
 

@@ -55,22 +55,44 @@ def test_accuracy_by_the_paper_protocol_and_bootstrap_interval():
 
 def test_a_label_nobody_predicted_has_no_value_not_a_crash():
     settings = ScoringSettings(samplings=3, fraction=0.8, bootstrap=20)
-    rows = _by_key(score_transitions(np.array(["E", "E"], dtype=object), np.array(["E", "N"], dtype=object),
-                                     "row_deletion", Scorer(2, settings)))
+    rows = _by_key(
+        score_transitions(
+            np.array(["E", "E"], dtype=object), np.array(["E", "N"], dtype=object), "row_deletion", Scorer(2, settings)
+        )
+    )
     assert rows[("invalid_transition_pct", "C")]["mean"] is None and rows[("invalid_transition_pct", "C")]["n"] == 0
 
 
 def _predictions(uids, orig, preds, digests=None):
-    return pa.table({"uid": uids, "orig_uid": orig, "pred": preds, "probs": [[1.0, 0.0, 0.0]] * len(uids),
-                     "model_fingerprint": ["f"] * len(uids), "input_digest": digests or list(uids)},
-                    schema=schemas.PREDICTIONS)
+    return pa.table(
+        {
+            "uid": uids,
+            "orig_uid": orig,
+            "pred": preds,
+            "probs": [[1.0, 0.0, 0.0]] * len(uids),
+            "model_fingerprint": ["f"] * len(uids),
+            "input_digest": digests or list(uids),
+        },
+        schema=schemas.PREDICTIONS,
+    )
 
 
 def _probe_examples(probe, uids, orig, labels, expected):
     table = {"table_id": "T1", "title": "t", "rows": [], "category": None}
-    return pa.table({"uid": uids, "orig_uid": orig, "table_id": ["T1"] * len(uids), "hypothesis": ["h"] * len(uids),
-                     "label": labels, "probe": [probe] * len(uids), "table": [table] * len(uids),
-                     "expected": expected, "provenance": ["{}"] * len(uids)}, schema=schemas.PROBE_EXAMPLES)
+    return pa.table(
+        {
+            "uid": uids,
+            "orig_uid": orig,
+            "table_id": ["T1"] * len(uids),
+            "hypothesis": ["h"] * len(uids),
+            "label": labels,
+            "probe": [probe] * len(uids),
+            "table": [table] * len(uids),
+            "expected": expected,
+            "provenance": ["{}"] * len(uids),
+        },
+        schema=schemas.PROBE_EXAMPLES,
+    )
 
 
 def test_score_probe_joins_on_orig_uid_and_is_deterministic():
@@ -116,7 +138,9 @@ def test_invalid_share_over_visible_perturbations_leaves_out_inputs_the_model_sa
     probed = _predictions(probe_uids, orig_uids, ["E"] * 4 + ["C"] * 3 + ["N"] * 3, digests=seen)
     examples = _probe_examples("row_deletion", probe_uids, orig_uids, ["E"] * 10, [None] * 10)
     settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)
-    rows = _by_key(score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev").to_pylist())
+    rows = _by_key(
+        score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev").to_pylist()
+    )
     assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(30.0)
     assert rows[("input_changed_pct", "all")]["mean"] == pytest.approx(60.0)
     visible = rows[("invalid_transition_pct_input_changed", "E")]
@@ -139,8 +163,13 @@ def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
     labels = ["E", "C"] * 10
     # Two probes of the "flipped" column; the first edits every gold example, the second the
     # ENTAIL half (as entity_flip does).
-    negation = _probe_examples("negation_flip", [u + "/negation_flip" for u in gold], gold, labels,
-                               ["C" if lab == "E" else "E" for lab in labels])
+    negation = _probe_examples(
+        "negation_flip",
+        [u + "/negation_flip" for u in gold],
+        gold,
+        labels,
+        ["C" if lab == "E" else "E" for lab in labels],
+    )
     half = gold[0::2]
     entity = _probe_examples("entity_flip", [u + "/entity_flip" for u in half], half, ["E"] * 10, ["C"] * 10)
     # The model keeps its (correct) original answer whatever the edit: right before, wrong after.
@@ -160,7 +189,9 @@ def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
     assert rows[("accuracy_drop", "all")]["mean"] == pytest.approx(100.0)
     assert rows[("accuracy_drop", "all")]["ci_low"] == pytest.approx(100.0)  # paired: no sampling noise
     assert set(table["probe"].to_pylist()) == {"table4:label_flipped"}
-    assert table.equals(score_pooled_column("table4", "label_flipped", members, original, settings, model="m", split="alpha1"))
+    assert table.equals(
+        score_pooled_column("table4", "label_flipped", members, original, settings, model="m", split="alpha1")
+    )
 
 
 def test_table4_pooling_draws_from_every_member_and_depends_only_on_the_gold_uid():
@@ -174,8 +205,9 @@ def test_table4_pooling_draws_from_every_member_and_depends_only_on_the_gold_uid
     picked = [p for p, _ in chosen]
     assert 70 < picked.count("number_preserve") < 130  # a fair draw between the two
     # Dropping half the gold examples does not change the draw for the others.
-    fewer = pool_one_per_gold({"number_preserve": a.slice(0, 100), "modifier_preserve": b.slice(0, 100)}, 1,
-                              "label_preserved", "alpha1")
+    fewer = pool_one_per_gold(
+        {"number_preserve": a.slice(0, 100), "modifier_preserve": b.slice(0, 100)}, 1, "label_preserved", "alpha1"
+    )
     assert fewer == [c for c in chosen if c[1]["orig_uid"] in set(gold[:100])]
 
 
@@ -234,10 +266,14 @@ def test_a_premise_model_is_paired_with_the_hypothesis_only_baseline_on_the_same
     model = _predictions(gold, gold, labels[:8] + ["N", "N"])  # 8 of 10 right
     baseline = _predictions(gold[:9], gold[:9], labels[:4] + ["N"] * 5)  # 4 right; no prediction on the last
     settings = ScoringSettings(samplings=10, fraction=1.0, bootstrap=50, seed=3)
-    rows = _by_key(score_probe("original", examples, model, None, settings, "m", "alpha1",
-                               baseline_predictions=baseline).to_pylist())
+    rows = _by_key(
+        score_probe(
+            "original", examples, model, None, settings, "m", "alpha1", baseline_predictions=baseline
+        ).to_pylist()
+    )
     gain = rows[("accuracy_gain_over_baseline", "all")]
     assert gain["n"] == 9 and gain["mean"] == pytest.approx(100 * (8 - 4) / 9)  # on the 9 shared examples
     assert gain["ci_low"] <= gain["mean"] <= gain["ci_high"]
     assert ("accuracy_gain_over_baseline", "all") not in _by_key(
-        score_probe("original", examples, model, None, settings, "m", "alpha1").to_pylist())
+        score_probe("original", examples, model, None, settings, "m", "alpha1").to_pylist()
+    )

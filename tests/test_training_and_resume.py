@@ -66,14 +66,24 @@ def test_length_grouped_batches_cover_every_example_once():
     assert all(len(b) <= 16 for b in batches)
     # Within a batch lengths are close: far less padding than a plain shuffle.
     spread = np.mean([lengths[b].max() - lengths[b].min() for b in batches])
-    plain = np.mean([lengths[b].max() - lengths[b].min() for b in np.array_split(np.random.default_rng(2).permutation(1000), 63)])
+    plain = np.mean(
+        [lengths[b].max() - lengths[b].min() for b in np.array_split(np.random.default_rng(2).permutation(1000), 63)]
+    )
     assert spread < plain / 3
 
 
 def test_training_is_seeded_deterministic_and_writes_a_usable_checkpoint(tiny_base, mini_split, tmp_path):
     train_split, dev_split = mini_split
-    settings = TrainSettings(base=str(tiny_base), epochs=3, max_length=128, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5)
-    args = (train_split.examples, load_tables(train_split.tables), dev_split.examples, load_tables(dev_split.tables), "para")
+    settings = TrainSettings(
+        base=str(tiny_base), epochs=3, max_length=128, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5
+    )
+    args = (
+        train_split.examples,
+        load_tables(train_split.tables),
+        dev_split.examples,
+        load_tables(dev_split.tables),
+        "para",
+    )
     meta = train(*args, settings, tmp_path / "a")
     train(*args, settings, tmp_path / "b")
     assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
@@ -169,7 +179,9 @@ def test_shard_key_covers_the_label_map(tmp_path, shared_infotabs, minilm_checkp
     assert stats["resumed_examples"] == 0
 
 
-def _train_command(data: Path, base: Path, out: Path, resume_dir: Path | None, log_path: Path, seed: int = 5) -> list[str]:
+def _train_command(
+    data: Path, base: Path, out: Path, resume_dir: Path | None, log_path: Path, seed: int = 5
+) -> list[str]:
     """Training in its own process, as the train_model job runs it, logging to a file. One torch
     thread: on a shared 2-core machine two threads that wait on each other train several times slower."""
     code = f"""
@@ -205,7 +217,9 @@ def train_slice(tmp_path_factory, shared_infotabs) -> Path:
 def whole_training(tiny_base, train_slice, tmp_path_factory) -> Path:
     """The checkpoint of an uninterrupted run (without resume state), to compare against."""
     folder = tmp_path_factory.mktemp("whole-training")
-    subprocess.run(_train_command(train_slice, tiny_base, folder / "ckpt", None, folder / "log"), check=True, timeout=600)
+    subprocess.run(
+        _train_command(train_slice, tiny_base, folder / "ckpt", None, folder / "log"), check=True, timeout=600
+    )
     return folder / "ckpt"
 
 
@@ -213,13 +227,16 @@ def whole_training(tiny_base, train_slice, tmp_path_factory) -> Path:
 # of epoch 2 (states every 5 steps; 24 batches an epoch): the second resumes mid-epoch, where the
 # position in the batch plan, the LR schedule and the dropout RNG all have to be right.
 @pytest.mark.parametrize("kill_after", ["end of epoch 1", "epoch 2, 11 of 24 batches"])
-def test_killed_training_resumes_and_ends_with_the_same_checkpoint(tiny_base, train_slice, whole_training, tmp_path,
-                                                                   kill_after):
+def test_killed_training_resumes_and_ends_with_the_same_checkpoint(
+    tiny_base, train_slice, whole_training, tmp_path, kill_after
+):
     out, resume_dir, log_path = tmp_path / "killed", tmp_path / ".killed.resume", tmp_path / "killed.log"
     process = subprocess.Popen(_train_command(train_slice, tiny_base, out, resume_dir, log_path))
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and process.poll() is None and (
-        not log_path.exists() or f"saved resume state ({kill_after}" not in log_path.read_text()
+    while (
+        time.monotonic() < deadline
+        and process.poll() is None
+        and (not log_path.exists() or f"saved resume state ({kill_after}" not in log_path.read_text())
     ):
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
@@ -241,13 +258,21 @@ def test_killed_training_resumes_and_ends_with_the_same_checkpoint(tiny_base, tr
         assert (out / name).read_bytes() == (whole_training / name).read_bytes(), name
     meta, whole_meta = (json.loads((d / "tabprobe.json").read_text()) for d in (out, whole_training))
     # Wall time is the one field that may differ; the dev accuracy of every epoch must not.
-    assert {k: v for k, v in meta.items() if k != "train_seconds"} == {k: v for k, v in whole_meta.items() if k != "train_seconds"}
+    assert {k: v for k, v in meta.items() if k != "train_seconds"} == {
+        k: v for k, v in whole_meta.items() if k != "train_seconds"
+    }
     assert len(meta["dev_accuracy_by_epoch"]) == 6
 
 
 def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tmp_path, caplog):
     train_split, dev_split = mini_split
-    args = (train_split.examples, load_tables(train_split.tables), dev_split.examples, load_tables(dev_split.tables), "para")
+    args = (
+        train_split.examples,
+        load_tables(train_split.tables),
+        dev_split.examples,
+        load_tables(dev_split.tables),
+        "para",
+    )
     settings = TrainSettings(base=str(tiny_base), epochs=2, max_length=64, batch_size=4, precision="fp32", seed=5)
     resume_dir = tmp_path / "resume"
     caplog.set_level("INFO", logger="tabprobe.training")
@@ -261,7 +286,10 @@ def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tm
     assert not saved[0].exists()
     fresh = train(*args, TrainSettings(**{**settings.__dict__, "seed": 6}), tmp_path / "c")
     assert (tmp_path / "b" / "model.safetensors").read_bytes() == (tmp_path / "c" / "model.safetensors").read_bytes()
-    assert fresh["dev_accuracy_by_epoch"] == json.loads((tmp_path / "b" / "tabprobe.json").read_text())["dev_accuracy_by_epoch"]
+    assert (
+        fresh["dev_accuracy_by_epoch"]
+        == json.loads((tmp_path / "b" / "tabprobe.json").read_text())["dev_accuracy_by_epoch"]
+    )
     # A damaged state (a disk filled up under it) costs a restart, never a wrong model.
     (state,) = resume_dir.glob("state-*.pt")
     state.write_bytes(state.read_bytes()[:1000])

@@ -20,19 +20,46 @@ from tabprobe.verdicts import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES
 PARA = ModelFacts(premise="paragraph")
 
 
-def results(model: str, cells: dict[tuple[str, str], tuple[float, float, float]], split: str = "alpha1",
-            n: int = 400) -> Index:
+def results(
+    model: str, cells: dict[tuple[str, str], tuple[float, float, float]], split: str = "alpha1", n: int = 400
+) -> Index:
     """A results table of one model: (probe, statistic) -> (mean, ci_low, ci_high), label all."""
-    rows = [{"model": model, "probe": probe, "split": split, "statistic": statistic, "label": "all", "mean": mean,
-             "std": 1.0, "ci_low": low, "ci_high": high, "n": n, "paper": None}
-            for (probe, statistic), (mean, low, high) in cells.items()]
+    rows = [
+        {
+            "model": model,
+            "probe": probe,
+            "split": split,
+            "statistic": statistic,
+            "label": "all",
+            "mean": mean,
+            "std": 1.0,
+            "ci_low": low,
+            "ci_high": high,
+            "n": n,
+            "paper": None,
+        }
+        for (probe, statistic), (mean, low, high) in cells.items()
+    ]
     return Index(frame(rows))
 
 
 def frame(rows: list[dict]) -> pl.DataFrame:
-    return pl.DataFrame(rows, schema={"model": pl.String, "probe": pl.String, "split": pl.String, "statistic": pl.String,
-                                      "label": pl.String, "mean": pl.Float64, "std": pl.Float64, "ci_low": pl.Float64,
-                                      "ci_high": pl.Float64, "n": pl.Int64, "paper": pl.Float64})
+    return pl.DataFrame(
+        rows,
+        schema={
+            "model": pl.String,
+            "probe": pl.String,
+            "split": pl.String,
+            "statistic": pl.String,
+            "label": pl.String,
+            "mean": pl.Float64,
+            "std": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "n": pl.Int64,
+            "paper": pl.Float64,
+        },
+    )
 
 
 # minilm-para on the default run (issue 19): removing the premise moves it by -0.57 [-2.6, +1.7],
@@ -78,8 +105,10 @@ def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_pra
     assert answers(verdict) == [NO, NO, YES, DOES_NOT_APPLY]
     uses = verdict.finding(verdicts.USES_TABLE)
     texts = [n.text() for n in uses.numbers]
-    assert texts[0] == ("table removed (`hypothesis_only`): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points, n=400: "
-                        "no effect (under 3 points)")
+    assert texts[0] == (
+        "table removed (`hypothesis_only`): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points, n=400: "
+        "no effect (under 3 points)"
+    )
     assert "no better than the hypothesis alone" in texts[1]
     # Staying put is shown beside, as the failure it is, not counted for the verdict.
     assert "66.0 [61.0, 71.0]%" in texts[2] and "ignore the deletion of the rows they need" in texts[2]
@@ -130,8 +159,11 @@ def test_using_the_table_but_not_the_rows_the_hypothesis_needs():
 
 
 def test_the_hypothesis_only_baseline_cannot_use_its_table():
-    verdict = verdicts.verdict(results("minilm-hypo", {("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}),
-                               "minilm-hypo", ModelFacts(premise="hypothesis_only", truncated_pct=0.0))
+    verdict = verdicts.verdict(
+        results("minilm-hypo", {("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}),
+        "minilm-hypo",
+        ModelFacts(premise="hypothesis_only", truncated_pct=0.0),
+    )
     assert verdict.headline == "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline)."
     assert answers(verdict) == [DOES_NOT_APPLY, DOES_NOT_APPLY, YES, NOT_MEASURED]
 
@@ -161,18 +193,52 @@ def test_a_number_is_read_from_its_interval_not_its_mean():
 
 
 def constructed_run() -> tuple[Index, RunInfo]:
-    table = Index(pl.concat([results("minilm-para", TABLE_BLIND).table,
-                             results("minilm-hypo", {("original", "accuracy"): (59.8, 56.7, 62.8),
-                                                     ("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}).table,
-                             results("minilm-para", {("original", "accuracy"): (54.4, 51.2, 57.5)}).table]))
-    models = {"minilm-para": {"premise": "paragraph", "checkpoint": "resources/models/minilm-para", "meta": {},
-                              "fingerprint": "f1", "precision": "fp32", "max_length": 128, "truncated": 672,
-                              "examples": 1000},
-              "minilm-hypo": {"premise": "hypothesis_only", "checkpoint": "resources/models/minilm-hypo",
-                              "meta": {}, "fingerprint": "f2", "precision": "fp32", "max_length": 64,
-                              "truncated": 0, "examples": 1000}}
-    run = RunInfo(splits=["alpha1"], probes=["original"], models=models, data_source="constructed", seed=1,
-                         scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 1000, "confidence": 0.95}, coverage=[])
+    table = Index(
+        pl.concat(
+            [
+                results("minilm-para", TABLE_BLIND).table,
+                results(
+                    "minilm-hypo",
+                    {
+                        ("original", "accuracy"): (59.8, 56.7, 62.8),
+                        ("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0),
+                    },
+                ).table,
+                results("minilm-para", {("original", "accuracy"): (54.4, 51.2, 57.5)}).table,
+            ]
+        )
+    )
+    models = {
+        "minilm-para": {
+            "premise": "paragraph",
+            "checkpoint": "resources/models/minilm-para",
+            "meta": {},
+            "fingerprint": "f1",
+            "precision": "fp32",
+            "max_length": 128,
+            "truncated": 672,
+            "examples": 1000,
+        },
+        "minilm-hypo": {
+            "premise": "hypothesis_only",
+            "checkpoint": "resources/models/minilm-hypo",
+            "meta": {},
+            "fingerprint": "f2",
+            "precision": "fp32",
+            "max_length": 64,
+            "truncated": 0,
+            "examples": 1000,
+        },
+    }
+    run = RunInfo(
+        splits=["alpha1"],
+        probes=["original"],
+        models=models,
+        data_source="constructed",
+        seed=1,
+        scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 1000, "confidence": 0.95},
+        coverage=[],
+    )
     return table, run
 
 
@@ -181,16 +247,19 @@ def test_the_report_opens_with_the_verdicts_and_the_scorecard():
     sections = build_sections(table, run)
     assert [s.anchor for s in sections[:3]] == ["verdicts", "scorecard", "summary"]
     blocks = [b for b in sections[0].blocks if isinstance(b, VerdictBlock)]
-    assert [b.verdict.headline for b in blocks] == ["minilm-para does not use its table.",
-                                                    "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline)."]
+    assert [b.verdict.headline for b in blocks] == [
+        "minilm-para does not use its table.",
+        "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline).",
+    ]
     markdown = assemble(table, run).markdown
     assert "67% of its premises were cut at 128 tokens" in markdown
     # No sentence calls few invalid transitions good without saying that a table-blind model has none.
     assert "For an ideal model all these numbers are zero" not in markdown
     assert "a model that ignores its table never moves" in markdown
     scorecard = markdown.split("## Scorecard")[1].split("\n## ")[0]
-    assert re.search(r"\| minilm-para \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|",
-                     scorecard)
+    assert re.search(
+        r"\| minilm-para \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|", scorecard
+    )
     assert re.search(r"\| minilm-hypo \| 59\.80 .*\| cannot use its table \(baseline\) \|", scorecard)
     assert "| paper: RoBERTa-large | 74.88 | +14.40 |" in scorecard
 
@@ -218,10 +287,16 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
               figure: document.querySelectorAll('#scorecard figure svg[role=img]').length,
             }""")
         para, hypo = found["verdicts"]
-        assert (para["model"], para["uses"], para["headline"]) == ("minilm-para", "no", "minilm-para does not use its table.")
+        assert (para["model"], para["uses"], para["headline"]) == (
+            "minilm-para",
+            "no",
+            "minilm-para does not use its table.",
+        )
         assert para["top"] < found["screen"]  # on the first screen, without scrolling
-        assert any(n.startswith("table removed (hypothesis_only): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points")
-                   for n in para["numbers"])
+        assert any(
+            n.startswith("table removed (hypothesis_only): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points")
+            for n in para["numbers"]
+        )
         assert hypo["uses"] == "does-not-apply" and "cannot use its table" in hypo["headline"]
         assert found["rows"] == ["minilm-para", "minilm-hypo", "paper: RoBERTa-large"]
         assert found["headers"][-1] == "Verdict" and "higher is better" in found["headers"][1]
@@ -229,8 +304,13 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
         page.screenshot(artifact_path("verdicts.png"))
 
 
-@pytest.mark.parametrize("model,cells,expected", [("minilm-para", TABLE_BLIND, "does not use its table"),
-                                                  ("roberta", EVIDENCE_USING, "uses its table and the right rows"),
-                                                  ("middling", IN_BETWEEN, "cannot tell")])
+@pytest.mark.parametrize(
+    "model,cells,expected",
+    [
+        ("minilm-para", TABLE_BLIND, "does not use its table"),
+        ("roberta", EVIDENCE_USING, "uses its table and the right rows"),
+        ("middling", IN_BETWEEN, "cannot tell"),
+    ],
+)
 def test_the_short_verdict_of_the_scorecard(model, cells, expected):
     assert verdicts.short_verdict(verdicts.verdict(results(model, cells), model, PARA)) == expected

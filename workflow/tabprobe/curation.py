@@ -41,8 +41,18 @@ log = logging.getLogger(__name__)
 # Why an example needs a person: a CONTRADICT -> ENTAIL flip, a flip made by a heuristic.
 REVIEW_KINDS = ("C2E", "heuristic")
 DECISIONS = ("accept", "reject", "relabel")
-COLUMNS = ("uid", "table_id", "needs", "gold", "proposed", "decision", "label", "hypothesis_before", "hypothesis",
-           "note")
+COLUMNS = (
+    "uid",
+    "table_id",
+    "needs",
+    "gold",
+    "proposed",
+    "decision",
+    "label",
+    "hypothesis_before",
+    "hypothesis",
+    "note",
+)
 REQUIRED = ("uid", "decision", "label", "hypothesis")
 # What `unverified_flips` may say: leave undecided candidates out of every score, or count them.
 POLICIES = ("exclude", "include")
@@ -90,8 +100,9 @@ def read_decisions(paths: Sequence[str | Path]) -> dict[str, Decision]:
         reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
         missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
         if missing:
-            problems.append(Problem(str(path), 1, f"header lacks column(s) {', '.join(missing)}; found "
-                                                  f"{reader.fieldnames}"))
+            problems.append(
+                Problem(str(path), 1, f"header lacks column(s) {', '.join(missing)}; found {reader.fieldnames}")
+            )
             continue
         for record in reader:
             line = reader.line_num
@@ -102,20 +113,42 @@ def read_decisions(paths: Sequence[str | Path]) -> dict[str, Decision]:
             label = _LABEL_WORDS.get(label, label) or None
             where = f"{path}:{line}"
             if decision not in DECISIONS:
-                problems.append(Problem(str(path), line, f"decision {record['decision']!r} is not one of "
-                                                         f"{', '.join(DECISIONS)} (or empty: not decided yet)"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        line,
+                        f"decision {record['decision']!r} is not one of "
+                        f"{', '.join(DECISIONS)} (or empty: not decided yet)",
+                    )
+                )
             elif decision == "relabel" and label not in LABELS:
-                problems.append(Problem(str(path), line, f"relabel needs a label of E, N or C, found {record['label']!r}"))
+                problems.append(
+                    Problem(str(path), line, f"relabel needs a label of E, N or C, found {record['label']!r}")
+                )
             elif record["uid"] in decisions:
-                problems.append(Problem(str(path), line, f"uid {record['uid']} was decided before, at "
-                                                         f"{decisions[record['uid']].source}; keep one line per example"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        line,
+                        f"uid {record['uid']} was decided before, at "
+                        f"{decisions[record['uid']].source}; keep one line per example",
+                    )
+                )
             else:
-                decisions[record["uid"]] = Decision(record["uid"], record["hypothesis"] or "", decision,
-                                                    label if decision == "relabel" else None, where,
-                                                    (record.get("note") or "").strip())
+                decisions[record["uid"]] = Decision(
+                    record["uid"],
+                    record["hypothesis"] or "",
+                    decision,
+                    label if decision == "relabel" else None,
+                    where,
+                    (record.get("note") or "").strip(),
+                )
     if problems:
-        raise InputDataError(problems, "correct the lines named above (tab-separated, with the header of `tabprobe "
-                                       "curate`'s TSV), or remove the file from the probe's `curation:` in config")
+        raise InputDataError(
+            problems,
+            "correct the lines named above (tab-separated, with the header of `tabprobe "
+            "curate`'s TSV), or remove the file from the probe's `curation:` in config",
+        )
     return decisions
 
 
@@ -130,14 +163,20 @@ class Curator:
     counts: Counter = field(default_factory=Counter)
     used: set[str] = field(default_factory=set)  # uids whose decision was applied
 
-    def review(self, uid: str, gold: str, expected: str | None, hypothesis: str,
-               provenance: dict) -> tuple[str | None, dict] | None:
+    def review(
+        self, uid: str, gold: str, expected: str | None, hypothesis: str, provenance: dict
+    ) -> tuple[str | None, dict] | None:
         """The example's expected label and provenance after curation; None when rejected."""
         needs = needs_review(self.label_change, gold, expected, provenance) if expected is not None else []
         decision = self.decisions.get(uid)
         if decision is not None and decision.hypothesis != hypothesis:
-            log.warning("%s: the curation of %s was made on %r, the probe now writes %r: not applied (stale)",
-                        decision.source, uid, decision.hypothesis, hypothesis)
+            log.warning(
+                "%s: the curation of %s was made on %r, the probe now writes %r: not applied (stale)",
+                decision.source,
+                uid,
+                decision.hypothesis,
+                hypothesis,
+            )
             decision = None
         if decision is not None:
             self.used.add(uid)
@@ -153,7 +192,10 @@ class Curator:
             return None
         if decision.decision == "relabel" and decision.label != expected:
             self.counts["relabelled"] += 1
-            return decision.label, {**provenance, "review": {"needs": needs, "status": "relabelled", "proposed": expected}}
+            return decision.label, {
+                **provenance,
+                "review": {"needs": needs, "status": "relabelled", "proposed": expected},
+            }
         self.counts["accepted"] += 1
         return expected, {**provenance, "review": {"needs": needs, "status": "accepted"}}
 
@@ -161,10 +203,12 @@ class Curator:
         """Counts for the coverage file, stale decisions (of this split, not applied) included."""
         stale = [uid for uid in self.decisions if uid.startswith(f"{self.split}:") and uid not in self.used]
         for uid in stale:
-            log.warning("%s: %s matches no example this probe writes now; not applied (stale)",
-                        self.decisions[uid].source, uid)
-        return {key: self.counts[key] for key in ("candidates", "accepted", "relabelled", "rejected", "unverified")} \
-            | {"stale": len(stale)}
+            log.warning(
+                "%s: %s matches no example this probe writes now; not applied (stale)", self.decisions[uid].source, uid
+            )
+        return {key: self.counts[key] for key in ("candidates", "accepted", "relabelled", "rejected", "unverified")} | {
+            "stale": len(stale)
+        }
 
 
 def review_status(provenance: str | Mapping) -> str | None:
@@ -187,10 +231,12 @@ def scored(probe_examples: pa.Table, unverified_flips: str = "exclude") -> pa.Ta
 # ---------------------------------------------------------------- the review file
 
 # What each review kind means, shown on the page beside the badge.
-WHY = {"C2E": "a CONTRADICT hypothesis edited to ENTAIL: it may be false for another reason the edit did not touch "
-              "(the paper annotated all of these by hand)",
-       "heuristic": "the label comes from a heuristic (half/twice, another year or month) that can be wrong "
-                    "(the paper curated these by hand)"}
+WHY = {
+    "C2E": "a CONTRADICT hypothesis edited to ENTAIL: it may be false for another reason the edit did not touch "
+    "(the paper annotated all of these by hand)",
+    "heuristic": "the label comes from a heuristic (half/twice, another year or month) that can be wrong "
+    "(the paper curated these by hand)",
+}
 
 
 @dataclass(frozen=True)
@@ -202,8 +248,9 @@ class ReviewItem:
     decision: Decision | None  # an earlier decision on exactly this text
 
 
-def review_items(probe_examples: pa.Table, label_change: str | None, only: str = "all",
-                 earlier: Mapping[str, Decision] | None = None) -> tuple[list[ReviewItem], int]:
+def review_items(
+    probe_examples: pa.Table, label_change: str | None, only: str = "all", earlier: Mapping[str, Decision] | None = None
+) -> tuple[list[ReviewItem], int]:
     """The examples of a probe run (uncurated) that a person should look at: every one `only`
     selects (C2E, heuristic, or all that need review), and every one with an earlier decision on
     the same text; and how many earlier decisions no longer match what the probe writes (stale)."""
@@ -231,12 +278,20 @@ def tsv_rows(items: Sequence[ReviewItem], originals: Mapping[str, dict]) -> list
     rows = []
     for item in items:
         record, decision = item.record, item.decision
-        rows.append({"uid": record["uid"], "table_id": record["table_id"], "needs": "+".join(item.needs),
-                     "gold": record["label"], "proposed": record["expected"] or "",
-                     "decision": decision.decision if decision else "",
-                     "label": (decision.label or "") if decision else "",
-                     "hypothesis_before": originals[record["orig_uid"]]["hypothesis"],
-                     "hypothesis": record["hypothesis"], "note": decision.note if decision else ""})
+        rows.append(
+            {
+                "uid": record["uid"],
+                "table_id": record["table_id"],
+                "needs": "+".join(item.needs),
+                "gold": record["label"],
+                "proposed": record["expected"] or "",
+                "decision": decision.decision if decision else "",
+                "label": (decision.label or "") if decision else "",
+                "hypothesis_before": originals[record["orig_uid"]]["hypothesis"],
+                "hypothesis": record["hypothesis"],
+                "note": decision.note if decision else "",
+            }
+        )
     return rows
 
 
@@ -249,8 +304,14 @@ def write_tsv(rows: Sequence[Mapping[str, str]], path: str | Path) -> None:
         writer.writerows(rows)
 
 
-def review_page(items: Sequence[ReviewItem], rows: Sequence[Mapping[str, str]], tables: Mapping[str, Any],
-                probe: str, split: str, filename: str) -> str:
+def review_page(
+    items: Sequence[ReviewItem],
+    rows: Sequence[Mapping[str, str]],
+    tables: Mapping[str, Any],
+    probe: str,
+    split: str,
+    filename: str,
+) -> str:
     """The self-contained review page: each item's table, its hypothesis before and after with
     the edit marked, the proposed label; keys to accept, reject or relabel; saving downloads the
     same TSV as `write_tsv` writes, under `filename`."""
@@ -263,12 +324,26 @@ def review_page(items: Sequence[ReviewItem], rows: Sequence[Mapping[str, str]], 
     for item, row in zip(items, rows, strict=True):
         table = Table.from_arrow(item.record["table"])
         provenance = json.loads(item.record["provenance"])
-        data_items.append({**row, "needs": list(item.needs), "title": table.title, "rule": provenance.get("rule", ""),
-                           "segments": [list(s) for s in text_diff(row["hypothesis_before"], row["hypothesis"])],
-                           "rows": [[r.key, list(r.values)] for r in table.rows]})
+        data_items.append(
+            {
+                **row,
+                "needs": list(item.needs),
+                "title": table.title,
+                "rule": provenance.get("rule", ""),
+                "segments": [list(s) for s in text_diff(row["hypothesis_before"], row["hypothesis"])],
+                "rows": [[r.key, list(r.values)] for r in table.rows],
+            }
+        )
     fingerprint = hashlib.sha256(json.dumps([r["uid"] + r["hypothesis"] for r in rows]).encode()).hexdigest()[:16]
-    data = {"probe": probe, "split": split, "filename": filename, "columns": list(COLUMNS), "why": WHY,
-            "fingerprint": fingerprint, "items": data_items}
+    data = {
+        "probe": probe,
+        "split": split,
+        "filename": filename,
+        "columns": list(COLUMNS),
+        "why": WHY,
+        "fingerprint": fingerprint,
+        "items": data_items,
+    }
     # Inside <script>, "</" would end the element early: JSON allows writing it "<\/".
     payload = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
     template = (Path(__file__).resolve().parent / "templates" / "curation.html").read_text(encoding="utf-8")

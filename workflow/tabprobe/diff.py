@@ -78,9 +78,11 @@ class ExampleChange:
 # Words and punctuation, each with the spaces after it, so changed words separated by spaces
 # form one replacement ("Despicable Me 3" -> "Dear White People", not three word swaps).
 # Premise controls record how they replaced the premise (provenance "premise").
-PREMISE_NOTES = {"none": "the model sees no premise at all (hypothesis only)",
-                 "swapped": "the table is replaced by another table of the split ({from_table})",
-                 "dummy": "the table is replaced by an uninformative constant table"}
+PREMISE_NOTES = {
+    "none": "the model sees no premise at all (hypothesis only)",
+    "swapped": "the table is replaced by another table of the split ({from_table})",
+    "dummy": "the table is replaced by an uninformative constant table",
+}
 
 _TOKEN = re.compile(r"\s+|\w+\s*|[^\w\s]\s*")
 
@@ -144,8 +146,9 @@ def table_diff(before: Table, after: Table) -> TableChange:
     for index in (i for i in range(len(before.rows)) if i not in used):
         # Anchored on rows that kept their order (a moved row stands elsewhere) and on the
         # deleted rows already placed, so deleted neighbours keep their order.
-        position = next((p for p, c in enumerate(changes) if c.status in ("kept", "deleted") and c.old_index > index),
-                        len(changes))
+        position = next(
+            (p for p, c in enumerate(changes) if c.status in ("kept", "deleted") and c.old_index > index), len(changes)
+        )
         row = before.rows[index]
         changes.insert(position, RowChange("deleted", row.key, row.values, old_index=index))
     return TableChange(before.title, after.title, tuple(changes))
@@ -176,9 +179,13 @@ def _longest_increasing(sequence: Sequence[int]) -> list[int]:
     return out[::-1]
 
 
-def example_changes(probe_rows: Sequence[Mapping], originals: Mapping[str, Mapping], tables: Mapping[str, Table],
-                    predictions: Mapping[str, str] | None = None,
-                    original_predictions: Mapping[str, str] | None = None) -> list[ExampleChange]:
+def example_changes(
+    probe_rows: Sequence[Mapping],
+    originals: Mapping[str, Mapping],
+    tables: Mapping[str, Table],
+    predictions: Mapping[str, str] | None = None,
+    original_predictions: Mapping[str, str] | None = None,
+) -> list[ExampleChange]:
     """ExampleChange for each probe row (`schemas.PROBE_EXAMPLES` records). `originals` maps a
     gold uid to its example record, `tables` a table id to the split's table. A row whose
     original is unknown (an unpaired line of an external set) is shown against itself."""
@@ -196,9 +203,19 @@ def example_changes(probe_rows: Sequence[Mapping], originals: Mapping[str, Mappi
             # A premise replaced wholesale (another table, a constant one, none) is shown as the
             # model sees it, not as a row-by-row diff of two unrelated tables.
             before_table = perturbed
-        out.append(ExampleChange(
-            uid=row["uid"], orig_uid=row["orig_uid"], probe=row["probe"], gold=row["label"], expected=row["expected"],
-            hypothesis=text_diff(before_hypothesis, row["hypothesis"]), table=table_diff(before_table, perturbed),
-            provenance=provenance, has_original=has_original,
-            original_pred=(original_predictions or {}).get(row["orig_uid"]), pred=(predictions or {}).get(row["uid"])))
+        out.append(
+            ExampleChange(
+                uid=row["uid"],
+                orig_uid=row["orig_uid"],
+                probe=row["probe"],
+                gold=row["label"],
+                expected=row["expected"],
+                hypothesis=text_diff(before_hypothesis, row["hypothesis"]),
+                table=table_diff(before_table, perturbed),
+                provenance=provenance,
+                has_original=has_original,
+                original_pred=(original_predictions or {}).get(row["orig_uid"]),
+                pred=(predictions or {}).get(row["uid"]),
+            )
+        )
     return out

@@ -88,7 +88,11 @@ def verify(root: str | Path) -> None:
         raise DownloadError(f"{root}: not an InfoTabS folder (no data/maindata/). {LOCAL_COPY_HINT}")
     expected = expected_checksums()
     found = compute_checksums(root)
-    bad = [f"{root / name}: {'missing' if name not in found else 'sha256 differs'}" for name in expected if found.get(name) != expected[name]]
+    bad = [
+        f"{root / name}: {'missing' if name not in found else 'sha256 differs'}"
+        for name in expected
+        if found.get(name) != expected[name]
+    ]
     if bad:
         raise DownloadError(
             "InfoTabS files differ from the official commit "

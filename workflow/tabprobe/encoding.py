@@ -31,8 +31,9 @@ def _features(batch, index: int) -> dict[str, list[int]]:
 PAIR_ORDERS = ("premise_first", "hypothesis_first")
 
 
-def encode(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_length: int,
-           pair_order: str = "premise_first") -> Encoded:
+def encode(
+    tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_length: int, pair_order: str = "premise_first"
+) -> Encoded:
     """Features of premise + hypothesis pairs: the hypothesis is kept whole and the premise cut
     to fit `max_length`. An empty premise (hypothesis-only) encodes the hypothesis alone, as the
     paper's hypothesis-only model sees it. Tokenises in batches (the fast tokenizer's Rust loop).

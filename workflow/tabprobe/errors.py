@@ -14,7 +14,7 @@ def closest(name: str, choices: Iterable[str]) -> str | None:
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """" Did you mean 'x'?" for the closest choice, or "" when none is close."""
+    """ " Did you mean 'x'?" for the closest choice, or "" when none is close."""
     match = closest(name, choices)
     return f" Did you mean {match!r}?" if match else ""
 

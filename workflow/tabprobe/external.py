@@ -24,8 +24,10 @@ from . import schemas
 from .errors import InputDataError, Problem
 from .infotabs import _Problems, read_hypotheses, read_table
 
-_FIX = ("an external probe set is a folder with one TSV (header: table_id, hypothesis, label; labels E, N or C; "
-        "extra columns allowed) and a <table_id>.json InfoTabS table for every table_id it names")
+_FIX = (
+    "an external probe set is a folder with one TSV (header: table_id, hypothesis, label; labels E, N or C; "
+    "extra columns allowed) and a <table_id>.json InfoTabS table for every table_id it names"
+)
 
 
 def files_below(folder: str | Path, suffixes: tuple[str, ...]) -> list[Path]:
@@ -95,7 +97,9 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
                 continue
             pairs[line.line] = by_uid[extra["orig_uid"]]
             continue
-        matches = by_pair.get((_base_table_id(line.table_id), line.hypothesis)) or by_pair.get((line.table_id, line.hypothesis))
+        matches = by_pair.get((_base_table_id(line.table_id), line.hypothesis)) or by_pair.get(
+            (line.table_id, line.hypothesis)
+        )
         if matches:
             pairs[line.line] = matches[0]
     problems.raise_if_any(fix=_FIX)
@@ -103,22 +107,37 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
     for line in lines:
         original = pairs.get(line.line)
         uid = f"{name}:{line.line}"
-        rows.append({
-            "uid": uid,
-            "orig_uid": original["uid"] if original else uid,
-            "table_id": line.table_id,
-            "hypothesis": line.hypothesis,
-            "label": original["label"] if original else line.label,
-            "probe": name,
-            "table": tables[line.table_id].to_arrow(),
-            "expected": line.label,
-            "provenance": json.dumps({"source": str(tsv), "line": line.line, "paired_with": original["uid"] if original else None,
-                                      "extra": line.extra}, sort_keys=True, ensure_ascii=False),
-        })
+        rows.append(
+            {
+                "uid": uid,
+                "orig_uid": original["uid"] if original else uid,
+                "table_id": line.table_id,
+                "hypothesis": line.hypothesis,
+                "label": original["label"] if original else line.label,
+                "probe": name,
+                "table": tables[line.table_id].to_arrow(),
+                "expected": line.label,
+                "provenance": json.dumps(
+                    {
+                        "source": str(tsv),
+                        "line": line.line,
+                        "paired_with": original["uid"] if original else None,
+                        "extra": line.extra,
+                    },
+                    sort_keys=True,
+                    ensure_ascii=False,
+                ),
+            }
+        )
     unpaired = sum(1 for line in lines if line.line not in pairs)
-    coverage = {"probe": name, "gold": len(lines), "perturbed": len(lines), "probe_examples": len(lines),
-                "skipped": {f"scored, but paired with no gold example of {split}": unpaired} if unpaired else {},
-                "source": str(folder)}
+    coverage = {
+        "probe": name,
+        "gold": len(lines),
+        "perturbed": len(lines),
+        "probe_examples": len(lines),
+        "skipped": {f"scored, but paired with no gold example of {split}": unpaired} if unpaired else {},
+        "source": str(folder),
+    }
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
 
 

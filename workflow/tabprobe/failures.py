@@ -49,10 +49,14 @@ class Failures:
         share = f" ({100 * self.failed / self.judged:.1f}%)" if self.judged else ""
         text = f"{self.failed} of {self.judged}{share}"
         if self.unpaired:
-            text += (f"; {self.unpaired} line(s) paired with no gold example, scored apart: "
-                     f"{self.unpaired_right} right ({100 * self.unpaired_right / self.unpaired:.1f}%)")
+            text += (
+                f"; {self.unpaired} line(s) paired with no gold example, scored apart: "
+                f"{self.unpaired_right} right ({100 * self.unpaired_right / self.unpaired:.1f}%)"
+            )
         if self.no_original:
-            text += f"; {self.no_original} without a prediction on their original (outside `original`'s cap), not judged"
+            text += (
+                f"; {self.no_original} without a prediction on their original (outside `original`'s cap), not judged"
+            )
         return text
 
 
@@ -81,8 +85,10 @@ def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) 
         rule = RULES[probe.transition_rule]
         if before is None or rule.is_valid(before, after):
             return None
-        return (f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after; allowed after {LABEL_NAMES[before]}: "
-                f"{rule.allowed_after(before)}")
+        return (
+            f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after; allowed after {LABEL_NAMES[before]}: "
+            f"{rule.allowed_after(before)}"
+        )
     if probe.judged_by == "evidence":
         if before is None or before == after or json.loads(row["provenance"]).get("relevant", False):
             return None
@@ -100,8 +106,15 @@ def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) 
     return f"{LABEL_NAMES[before]} (right) before, {LABEL_NAMES[after]} after; expected {LABEL_NAMES[row['expected']]}"
 
 
-def find_failures(probe: Probe, rows: Sequence[Mapping], predictions: Mapping[str, str],
-                  original_predictions: Mapping[str, str], n: int, seed: int, *names: str) -> Failures:
+def find_failures(
+    probe: Probe,
+    rows: Sequence[Mapping],
+    predictions: Mapping[str, str],
+    original_predictions: Mapping[str, str],
+    n: int,
+    seed: int,
+    *names: str,
+) -> Failures:
     """The failures among `rows` (probe examples), and `n` of them chosen with a generator seeded
     by `seed` and `names` (e.g. model and split), shown in file order."""
     failed: list[Failure] = []
@@ -126,8 +139,9 @@ def find_failures(probe: Probe, rows: Sequence[Mapping], predictions: Mapping[st
             failed.append(Failure(row, reason))
     rng = seeded_rng(seed, "failing-examples", probe.name, *names)
     keep = np.sort(rng.permutation(len(failed))[:n]) if failed else []
-    return Failures(what_fails(probe), [failed[i] for i in keep], len(failed), judged, unpaired, unpaired_right,
-                    no_original)
+    return Failures(
+        what_fails(probe), [failed[i] for i in keep], len(failed), judged, unpaired, unpaired_right, no_original
+    )
 
 
 def _read_predictions(path) -> dict[str, str]:
@@ -138,8 +152,16 @@ def _read_predictions(path) -> dict[str, str]:
     return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
 
 
-def failing_examples(files: Mapping[str, str | Path], probe: Probe, model: str, split: str, n: int, seed: int,
-                     split_data: tuple[dict, dict] | None = None, unverified_flips: str = "exclude"):
+def failing_examples(
+    files: Mapping[str, str | Path],
+    probe: Probe,
+    model: str,
+    split: str,
+    n: int,
+    seed: int,
+    split_data: tuple[dict, dict] | None = None,
+    unverified_flips: str = "exclude",
+):
     """The failures of `model` on `probe` and `n` of them as ExampleChanges (with reason and
     predictions), from the workflow's files as `report_layout.showcase_inputs` names them; the
     original predictions are optional. The report and `tabprobe show --model` both use this, so
@@ -159,6 +181,9 @@ def failing_examples(files: Mapping[str, str | Path], probe: Probe, model: str, 
     found = find_failures(probe, rows, predictions, before, n, seed, model, split)
     if split_data is None:
         examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
-        split_data = ({e["uid"]: e for e in examples}, infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)))
+        split_data = (
+            {e["uid"]: e for e in examples},
+            infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)),
+        )
     changes = diff.example_changes([f.row for f in found.shown], *split_data, predictions, before)
     return found, [replace(c, reason=f.reason) for c, f in zip(changes, found.shown)]

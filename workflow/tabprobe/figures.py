@@ -56,8 +56,7 @@ def _arrowhead(tip: Point, towards_tip: Point, colour: str) -> str:
     figures on one page never share element ids)."""
     back = _add(tip, towards_tip, -10.0)
     side = (-towards_tip[1], towards_tip[0])
-    return (f'<polygon points="{_p(tip)} {_p(_add(back, side, 4.5))} {_p(_add(back, side, -4.5))}" '
-            f'fill="{colour}"/>')
+    return f'<polygon points="{_p(tip)} {_p(_add(back, side, 4.5))} {_p(_add(back, side, -4.5))}" fill="{colour}"/>'
 
 
 def _label(at: Point, text: str, colour: str, along: Point | None = None) -> str:
@@ -72,9 +71,11 @@ def _label(at: Point, text: str, colour: str, along: Point | None = None) -> str
             angle += 180
         rotate = f' transform="rotate({angle:.1f} {at[0]:.1f} {at[1]:.1f})"'
     # A white halo under the text keeps it readable where it crosses an edge, on screen and in print.
-    return (f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" fill="{colour}" font-size="13" text-anchor="middle" '
-            f'dominant-baseline="middle" stroke="#fff" stroke-width="4" paint-order="stroke"{rotate}>'
-            f"{html.escape(text)}</text>")
+    return (
+        f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" fill="{colour}" font-size="13" text-anchor="middle" '
+        f'dominant-baseline="middle" stroke="#fff" stroke-width="4" paint-order="stroke"{rotate}>'
+        f"{html.escape(text)}</text>"
+    )
 
 
 def _edge(before: str, after: str, text: str, colour: str) -> list[str]:
@@ -97,11 +98,15 @@ def _edge(before: str, after: str, text: str, colour: str) -> list[str]:
         end = _add(v, _unit(v, control), NODE_RADIUS + 1)
         path = f"M{_p(start)} Q{_p(control)} {_p(end)}"
         tangent = _unit(control, end)
-        on_curve = (0.25 * start[0] + 0.5 * control[0] + 0.25 * end[0], 0.25 * start[1] + 0.5 * control[1] + 0.25 * end[1])
+        on_curve = (
+            0.25 * start[0] + 0.5 * control[0] + 0.25 * end[0],
+            0.25 * start[1] + 0.5 * control[1] + 0.25 * end[1],
+        )
         label = _label(_add(on_curve, normal, 17), text, colour, along=d)
     return [
         f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.6"'
-        + (' stroke-dasharray="7 4"' if colour == INVALID_COLOUR else "") + "/>",
+        + (' stroke-dasharray="7 4"' if colour == INVALID_COLOUR else "")
+        + "/>",
         _arrowhead(end, tangent, colour),
         label,
     ]
@@ -111,8 +116,9 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def transition_graph(percent: Mapping[tuple[str, str], Sequence[float | None]], rule: TransitionRule,
-                     splits: Sequence[str], title: str) -> str:
+def transition_graph(
+    percent: Mapping[tuple[str, str], Sequence[float | None]], rule: TransitionRule, splits: Sequence[str], title: str
+) -> str:
     """SVG of a transition graph. `percent[(before, after)]` holds one value per split (in the
     order of `splits`): the % of examples predicted `before` that are predicted `after` once
     perturbed; None where there is no value (no example had that prediction)."""
@@ -128,21 +134,30 @@ def transition_graph(percent: Mapping[tuple[str, str], Sequence[float | None]], 
             valid = rule.is_valid(before, after)
             text = ", ".join(_percent(v) for v in percent.get((before, after), [None] * len(splits)))
             # One group per edge, with a tooltip naming it (and something tests can read).
-            parts.append(f'<g class="edge {"valid" if valid else "invalid"}"><title>{before} → {after}: {text} '
-                         f'({"valid" if valid else "invalid"})</title>')
+            parts.append(
+                f'<g class="edge {"valid" if valid else "invalid"}"><title>{before} → {after}: {text} '
+                f"({'valid' if valid else 'invalid'})</title>"
+            )
             parts += _edge(before, after, text, VALID_COLOUR if valid else INVALID_COLOUR)
             parts.append("</g>")
     for lab, (x, y) in NODES.items():
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{NODE_RADIUS:.0f}" fill="#eceff1" stroke="#263238" stroke-width="1.5"/>')
-        parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="18" font-weight="bold" text-anchor="middle" '
-                     f'dominant-baseline="central">{lab}</text>')
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{NODE_RADIUS:.0f}" fill="#eceff1" stroke="#263238" stroke-width="1.5"/>'
+        )
+        parts.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="18" font-weight="bold" text-anchor="middle" '
+            f'dominant-baseline="central">{lab}</text>'
+        )
     legend = [
         "Edge labels: % of the examples predicted with the source label that are predicted with the target label",
         f"after the change, for {', '.join(splits)}. Red, dashed: invalid transition. "
-        + ", ".join(f"{lab} = {LABEL_NAMES[lab]}" for lab in LABELS) + ".",
+        + ", ".join(f"{lab} = {LABEL_NAMES[lab]}" for lab in LABELS)
+        + ".",
     ]
     for i, line in enumerate(legend):
-        parts.append(f'<text x="12" y="{HEIGHT - 30 + 16 * i}" font-size="11.5" fill="#37474f">{html.escape(line)}</text>')
+        parts.append(
+            f'<text x="12" y="{HEIGHT - 30 + 16 * i}" font-size="11.5" fill="#37474f">{html.escape(line)}</text>'
+        )
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -176,12 +191,23 @@ def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    style = {"svg.hashsalt": salt, "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": 9,
-             "axes.spines.top": False, "axes.spines.right": False}
+    style = {
+        "svg.hashsalt": salt,
+        "svg.fonttype": "none",
+        "font.family": "DejaVu Sans",
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
     heights = [len(p.points) + len({pt.group for pt in p.points}) + 1.5 for p in panels]
     with plt.rc_context(style):
-        figure, axes = plt.subplots(len(panels), 1, figsize=(8.0, 0.9 + 0.24 * sum(heights)),
-                                    gridspec_kw={"height_ratios": heights}, squeeze=False)
+        figure, axes = plt.subplots(
+            len(panels),
+            1,
+            figsize=(8.0, 0.9 + 0.24 * sum(heights)),
+            gridspec_kw={"height_ratios": heights},
+            squeeze=False,
+        )
         for ax, panel in zip(axes[:, 0], panels):
             _draw_panel(ax, panel)
         figure.suptitle(title, x=0.01, ha="left", fontsize=11, fontweight="bold")
@@ -190,7 +216,7 @@ def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(figure)
     svg = buffer.getvalue()
-    svg = svg[svg.index("<svg"):]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
+    svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
     # matplotlib's <style>*{...}</style> would style every element of the page that inlines it.
     svg = re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)
     svg = _prefix_ids(svg, re.sub(r"[^A-Za-z0-9_-]+", "-", salt))
@@ -202,7 +228,11 @@ def _prefix_ids(svg: str, prefix: str) -> str:
     figure_1, axes_1, ... in every figure, and ids must be unique on the page that inlines them."""
     ids = set(re.findall(r'\bid="([^"]+)"', svg))
     svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
-    return re.sub(r'(url\(#|href="#)([^)"]+)', lambda m: m.group(1) + (f"{prefix}-{m.group(2)}" if m.group(2) in ids else m.group(2)), svg)
+    return re.sub(
+        r'(url\(#|href="#)([^)"]+)',
+        lambda m: m.group(1) + (f"{prefix}-{m.group(2)}" if m.group(2) in ids else m.group(2)),
+        svg,
+    )
 
 
 def _draw_panel(ax, panel: ChartPanel) -> None:
@@ -224,8 +254,9 @@ def _draw_panel(ax, panel: ChartPanel) -> None:
                 ax.plot([point.high, point.high], [y - 0.22, y + 0.22], color="#455a64", linewidth=1.2)
             ax.plot([point.mean], [y], marker="o", markersize=5, color="#1a237e", linestyle="none")
         if point.paper is not None:
-            ax.plot([point.paper], [y], marker="|", markersize=11, markeredgewidth=2, color=INVALID_COLOUR,
-                    linestyle="none")
+            ax.plot(
+                [point.paper], [y], marker="|", markersize=11, markeredgewidth=2, color=INVALID_COLOUR, linestyle="none"
+            )
         y -= 1.0
     ax.set_yticks(ticks, labels)
     for index, tick in enumerate(ax.get_yticklabels()):

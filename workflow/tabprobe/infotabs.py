@@ -134,9 +134,13 @@ def _read_text(path: Path, problems: _Problems) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        problems.add(path, line, f"not valid UTF-8 ({err.reason} at byte {err.start}); save it as UTF-8, e.g. "
-                     f"`iconv -f cp1252 -t utf-8 {path.name} > {path.stem}.utf8{path.suffix}` for a file written "
-                     "as Windows-1252 (Excel's 'Unicode Text' is UTF-16: use -f utf-16)")
+        problems.add(
+            path,
+            line,
+            f"not valid UTF-8 ({err.reason} at byte {err.start}); save it as UTF-8, e.g. "
+            f"`iconv -f cp1252 -t utf-8 {path.name} > {path.stem}.utf8{path.suffix}` for a file written "
+            "as Windows-1252 (Excel's 'Unicode Text' is UTF-16: use -f utf-16)",
+        )
         return None
     return _LINE_END.sub("\n", text.removeprefix("\ufeff"))
 
@@ -153,8 +157,9 @@ def read_tsv(path: Path, problems: _Problems) -> tuple[list[str], list[tuple[int
     text = _read_text(path, problems)
     if text is None:
         return None
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"', doublequote=True,
-                        strict=True, lineterminator="\n")
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter="\t", quotechar='"', doublequote=True, strict=True, lineterminator="\n"
+    )
     records, start = [], 1
     try:
         for cells in reader:
@@ -162,9 +167,13 @@ def read_tsv(path: Path, problems: _Problems) -> tuple[list[str], list[tuple[int
                 records.append((start, cells))
             start = reader.line_num + 1
     except csv.Error as err:
-        problems.add(path, start, f"malformed quoting ({err}): a field that starts with a double quote must end "
-                     'with one, and a quote inside it is written twice (""); quote the whole field or remove the '
-                     "leading quote")
+        problems.add(
+            path,
+            start,
+            f"malformed quoting ({err}): a field that starts with a double quote must end "
+            'with one, and a quote inside it is written twice (""); quote the whole field or remove the '
+            "leading quote",
+        )
         return None
     if not records:
         return [], []
@@ -188,14 +197,20 @@ def read_hypotheses(path: Path, problems: _Problems) -> list[HypothesisLine]:
     if not rows:
         # Scored over no examples, every number of the report would be blank, not wrong: a
         # split without examples is a cut-short or mis-exported file, so it stops here.
-        problems.add(path, 1, "has a header but no examples below it; a split (or probe set) needs at least one "
-                     "tab-separated line of table_id, hypothesis, label")
+        problems.add(
+            path,
+            1,
+            "has a header but no examples below it; a split (or probe set) needs at least one "
+            "tab-separated line of table_id, hypothesis, label",
+        )
         return []
     out = []
     for lineno, cells in rows:
         if len(cells) != len(header):
             problems.add(
-                path, lineno, f"has {len(cells)} tab-separated columns, the header has {len(header)} ({', '.join(header)})"
+                path,
+                lineno,
+                f"has {len(cells)} tab-separated columns, the header has {len(header)} ({', '.join(header)})",
             )
             continue
         columns = dict(zip(header, cells))
@@ -234,8 +249,10 @@ def unescape_entities(text: str) -> str:
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\u00ad]")
 # UTF-8 read as Windows-1252 ("2000â€“present" for "2000–present"): a lead byte's character
 # followed by a continuation byte's.
-_MOJIBAKE = re.compile("[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
-                       "\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]")
+_MOJIBAKE = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
+    "\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
 
 
 def repair_mojibake(text: str) -> str:
@@ -283,8 +300,9 @@ def clean_key(key: str, cleaned: Counter) -> str:
     return cell
 
 
-def read_table(path: Path, table_id: str, category: str | None, problems: _Problems,
-               cleaned: Counter | None = None) -> Table | None:
+def read_table(
+    path: Path, table_id: str, category: str | None, problems: _Problems, cleaned: Counter | None = None
+) -> Table | None:
     """Parse one InfoTabS table JSON: {"title": [t], key: [values...], ...}.
 
     Read as a list of pairs, not a dict: a few official tables repeat a key ("Years active")
@@ -309,8 +327,11 @@ def read_table(path: Path, table_id: str, category: str | None, problems: _Probl
     pairs = [(key, [values] if isinstance(values, str) else values) for key, values in pairs]
     titles = [(line, values) for line, (key, values) in zip(lines, pairs) if key == "title"]
     if len(titles) != 1 or not _is_single_string_list(titles[0][1]):
-        problems.add(path, titles[-1][0] if titles else 1,
-                     f'needs one "title" holding one non-empty string, found {[values for _, values in titles]!r}')
+        problems.add(
+            path,
+            titles[-1][0] if titles else 1,
+            f'needs one "title" holding one non-empty string, found {[values for _, values in titles]!r}',
+        )
         return None
     rows = []
     for line, (key, values) in zip(lines, pairs):
@@ -430,8 +451,11 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
     )
     counts = {kind: cleaned[kind] for kind in CLEANED_KINDS}
     if cleaned:
-        log.info("%s: cleaned table cells (titles, keys, values): %s", root,
-                 ", ".join(f"{count} {kind.replace('_', ' ')}" for kind, count in counts.items()))
+        log.info(
+            "%s: cleaned table cells (titles, keys, values): %s",
+            root,
+            ", ".join(f"{count} {kind.replace('_', ' ')}" for kind, count in counts.items()),
+        )
     table_records = [tables[t].to_arrow() for t in sorted(tables, key=_table_sort_key)]
     return IngestedSplit(examples, pa.Table.from_pylist(table_records, schema=schemas.TABLES), duplicates, counts)
 

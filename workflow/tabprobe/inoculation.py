@@ -38,6 +38,7 @@ from .training import accuracy, length_grouped_batches, optimizer_and_schedule, 
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class InoculationSettings:
     learning_rate: float
@@ -50,6 +51,7 @@ class InoculationSettings:
     precision: str = "auto"
     pair_order: str = "premise_first"
     seed: int = 0
+
 
 # The challenge test set of paper Tables 10 and 12: alpha1 without NEUTRAL.
 CHALLENGE_SPLIT = "alpha1"
@@ -72,8 +74,15 @@ def _encode(records: Sequence[Mapping], premise: str, tokenizer, settings: Inocu
     return encoded, targets
 
 
-def fine_tune(checkpoint: str | Path, train_records: Sequence[Mapping], dev_records: Sequence[Mapping], premise: str,
-              settings: InoculationSettings, out_dir: str | Path, label_map: Mapping[str, str] | None = None) -> dict:
+def fine_tune(
+    checkpoint: str | Path,
+    train_records: Sequence[Mapping],
+    dev_records: Sequence[Mapping],
+    premise: str,
+    settings: InoculationSettings,
+    out_dir: str | Path,
+    label_map: Mapping[str, str] | None = None,
+) -> dict:
     """Fine-tune the classifier at `checkpoint` on `train_records` and write the weights of the
     epoch with the best dev accuracy (the first of equals) to `out_dir`; returns its metadata.
     Records carry their table (`schemas.PROBE_EXAMPLES`: challenge examples, and dev examples
@@ -96,29 +105,55 @@ def fine_tune(checkpoint: str | Path, train_records: Sequence[Mapping], dev_reco
     rng = seeded_rng(settings.seed, "inoculation-batches")
     steps_per_epoch = math.ceil(len(train_records) / settings.batch_size)
     total_steps = steps_per_epoch * settings.max_epochs
-    optimizer, scheduler = optimizer_and_schedule(model, settings.learning_rate, settings.weight_decay,
-                                                  settings.warmup_ratio, total_steps)
+    optimizer, scheduler = optimizer_and_schedule(
+        model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, total_steps
+    )
     pad_id = tokenizer.pad_token_id or 0
 
     model.eval()
     dev_before = round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2)
-    log.info("inoculating %s on %d examples at lr %g (dev accuracy before: %.2f%% on %d)", path, len(train_records),
-             settings.learning_rate, dev_before, len(dev_records))
+    log.info(
+        "inoculating %s on %d examples at lr %g (dev accuracy before: %.2f%% on %d)",
+        path,
+        len(train_records),
+        settings.learning_rate,
+        dev_before,
+        len(dev_records),
+    )
     dev_by_epoch: list[float] = []
     losses: list[float] = []
     best_epoch, best_state, start = 0, None, time.monotonic()
     for epoch in range(1, settings.max_epochs + 1):
         model.train()
         for batch_idx in length_grouped_batches(encoded.lengths(), settings.batch_size, rng):
-            losses.append(round(train_step(model, optimizer, scheduler, [encoded.features[i] for i in batch_idx],
-                                           targets[batch_idx], pad_id, device, precision), 5))
+            losses.append(
+                round(
+                    train_step(
+                        model,
+                        optimizer,
+                        scheduler,
+                        [encoded.features[i] for i in batch_idx],
+                        targets[batch_idx],
+                        pad_id,
+                        device,
+                        precision,
+                    ),
+                    5,
+                )
+            )
         model.eval()
         dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2))
         improved = best_state is None or dev_by_epoch[-1] > dev_by_epoch[best_epoch - 1]
         if improved:
             best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
-        log.info("epoch %d / %d: mean loss %.4f, dev accuracy %.2f%%%s", epoch, settings.max_epochs,
-                 float(np.mean(losses[-steps_per_epoch:])), dev_by_epoch[-1], " (best so far)" if improved else "")
+        log.info(
+            "epoch %d / %d: mean loss %.4f, dev accuracy %.2f%%%s",
+            epoch,
+            settings.max_epochs,
+            float(np.mean(losses[-steps_per_epoch:])),
+            dev_by_epoch[-1],
+            " (best so far)" if improved else "",
+        )
         if epoch - best_epoch >= settings.patience:
             log.info("no better dev accuracy for %d epochs: stopping early", settings.patience)
             break
@@ -176,6 +211,7 @@ def liu_outcome(original: Change, challenge: Change) -> tuple[int, str]:
     """Liu et al.'s outcome for the change on the original test set and on the challenge set,
     as the paper reads its Tables 9-12; a change counts only where its interval excludes zero.
     Returns the outcome (0: none of the three) and the sentence that decides it."""
+
     def describe(name: str, change: Change) -> str:
         moved = "up" if change.up else "down" if change.down else "unchanged"
         return f"{name} {change.mean:+.2f} [{change.low:+.2f}, {change.high:+.2f}] ({moved})"
@@ -194,6 +230,7 @@ def liu_outcome(original: Change, challenge: Change) -> tuple[int, str]:
 
 # ---------------------------------------------------------------- challenge and dev examples
 
+
 def challenge_records(members: Mapping[str, Mapping[str, pa.Table]], seed: int, split: str, table: str) -> list[dict]:
     """The challenge set of an experiment on a split: for each column of its paper table
     (label_preserved, label_flipped; `members` maps a column to its probes' examples), one
@@ -207,7 +244,9 @@ def challenge_records(members: Mapping[str, Mapping[str, pa.Table]], seed: int, 
         if not tables:
             continue
         full = {probe: {r["uid"]: r for r in t.to_pylist()} for probe, t in tables.items()}
-        out += [full[probe][record["uid"]] for probe, record in pool_one_per_gold(dict(tables), seed, column, split, table)]
+        out += [
+            full[probe][record["uid"]] for probe, record in pool_one_per_gold(dict(tables), seed, column, split, table)
+        ]
     return out
 
 
@@ -215,14 +254,25 @@ def dev_records(examples: pa.Table, tables: Mapping[str, Table], limit: int | No
     """Dev examples (a seeded subset of `limit`) as records carrying their table, for early stopping."""
     from .perturb import select_examples
 
-    return [{**r, "table": tables[r["table_id"]].to_arrow()} for r in select_examples(examples, limit, seed, "dev").to_pylist()]
+    return [
+        {**r, "table": tables[r["table_id"]].to_arrow()}
+        for r in select_examples(examples, limit, seed, "dev").to_pylist()
+    ]
 
 
 # ---------------------------------------------------------------- scores (paper Tables 9-12)
 
-def score_experiment(experiment: str, table: str, models: Mapping[int, str], originals: Mapping[str, pa.Table],
-                     members: Mapping[str, Mapping[str, pa.Table]], predictions: Mapping[str, Mapping[tuple[str, str], Mapping[str, str]]],
-                     settings, challenge_split: str = CHALLENGE_SPLIT) -> pa.Table:
+
+def score_experiment(
+    experiment: str,
+    table: str,
+    models: Mapping[int, str],
+    originals: Mapping[str, pa.Table],
+    members: Mapping[str, Mapping[str, pa.Table]],
+    predictions: Mapping[str, Mapping[tuple[str, str], Mapping[str, str]]],
+    settings,
+    challenge_split: str = CHALLENGE_SPLIT,
+) -> pa.Table:
     """Accuracy of the model before (size 0) and after each inoculation (`models`: size -> model
     name) on the original splits (`originals`: probe `original`'s examples per split; paper
     Tables 9 and 11), on the original challenge split without NEUTRAL and on its pooled
@@ -242,13 +292,29 @@ def score_experiment(experiment: str, table: str, models: Mapping[int, str], ori
             pred = np.array([predictions[model][key][uid] for key, uid in keys], dtype=object)
             correct = (pred == expected).astype(np.float64)
             ones = np.ones(len(correct))
-            rows.append({"model": model, "probe": probe, "split": split, "statistic": "accuracy", "label": label,
-                         **scorer.stat(correct, ones)})
+            rows.append(
+                {
+                    "model": model,
+                    "probe": probe,
+                    "split": split,
+                    "statistic": "accuracy",
+                    "label": label,
+                    **scorer.stat(correct, ones),
+                }
+            )
             if before is None:
                 before = correct
             else:
-                rows.append({"model": model, "probe": probe, "split": split, "statistic": "accuracy_change", "label": label,
-                             **_change(scorer, correct - before)})
+                rows.append(
+                    {
+                        "model": model,
+                        "probe": probe,
+                        "split": split,
+                        "statistic": "accuracy_change",
+                        "label": label,
+                        **_change(scorer, correct - before),
+                    }
+                )
 
     for split, examples in originals.items():
         uids, gold = examples["uid"].to_pylist(), np.array(examples["label"].to_pylist(), dtype=object)
@@ -266,13 +332,25 @@ def score_experiment(experiment: str, table: str, models: Mapping[int, str], ori
         chosen = pool_one_per_gold(dict(members[column]), settings.seed, column, challenge_split, table)
         keys = [((probe, challenge_split), record["uid"]) for probe, record in chosen]
         expected = np.array([record["expected"] for _, record in chosen], dtype=object)
-        score(f"{table}:{column}", challenge_split, "all", keys, expected,
-              Scorer(len(keys), settings, "inoculation", experiment, column))
+        score(
+            f"{table}:{column}",
+            challenge_split,
+            "all",
+            keys,
+            expected,
+            Scorer(len(keys), settings, "inoculation", experiment, column),
+        )
         challenge_keys += keys
         challenge_expected += list(expected)
     if challenge_keys:
-        score(f"{table}:challenge", challenge_split, "all", challenge_keys, np.array(challenge_expected, dtype=object),
-              Scorer(len(challenge_keys), settings, "inoculation", experiment, "challenge"))
+        score(
+            f"{table}:challenge",
+            challenge_split,
+            "all",
+            challenge_keys,
+            np.array(challenge_expected, dtype=object),
+            Scorer(len(challenge_keys), settings, "inoculation", experiment, "challenge"),
+        )
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
 
 
@@ -282,19 +360,38 @@ def _change(scorer, difference: np.ndarray) -> dict:
     return scorer.stat(difference, np.ones(len(difference)))
 
 
-def fine_tune_into(out: str, checkpoint: str, train: list[dict], dev: list[dict], learning_rate: float,
-                   settings: Mapping[str, Any], model: Mapping[str, Any], seed: int) -> None:
+def fine_tune_into(
+    out: str,
+    checkpoint: str,
+    train: list[dict],
+    dev: list[dict],
+    learning_rate: float,
+    settings: Mapping[str, Any],
+    model: Mapping[str, Any],
+    seed: int,
+) -> None:
     """fine_tune with a rule's settings (epochs, patience, batch size) and the model's input
     settings, written atomically to `out` (inoculation and controlled variance)."""
     run = InoculationSettings(
-        learning_rate=learning_rate, max_epochs=settings["max_epochs"], patience=settings["patience"],
-        batch_size=settings["batch_size"], max_length=model["max_length"], precision=model["precision"],
-        pair_order=model["pair_order"], seed=seed)
+        learning_rate=learning_rate,
+        max_epochs=settings["max_epochs"],
+        patience=settings["patience"],
+        batch_size=settings["batch_size"],
+        max_length=model["max_length"],
+        precision=model["precision"],
+        pair_order=model["pair_order"],
+        seed=seed,
+    )
     with atomic_dir(out) as folder:
         fine_tune(checkpoint, train, dev, model["premise"], run, folder, label_map=model.get("label_map"))
 
 
 def read_challenge(paths: Mapping[str, Mapping[str, str]], unverified_flips: str) -> dict[str, dict[str, Any]]:
     """column -> probe -> its examples whose labels may be used (tabprobe.curation.scored)."""
-    return {column: {probe: scored(read_parquet(path, schemas.PROBE_EXAMPLES), unverified_flips)
-                     for probe, path in probes.items()} for column, probes in paths.items()}
+    return {
+        column: {
+            probe: scored(read_parquet(path, schemas.PROBE_EXAMPLES), unverified_flips)
+            for probe, path in probes.items()
+        }
+        for column, probes in paths.items()
+    }

@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 # Fixed writer settings: the same table always gives the same bytes. Page checksums (CRC32 of
 # every data page, checked on read): without them a flipped bit inside a compressed page mostly
 # decodes into different values without an error (262 of 295 single-bit flips in a test file).
-_PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True, write_statistics=True,
-                        write_page_checksum=True)
+_PARQUET_OPTIONS = dict(
+    compression="zstd", compression_level=3, use_dictionary=True, write_statistics=True, write_page_checksum=True
+)
 
 
 def _umask() -> int:

@@ -26,6 +26,7 @@ def _in(root: str | Path, *parts: str) -> str:
 
 # ---------------------------------------------------------------- data (rules/data.smk, probes.smk)
 
+
 def examples(split: str, root: str | Path = RESULTS) -> str:
     """A split's gold examples (schemas.EXAMPLES)."""
     return _in(root, "data", f"{split}.parquet")
@@ -63,6 +64,7 @@ def relevance_summary(split: str, root: str | Path = RESULTS) -> str:
 
 
 # ---------------------------------------------------------------- probes, predictions, scores
+
 
 def probe_examples(probe: str, split: str, root: str | Path = RESULTS) -> str:
     """A probe's perturbed examples of a split (schemas.PROBE)."""
@@ -115,6 +117,7 @@ def variance_summary(model: str, root: str | Path = RESULTS) -> str:
 
 # ---------------------------------------------------------------- the run's results and report
 
+
 def results_table(root: str | Path = RESULTS) -> str:
     """Every score of the run, one row each (tabprobe.results)."""
     return _in(root, "results.parquet")
@@ -143,6 +146,7 @@ def report_figures(root: str | Path = RESULTS) -> str:
 
 # ---------------------------------------------------------------- checkpoints and data we keep
 
+
 def downloaded_infotabs() -> str:
     return _in(RESOURCES, "infotabs")
 
@@ -154,8 +158,14 @@ def trained_model(model: str) -> str:
 
 def inoculated_checkpoint(model: str, experiment: str, size: str | int, learning_rate: str | None = None) -> str:
     """One inoculation of the grid (`learning_rate`, as lr_text writes it), or without it the one kept."""
-    return _in(RESOURCES, "inoculated", model, experiment, str(size),
-               f"lr{learning_rate}" if learning_rate is not None else "best")
+    return _in(
+        RESOURCES,
+        "inoculated",
+        model,
+        experiment,
+        str(size),
+        f"lr{learning_rate}" if learning_rate is not None else "best",
+    )
 
 
 def variance_checkpoint(model: str, resample: str | int) -> str:
@@ -164,18 +174,23 @@ def variance_checkpoint(model: str, resample: str | int) -> str:
 
 # ---------------------------------------------------------------- the report's failing examples
 
+
 def showcase_split(splits: Iterable[str]) -> str:
     splits = set(splits)
     return next(s for s in SHOWCASE_ORDER if s in splits)
 
 
-def showcase_inputs(probe: str, split: str, models: Sequence[str], with_original: bool,
-                    root: str | Path = RESULTS) -> dict[str, str]:
+def showcase_inputs(
+    probe: str, split: str, models: Sequence[str], with_original: bool, root: str | Path = RESULTS
+) -> dict[str, str]:
     """The files the failing examples of a probe are drawn from: the probe's examples, the
     split's gold examples and tables, and each model's predictions on the probe and,
     `with_original`, on the unperturbed split."""
-    files = {"probe": probe_examples(probe, split, root), "examples": examples(split, root),
-             "tables": tables(split, root)}
+    files = {
+        "probe": probe_examples(probe, split, root),
+        "examples": examples(split, root),
+        "tables": tables(split, root),
+    }
     for model in models:
         files[f"predictions:{model}"] = predictions(model, probe, split, root)
         if with_original:

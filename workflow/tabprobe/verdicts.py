@@ -81,8 +81,10 @@ class Number:
     def text(self) -> str:
         s = self.score
         sign = "+" if self.unit == "points" else ""
-        return (f"{self.what} on {self.split}: {s['mean']:{sign}.1f} [{s['ci_low']:{sign}.1f}, {s['ci_high']:{sign}.1f}]"
-                f"{' points' if self.unit == 'points' else '%'}, n={s['n']}: {self.reading}")
+        return (
+            f"{self.what} on {self.split}: {s['mean']:{sign}.1f} [{s['ci_low']:{sign}.1f}, {s['ci_high']:{sign}.1f}]"
+            f"{' points' if self.unit == 'points' else '%'}, n={s['n']}: {self.reading}"
+        )
 
 
 @dataclass
@@ -129,9 +131,12 @@ def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) ->
     for model, info in models.items():
         meta = info.get("meta") or {}
         facts[model] = ModelFacts(
-            premise=info["premise"], trained=meta.get("trained", True) if meta else None,
+            premise=info["premise"],
+            trained=meta.get("trained", True) if meta else None,
             truncated_pct=100.0 * info.get("truncated", 0) / max(info.get("examples", 0), 1),
-            max_length=info.get("max_length"), relevance_source="aligner" if aligner else None)
+            max_length=info.get("max_length"),
+            relevance_source="aligner" if aligner else None,
+        )
     return facts
 
 
@@ -149,8 +154,11 @@ def against(score: Mapping, threshold: float) -> str:
     return "below" if score["ci_high"] < threshold else "unclear"
 
 
-PREMISE_CONTROLS = (("hypothesis_only", "table removed"), ("dummy_premise", "dummy table"),
-                    ("swapped_table", "another table"))
+PREMISE_CONTROLS = (
+    ("hypothesis_only", "table removed"),
+    ("dummy_premise", "dummy table"),
+    ("swapped_table", "another table"),
+)
 
 
 def _uses_table(results: Index, model: str) -> list[Number]:
@@ -159,14 +167,20 @@ def _uses_table(results: Index, model: str) -> list[Number]:
         found = results.first(model, probe, "accuracy_drop", needs_interval=True)
         if found:
             split, score = found
-            reading = {"none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
-                       "clear": ("a clear drop", YES), "unclear": ("the interval allows both", None)}[effect(score)]
+            reading = {
+                "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
+                "clear": ("a clear drop", YES),
+                "unclear": ("the interval allows both", None),
+            }[effect(score)]
             numbers.append(Number(f"{what} (`{probe}`): accuracy drop", split, score, "points", *reading))
     found = results.first(model, "original", "accuracy_gain_over_baseline", needs_interval=True)
     if found:
         split, score = found
-        reading = {"none": ("no better than the hypothesis alone", NO), "clear": ("clearly better", YES),
-                   "unclear": ("the interval allows both", None)}[effect(score)]
+        reading = {
+            "none": ("no better than the hypothesis alone", NO),
+            "clear": ("clearly better", YES),
+            "unclear": ("the interval allows both", None),
+        }[effect(score)]
         numbers.append(Number("accuracy over the hypothesis-only baseline (paired)", split, score, "points", *reading))
     return numbers
 
@@ -177,10 +191,14 @@ def _stays_put(results: Index, model: str) -> Number | None:
         return None
     split, score = found
     side = against(score, MAJORITY_PCT)
-    reading = {"above": ("most predictions ignore the deletion of the rows they need", NO),
-               "below": ("most predictions move as they must", YES),
-               "unclear": ("the interval straddles half", None)}[side]
-    return Number("relevant rows deleted: predictions that stayed put where they must move", split, score, "%", *reading)
+    reading = {
+        "above": ("most predictions ignore the deletion of the rows they need", NO),
+        "below": ("most predictions move as they must", YES),
+        "unclear": ("the interval straddles half", None),
+    }[side]
+    return Number(
+        "relevant rows deleted: predictions that stayed put where they must move", split, score, "%", *reading
+    )
 
 
 def _right_rows(results: Index, model: str) -> list[Number]:
@@ -191,16 +209,21 @@ def _right_rows(results: Index, model: str) -> list[Number]:
     found = results.first(model, "evidence_selection", "uses_wrong_or_no_rows_pct", needs_interval=True)
     if found:
         split, score = found
-        reading = {"above": ("most examples are decided by wrong or no rows", NO),
-                   "below": ("most examples rest on relevant rows", YES),
-                   "unclear": ("the interval straddles half", None)}[against(score, MAJORITY_PCT)]
+        reading = {
+            "above": ("most examples are decided by wrong or no rows", NO),
+            "below": ("most examples rest on relevant rows", YES),
+            "unclear": ("the interval straddles half", None),
+        }[against(score, MAJORITY_PCT)]
         numbers.append(Number("its own evidence: examples decided by wrong or no rows", split, score, "%", *reading))
     found = results.first(model, "irrelevant_row_deletion", "invalid_transition_pct", needs_interval=True)
     if found:
         split, score = found
         side = against(score, IRRELEVANT_MOVES_PCT)
-        reading = (("deleting a row that does not matter moves it", NO) if side == "above" else
-                   ("few moves; a model that ignores its table does not move either", None))
+        reading = (
+            ("deleting a row that does not matter moves it", NO)
+            if side == "above"
+            else ("few moves; a model that ignores its table does not move either", None)
+        )
         numbers.append(Number("an irrelevant row deleted: invalid transitions", split, score, "%", *reading))
     return numbers
 
@@ -221,22 +244,47 @@ def _artifacts(results: Index, model: str) -> Finding:
     if not flipped:
         return Finding(ARTIFACTS, NOT_MEASURED, "Not measured: no label-flipping hypothesis edits in this run.")
     split, f = flipped
-    preserved = results.get(model=model, probe="table4:label_preserved", split=split, statistic="accuracy_drop",
-                       label="all")
-    numbers = [Number("label-flipping hypothesis edits (Table 4): accuracy drop", split, f, "points",
-                      {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(f)])]
+    preserved = results.get(
+        model=model, probe="table4:label_preserved", split=split, statistic="accuracy_drop", label="all"
+    )
+    numbers = [
+        Number(
+            "label-flipping hypothesis edits (Table 4): accuracy drop",
+            split,
+            f,
+            "points",
+            {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(f)],
+        )
+    ]
     has_preserved = preserved is not None and preserved["ci_low"] is not None
     if has_preserved:
-        numbers.append(Number("label-preserving hypothesis edits (Table 4): accuracy drop", split, preserved, "points",
-                              {"none": "no effect", "clear": "a clear drop",
-                               "unclear": "the interval allows both"}[effect(preserved)]))
+        numbers.append(
+            Number(
+                "label-preserving hypothesis edits (Table 4): accuracy drop",
+                split,
+                preserved,
+                "points",
+                {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[
+                    effect(preserved)
+                ],
+            )
+        )
     if effect(f) == "none":
         return Finding(ARTIFACTS, NO, "No sign of it: edits that flip the label do not lower its accuracy.", numbers)
     if effect(f) == "clear" and (not has_preserved or f["ci_low"] > preserved["ci_high"]):
-        return Finding(ARTIFACTS, YES, "Yes: when an edit flips the label it often keeps its old answer, and such edits "
-                                       "hurt it clearly more than edits that keep the label.", numbers)
-    return Finding(ARTIFACTS, CANNOT_TELL, "Cannot tell: the edits that flip the label do not hurt it clearly more than "
-                                           "those that keep it.", numbers)
+        return Finding(
+            ARTIFACTS,
+            YES,
+            "Yes: when an edit flips the label it often keeps its old answer, and such edits "
+            "hurt it clearly more than edits that keep the label.",
+            numbers,
+        )
+    return Finding(
+        ARTIFACTS,
+        CANNOT_TELL,
+        "Cannot tell: the edits that flip the label do not hurt it clearly more than those that keep it.",
+        numbers,
+    )
 
 
 def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
@@ -244,18 +292,39 @@ def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
     if not found:
         return Finding(KNOWLEDGE, NOT_MEASURED, "Not measured: no counterfactual tables in this run.")
     split, d = found
-    numbers = [Number("counterfactual tables, label kept (Table 7): accuracy drop", split, d, "points",
-                      {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(d)])]
+    numbers = [
+        Number(
+            "counterfactual tables, label kept (Table 7): accuracy drop",
+            split,
+            d,
+            "points",
+            {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(d)],
+        )
+    ]
     if uses_table in (NO, DOES_NOT_APPLY):
-        return Finding(KNOWLEDGE, DOES_NOT_APPLY, "Does not apply: without its table it answers from the hypothesis "
-                                                  "and pre-training throughout; the drop shown comes from the edited "
-                                                  "hypotheses.", numbers)
+        return Finding(
+            KNOWLEDGE,
+            DOES_NOT_APPLY,
+            "Does not apply: without its table it answers from the hypothesis "
+            "and pre-training throughout; the drop shown comes from the edited "
+            "hypotheses.",
+            numbers,
+        )
     if effect(d) == "none":
-        return Finding(KNOWLEDGE, NO, "No sign of it: tables whose facts no longer match the world do not lower its "
-                                      "accuracy.", numbers)
+        return Finding(
+            KNOWLEDGE,
+            NO,
+            "No sign of it: tables whose facts no longer match the world do not lower its accuracy.",
+            numbers,
+        )
     if effect(d) == "clear":
-        return Finding(KNOWLEDGE, YES, "Yes: when the table's facts no longer match the world its accuracy falls, "
-                                       "as if it answered from what it memorised.", numbers)
+        return Finding(
+            KNOWLEDGE,
+            YES,
+            "Yes: when the table's facts no longer match the world its accuracy falls, "
+            "as if it answered from what it memorised.",
+            numbers,
+        )
     return Finding(KNOWLEDGE, CANNOT_TELL, "Cannot tell: the counterfactual drop's interval allows both.", numbers)
 
 
@@ -263,21 +332,34 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
     """The verdict on one model from the results table (`results.collect`'s layout)."""
     caveats = []
     if facts.trained is False:
-        caveats.append("It has an untrained classification head: its numbers exercise the workflow but say nothing "
-                       "about reasoning.")
+        caveats.append(
+            "It has an untrained classification head: its numbers exercise the workflow but say nothing "
+            "about reasoning."
+        )
     if facts.truncated_pct >= TRUNCATION_CAVEAT_PCT and facts.premise != "hypothesis_only":
-        caveats.append(f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
-                       "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
-                       "which lowers invalid transitions and raises the share that stays put.")
+        caveats.append(
+            f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
+            "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
+            "which lowers invalid transitions and raises the share that stays put."
+        )
     if facts.relevance_source == "aligner":
-        caveats.append("Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
-                       "people: where it errs, the relevant-row numbers mix in irrelevant rows.")
+        caveats.append(
+            "Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
+            "people: where it errs, the relevant-row numbers mix in irrelevant rows."
+        )
 
     if facts.premise == "hypothesis_only":
-        uses = Finding(USES_TABLE, DOES_NOT_APPLY, "It cannot: it sees the hypothesis only. It is the baseline the "
-                                                   "other models must beat.")
-        rows = Finding(RIGHT_ROWS, DOES_NOT_APPLY, "It cannot: it never sees a row. Its zero invalid transitions "
-                                                   "under table edits are guaranteed by construction.")
+        uses = Finding(
+            USES_TABLE,
+            DOES_NOT_APPLY,
+            "It cannot: it sees the hypothesis only. It is the baseline the other models must beat.",
+        )
+        rows = Finding(
+            RIGHT_ROWS,
+            DOES_NOT_APPLY,
+            "It cannot: it never sees a row. Its zero invalid transitions "
+            "under table edits are guaranteed by construction.",
+        )
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
     else:
         table_numbers = _uses_table(results, model)
@@ -286,34 +368,50 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
         # Shown beside, not counted: the paper's RoBERTa-large, which clearly uses its table, leaves
         # three quarters of these predictions where they must move too (Table 6).
         shown = table_numbers + ([replace(stays, signal=None)] if stays else [])
-        uses = Finding(USES_TABLE, answer, {
-            YES: "Yes: taking its table away or changing it clearly changes its accuracy.",
-            NO: "No: it does as well without its table, or no better than the hypothesis alone.",
-            CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals allow both readings.",
-            NOT_MEASURED: "Not measured: run the premise controls (hypothesis_only, dummy_premise, swapped_table) or "
-                          "add a hypothesis-only model.",
-        }[answer], shown)
+        uses = Finding(
+            USES_TABLE,
+            answer,
+            {
+                YES: "Yes: taking its table away or changing it clearly changes its accuracy.",
+                NO: "No: it does as well without its table, or no better than the hypothesis alone.",
+                CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals allow both readings.",
+                NOT_MEASURED: "Not measured: run the premise controls (hypothesis_only, dummy_premise, swapped_table) or "
+                "add a hypothesis-only model.",
+            }[answer],
+            shown,
+        )
         if answer == NO:
-            rows = Finding(RIGHT_ROWS, NO, "No: it does not use its table at all, so its few invalid transitions under "
-                                           "table edits come from not moving, not from reasoning.",
-                           [replace(n, signal=None) for n in _right_rows(results, model)])
+            rows = Finding(
+                RIGHT_ROWS,
+                NO,
+                "No: it does not use its table at all, so its few invalid transitions under "
+                "table edits come from not moving, not from reasoning.",
+                [replace(n, signal=None) for n in _right_rows(results, model)],
+            )
         else:
             numbers = _right_rows(results, model)
             vote = _vote(numbers)
             if vote == YES and (stays is None or stays.signal != YES):
                 vote = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
-            rows = Finding(RIGHT_ROWS, vote, {
-                YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly "
-                     "those rows.",
-                NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
-                CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
-                NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
-            }[vote], numbers)
+            rows = Finding(
+                RIGHT_ROWS,
+                vote,
+                {
+                    YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly "
+                    "those rows.",
+                    NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
+                    CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
+                    NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
+                }[vote],
+                numbers,
+            )
         headline = {
-            YES: {YES: f"{model} uses its table, and the right rows.",
-                  NO: f"{model} uses its table, but mostly not the rows the hypothesis needs.",
-                  CANNOT_TELL: f"{model} uses its table; whether it uses the right rows cannot be told.",
-                  NOT_MEASURED: f"{model} uses its table (which rows was not measured)."}[rows.answer],
+            YES: {
+                YES: f"{model} uses its table, and the right rows.",
+                NO: f"{model} uses its table, but mostly not the rows the hypothesis needs.",
+                CANNOT_TELL: f"{model} uses its table; whether it uses the right rows cannot be told.",
+                NOT_MEASURED: f"{model} uses its table (which rows was not measured).",
+            }[rows.answer],
             NO: f"{model} does not use its table.",
             CANNOT_TELL: f"Cannot tell whether {model} uses its table.",
             NOT_MEASURED: f"Whether {model} uses its table was not measured.",
@@ -350,17 +448,50 @@ class Measure:
 
 SCORECARD = [
     Measure("Accuracy", "original", "accuracy", "%", "higher", 74.88, "Table 1 (alpha1)"),
-    Measure("Gain over the hypothesis-only baseline", "original", "accuracy_gain_over_baseline", "points", "higher",
-            round(74.88 - 60.48, 2), "Table 1: RoBERTa-large minus the hypothesis-only model (alpha1), not paired"),
+    Measure(
+        "Gain over the hypothesis-only baseline",
+        "original",
+        "accuracy_gain_over_baseline",
+        "points",
+        "higher",
+        round(74.88 - 60.48, 2),
+        "Table 1: RoBERTa-large minus the hypothesis-only model (alpha1), not paired",
+    ),
     Measure("Drop with the table removed", "hypothesis_only", "accuracy_drop", "points", "higher"),
-    Measure("Stays put when its relevant rows are deleted", "relevant_row_deletion", "unchanged_where_required_pct",
-            "%", "lower"),
-    Measure("Decided by wrong or no rows", "evidence_selection", "uses_wrong_or_no_rows_pct", "%", "lower", 52.0,
-            "section 5.3"),
-    Measure("Drop on label-flipping hypothesis edits", "table4:label_flipped", "accuracy_drop", "points", "lower",
-            round(68.94 - 51.48, 2), "Table 4 (alpha1): original minus label flipped"),
-    Measure("Drop on counterfactual tables, label kept", "table7:label_preserved", "accuracy_drop", "points", "lower",
-            round(71.99 - 69.65, 2), "Table 7 (alpha1): original minus label preserved"),
+    Measure(
+        "Stays put when its relevant rows are deleted",
+        "relevant_row_deletion",
+        "unchanged_where_required_pct",
+        "%",
+        "lower",
+    ),
+    Measure(
+        "Decided by wrong or no rows",
+        "evidence_selection",
+        "uses_wrong_or_no_rows_pct",
+        "%",
+        "lower",
+        52.0,
+        "section 5.3",
+    ),
+    Measure(
+        "Drop on label-flipping hypothesis edits",
+        "table4:label_flipped",
+        "accuracy_drop",
+        "points",
+        "lower",
+        round(68.94 - 51.48, 2),
+        "Table 4 (alpha1): original minus label flipped",
+    ),
+    Measure(
+        "Drop on counterfactual tables, label kept",
+        "table7:label_preserved",
+        "accuracy_drop",
+        "points",
+        "lower",
+        round(71.99 - 69.65, 2),
+        "Table 7 (alpha1): original minus label preserved",
+    ),
 ]
 
 
@@ -376,5 +507,6 @@ def short_verdict(verdict: Verdict) -> str:
         return "cannot use its table (baseline)"
     if uses.answer == YES:
         return {YES: "uses its table and the right rows", NO: "uses its table, not the right rows"}.get(
-            rows.answer, "uses its table; rows: cannot tell")
+            rows.answer, "uses its table; rows: cannot tell"
+        )
     return {NO: "does not use its table", CANNOT_TELL: "cannot tell"}.get(uses.answer, uses.answer)

@@ -65,19 +65,24 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tabprobe",
         description="Probes of tabular NLI models: list them, show what they do, start a new one. "
-                    "The workflow itself runs with `snakemake --cores all` (README.md).")
+        "The workflow itself runs with `snakemake --cores all` (README.md).",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    probes = commands.add_parser("probes", help="list the registered probes",
-                                 description="The registered probes: how each is judged, its family, paper "
-                                             "section and what it does.")
+    probes = commands.add_parser(
+        "probes",
+        help="list the registered probes",
+        description="The registered probes: how each is judged, its family, paper section and what it does.",
+    )
     probes.set_defaults(run=cmd_probes)
 
     show = commands.add_parser(
-        "show", help="show examples of a probe, or a model's failures on it",
+        "show",
+        help="show examples of a probe, or a model's failures on it",
         description="Without --model: apply PROBE to the first examples of the ingested split (results/data/"
-                    "SPLIT.parquet, built with snakemake if missing) and show each change. With --model: show a "
-                    "seeded handful of the probe examples that MODEL failed, from the workflow's outputs.")
+        "SPLIT.parquet, built with snakemake if missing) and show each change. With --model: show a "
+        "seeded handful of the probe examples that MODEL failed, from the workflow's outputs.",
+    )
     show.add_argument("probe", metavar="PROBE", help="a registered probe (see `tabprobe probes`) or an external set")
     show.add_argument("--split", default="alpha1", help="split to take examples from (default: alpha1)")
     show.add_argument("-n", type=int, default=5, help="how many examples to show (default: 5)")
@@ -87,46 +92,66 @@ def _parser() -> argparse.ArgumentParser:
     show.set_defaults(run=cmd_show)
 
     new = commands.add_parser(
-        "new-probe", help="start a new probe: module, registry line and test",
+        "new-probe",
+        help="start a new probe: module, registry line and test",
         description="Write workflow/tabprobe/probes/NAME.py (a small working probe to edit), add its line to "
-                    "REGISTRY in workflow/tabprobe/probes/__init__.py and write tests/test_probe_NAME.py.")
+        "REGISTRY in workflow/tabprobe/probes/__init__.py and write tests/test_probe_NAME.py.",
+    )
     new.add_argument("name", metavar="NAME", help="the probe's name: letters, digits and underscores")
-    new.add_argument("--root", help="the repository root (default: the folder above the current one that holds "
-                                    "Snakefile and workflow/tabprobe)")
-    new.add_argument("--kind", choices=sorted(KINDS), default="table",
-                     help="table: edits the table, judged by a transition rule; hypothesis: edits the hypothesis "
-                          "with its spaCy parse, judged by an expected label (default: table)")
+    new.add_argument(
+        "--root",
+        help="the repository root (default: the folder above the current one that holds "
+        "Snakefile and workflow/tabprobe)",
+    )
+    new.add_argument(
+        "--kind",
+        choices=sorted(KINDS),
+        default="table",
+        help="table: edits the table, judged by a transition rule; hypothesis: edits the hypothesis "
+        "with its spaCy parse, judged by an expected label (default: table)",
+    )
     new.set_defaults(run=cmd_new_probe)
 
     curate = commands.add_parser(
-        "curate", help="write the label flips a person must check to a review page and TSV",
+        "curate",
+        help="write the label flips a person must check to a review page and TSV",
         description="Apply PROBE to the ingested split as the workflow does (config's seed, options and cap) and "
-                    "write the examples whose label a person must confirm (CONTRADICT -> ENTAIL flips, heuristic "
-                    "flips; paper section 4) to OUT/PROBE.SPLIT.curation.html (a page with keys to accept, reject or "
-                    "relabel, saving the TSV) and OUT/PROBE.SPLIT.curation.tsv (the same for a spreadsheet). Earlier "
-                    "decisions, from the probe's curation files in config and from that TSV, are filled in. Name the "
-                    "saved TSV under probes.PROBE.curation in config.yaml; the workflow applies it.")
+        "write the examples whose label a person must confirm (CONTRADICT -> ENTAIL flips, heuristic "
+        "flips; paper section 4) to OUT/PROBE.SPLIT.curation.html (a page with keys to accept, reject or "
+        "relabel, saving the TSV) and OUT/PROBE.SPLIT.curation.tsv (the same for a spreadsheet). Earlier "
+        "decisions, from the probe's curation files in config and from that TSV, are filled in. Name the "
+        "saved TSV under probes.PROBE.curation in config.yaml; the workflow applies it.",
+    )
     curate.add_argument("probe", metavar="PROBE", help="a registered probe judged by expected labels")
     curate.add_argument("--split", default="alpha1", help="split to review (default: alpha1)")
-    curate.add_argument("--only", choices=["C2E", "heuristic", "all"], default="all",
-                        help="C2E: CONTRADICT -> ENTAIL flips; heuristic: flips made by a heuristic; all: both "
-                             "(default)")
+    curate.add_argument(
+        "--only",
+        choices=["C2E", "heuristic", "all"],
+        default="all",
+        help="C2E: CONTRADICT -> ENTAIL flips; heuristic: flips made by a heuristic; all: both (default)",
+    )
     curate.add_argument("--out", default="curation", help="folder for the page and the TSV (default: ./curation)")
     curate.add_argument("--results", default="results", help="the workflow's results folder (default: ./results)")
-    curate.add_argument("--configfile", help="config to read the seed, probe options and caps from "
-                                             "(default: ./config.yaml)")
+    curate.add_argument(
+        "--configfile", help="config to read the seed, probe options and caps from (default: ./config.yaml)"
+    )
     curate.set_defaults(run=cmd_curate)
 
     compare = commands.add_parser(
-        "compare", help="two models side by side on the scorecard, with paired differences",
+        "compare",
+        help="two models side by side on the scorecard, with paired differences",
         description="Compare two models of one run (`tabprobe compare MODEL_A MODEL_B`, in --results) or the "
-                    "models of two runs (`tabprobe compare RUN_A RUN_B`: each a workflow folder or its results/ "
-                    "folder; every model both runs scored, or --model). Shows each side's scorecard numbers and "
-                    "verdict, and left minus right, paired on the examples both sides share.")
+        "models of two runs (`tabprobe compare RUN_A RUN_B`: each a workflow folder or its results/ "
+        "folder; every model both runs scored, or --model). Shows each side's scorecard numbers and "
+        "verdict, and left minus right, paired on the examples both sides share.",
+    )
     compare.add_argument("left", metavar="A", help="a model name, or a run's folder")
     compare.add_argument("right", metavar="B", help="a model name, or a run's folder")
-    compare.add_argument("--results", default="results",
-                         help="the results folder of the run whose models are compared (default: ./results)")
+    compare.add_argument(
+        "--results",
+        default="results",
+        help="the results folder of the run whose models are compared (default: ./results)",
+    )
     compare.add_argument("--model", help="with two runs: the model to compare (default: every model both scored)")
     compare.set_defaults(run=cmd_compare)
     return parser

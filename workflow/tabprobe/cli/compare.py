@@ -40,13 +40,17 @@ def cmd_compare(args, console) -> int:
         models_left, models_right = _run_models(left_folder)["models"], _run_models(right_folder)["models"]
         names = [args.model] if args.model else [m for m in models_left if m in models_right]
         if not names:
-            raise UsageError(f"the two runs score no model in common ({', '.join(models_left)} / "
-                             f"{', '.join(models_right)}): name one with --model")
+            raise UsageError(
+                f"the two runs score no model in common ({', '.join(models_left)} / "
+                f"{', '.join(models_right)}): name one with --model"
+            )
         pairs = [(left_folder, m, right_folder, m) for m in names]
     elif left_folder or right_folder or Path(args.left).is_dir() or Path(args.right).is_dir():
         missing = args.right if left_folder else args.left
-        raise UsageError(f"{missing}: no results.parquet there or in its results/ folder; compare two runs, or two "
-                         "model names of one run (with --results)")
+        raise UsageError(
+            f"{missing}: no results.parquet there or in its results/ folder; compare two runs, or two "
+            "model names of one run (with --results)"
+        )
     else:
         folder = Path(args.results)
         if not Path(layout.results_table(folder)).is_file():
@@ -58,21 +62,34 @@ def cmd_compare(args, console) -> int:
         except compare.CompareError as error:
             raise UsageError(str(error)) from error
         rows = compare.compare(left, right, compare.scoring_settings(left_dir))
-        table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                          title=f"{left.name}  vs  {right.name}", title_justify="left")
+        table = RichTable(
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+            title=f"{left.name}  vs  {right.name}",
+            title_justify="left",
+        )
         for column in ("measure", "split", "A", "B", "A - B (paired, 95% CI)", "note"):
             table.add_column(column, overflow="fold")
         for row in rows:
             signed = row.measure.unit == "points"
-            table.add_row(f"{row.measure.title} ({row.measure.unit}; {row.measure.better} is better)", row.split or "–",
-                          Stat.of(row.left, signed=signed).text(), Stat.of(row.right, signed=signed).text(),
-                          Stat.of(row.difference, signed=True).text() if row.difference else "–", row.note)
+            table.add_row(
+                f"{row.measure.title} ({row.measure.unit}; {row.measure.better} is better)",
+                row.split or "–",
+                Stat.of(row.left, signed=signed).text(),
+                Stat.of(row.right, signed=signed).text(),
+                Stat.of(row.difference, signed=True).text() if row.difference else "–",
+                row.note,
+            )
         sides = []
         for side, folder in ((left, left_dir), (right, right_dir)):
             record = _run_models(folder)
             facts = verdicts.facts_of(record["models"], record.get("relevance", {}))
-            sides.append(verdicts.short_verdict(verdicts.verdict(side.scores, side.model, facts[side.model]))
-                         if side.model in facts else "not probed for a verdict (derived model)")
+            sides.append(
+                verdicts.short_verdict(verdicts.verdict(side.scores, side.model, facts[side.model]))
+                if side.model in facts
+                else "not probed for a verdict (derived model)"
+            )
         table.add_row("Verdict", "", sides[0], sides[1], "", "")
         console.print(table)
     return 0

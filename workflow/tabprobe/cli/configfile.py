@@ -13,9 +13,11 @@ def read_config(path: str | None) -> tuple[dict, Path | None]:
     config_path = Path(path or "config.yaml")
     if not config_path.is_file():
         if path is not None:
-            raise UsageError(f"config file {path} not found; give an existing file with --configfile, or leave it out "
-                             f"to read ./config.yaml (seed {schema_default('seed')} and no probe options where there "
-                             "is none)")
+            raise UsageError(
+                f"config file {path} not found; give an existing file with --configfile, or leave it out "
+                f"to read ./config.yaml (seed {schema_default('seed')} and no probe options where there "
+                "is none)"
+            )
         return {}, None
     try:
         config = read_yaml(config_path) or {}

@@ -21,20 +21,31 @@ def cmd_curate(args, console) -> int:
 
     config, config_path = read_config(args.configfile)
     if args.probe not in REGISTRY:
-        raise UsageError(f"no registered probe {args.probe!r}.{did_you_mean(args.probe, REGISTRY)} "
-                         "`tabprobe probes` lists them (an external set is curated in its own TSV).")
+        raise UsageError(
+            f"no registered probe {args.probe!r}.{did_you_mean(args.probe, REGISTRY)} "
+            "`tabprobe probes` lists them (an external set is curated in its own TSV)."
+        )
     probe = get_probe(args.probe)
     if probe.judged_by != "expected":
-        raise UsageError(f"{probe.name} is judged by {probe.judged_by}, not by expected labels: there is no label to "
-                         "curate")
+        raise UsageError(
+            f"{probe.name} is judged by {probe.judged_by}, not by expected labels: there is no label to curate"
+        )
     if args.split not in SPLITS:
         raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, SPLITS)} Splits: {', '.join(SPLITS)}")
     seed = seed_of(config, config_path)
     # The workflow's cap for this probe, so these are exactly the examples generate_probe writes.
     limit = probe_limit({**config, "probes": config.get("probes") or {}}, probe.name)
     inputs = probe_inputs(probe, args.split, Path(args.results), seed, limit, config_path, args.configfile)
-    generated, _ = perturb.generate(probe.name, inputs.examples, inputs.tables, seed, probe_options(config, probe.name),
-                                    inputs.docs, inputs.relevance, split=args.split)
+    generated, _ = perturb.generate(
+        probe.name,
+        inputs.examples,
+        inputs.tables,
+        seed,
+        probe_options(config, probe.name),
+        inputs.docs,
+        inputs.relevance,
+        split=args.split,
+    )
     out = Path(args.out)
     stem = f"{probe.name}.{args.split}.curation"
     tsv_path, page_path = out / f"{stem}.tsv", out / f"{stem}.html"
@@ -52,15 +63,22 @@ def cmd_curate(args, console) -> int:
     write_text(curation.review_page(items, rows, inputs.tables, probe.name, args.split, tsv_path.name), page_path)
     needs = Counter(kind for item in items for kind in item.needs)
     decided = sum(1 for item in items if item.decision is not None)
-    console.print(styled(f"{probe.name} on {args.split}", "bold"),
-                  f"(seed {seed}, cap {limit or 'none'}): {len(items)} example{'' if len(items) == 1 else 's'} to review "
-                  f"of {generated.num_rows} "
-                  f"generated ({', '.join(f'{k} {v}' for k, v in sorted(needs.items())) or 'none needs review'}); "
-                  f"{decided} decided earlier" + (f", {stale} earlier decisions no longer match the probe's output "
-                                                  "and were left out" if stale else "") + ".")
-    console.print(f"Review page: {page_path}\n  keys: a accept, r reject, e/n/c relabel, j/k next/previous, "
-                  f"s save (downloads {tsv_path.name})\nSame as a TSV for a spreadsheet: {tsv_path} (fill in decision: "
-                  "accept, reject or relabel with label E/N/C)")
-    console.print(f"Then in config.yaml: probes: {{{probe.name}: {{curation: {tsv_path}}}}} (with its other options) "
-                  "and run the workflow: only this probe's jobs run again.")
+    console.print(
+        styled(f"{probe.name} on {args.split}", "bold"),
+        f"(seed {seed}, cap {limit or 'none'}): {len(items)} example{'' if len(items) == 1 else 's'} to review "
+        f"of {generated.num_rows} "
+        f"generated ({', '.join(f'{k} {v}' for k, v in sorted(needs.items())) or 'none needs review'}); "
+        f"{decided} decided earlier"
+        + (f", {stale} earlier decisions no longer match the probe's output and were left out" if stale else "")
+        + ".",
+    )
+    console.print(
+        f"Review page: {page_path}\n  keys: a accept, r reject, e/n/c relabel, j/k next/previous, "
+        f"s save (downloads {tsv_path.name})\nSame as a TSV for a spreadsheet: {tsv_path} (fill in decision: "
+        "accept, reject or relabel with label E/N/C)"
+    )
+    console.print(
+        f"Then in config.yaml: probes: {{{probe.name}: {{curation: {tsv_path}}}}} (with its other options) "
+        "and run the workflow: only this probe's jobs run again."
+    )
     return 0

@@ -20,18 +20,24 @@ TEST_TEMPLATES = {"table": "test_probe_table.py.tmpl", "hypothesis": "test_probe
 def cmd_new_probe(args, console) -> int:
     name = args.name
     if not re.fullmatch(PROBE_NAME, name):
-        raise UsageError(f"{name!r} is not a probe name: use letters, digits and underscores, starting with a letter "
-                         "or digit (e.g. my_probe), as in config.yaml")
+        raise UsageError(
+            f"{name!r} is not a probe name: use letters, digits and underscores, starting with a letter "
+            "or digit (e.g. my_probe), as in config.yaml"
+        )
     if args.root:
         root = Path(args.root).resolve()
         if not is_root(root):
-            raise UsageError(f"--root {args.root} is not the repository root: it has no Snakefile and "
-                             "workflow/tabprobe/probes/__init__.py")
+            raise UsageError(
+                f"--root {args.root} is not the repository root: it has no Snakefile and "
+                "workflow/tabprobe/probes/__init__.py"
+            )
     else:
         root = find_root(Path.cwd())
         if root is None:
-            raise UsageError("no repository here: run inside the checkout (the folder holding Snakefile and "
-                             "workflow/tabprobe), or give it with --root")
+            raise UsageError(
+                "no repository here: run inside the checkout (the folder holding Snakefile and "
+                "workflow/tabprobe), or give it with --root"
+            )
     registry_file = root / "workflow" / "tabprobe" / "probes" / "__init__.py"
     module_file = registry_file.with_name(f"{name}.py")
     test_file = root / "tests" / f"test_probe_{name}.py"
@@ -39,13 +45,17 @@ def cmd_new_probe(args, console) -> int:
     registered = registry_names(source, registry_file)
     # Everything is checked before anything is written.
     if name in registered:
-        raise UsageError(f"a probe {name!r} is already registered in {registry_file}; choose another name "
-                         "(`tabprobe probes` lists the registered ones). Nothing written.")
+        raise UsageError(
+            f"a probe {name!r} is already registered in {registry_file}; choose another name "
+            "(`tabprobe probes` lists the registered ones). Nothing written."
+        )
     existing = [str(path) for path in (module_file, test_file) if path.exists()]
     if existing:
         one = len(existing) == 1
-        raise UsageError(f"{' and '.join(existing)} already exist{'s' if one else ''}; choose another name, or remove "
-                         f"{'it' if one else 'them'} to start over. Nothing written.")
+        raise UsageError(
+            f"{' and '.join(existing)} already exist{'s' if one else ''}; choose another name, or remove "
+            f"{'it' if one else 'them'} to start over. Nothing written."
+        )
     registry = add_registry_line(source, name, registry_file)
     fields = {"name": name, "kind": args.kind}
     module = Template((TEMPLATES / KINDS[args.kind]).read_text(encoding="utf-8")).substitute(fields)
@@ -61,7 +71,7 @@ def cmd_new_probe(args, console) -> int:
     console.print(f"New {args.kind} probe {name!r}:")
     console.print(f"  wrote {shown(module_file)} (a small working probe to make your own)")
     console.print(f"  wrote {shown(test_file)} (tests of what it does; edit them with the probe)")
-    console.print(f"  added \"{name}\" to REGISTRY in {shown(registry_file)}")
+    console.print(f'  added "{name}" to REGISTRY in {shown(registry_file)}')
     console.print("Next:")
     steps = [
         f"edit {shown(module_file)}: apply() and the PROBE fields (the TODO comments say what to change)",
@@ -82,8 +92,11 @@ def _registry_dict(source: str, path: Path) -> ast.Dict:
     except SyntaxError as error:
         raise CommandFailed(f"{path} does not parse ({error}); fix it first") from None
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign)
-                                                                       and len(node.targets) == 1 else None)
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        )
         if isinstance(target, ast.Name) and target.id == "REGISTRY" and isinstance(node.value, ast.Dict):
             return node.value
     raise CommandFailed(f"{path} has no `REGISTRY = {{...}}` dict to add the probe to")
@@ -92,8 +105,11 @@ def _registry_dict(source: str, path: Path) -> ast.Dict:
 def registry_names(source: str, path: Path) -> list[str]:
     """The probe names in REGISTRY, read from the file's text (the --root checkout may not be the
     library this command imported)."""
-    return [key.value for key in _registry_dict(source, path).keys
-            if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+    return [
+        key.value
+        for key in _registry_dict(source, path).keys
+        if isinstance(key, ast.Constant) and isinstance(key.value, str)
+    ]
 
 
 def add_registry_line(source: str, name: str, path: Path) -> str:
@@ -109,7 +125,7 @@ def add_registry_line(source: str, name: str, path: Path) -> str:
     indent = " " * last_key.col_offset
     end_line = last_value.end_lineno - 1  # 0-based line of the last entry's end
     line = lines[end_line]
-    after = line.encode("utf-8")[last_value.end_col_offset:].decode("utf-8")
+    after = line.encode("utf-8")[last_value.end_col_offset :].decode("utf-8")
     if not after.lstrip().startswith(","):
         cut = len(line) - len(after)
         lines[end_line] = line[:cut] + "," + after

@@ -37,13 +37,18 @@ def cmd_probes(args, console) -> int:
             broken.append(name)
             table.add_row(name, "", "", "", styled(f"cannot be loaded: {type(error).__name__}: {error}", "red"))
             continue
-        table.add_row(name, judged_by(probe), probe.family or "—", probe.paper_reference or "—",
-                      first_sentence(probe.description))
+        table.add_row(
+            name, judged_by(probe), probe.family or "—", probe.paper_reference or "—", first_sentence(probe.description)
+        )
     console.print(table)
-    console.print(f"{len(REGISTRY)} registered probes (workflow/tabprobe/probes/__init__.py). "
-                  "`tabprobe show PROBE` shows what one does; `tabprobe new-probe NAME` starts a new one.")
+    console.print(
+        f"{len(REGISTRY)} registered probes (workflow/tabprobe/probes/__init__.py). "
+        "`tabprobe show PROBE` shows what one does; `tabprobe new-probe NAME` starts a new one."
+    )
     if broken:
-        raise CommandFailed(f"{', '.join(broken)} cannot be loaded (see the table); "
-                            f"`python -c \"from tabprobe.probes import get_probe; get_probe('{broken[0]}')\"` "
-                            "shows the traceback")
+        raise CommandFailed(
+            f"{', '.join(broken)} cannot be loaded (see the table); "
+            f"`python -c \"from tabprobe.probes import get_probe; get_probe('{broken[0]}')\"` "
+            "shows the traceback"
+        )
     return 0

@@ -28,8 +28,9 @@ def cmd_show(args, console) -> int:
             register_external(name, label_change)
     known = [*REGISTRY, *external_probes(config)]
     if args.probe not in known:
-        raise UsageError(f"no probe {args.probe!r}.{did_you_mean(args.probe, known)} "
-                         "`tabprobe probes` lists the registered probes.")
+        raise UsageError(
+            f"no probe {args.probe!r}.{did_you_mean(args.probe, known)} `tabprobe probes` lists the registered probes."
+        )
     if args.split not in SPLITS:
         raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, SPLITS)} Splits: {', '.join(SPLITS)}")
     if args.n < 1:
@@ -42,8 +43,17 @@ def cmd_show(args, console) -> int:
     return _show_generated(console, probe, args.split, args.n, results, seed, config, config_path, args.configfile)
 
 
-def _show_generated(console, probe: Probe, split: str, n: int, results: Path, seed: int, config: Mapping,
-                    config_path: Path | None, configfile: str | None) -> int:
+def _show_generated(
+    console,
+    probe: Probe,
+    split: str,
+    n: int,
+    results: Path,
+    seed: int,
+    config: Mapping,
+    config_path: Path | None,
+    configfile: str | None,
+) -> int:
     from .. import diff, perturb
 
     if is_external(probe.name):
@@ -53,8 +63,9 @@ def _show_generated(console, probe: Probe, split: str, n: int, results: Path, se
     options = probe_options(config, probe.name)
     tally = perturb.Tally()
     rows: list[dict] = []
-    for kept in perturb.perturbations(probe.name, inputs.examples, inputs.tables, seed, options, inputs.docs,
-                                      inputs.relevance, tally):
+    for kept in perturb.perturbations(
+        probe.name, inputs.examples, inputs.tables, seed, options, inputs.docs, inputs.relevance, tally
+    ):
         rows += kept
         if len(rows) >= n:
             break
@@ -62,16 +73,26 @@ def _show_generated(console, probe: Probe, split: str, n: int, results: Path, se
     perturbed = len({row["orig_uid"] for row in rows})
     looked_at = perturbed + sum(skipped.values())
     source = f"config {config_path}" if config_path else "no config.yaml here: defaults"
-    console.print(styled(f"{probe.name} on {split}", "bold"),
-                  f"(seed {seed}, options {options or 'none'}; {source}) — {probe.description}")
-    console.print(f"Looked at {looked_at} of {inputs.examples.num_rows} examples in file order: {perturbed} perturbed, "
-                  f"{sum(skipped.values())} skipped{_reasons(skipped)}.")
+    console.print(
+        styled(f"{probe.name} on {split}", "bold"),
+        f"(seed {seed}, options {options or 'none'}; {source}) — {probe.description}",
+    )
+    console.print(
+        f"Looked at {looked_at} of {inputs.examples.num_rows} examples in file order: {perturbed} perturbed, "
+        f"{sum(skipped.values())} skipped{_reasons(skipped)}."
+    )
     if tally.dropped:
-        console.print(styled(f"Dropped {sum(tally.dropped.values())} perturbations that broke a promise of the probe"
-                             f"{_reasons(tally.dropped)}.", "yellow"))
+        console.print(
+            styled(
+                f"Dropped {sum(tally.dropped.values())} perturbations that broke a promise of the probe"
+                f"{_reasons(tally.dropped)}.",
+                "yellow",
+            )
+        )
     if not rows:
-        console.print(styled(f"{probe.name} perturbed none of the {inputs.examples.num_rows} examples of {split}.",
-                             "yellow"))
+        console.print(
+            styled(f"{probe.name} perturbed none of the {inputs.examples.num_rows} examples of {split}.", "yellow")
+        )
         return 0
     rows = rows[:n]
     originals = {record["uid"]: record for record in inputs.examples.to_pylist()}
@@ -90,8 +111,9 @@ def _show_external(console, probe: Probe, split: str, n: int, results: Path, pat
     rows = read_parquet(probe_path, schemas.PROBE_EXAMPLES).slice(0, n).to_pylist()
     examples = read_parquet(paths["examples"], schemas.EXAMPLES)
     tables = infotabs.load_tables(read_parquet(paths["tables"], schemas.TABLES))
-    console.print(styled(f"{probe.name} on {split}", "bold"),
-                  f"— {probe.description} (the first {len(rows)} of {probe_path})")
+    console.print(
+        styled(f"{probe.name} on {split}", "bold"), f"— {probe.description} (the first {len(rows)} of {probe_path})"
+    )
     for change in diff.example_changes(rows, {r["uid"]: r for r in examples.to_pylist()}, tables):
         render_change(console, change, probe)
     return 0
@@ -101,32 +123,41 @@ def _reasons(skipped: Counter) -> str:
     return f" ({'; '.join(f'{reason}: {count}' for reason, count in skipped.most_common())})" if skipped else ""
 
 
-def _show_failures(console, probe: Probe, split: str, n: int, model: str, results: Path, seed: int,
-                   config: Mapping) -> int:
+def _show_failures(
+    console, probe: Probe, split: str, n: int, model: str, results: Path, seed: int, config: Mapping
+) -> int:
     from .. import failures
 
     predictions_dir = Path(layout.predictions_folder(results))
     if not predictions_dir.is_dir():
-        raise CommandFailed(f"{predictions_dir} not found: no model has been run there yet. Run the workflow "
-                            "(snakemake --cores all), or give its results folder with --results")
+        raise CommandFailed(
+            f"{predictions_dir} not found: no model has been run there yet. Run the workflow "
+            "(snakemake --cores all), or give its results folder with --results"
+        )
     if not (predictions_dir / model).is_dir():
         written = {p.name for p in predictions_dir.iterdir() if p.is_dir()} if predictions_dir.is_dir() else set()
         known = sorted(written | set(config.get("models") if isinstance(config.get("models"), dict) else {}))
         hint = did_you_mean(model, known) or (f" Models: {', '.join(known)}." if known else "")
-        raise UsageError(f"no predictions of a model {model!r} in {predictions_dir}.{hint} The workflow writes them "
-                         "for every model under models: in config.yaml.")
+        raise UsageError(
+            f"no predictions of a model {model!r} in {predictions_dir}.{hint} The workflow writes them "
+            "for every model under models: in config.yaml."
+        )
     # The report's files and selection: the same examples as its failing-examples block. The
     # original predictions are optional (an external set, a split `original` does not run on).
-    paths = {key: Path(path) for key, path in
-             layout.showcase_inputs(probe.name, split, [model], with_original=True, root=results).items()}
+    paths = {
+        key: Path(path)
+        for key, path in layout.showcase_inputs(probe.name, split, [model], with_original=True, root=results).items()
+    }
     # Transitions and evidence are judged against the prediction before the change: needed.
     optional = "original:" if probe.judged_by == "expected" else None
     require_outputs(results, [path for key, path in paths.items() if not (optional and key.startswith(optional))])
     unverified_flips = config.get("unverified_flips", schema_default("unverified_flips"))
     found, changes = failures.failing_examples(paths, probe, model, split, n, seed, unverified_flips=unverified_flips)
-    console.print(styled(f"{model} on {probe.name} ({split})", "bold"),
-                  f"— failing means: {found.what}. Failing: {found.caption()}"
-                  + (f"; {len(found.shown)} shown, chosen with seed {seed}." if found.shown else "."))
+    console.print(
+        styled(f"{model} on {probe.name} ({split})", "bold"),
+        f"— failing means: {found.what}. Failing: {found.caption()}"
+        + (f"; {len(found.shown)} shown, chosen with seed {seed}." if found.shown else "."),
+    )
     for change in changes:
         render_change(console, change, probe, reason=change.reason)
     return 0

@@ -18,8 +18,7 @@ def stdout_console():
     from rich.console import Console
 
     terminal = sys.stdout.isatty()
-    return Console(file=sys.stdout, width=None if terminal else PIPE_WIDTH, highlight=False,
-                   emoji=False, markup=False)
+    return Console(file=sys.stdout, width=None if terminal else PIPE_WIDTH, highlight=False, emoji=False, markup=False)
 
 
 def styled(text: str, style: str = ""):
@@ -64,8 +63,9 @@ def _judgement(change, probe: Probe) -> str:
         from ..transitions import RULES
 
         rule = RULES[probe.transition_rule]
-        allowed = ", ".join(f"{b}→{'/'.join(sorted(rule.allowed[b], key=lambda a: (a != b, 'ENC'.index(a))))}"
-                            for b in "ENC")
+        allowed = ", ".join(
+            f"{b}→{'/'.join(sorted(rule.allowed[b], key=lambda a: (a != b, 'ENC'.index(a))))}" for b in "ENC"
+        )
         return f"judged by transitions: {probe.transition_rule} ({allowed})"
     if probe.judged_by == "evidence":
         relevant = change.provenance.get("relevant")
@@ -90,7 +90,7 @@ def hypothesis_text(segments):
         core = text.rstrip()
         opening, closing, style = ("[-", "-]", "red strike") if kind == "old" else ("{+", "+}", "bold green")
         line.append(f"{opening}{core}{closing}", style=style)
-        line.append(text[len(core):])
+        line.append(text[len(core) :])
     return line
 
 
@@ -129,23 +129,39 @@ def diff_table(change):
     for row in change.rows:
         old = f"row {row.old_index + 1}" if row.old_index is not None else ""
         if row.status == "deleted":
-            table.add_row(Text("−", style="bold red"), "", Text(row.key, style="red strike"),
-                          Text(_values(row.values), style="red strike"), Text(f"deleted (was {old})", style="red"))
+            table.add_row(
+                Text("−", style="bold red"),
+                "",
+                Text(row.key, style="red strike"),
+                Text(_values(row.values), style="red strike"),
+                Text(f"deleted (was {old})", style="red"),
+            )
             continue
         position += 1
         if row.status == "inserted":
-            table.add_row(Text("+", style="bold green"), str(position), Text(row.key, style="bold green"),
-                          Text(_values(row.values), style="bold green"), Text("inserted", style="green"))
+            table.add_row(
+                Text("+", style="bold green"),
+                str(position),
+                Text(row.key, style="bold green"),
+                Text(_values(row.values), style="bold green"),
+                Text("inserted", style="green"),
+            )
         elif row.status == "changed":
             values = Text(_values(row.old_values), style="red strike")
             values.append(" → ")
             values.append(_values(row.values), style="bold green")
             moved = "" if row.old_index == position - 1 else f", was {old}"
-            table.add_row(Text("~", style="bold yellow"), str(position), row.key, values,
-                          Text(f"changed{moved}", style="yellow"))
+            table.add_row(
+                Text("~", style="bold yellow"), str(position), row.key, values, Text(f"changed{moved}", style="yellow")
+            )
         elif row.status == "moved":
-            table.add_row(Text("↕", style="bold magenta"), str(position), row.key, _values(row.values),
-                          Text(f"↕ was {old}", style="magenta"))
+            table.add_row(
+                Text("↕", style="bold magenta"),
+                str(position),
+                row.key,
+                _values(row.values),
+                Text(f"↕ was {old}", style="magenta"),
+            )
         else:
             table.add_row("", str(position), row.key, _values(row.values), "")
     if not change.rows:

@@ -13,8 +13,15 @@ from ..probes import Probe
 from .errors import CommandFailed, UsageError
 
 
-def probe_inputs(probe: Probe, split: str, results: Path, seed: int, limit: int | None, config_path: Path | None,
-                 configfile: str | None):
+def probe_inputs(
+    probe: Probe,
+    split: str,
+    results: Path,
+    seed: int,
+    limit: int | None,
+    config_path: Path | None,
+    configfile: str | None,
+):
     """The ingested split (and its parse and relevance, where the probe reads them), built with
     Snakemake first where missing: what generate_probe reads."""
     from ..jobs.generate_probe import read_probe_inputs
@@ -27,9 +34,15 @@ def probe_inputs(probe: Probe, split: str, results: Path, seed: int, limit: int 
     missing = [path for path in paths.values() if not path.exists()]
     if missing:
         build_with_snakemake(missing, results, config_path, explicit_config=configfile is not None)
-    return read_probe_inputs(split, str(paths["examples"]), str(paths["tables"]), seed, limit,
-                             str(paths["parses"]) if "parses" in paths else None,
-                             str(paths["relevance"]) if "relevance" in paths else None)
+    return read_probe_inputs(
+        split,
+        str(paths["examples"]),
+        str(paths["tables"]),
+        seed,
+        limit,
+        str(paths["parses"]) if "parses" in paths else None,
+        str(paths["relevance"]) if "relevance" in paths else None,
+    )
 
 
 def require_outputs(results: Path, paths) -> None:
@@ -37,8 +50,10 @@ def require_outputs(results: Path, paths) -> None:
     missing = [path for path in paths if not path.exists()]
     if missing:
         targets = " ".join(shlex.quote(_target(path, results)) for path in missing)
-        raise CommandFailed(f"{', '.join(map(str, missing))} not found. Build with: snakemake --cores all {targets}\n"
-                            "(run in the folder holding results/; the model and probe must be listed in config.yaml)")
+        raise CommandFailed(
+            f"{', '.join(map(str, missing))} not found. Build with: snakemake --cores all {targets}\n"
+            "(run in the folder holding results/; the model and probe must be listed in config.yaml)"
+        )
 
 
 def _target(path: Path, results: Path) -> str:
@@ -66,12 +81,16 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
     package_root = Path(__file__).resolve().parents[3]  # workflow/tabprobe/cli/ -> the checkout holding this library
     root = find_root(Path.cwd()) or (package_root if is_root(package_root) else None)
     if root is None:
-        raise CommandFailed(f"{', '.join(map(str, missing))} not found, and no Snakefile to build them with: run "
-                            "tabprobe inside the repository (the folder holding Snakefile)")
+        raise CommandFailed(
+            f"{', '.join(map(str, missing))} not found, and no Snakefile to build them with: run "
+            "tabprobe inside the repository (the folder holding Snakefile)"
+        )
     results = results.resolve()
     if results.name != "results":
-        raise UsageError(f"{', '.join(map(str, missing))} not found, and Snakemake builds into a folder named "
-                         f"results/, which --results {results} is not: give the results/ folder of a workflow run")
+        raise UsageError(
+            f"{', '.join(map(str, missing))} not found, and Snakemake builds into a folder named "
+            f"results/, which --results {results} is not: give the results/ folder of a workflow run"
+        )
     workdir = results.parent
     targets = [_target(path, results) for path in missing]
     command = [sys.executable, "-m", "snakemake", "-s", str(root / "Snakefile")]
@@ -81,8 +100,12 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
     if config_path is not None and (explicit_config or workdir != root):
         command += ["--configfile", str(config_path.resolve())]
     command += ["--cores", "all", *targets]
-    print(f"tabprobe: {', '.join(targets)} not found in {workdir}; building them with Snakemake:\n"
-          f"  (cd {shlex.quote(str(root))} && {shlex.join(command)})", file=sys.stderr, flush=True)
+    print(
+        f"tabprobe: {', '.join(targets)} not found in {workdir}; building them with Snakemake:\n"
+        f"  (cd {shlex.quote(str(root))} && {shlex.join(command)})",
+        file=sys.stderr,
+        flush=True,
+    )
     try:  # Snakemake's report goes to stderr, so that stdout holds only the examples shown
         log = sys.stderr.fileno()
     except (AttributeError, OSError, ValueError):
@@ -92,8 +115,10 @@ def build_with_snakemake(missing: list[Path], results: Path, config_path: Path |
     except OSError as error:
         raise CommandFailed(f"could not run Snakemake: {error}") from None
     if code != 0:
-        raise CommandFailed(f"Snakemake failed (exit code {code}) building {', '.join(targets)}; its messages are "
-                            "above. Fix what they say (often config.yaml) and run tabprobe again.")
+        raise CommandFailed(
+            f"Snakemake failed (exit code {code}) building {', '.join(targets)}; its messages are "
+            "above. Fix what they say (often config.yaml) and run tabprobe again."
+        )
     still = [path for path in missing if not path.exists()]
     if still:
         raise CommandFailed(f"Snakemake finished but {', '.join(map(str, still))} is still missing")

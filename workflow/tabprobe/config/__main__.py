@@ -16,8 +16,10 @@ from .files import load_files
 def main(argv: Sequence[str] | None = None) -> int:
     paths = list(sys.argv[1:] if argv is None else argv)
     if not paths:
-        print("usage: python -m tabprobe.config config.yaml [more.yaml ...] (merged in order, as Snakemake does)",
-              file=sys.stderr)
+        print(
+            "usage: python -m tabprobe.config config.yaml [more.yaml ...] (merged in order, as Snakemake does)",
+            file=sys.stderr,
+        )
         return 2
     try:
         check(load_files(paths), SCHEMA, sources=paths, schema_shown="workflow/schemas/config.schema.yaml")

@@ -16,8 +16,10 @@ from .locations import locate, located
 from .names import NAME_RULES
 from .problems import semantic_problems
 
-_TYPE_HINT = ("; on the command line write it as in config.yaml: `--config key=true` or `false`, "
-              "`null`, a number, or a quoted string")
+_TYPE_HINT = (
+    "; on the command line write it as in config.yaml: `--config key=true` or `false`, "
+    "`null`, a number, or a quoted string"
+)
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -58,8 +60,13 @@ def _error_path(error: jsonschema.ValidationError) -> list:
     return path
 
 
-def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str | Path] = (),
-          schema_shown: str | None = None, overrides: dict | None = None) -> None:
+def check(
+    config: dict[str, Any],
+    schema_path: str | Path,
+    sources: Sequence[str | Path] = (),
+    schema_shown: str | None = None,
+    overrides: dict | None = None,
+) -> None:
     """Raise ConfigError listing every problem, each with its dotted key path and, where a file of
     `sources` (the config files, in the order Snakemake merged them) sets that key, file:line."""
     schema = yaml.safe_load(Path(schema_path).read_text())
@@ -81,8 +88,11 @@ def check(config: dict[str, Any], schema_path: str | Path, sources: Sequence[str
     if problems:
         read = [*map(str, sources), *(["--config"] if overrides else [])]
         read_from = f" (read from {', then '.join(read)})" if read else ""
-        raise ConfigError(f"the config is not valid{read_from}:\n  " + "\n  ".join(problems)
-                          + f"\n(schema: {schema_shown or schema_path})")
+        raise ConfigError(
+            f"the config is not valid{read_from}:\n  "
+            + "\n  ".join(problems)
+            + f"\n(schema: {schema_shown or schema_path})"
+        )
 
 
 def require_configured(config: dict[str, Any], **names: str) -> None:

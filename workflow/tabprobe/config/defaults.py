@@ -19,15 +19,31 @@ import yaml
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
 # The CPU budget's inoculation; `full: true` gives paper section 7's grid.
-INOCULATION_DEFAULTS = {"experiments": ["hypothesis", "counterfactual"], "sizes": [100, 200, 300],
-                        "learning_rates": [5e-5], "max_epochs": 3, "patience": 1, "batch_size": 16, "dev_examples": 300}
+INOCULATION_DEFAULTS = {
+    "experiments": ["hypothesis", "counterfactual"],
+    "sizes": [100, 200, 300],
+    "learning_rates": [5e-5],
+    "max_epochs": 3,
+    "patience": 1,
+    "batch_size": 16,
+    "dev_examples": 300,
+}
 FULL_INOCULATION = {"learning_rates": [1e-4, 5e-5, 1e-5], "max_epochs": 30, "patience": 3, "dev_examples": None}
 
 # The paper's ranges (diversify-your-datasets section 3.5) on the CPU budget; `full: true` gives
 # more examples and epochs.
-VARIANCE_DEFAULTS = {"train_range": [30, 49], "test_ranges": [[30, 49], [60, 79], [200, 299]], "resamples": 3,
-                     "train_examples": 300, "test_examples": 200, "dev_examples": 100, "learning_rate": 5e-5,
-                     "max_epochs": 3, "patience": 1, "batch_size": 16}
+VARIANCE_DEFAULTS = {
+    "train_range": [30, 49],
+    "test_ranges": [[30, 49], [60, 79], [200, 299]],
+    "resamples": 3,
+    "train_examples": 300,
+    "test_examples": 200,
+    "dev_examples": 100,
+    "learning_rate": 5e-5,
+    "max_epochs": 3,
+    "patience": 1,
+    "batch_size": 16,
+}
 FULL_VARIANCE = {"train_examples": 2000, "test_examples": 1000, "dev_examples": 300, "max_epochs": 10, "patience": 3}
 
 

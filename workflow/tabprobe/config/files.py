@@ -32,8 +32,11 @@ def read_yaml(path: str | Path) -> Any:
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         opened = err.context_mark if err.context and err.problem else None
         context = f" ({err.context} opened at line {opened.line + 1}, column {opened.column + 1})" if opened else ""
-        raise NotYaml(f"{where}: not valid YAML: {err.problem or err.context}{context}; fix the syntax there "
-                      "(a bracket or quote left open, a tab in the indentation)", err) from None
+        raise NotYaml(
+            f"{where}: not valid YAML: {err.problem or err.context}{context}; fix the syntax there "
+            "(a bracket or quote left open, a tab in the indentation)",
+            err,
+        ) from None
     except (UnicodeDecodeError, yaml.YAMLError) as err:
         raise NotYaml(f"{path}: cannot be read as YAML ({err})", err) from None
 
@@ -50,8 +53,9 @@ def load_files(paths: Sequence[str | Path]) -> dict[str, Any]:
         except OSError as err:
             raise ConfigError(f"{path}: cannot be read as YAML ({err})") from None
         if not isinstance(loaded, dict):
-            raise ConfigError(f"{path}: the top level must be keys (seed:, splits:, probes:, ...), "
-                              f"found {type(loaded).__name__}")
+            raise ConfigError(
+                f"{path}: the top level must be keys (seed:, splits:, probes:, ...), found {type(loaded).__name__}"
+            )
         update_config(merged, loaded)  # Snakemake's own merge
     return merged
 
@@ -64,6 +68,7 @@ def type_command_line_values(config: dict[str, Any], overrides: Mapping[str, Any
     spellings) would arrive as "true", "false" and "null". Each such leaf of `config` that the
     command line set is replaced, in place, by its YAML value where that is a boolean, null or
     a number; any other string stays a string."""
+
     def typed(value: Any) -> Any:
         if isinstance(value, dict):
             return {key: typed(item) for key, item in value.items()}

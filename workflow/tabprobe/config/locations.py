@@ -24,7 +24,7 @@ def _walk(node, path: Sequence) -> tuple[int, int | None]:
             if not matches:
                 break
             key, node = max(matches, key=lambda kv: len(kv[0].value))
-            rest = text[len(key.value) + 1:]
+            rest = text[len(key.value) + 1 :]
             parts = ([rest] if rest else []) + parts[1:]
             line = key.start_mark.line + 1
         elif isinstance(node, yaml.SequenceNode) and str(part).split(".")[0].isdigit():
@@ -50,7 +50,7 @@ def _leaf_keys(mapping: dict, prefix: str = ""):
 
 
 def locate(path: Sequence, sources: Sequence[str | Path], overrides: dict | None = None) -> str | None:
-    """"file:line" of the key at `path` in the config file that sets it (a later file overrides
+    """ "file:line" of the key at `path` in the config file that sets it (a later file overrides
     an earlier one, as Snakemake merges them); "--config" where the command line's `--config`
     (`overrides`, which Snakemake merges last) sets it or a key enclosing it; failing both, the
     file:line of the nearest enclosing key that a file sets; None when nothing sets any of it."""

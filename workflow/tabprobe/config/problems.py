@@ -35,12 +35,16 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
     for name in transition_probes:
         missing = [s for s in probe_splits(config, name) if s not in original_splits]
         if missing:
-            problems.append(f"config key probes.{name}.splits: `original` does not run on {', '.join(missing)}; "
-                            "add them to probes.original.splits")
+            problems.append(
+                f"config key probes.{name}.splits: `original` does not run on {', '.join(missing)}; "
+                "add them to probes.original.splits"
+            )
         cap = probe_limit(config, name)
         if not cap_covered(cap, original_cap):
-            problems.append(f"config key probes.{name}.max_examples: {cap or 'all'} examples need original predictions, "
-                            f"but `original` is capped at {original_cap}")
+            problems.append(
+                f"config key probes.{name}.max_examples: {cap or 'all'} examples need original predictions, "
+                f"but `original` is capped at {original_cap}"
+            )
     return problems
 
 
@@ -49,10 +53,15 @@ def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
     if name in externals:
         return [f"config key probes.{name}.curation: an external probe set is read as it is; curate its TSV itself"]
     if name in REGISTRY and get_probe(name).judged_by != "expected":
-        return [f"config key probes.{name}.curation: {name} is judged by {get_probe(name).judged_by}, not by expected "
-                "labels, so there is nothing to curate"]
-    return [f"config key probes.{name}.curation: {path} is not a file (write it with `tabprobe curate {name}`)"
-            for path in files if not Path(path).is_file()]
+        return [
+            f"config key probes.{name}.curation: {name} is judged by {get_probe(name).judged_by}, not by expected "
+            "labels, so there is nothing to curate"
+        ]
+    return [
+        f"config key probes.{name}.curation: {path} is not a file (write it with `tabprobe curate {name}`)"
+        for path in files
+        if not Path(path).is_file()
+    ]
 
 
 def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
@@ -89,16 +98,22 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     for name in externals:
         settings = config["probes"][name]
         if name in REGISTRY:
-            problems.append(f"config key probes.{name}.external: {name} is a registered probe; give the external set another name")
+            problems.append(
+                f"config key probes.{name}.external: {name} is a registered probe; give the external set another name"
+            )
         if not isinstance(settings.get("splits"), list) or len(settings["splits"]) != 1:
-            problems.append(f"config key probes.{name}.splits: an external probe set is paired with the one split its "
-                            "examples come from; give it, e.g. `splits: [alpha1]`")
+            problems.append(
+                f"config key probes.{name}.splits: an external probe set is paired with the one split its "
+                "examples come from; give it, e.g. `splits: [alpha1]`"
+            )
         if not Path(settings["external"]).is_dir():
             problems.append(f"config key probes.{name}.external: {settings['external']} is not a folder")
     for name, settings in (config.get("probes") or {}).items() if isinstance(config.get("probes"), dict) else []:
         if name not in externals and isinstance(settings, dict) and "label_change" in settings:
-            problems.append(f"config key probes.{name}.label_change: only an external probe set takes label_change "
-                            "(a registered probe declares its own)")
+            problems.append(
+                f"config key probes.{name}.label_change: only an external probe set takes label_change "
+                "(a registered probe declares its own)"
+            )
         if isinstance(settings, dict) and settings.get("curation"):
             problems += _curation_problems(name, externals, curation_files(config, name))
     relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
@@ -112,7 +127,9 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
             )
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
-    judged_by_transitions = [n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")]
+    judged_by_transitions = [
+        n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")
+    ]
     if judged_by_transitions and "original" not in probes:
         problems.append(
             f"config key probes: {', '.join(judged_by_transitions)} compare predictions with those on the "
@@ -132,15 +149,19 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _variance_problems(config, models)
     root = config.get("infotabs_dir")
     if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
-        problems.append(f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
-                        "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it")
+        problems.append(
+            f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
+            "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it"
+        )
     elif isinstance(root, str):
         for split in _splits_read(config, probes, models):
             tsv = split_tsv(root, split)
             if not tsv.is_file():
-                problems.append(f"config key infotabs_dir: {root} lacks {tsv.relative_to(root)}, the {split} split this "
-                                f"config reads; restore the file (an InfoTabS copy has all five), or leave {split} out "
-                                "of `splits:` and the probes' splits")
+                problems.append(
+                    f"config key infotabs_dir: {root} lacks {tsv.relative_to(root)}, the {split} split this "
+                    f"config reads; restore the file (an InfoTabS copy has all five), or leave {split} out "
+                    "of `splits:` and the probes' splits"
+                )
     return problems
 
 
@@ -149,8 +170,11 @@ def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) ->
     wanted = set(config.get("splits") or [])
     for name in probes:
         wanted.update(probe_splits(config, name))
-    if any(isinstance(m, dict) and "train" in m for m in models.values()) or inoculation_plan(config) \
-            or variance_plan(config):
+    if (
+        any(isinstance(m, dict) and "train" in m for m in models.values())
+        or inoculation_plan(config)
+        or variance_plan(config)
+    ):
         wanted.update(("train", "dev"))  # fine-tuning reads train, and dev to pick its checkpoint
     return [split for split in SPLITS if split in wanted]
 
@@ -165,8 +189,10 @@ def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) ->
     if name not in models:
         return [f"config key inoculation.model: no model {name!r} in config.{did_you_mean(name, models)}"]
     if isinstance(models[name], dict) and models[name].get("premise") == "hypothesis_only":
-        problems.append(f"config key inoculation.model: {name} reads no table (premise: hypothesis_only); inoculate a "
-                        "premise + hypothesis model, as the paper does")
+        problems.append(
+            f"config key inoculation.model: {name} reads no table (premise: hypothesis_only); inoculate a "
+            "premise + hypothesis model, as the paper does"
+        )
     from ..probes import pooled_members
 
     known = [p for p in probes if p in REGISTRY]
@@ -174,12 +200,16 @@ def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) ->
         members = [p for column in pooled_members(INOCULATION_TABLES[experiment], known).values() for p in column]
         for split in ("train", "alpha1"):
             if not any(split in probe_splits(config, p) for p in members):
-                problems.append(f"config key inoculation.experiments: {experiment} fine-tunes on its probes' examples "
-                                f"from train and tests on those from alpha1; run at least one of them on {split} "
-                                f"(e.g. `splits: [alpha1, train]` for {', '.join(members) or 'one of its probes'})")
+                problems.append(
+                    f"config key inoculation.experiments: {experiment} fine-tunes on its probes' examples "
+                    f"from train and tests on those from alpha1; run at least one of them on {split} "
+                    f"(e.g. `splits: [alpha1, train]` for {', '.join(members) or 'one of its probes'})"
+                )
         if "original" in probes and "alpha1" not in probe_splits(config, "original"):
-            problems.append("config key probes.original.splits: inoculation compares accuracy on alpha1 before and after; "
-                            "run original on alpha1")
+            problems.append(
+                "config key probes.original.splits: inoculation compares accuracy on alpha1 before and after; "
+                "run original on alpha1"
+            )
     return problems
 
 
@@ -189,11 +219,17 @@ def _variance_problems(config: dict[str, Any], models: dict) -> list[str]:
         return []
     problems = []
     if plan["model"] not in models:
-        problems.append(f"config key controlled_variance.model: no model {plan['model']!r} in config.{did_you_mean(plan['model'], models)}")
+        problems.append(
+            f"config key controlled_variance.model: no model {plan['model']!r} in config.{did_you_mean(plan['model'], models)}"
+        )
     elif isinstance(models[plan["model"]], dict) and models[plan["model"]].get("premise") == "hypothesis_only":
-        problems.append(f"config key controlled_variance.model: {plan['model']} reads no table (premise: hypothesis_only); "
-                        "the numbers it must compare are in the table")
-    for key, bounds in [("train_range", plan["train_range"])] + [(f"test_ranges.{i}", b) for i, b in enumerate(plan["test_ranges"])]:
+        problems.append(
+            f"config key controlled_variance.model: {plan['model']} reads no table (premise: hypothesis_only); "
+            "the numbers it must compare are in the table"
+        )
+    for key, bounds in [("train_range", plan["train_range"])] + [
+        (f"test_ranges.{i}", b) for i, b in enumerate(plan["test_ranges"])
+    ]:
         if isinstance(bounds, list) and len(bounds) == 2 and not bounds[0] < bounds[1]:
             problems.append(f"config key controlled_variance.{key}: {bounds} is not [low, high] with low < high")
     return problems

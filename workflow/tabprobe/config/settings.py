@@ -16,8 +16,11 @@ INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
 def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
     """The external probe sets of config (`probes: {name: {external: folder}}`): name -> label_change."""
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
-    return {name: (settings or {}).get("label_change") for name, settings in probes.items()
-            if isinstance(settings, dict) and "external" in settings}
+    return {
+        name: (settings or {}).get("label_change")
+        for name, settings in probes.items()
+        if isinstance(settings, dict) and "external" in settings
+    }
 
 
 def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
@@ -49,7 +52,9 @@ def probe_options(config: Mapping[str, Any], probe: str) -> dict[str, Any]:
     return {k: v for k, v in settings.items() if k not in WORKFLOW_PROBE_OPTIONS}
 
 
-def _plan(config: Mapping[str, Any], key: str, defaults: Mapping[str, Any], full: Mapping[str, Any]) -> dict[str, Any] | None:
+def _plan(
+    config: Mapping[str, Any], key: str, defaults: Mapping[str, Any], full: Mapping[str, Any]
+) -> dict[str, Any] | None:
     """The settings in force of an optional config block: its defaults, the user's keys, then
     `full` when `full: true`; None when the block names no model."""
     settings = config.get(key) or {}

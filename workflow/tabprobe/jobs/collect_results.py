@@ -13,9 +13,16 @@ from ..io import read_json
 log = logging.getLogger(__name__)
 
 
-def collect_results(score_paths: Sequence[str], inference_stats: Mapping[str, Sequence[str]],
-                    coverage_paths: Sequence[str], relevance_summaries: Mapping[str, str], parquet_out: str,
-                    csv_out: str, run_out: str, config: Mapping[str, Any]) -> None:
+def collect_results(
+    score_paths: Sequence[str],
+    inference_stats: Mapping[str, Sequence[str]],
+    coverage_paths: Sequence[str],
+    relevance_summaries: Mapping[str, str],
+    parquet_out: str,
+    csv_out: str,
+    run_out: str,
+    config: Mapping[str, Any],
+) -> None:
     """Every score of the run into the results table (.parquet and .csv) and the run record.
     `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
     `inference_stats`: model -> infer_nli's stats files; `relevance_summaries`: split ->
@@ -23,10 +30,20 @@ def collect_results(score_paths: Sequence[str], inference_stats: Mapping[str, Se
     models = results.model_facts(inference_stats)
     table = results.collect(score_paths, {m: info["premise"] for m, info in models.items()})
     results.write(table, parquet_out, csv_out)
-    record = results.run_record(config, models, [read_json(p) for p in coverage_paths],
-                                {split: read_json(p) for split, p in relevance_summaries.items()},
-                                code_folder=Path(__file__).resolve().parent.parent)
+    record = results.run_record(
+        config,
+        models,
+        [read_json(p) for p in coverage_paths],
+        {split: read_json(p) for split, p in relevance_summaries.items()},
+        code_folder=Path(__file__).resolve().parent.parent,
+    )
     results.write_run_record(record, run_out)
-    log.info("results: %d scores of %d models in %s and %s; run record %s (commit %s)", table.height,
-             table["model"].n_unique(), parquet_out, csv_out, run_out,
-             (record["commit"] or {}).get("sha", "unknown: not a git checkout"))
+    log.info(
+        "results: %d scores of %d models in %s and %s; run record %s (commit %s)",
+        table.height,
+        table["model"].n_unique(),
+        parquet_out,
+        csv_out,
+        run_out,
+        (record["commit"] or {}).get("sha", "unknown: not a git checkout"),
+    )

@@ -25,8 +25,15 @@ class ProbeInputs:
     relevance_source: str | None = None
 
 
-def read_probe_inputs(split: str, examples_path: str, tables_path: str, seed: int, limit: int | None = None,
-                      parses_path: str | None = None, relevance_path: str | None = None) -> ProbeInputs:
+def read_probe_inputs(
+    split: str,
+    examples_path: str,
+    tables_path: str,
+    seed: int,
+    limit: int | None = None,
+    parses_path: str | None = None,
+    relevance_path: str | None = None,
+) -> ProbeInputs:
     """The inputs of generate_probe (also read by `tabprobe show`)."""
     examples = perturb.select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
@@ -42,14 +49,32 @@ def read_probe_inputs(split: str, examples_path: str, tables_path: str, seed: in
     return ProbeInputs(examples, tables, docs, relevant, source)
 
 
-def generate_probe(probe: str, split: str, examples_path: str, tables_path: str, out: str, coverage_out: str,
-                   seed: int, limit: int | None = None, options: Mapping[str, Any] | None = None,
-                   parses_path: str | None = None, relevance_path: str | None = None,
-                   curation_paths: Sequence[str] = ()) -> None:
+def generate_probe(
+    probe: str,
+    split: str,
+    examples_path: str,
+    tables_path: str,
+    out: str,
+    coverage_out: str,
+    seed: int,
+    limit: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    parses_path: str | None = None,
+    relevance_path: str | None = None,
+    curation_paths: Sequence[str] = (),
+) -> None:
     decisions = curation.read_decisions(curation_paths) if curation_paths else {}
     inputs = read_probe_inputs(split, examples_path, tables_path, seed, limit, parses_path, relevance_path)
-    probe_examples, coverage = perturb.generate(probe, inputs.examples, inputs.tables, seed, options, inputs.docs,
-                                                inputs.relevance, decisions, split)
+    probe_examples, coverage = perturb.generate(
+        probe, inputs.examples, inputs.tables, seed, options, inputs.docs, inputs.relevance, decisions, split
+    )
     write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
-    write_json({"split": split, "limit": limit, **coverage,
-                **({"relevance": inputs.relevance_source} if relevance_path else {})}, coverage_out)
+    write_json(
+        {
+            "split": split,
+            "limit": limit,
+            **coverage,
+            **({"relevance": inputs.relevance_source} if relevance_path else {}),
+        },
+        coverage_out,
+    )

@@ -11,10 +11,20 @@ from .. import models, schemas
 from ..io import read_parquet, write_json, write_parquet
 
 
-def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premise: str,
-              label_map: Mapping[str, str] | None = None, batch_size: int = 32, max_length: int = 512,
-              precision: str = "auto", pair_order: str = "premise_first", threads: int = 1,
-              shard_size: int = 512) -> None:
+def infer_nli(
+    probe_path: str,
+    checkpoint: str,
+    out: str,
+    stats_out: str,
+    premise: str,
+    label_map: Mapping[str, str] | None = None,
+    batch_size: int = 32,
+    max_length: int = 512,
+    precision: str = "auto",
+    pair_order: str = "premise_first",
+    threads: int = 1,
+    shard_size: int = 512,
+) -> None:
     import torch
 
     torch.set_num_threads(max(1, threads))
@@ -23,9 +33,17 @@ def infer_nli(probe_path: str, checkpoint: str, out: str, stats_out: str, premis
     # Finished blocks are kept beside the output until it is written, so a killed job resumes.
     shard_dir = Path(out).with_name(f".{Path(out).stem}.shards")
     start = time.monotonic()
-    predictions, stats = models.infer(probe_examples, loaded, premise, batch_size=batch_size,
-                                      max_length=max_length, precision=precision, shard_dir=shard_dir,
-                                      shard_size=shard_size, pair_order=pair_order)
+    predictions, stats = models.infer(
+        probe_examples,
+        loaded,
+        premise,
+        batch_size=batch_size,
+        max_length=max_length,
+        precision=precision,
+        shard_dir=shard_dir,
+        shard_size=shard_size,
+        pair_order=pair_order,
+    )
     seconds = time.monotonic() - start
     write_parquet(predictions, out, schemas.PREDICTIONS)
     write_json(

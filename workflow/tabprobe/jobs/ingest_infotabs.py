@@ -10,8 +10,15 @@ from ..io import write_json, write_parquet
 log = logging.getLogger(__name__)
 
 
-def ingest_infotabs(root: str, split: str, examples_out: str, tables_out: str, summary_out: str,
-                    on_duplicate: str = "warn", verify: bool = True) -> None:
+def ingest_infotabs(
+    root: str,
+    split: str,
+    examples_out: str,
+    tables_out: str,
+    summary_out: str,
+    on_duplicate: str = "warn",
+    verify: bool = True,
+) -> None:
     if verify:
         download.verify(root)
     ingested = infotabs.ingest_split(root, split, on_duplicate=on_duplicate)

@@ -11,10 +11,20 @@ from ..io import read_parquet, write_parquet
 from ..probes import register_externals
 
 
-def score_probe(probe: str, split: str, model: str, probe_path: str, predictions_path: str,
-                original_predictions_path: str | None, out: str, settings: Mapping[str, Any], seed: int,
-                externals: Mapping[str, str | None] | None = None, unverified_flips: str = "exclude",
-                baseline_predictions_path: str | None = None) -> None:
+def score_probe(
+    probe: str,
+    split: str,
+    model: str,
+    probe_path: str,
+    predictions_path: str,
+    original_predictions_path: str | None,
+    out: str,
+    settings: Mapping[str, Any],
+    seed: int,
+    externals: Mapping[str, str | None] | None = None,
+    unverified_flips: str = "exclude",
+    baseline_predictions_path: str | None = None,
+) -> None:
     """`baseline_predictions_path`: the hypothesis-only model's `original` predictions on this
     split (probe `original` of a premise model only), for its paired gain over that baseline."""
     register_externals(externals)
@@ -26,7 +36,8 @@ def score_probe(probe: str, split: str, model: str, probe_path: str, predictions
         scoring.ScoringSettings(seed=seed, **settings),
         model=model,
         split=split,
-        baseline_predictions=(read_parquet(baseline_predictions_path, schemas.PREDICTIONS)
-                              if baseline_predictions_path else None),
+        baseline_predictions=(
+            read_parquet(baseline_predictions_path, schemas.PREDICTIONS) if baseline_predictions_path else None
+        ),
     )
     write_parquet(table, out, schemas.SCORES)

@@ -20,6 +20,8 @@ def select_inoculation(grid: Mapping[str, str], out: str) -> None:
     best = max(dev, key=lambda lr: (dev[lr], -list(grid).index(lr)))
     with atomic_dir(out) as folder:
         shutil.copytree(grid[best], folder, dirs_exist_ok=True)
-        write_json({"learning_rate": float(best), "dev_accuracy_by_learning_rate": {k: dev[k] for k in grid}},
-                   Path(folder) / "inoculation_grid.json")
+        write_json(
+            {"learning_rate": float(best), "dev_accuracy_by_learning_rate": {k: dev[k] for k in grid}},
+            Path(folder) / "inoculation_grid.json",
+        )
     log.info("best learning rate %s (dev accuracy %.2f%%) of %s", best, dev[best], dev)

@@ -13,9 +13,18 @@ from ..io import atomic_dir, read_parquet
 log = logging.getLogger(__name__)
 
 
-def train_model(train_path: str, train_tables_path: str, dev_path: str, dev_tables_path: str, out_dir: str,
-                premise: str, train: Mapping[str, Any], seed: int, pair_order: str = "premise_first",
-                threads: int = 1) -> None:
+def train_model(
+    train_path: str,
+    train_tables_path: str,
+    dev_path: str,
+    dev_tables_path: str,
+    out_dir: str,
+    premise: str,
+    train: Mapping[str, Any],
+    seed: int,
+    pair_order: str = "premise_first",
+    threads: int = 1,
+) -> None:
     import torch
 
     torch.set_num_threads(max(1, threads))

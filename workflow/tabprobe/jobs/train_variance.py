@@ -12,9 +12,19 @@ from ..io import read_parquet
 log = logging.getLogger(__name__)
 
 
-def train_variance(checkpoint: str, train_path: str, train_tables_path: str, dev_path: str, dev_tables_path: str,
-                   out: str, resample: int, settings: Mapping[str, Any], model: Mapping[str, Any], seed: int,
-                   threads: int = 1) -> None:
+def train_variance(
+    checkpoint: str,
+    train_path: str,
+    train_tables_path: str,
+    dev_path: str,
+    dev_tables_path: str,
+    out: str,
+    resample: int,
+    settings: Mapping[str, Any],
+    model: Mapping[str, Any],
+    seed: int,
+    threads: int = 1,
+) -> None:
     """Controlled variance, one repeat: fine-tune `checkpoint` on num_comparative examples from
     train tables with numbers in the training range, stopping early on such examples from dev."""
     import torch
@@ -24,9 +34,14 @@ def train_variance(checkpoint: str, train_path: str, train_tables_path: str, dev
     bounds = settings["train_range"]
 
     def examples(path, tables_path, count, split):
-        found = variance.range_examples(read_parquet(path, schemas.EXAMPLES),
-                                        infotabs.load_tables(read_parquet(tables_path, schemas.TABLES)), bounds, count,
-                                        repeat_seed, split)
+        found = variance.range_examples(
+            read_parquet(path, schemas.EXAMPLES),
+            infotabs.load_tables(read_parquet(tables_path, schemas.TABLES)),
+            bounds,
+            count,
+            repeat_seed,
+            split,
+        )
         log.info("%d %s examples with numbers in %s", found.num_rows, split, variance.range_label(bounds))
         return found.to_pylist()
 

@@ -59,7 +59,9 @@ def register_external(name: str, label_change: str | None = None) -> Probe:
         description="External probe set (tables and hypotheses given in InfoTabS format, scored against their labels).",
         apply=_read_not_generated,
         judged_by="expected",
-        paper_reference="section 6, Table 7 (label-flipped counterfactuals were made by hand)" if label_change else "external",
+        paper_reference="section 6, Table 7 (label-flipped counterfactuals were made by hand)"
+        if label_change
+        else "external",
         label_change=label_change,
         family="counterfactual" if label_change else "external",
     )
@@ -88,7 +90,9 @@ def get_probe(name: str) -> Probe:
     try:
         target = REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown probe {name!r}.{did_you_mean(name, REGISTRY)} Registered probes: {', '.join(sorted(REGISTRY))}") from None
+        raise KeyError(
+            f"unknown probe {name!r}.{did_you_mean(name, REGISTRY)} Registered probes: {', '.join(sorted(REGISTRY))}"
+        ) from None
     module_name, attr = target.split(":")
     probe = getattr(importlib.import_module(module_name), attr)
     if probe.name != name:
@@ -107,8 +111,10 @@ def pooled_members(table: str, probe_names: list[str]) -> dict[str, list[str]]:
     """Each column of a pooled paper table and the probes (of `probe_names`, in that order)
     pooled into it."""
     family = POOLED_TABLES[table]
-    return {column: [p for p in probe_names if get_probe(p).family == family and get_probe(p).label_change == change]
-            for change, column in POOLED_COLUMNS.items()}
+    return {
+        column: [p for p in probe_names if get_probe(p).family == family and get_probe(p).label_change == change]
+        for change, column in POOLED_COLUMNS.items()
+    }
 
 
 def module_path(name: str) -> str:
@@ -126,5 +132,20 @@ def source_files(name: str) -> list[str]:
     return closure([module_path(name)])
 
 
-__all__ = ["REGISTRY", "POOLED_COLUMNS", "POOLED_TABLES", "get_probe", "is_external", "module_path", "pooled_members",
-           "register_external", "register_externals", "source_files", "Example", "NotApplicable", "Probe", "ProbeContext", "ProbeExample"]
+__all__ = [
+    "REGISTRY",
+    "POOLED_COLUMNS",
+    "POOLED_TABLES",
+    "get_probe",
+    "is_external",
+    "module_path",
+    "pooled_members",
+    "register_external",
+    "register_externals",
+    "source_files",
+    "Example",
+    "NotApplicable",
+    "Probe",
+    "ProbeContext",
+    "ProbeExample",
+]

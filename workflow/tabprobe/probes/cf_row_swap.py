@@ -27,9 +27,13 @@ def _partners(table: Table, relevant: set[str], ctx: ProbeContext) -> list[Table
     fits = []
     for other_id in sorted(ctx.tables):
         other = ctx.tables[other_id]
-        if (other_id == table.table_id or "name" not in names[other_id] or not is_name_like(other)
-                or same_subject(table, other, names)
-                or names[other_id].get("gender", "-") != names[table.table_id].get("gender", "-")):
+        if (
+            other_id == table.table_id
+            or "name" not in names[other_id]
+            or not is_name_like(other)
+            or same_subject(table, other, names)
+            or names[other_id].get("gender", "-") != names[table.table_id].get("gender", "-")
+        ):
             continue
         theirs = {row.key: row.values for row in other.rows}
         if own.keys() <= theirs.keys() and any(theirs[k] != own[k] for k in relevant):
@@ -54,10 +58,21 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     extras = of_its_time(table, other)
     kept = [row for row in swapped.rows if row.key in set(table.keys) or (extras and insertable(row, table))]
     counterfactual = with_title(swapped.with_rows(kept), other.title, f"{other.table_id}<{table.table_id}")
-    return [ProbeExample(hypothesis, counterfactual, expected=example.label, provenance={
-        "rule": "counterfactual_row_swap", "partner_table": other.table_id, "swapped_keys": sorted(table.keys),
-        "relevant_keys": sorted(relevant), "changes": edits,
-        "partner_rows_dropped": [row.key for row in swapped.rows if row not in kept]})]
+    return [
+        ProbeExample(
+            hypothesis,
+            counterfactual,
+            expected=example.label,
+            provenance={
+                "rule": "counterfactual_row_swap",
+                "partner_table": other.table_id,
+                "swapped_keys": sorted(table.keys),
+                "relevant_keys": sorted(relevant),
+                "changes": edits,
+                "partner_rows_dropped": [row.key for row in swapped.rows if row not in kept],
+            },
+        )
+    ]
 
 
 def _carries_every_row(example, table, out):
@@ -78,6 +93,10 @@ PROBE = Probe(
     label_change="preserved",
     family="counterfactual",
     needs_parse=True,  # the split's hypotheses: how each subject is named
-    invariants=(EDITS_REPRODUCE, CLEAN_SPACING, SUBJECT_RENAMED,
-                Invariant("carries every row of the gold table", _carries_every_row)),
+    invariants=(
+        EDITS_REPRODUCE,
+        CLEAN_SPACING,
+        SUBJECT_RENAMED,
+        Invariant("carries every row of the gold table", _carries_every_row),
+    ),
 )

@@ -20,8 +20,12 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
         # Only subjects the split's hypotheses name by their whole name can stand in for another;
         # people are paired with people the hypotheses call by the same pronoun, within a category.
         nameable = {t: ctx.tables[t] for t in ctx.tables if "name" in names[t] and is_name_like(ctx.tables[t])}
-        ctx.shared["partners"] = pair_tables(nameable, ctx.seed, "cf_title_swap",
-                                             group=lambda t: f"{t.category or ''}/{names[t.table_id].get('gender', '-')}")
+        ctx.shared["partners"] = pair_tables(
+            nameable,
+            ctx.seed,
+            "cf_title_swap",
+            group=lambda t: f"{t.category or ''}/{names[t.table_id].get('gender', '-')}",
+        )
     partner_id = ctx.shared["partners"].get(table.table_id)
     if partner_id is None:
         raise NotApplicable("no hypothesis of the split gives this table's subject its whole name")
@@ -30,8 +34,14 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
         raise NotApplicable("the partner table is about the same subject")
     hypothesis, edits = swap_mentions(example.hypothesis, table, names[partner_id])
     counterfactual = with_title(table, other.title, f"{table.table_id}<{other.table_id}")
-    return [ProbeExample(hypothesis, counterfactual, expected=example.label, provenance={
-        "rule": "counterfactual_title_swap", "partner_table": other.table_id, "changes": edits})]
+    return [
+        ProbeExample(
+            hypothesis,
+            counterfactual,
+            expected=example.label,
+            provenance={"rule": "counterfactual_title_swap", "partner_table": other.table_id, "changes": edits},
+        )
+    ]
 
 
 PROBE = Probe(

@@ -29,7 +29,7 @@ ENTITY_TYPES = frozenset({"PERSON", "GPE", "LOC", "FAC", "ORG"})
 
 
 def strip_article(text: str) -> str:
-    """"the Faroe Islands" -> "Faroe Islands": the parser often takes the article into a name."""
+    """ "the Faroe Islands" -> "Faroe Islands": the parser often takes the article into a name."""
     return re.sub(r"^(?:the|a|an)\s+", "", text.strip(), flags=re.IGNORECASE)
 
 
@@ -60,9 +60,11 @@ def slots(table: Table, name: str) -> set[tuple[str, str]]:
 
 
 # Names of one country: replacing one by another changes nothing.
-ALIASES = (frozenset({"united states", "united states of america", "usa", "u.s.", "u.s.a.", "us", "america", "the us"}),
-           frozenset({"united kingdom", "uk", "u.k.", "britain", "great britain"}),
-           frozenset({"soviet union", "ussr", "u.s.s.r."}))
+ALIASES = (
+    frozenset({"united states", "united states of america", "usa", "u.s.", "u.s.a.", "us", "america", "the us"}),
+    frozenset({"united kingdom", "uk", "u.k.", "britain", "great britain"}),
+    frozenset({"soviet union", "ussr", "u.s.s.r."}),
+)
 
 
 def takes_article(entity) -> bool:
@@ -84,8 +86,9 @@ def usable(entity, table: Table) -> bool:
         return False
     text = entity.doc.text
     start, end = entity.end_char - len(name), entity.end_char
-    if name_run(text, start, end) != (start, end) or re.search(r"[A-Z][\w.'’-]*\s+(?:of|de|and|&)\s+(?:the\s+)?$",
-                                                             text[:start]):
+    if name_run(text, start, end) != (start, end) or re.search(
+        r"[A-Z][\w.'’-]*\s+(?:of|de|and|&)\s+(?:the\s+)?$", text[:start]
+    ):
         return False
     if re.search(r"[A-Z][\w.'’-]*,\s*$", text[:start]) or re.match(r",\s*[A-Z]", text[end:]):
         return False  # part of an address in the sentence ("Paris, France"): another city makes it "Seattle, France"
@@ -128,8 +131,15 @@ def substitutes(entity, table: Table, pool) -> list[str]:
     options = set()
     for key, place in slots(table, strip_article(entity.text)):
         options.update(pool.get((entity.label_, table.category, key, place, takes_article(entity)), ()))
-    return sorted(c for c in options if normalised(c) not in text and own not in normalised(c)
-                  and normalised(c) not in own and not names_subject(c, table) and not aliases(c, own))
+    return sorted(
+        c
+        for c in options
+        if normalised(c) not in text
+        and own not in normalised(c)
+        and normalised(c) not in own
+        and not names_subject(c, table)
+        and not aliases(c, own)
+    )
 
 
 def entity_name_span(entity) -> tuple[int, int]:
@@ -158,11 +168,19 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
             continue
         new = options[int(ctx.rng.integers(len(options)))]
         start, end = entity_name_span(entity)
-        if example.hypothesis[start:end].endswith(".") and not new.endswith(".") and not example.hypothesis[end:].strip():
+        if (
+            example.hypothesis[start:end].endswith(".")
+            and not new.endswith(".")
+            and not example.hypothesis[end:].strip()
+        ):
             new += "."  # "lives in the U.S." ended the sentence with the name's own full stop
         edit = change(example.hypothesis, start, end, new)
-        provenance = {"rule": "entity_substitution", "entity_type": entity.label_, "changes": [edit],
-                      "slots": sorted(f"{key}/{place}" for key, place in slots(table, edit["old"]))}
+        provenance = {
+            "rule": "entity_substitution",
+            "entity_type": entity.label_,
+            "changes": [edit],
+            "slots": sorted(f"{key}/{place}" for key, place in slots(table, edit["old"])),
+        }
         out.append(ProbeExample(apply_changes(example.hypothesis, [edit]), table, "C", provenance))
     if not out:
         raise NotApplicable("no entity of the same type in the same place of another table")
@@ -192,5 +210,8 @@ PROBE = Probe(
     needs_parse=True,
     label_change="flipped",
     family="hypothesis",
-    invariants=(*HYPOTHESIS_EDIT, Invariant("replaces a value of the table by a name it lacks", _substitute_new_to_table)),
+    invariants=(
+        *HYPOTHESIS_EDIT,
+        Invariant("replaces a value of the table by a name it lacks", _substitute_new_to_table),
+    ),
 )

@@ -46,8 +46,12 @@ def swap_rows_in(target: Table, source: Table, keys: set[str]) -> Table:
     return target.with_rows(Row(r.key, donor[r.key]) if r.key in keys and r.key in donor else r for r in target.rows)
 
 
-def pair_tables(tables: Mapping[str, Table], seed: int, name: str,
-                group: Callable[[Table], str] = lambda table: table.category or "") -> dict[str, str]:
+def pair_tables(
+    tables: Mapping[str, Table],
+    seed: int,
+    name: str,
+    group: Callable[[Table], str] = lambda table: table.category or "",
+) -> dict[str, str]:
     """Each table's partner from its own `group` (default: its category), pairs mutual: the
     group's tables are shuffled (seeded) and paired in turn; with an odd count, the last one
     takes the first one's partner one way only; a table alone in its group has none."""

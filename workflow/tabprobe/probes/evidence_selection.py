@@ -15,10 +15,15 @@ from .invariants import TABLE_EDIT
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
     relevant = set(relevant_indices(example, table, ctx))
     keys = sorted({table.rows[i].key for i in relevant})
-    return [ProbeExample(example.hypothesis, without_rows(table, {i}), expected=None,
-                         provenance={"deleted_row": describe_rows(table, [i])[0], "relevant": i in relevant,
-                                     "relevant_keys": keys})
-            for i in range(len(table.rows))]
+    return [
+        ProbeExample(
+            example.hypothesis,
+            without_rows(table, {i}),
+            expected=None,
+            provenance={"deleted_row": describe_rows(table, [i])[0], "relevant": i in relevant, "relevant_keys": keys},
+        )
+        for i in range(len(table.rows))
+    ]
 
 
 PROBE = Probe(

@@ -71,11 +71,19 @@ def is_year(text: str) -> bool:
 # is the direction in which the number may move with an ENTAIL label kept: "over 100 minutes"
 # stays true at "over 90"; a CONTRADICT label is kept moving the other way.
 MONOTONE_WORDS: dict[str, str] = {
-    "over": "down", "more than": "down", "after": "down",
-    "under": "up", "less than": "up", "before": "up",
+    "over": "down",
+    "more than": "down",
+    "after": "down",
+    "under": "up",
+    "less than": "up",
+    "before": "up",
     # synonyms (this project's reading, same monotonicity)
-    "above": "down", "greater than": "down", "at least": "down",
-    "below": "up", "fewer than": "up", "at most": "up",
+    "above": "down",
+    "greater than": "down",
+    "at least": "down",
+    "below": "up",
+    "fewer than": "up",
+    "at most": "up",
 }
 PAPER_TABLE2 = frozenset({"over", "more than", "after", "under", "less than", "before"})
 TEMPORAL_WORDS = frozenset({"before", "after"})
@@ -94,10 +102,44 @@ class MonotoneNumber:
 
 # Words before a comparative that make it approximate: "just over 2 minutes" is not "over 2
 # minutes", and "just no more than 2" is not English.
-APPROXIMATORS = frozenset({"just", "slightly", "roughly", "nearly", "almost", "approximately", "about", "around",
-                           "well", "far", "much", "barely", "only", "little", "bit", "somewhat", "some"})
-TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "millennium",
-                        "season", "night", "weekend"})
+APPROXIMATORS = frozenset(
+    {
+        "just",
+        "slightly",
+        "roughly",
+        "nearly",
+        "almost",
+        "approximately",
+        "about",
+        "around",
+        "well",
+        "far",
+        "much",
+        "barely",
+        "only",
+        "little",
+        "bit",
+        "somewhat",
+        "some",
+    }
+)
+TIME_UNITS = frozenset(
+    {
+        "second",
+        "minute",
+        "hour",
+        "day",
+        "week",
+        "month",
+        "year",
+        "decade",
+        "century",
+        "millennium",
+        "season",
+        "night",
+        "weekend",
+    }
+)
 # Verbs and prepositions before "over"/"under" + a duration that make it a comparison ("for over
 # 3 years", "is over 2 hours long", "lasted over a week"); otherwise "over five days" is a span.
 _DURATION_COMPARED = frozenset({"for", "of", "be", "last", "run", "span", "take", "spend", "age", "aged"})
@@ -125,7 +167,7 @@ def comparative_in_context(tokens, i: int, length: int) -> bool:
     previous = tokens[i - 1] if i > 0 else None
     if previous is not None and previous.lower_ in APPROXIMATORS:
         return False
-    phrase = " ".join(t.lower_ for t in tokens[i:i + length])
+    phrase = " ".join(t.lower_ for t in tokens[i : i + length])
     number = i + length
     unit = tokens[number + 1] if number + 1 < len(tokens) else None
     if phrase in ("over", "under", "above", "below") and unit is not None and unit.lemma_.lower() in TIME_UNITS:
@@ -164,8 +206,9 @@ def monotone_numbers(doc) -> list[MonotoneNumber]:
         temporal = phrase in TEMPORAL_WORDS and (is_year(target.text) or target.ent_type_ == "DATE")
         if (temporal or is_year(target.text)) and not is_calendar_year(target):
             continue
-        found.append(MonotoneNumber(phrase, target.idx, target.idx + len(target.text), target.text, number, temporal,
-                                    target.i))
+        found.append(
+            MonotoneNumber(phrase, target.idx, target.idx + len(target.text), target.text, number, temporal, target.i)
+        )
     return found
 
 
@@ -180,7 +223,7 @@ def moved_value(item: MonotoneNumber, direction: str, large: bool, rng: np.rando
     elif large:
         new = value * 2 if direction == "up" else value / 2
     else:
-        step = max(value * float(rng.uniform(0.1, 0.3)), 10.0 ** -item.number.decimals)
+        step = max(value * float(rng.uniform(0.1, 0.3)), 10.0**-item.number.decimals)
         new = value + sign * step
     new = item.number.rounded(new)
     if new <= 0 or new == value:
@@ -229,8 +272,9 @@ def table_value(item: MonotoneNumber, doc, table) -> tuple[float, dict] | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def monotone_edit(text: str, item: MonotoneNumber, label: str, flip: bool, rng: np.random.Generator,
-                  doc=None, table=None) -> tuple[str, dict] | None:
+def monotone_edit(
+    text: str, item: MonotoneNumber, label: str, flip: bool, rng: np.random.Generator, doc=None, table=None
+) -> tuple[str, dict] | None:
     """Move a monotone-governed number to keep (`flip=False`) or flip the E/C label. Where the
     table holds the one quantity the number is compared with (table_value), the new label is
     checked against it: an edit the table contradicts is None, one it confirms is no heuristic
@@ -247,8 +291,11 @@ def monotone_edit(text: str, item: MonotoneNumber, label: str, flip: bool, rng: 
             return None
     edit = change(text, item.start, item.end, item.number.format(new))
     provenance: dict[str, Any] = {
-        "rule": "monotonicity", "function_word": item.word, "direction": direction,
-        "word_from_paper_table2": item.word in PAPER_TABLE2, "changes": [edit],
+        "rule": "monotonicity",
+        "function_word": item.word,
+        "direction": direction,
+        "word_from_paper_table2": item.word in PAPER_TABLE2,
+        "changes": [edit],
     }
     checked = table_value(item, doc, table) if doc is not None and table is not None else None
     if checked is not None:
@@ -284,12 +331,19 @@ def monotone_number_probe(example, table, doc, ctx, temporal: bool, flip: bool) 
     items = [m for m in monotone_numbers(doc) if m.temporal == temporal]
     if not items:
         raise NotApplicable(f"no {'year' if temporal else 'number'} under a monotone function word")
-    bounded = re.compile(r"\b(?:over|more than|less than|under|about|approximately|around|nearly|almost|at least|"
-                         r"at most|up to|c\.|circa|~)\s*$|\+\s*$", re.IGNORECASE)
+    bounded = re.compile(
+        r"\b(?:over|more than|less than|under|about|approximately|around|nearly|almost|at least|"
+        r"at most|up to|c\.|circa|~)\s*$|\+\s*$",
+        re.IGNORECASE,
+    )
     out = []
     for item in items:
-        if flip and any(bounded.search(value[:m.start()]) for row in table.rows for value in row.values
-                        for m in re.finditer(r"(?<![\d,.])" + re.escape(item.text) + r"(?![\d])", value)):
+        if flip and any(
+            bounded.search(value[: m.start()])
+            for row in table.rows
+            for value in row.values
+            for m in re.finditer(r"(?<![\d,.])" + re.escape(item.text) + r"(?![\d])", value)
+        ):
             continue  # the table gives only a bound ("Over 1600 Fellows"): a doubled claim is NEUTRAL
         edited = monotone_edit(example.hypothesis, item, example.label, flip, ctx.rng, doc, table)
         if edited:
@@ -303,8 +357,20 @@ def monotone_number_probe(example, table, doc, ctx, temporal: bool, flip: bool) 
 
 # ---------------------------------------------------------------- dates
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _MONTH_INDEX = {m.lower(): i for i, m in enumerate(MONTHS)}
 
 
@@ -312,8 +378,9 @@ SEASONS = frozenset({"spring", "summer", "autumn", "fall", "winter"})
 # Words next to a date that put it into a range, a deadline or a list, where changing or widening
 # it does not simply keep or flip the claim ("from 1981 to 1983", "succeeded by 24 December 1521",
 # "married since 2017"; a comparison "more awards in 2015 than in 2008" is caught by "than").
-_DATE_BEFORE = frozenset({"from", "to", "until", "till", "through", "between", "since", "by", "and", "or", "–", "-",
-                          "—"})
+_DATE_BEFORE = frozenset(
+    {"from", "to", "until", "till", "through", "between", "since", "by", "and", "or", "–", "-", "—"}
+)
 _DATE_AFTER = frozenset({"to", "until", "till", "through", "and", "or", "–", "-", "—"})
 
 
@@ -382,39 +449,148 @@ def change_month(text: str, entity, rng: np.random.Generator) -> tuple[str, dict
     others = [m for i, m in enumerate(MONTHS) if i != _MONTH_INDEX[month.lower_]]
     new = others[int(rng.integers(len(others)))]
     edit = change(text, month.idx, month.idx + len(month.text), new if month.text[0].isupper() else new.lower())
-    return apply_changes(text, [edit]), {"rule": "month_changed", "heuristic": "a single-valued date", "changes": [edit]}
+    return apply_changes(text, [edit]), {
+        "rule": "month_changed",
+        "heuristic": "a single-valued date",
+        "changes": [edit],
+    }
 
 
 # ---------------------------------------------------------------- negation
 
 # Words that already negate (other than not / n't): inserting "not" next to them would make a
 # double negation whose label no rule predicts.
-OTHER_NEGATIONS = frozenset({"no", "none", "nothing", "nobody", "neither", "nor", "never", "without", "nowhere", "cannot"})
+OTHER_NEGATIONS = frozenset(
+    {"no", "none", "nothing", "nobody", "neither", "nor", "never", "without", "nowhere", "cannot"}
+)
 # "only has one language" negated is "does not only have one": the scope changes, the label
 # does not simply flip.
 FOCUS_WORDS = frozenset({"only", "just", "merely", "solely"})
 # Adverbs under which "not" does not negate the claim: "barely made a profit" -> "barely did not
 # make" says something else; "also won" -> "did not also win" keeps a presupposition.
-HEDGES = frozenset({"barely", "hardly", "scarcely", "likely", "probably", "possibly", "perhaps", "nearly", "almost",
-                    "approximately", "roughly", "about", "also", "even", "already", "still", "too", "largely",
-                    "mostly", "mainly", "partly", "usually", "often", "sometimes", "generally", "once"})
+HEDGES = frozenset(
+    {
+        "barely",
+        "hardly",
+        "scarcely",
+        "likely",
+        "probably",
+        "possibly",
+        "perhaps",
+        "nearly",
+        "almost",
+        "approximately",
+        "roughly",
+        "about",
+        "also",
+        "even",
+        "already",
+        "still",
+        "too",
+        "largely",
+        "mostly",
+        "mainly",
+        "partly",
+        "usually",
+        "often",
+        "sometimes",
+        "generally",
+        "once",
+    }
+)
 # Words that need a negation to be English: removing "not" from "does not have any" leaves
 # "does have any" (negative-polarity items).
-POLARITY_ITEMS = frozenset({"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "until",
-                            "till", "whatsoever"})
+POLARITY_ITEMS = frozenset(
+    {"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "until", "till", "whatsoever"}
+)
 # Determiners and quantifiers of a subject under which negating the verb does not negate the
 # sentence: "Some nations do not send ...", "All drinks are not sugar free".
-QUANTIFYING = frozenset({"some", "all", "each", "every", "most", "many", "few", "several", "any", "no", "both",
-                         "more", "less", "fewer", "almost", "nearly", "over", "under", "about", "a", "an",
-                         "anyone", "anybody", "everyone", "everybody", "someone", "somebody", "one", "half",
-                         "majority", "minority", "third", "quarter", "percent", "%", "rest", "none", "either"})
-_MODALS = frozenset({"be", "have", "do", "will", "would", "can", "could", "shall", "should", "may", "might", "must",
-                     "ought", "need", "dare"})
+QUANTIFYING = frozenset(
+    {
+        "some",
+        "all",
+        "each",
+        "every",
+        "most",
+        "many",
+        "few",
+        "several",
+        "any",
+        "no",
+        "both",
+        "more",
+        "less",
+        "fewer",
+        "almost",
+        "nearly",
+        "over",
+        "under",
+        "about",
+        "a",
+        "an",
+        "anyone",
+        "anybody",
+        "everyone",
+        "everybody",
+        "someone",
+        "somebody",
+        "one",
+        "half",
+        "majority",
+        "minority",
+        "third",
+        "quarter",
+        "percent",
+        "%",
+        "rest",
+        "none",
+        "either",
+    }
+)
+_MODALS = frozenset(
+    {
+        "be",
+        "have",
+        "do",
+        "will",
+        "would",
+        "can",
+        "could",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "ought",
+        "need",
+        "dare",
+    }
+)
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
 _DO_SUPPORT = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 # Verbs whose past tense is their base form ("put", "cut"): the only VBD forms equal to a lemma.
-_SAME_PAST = frozenset({"put", "cut", "hit", "set", "let", "cost", "hurt", "shut", "quit", "spread", "bet", "bid",
-                        "broadcast", "burst", "cast", "read", "split", "upset"})
+_SAME_PAST = frozenset(
+    {
+        "put",
+        "cut",
+        "hit",
+        "set",
+        "let",
+        "cost",
+        "hurt",
+        "shut",
+        "quit",
+        "spread",
+        "bet",
+        "bid",
+        "broadcast",
+        "burst",
+        "cast",
+        "read",
+        "split",
+        "upset",
+    }
+)
 _SUBJECTS = ("nsubj", "nsubjpass", "expl", "csubj")
 
 
@@ -425,8 +601,9 @@ def quantified_subject(doc) -> bool:
     roots = [t for t in doc if t.dep_ == "ROOT"]
     for root in roots:
         # the subject, and what floats between it and the verb ("The suspects all work")
-        before = [t for c in root.children if c.dep_ in _SUBJECTS for t in c.subtree] + \
-                 [t for t in doc[:root.i] if t.dep_ in ("advmod", "det", "predet", "quantmod", "nummod")]
+        before = [t for c in root.children if c.dep_ in _SUBJECTS for t in c.subtree] + [
+            t for t in doc[: root.i] if t.dep_ in ("advmod", "det", "predet", "quantmod", "nummod")
+        ]
         for token in before:
             if token.lower_ in QUANTIFYING or (token.like_num and not is_year(token.text)) or token.dep_ == "quantmod":
                 return True
@@ -453,7 +630,9 @@ def negation_edit(doc) -> tuple[str, dict] | None:
     root = roots[0]
     if not any(c.dep_ in _SUBJECTS and c.i < root.i for c in root.children):
         return None  # no clause with a subject before its verb (a fragment, a mis-parse)
-    if any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") for t in doc) or (root.i + 1 < len(doc) and doc[root.i + 1].text == ","):
+    if any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") for t in doc) or (
+        root.i + 1 < len(doc) and doc[root.i + 1].text == ","
+    ):
         return None  # "wrote, directed and starred": negating one verb of several
     if any(t.lower_ in HEDGES | FOCUS_WORDS for t in doc):
         return None
@@ -464,7 +643,7 @@ def negation_edit(doc) -> tuple[str, dict] | None:
         neg = negations[0]
         if neg.head != root and neg.head.head != root or within_a_name(neg, doc) or len(negations) > 1:
             return None
-        if any(t.lower_ in POLARITY_ITEMS for t in doc[neg.i:]) or any(t.lower_ in OTHER_NEGATIONS for t in doc):
+        if any(t.lower_ in POLARITY_ITEMS for t in doc[neg.i :]) or any(t.lower_ in OTHER_NEGATIONS for t in doc):
             return None
         start = neg.idx - 1 if neg.lower_ == "not" and neg.idx > 0 and text[neg.idx - 1] == " " else neg.idx
         edits = [change(text, start, neg.idx + len(neg.text), "")]
@@ -497,7 +676,7 @@ def negation_edit(doc) -> tuple[str, dict] | None:
 
 
 def _do_support(text: str, verb) -> tuple[str, dict] | None:
-    """"won" -> "did not win": the verb's lemma after do in the verb's tense and person. None for
+    """ "won" -> "did not win": the verb's lemma after do in the verb's tense and person. None for
     a form that does not look like its tag (a noun mis-tagged as a verb: "rankings"), or a verb
     inside a name."""
     tag, form, lemma = verb.tag_, verb.lower_, verb.lemma_.lower()
@@ -509,7 +688,11 @@ def _do_support(text: str, verb) -> tuple[str, dict] | None:
         # "do" needs a plural subject or I/you/we/they; a title ("Dear White People wound up")
         # is one thing, and its verb was mis-tagged
         subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
-        if form != lemma or not subjects or not (subjects[0].tag_ == "NNS" or subjects[0].lower_ in ("i", "you", "we", "they")):
+        if (
+            form != lemma
+            or not subjects
+            or not (subjects[0].tag_ == "NNS" or subjects[0].lower_ in ("i", "you", "we", "they"))
+        ):
             return None
     edit = change(text, verb.idx, verb.idx + len(verb.text), f"{_DO_SUPPORT[tag]} not {lemma}")
     return apply_changes(text, [edit]), {"rule": "negation_inserted", "changes": [edit]}
@@ -521,10 +704,17 @@ def _do_support(text: str, verb) -> tuple[str, dict] | None:
 # exactly when "no more than 3" is true, so the swap flips ENTAIL and CONTRADICT by logic alone
 # (unlike moving the number, which needs the half/twice heuristic).
 QUANTIFIER_COMPLEMENTS: dict[str, str] = {
-    "more than": "no more than", "over": "no more than", "greater than": "no more than",
-    "less than": "at least", "fewer than": "at least", "under": "at least",
-    "at least": "less than", "at most": "more than",
-    "no more than": "more than", "no less than": "less than", "no fewer than": "fewer than",
+    "more than": "no more than",
+    "over": "no more than",
+    "greater than": "no more than",
+    "less than": "at least",
+    "fewer than": "at least",
+    "under": "at least",
+    "at least": "less than",
+    "at most": "more than",
+    "no more than": "more than",
+    "no less than": "less than",
+    "no fewer than": "fewer than",
 }
 _LONGEST_QUANTIFIER = max(len(q.split()) for q in QUANTIFIER_COMPLEMENTS)
 
@@ -538,8 +728,13 @@ def quantifier_edits(doc) -> list[tuple[str, dict]]:
         for length in range(_LONGEST_QUANTIFIER, 0, -1):
             span = tokens[i : i + length]
             phrase = " ".join(t.lower_ for t in span)
-            if len(span) == length and phrase in QUANTIFIER_COMPLEMENTS and i + length < len(tokens) \
-                    and tokens[i + length].like_num and comparative_in_context(tokens, i, length):
+            if (
+                len(span) == length
+                and phrase in QUANTIFIER_COMPLEMENTS
+                and i + length < len(tokens)
+                and tokens[i + length].like_num
+                and comparative_in_context(tokens, i, length)
+            ):
                 break
         else:
             i += 1
@@ -549,8 +744,16 @@ def quantifier_edits(doc) -> list[tuple[str, dict]]:
         if text[start].isupper():
             new = new[0].upper() + new[1:]
         edit = change(text, start, end, new)
-        out.append((apply_changes(text, [edit]),
-                    {"rule": "quantifier_complement", "quantifier": phrase, "complement": QUANTIFIER_COMPLEMENTS[phrase],
-                     "changes": [edit]}))
+        out.append(
+            (
+                apply_changes(text, [edit]),
+                {
+                    "rule": "quantifier_complement",
+                    "quantifier": phrase,
+                    "complement": QUANTIFIER_COMPLEMENTS[phrase],
+                    "changes": [edit],
+                },
+            )
+        )
         i += length
     return out

@@ -31,7 +31,9 @@ class Invariant:
     check: Check
 
 
-def breaches(invariants: Iterable[Invariant], example: Example, table: Table, out: ProbeExample) -> list[tuple[str, str]]:
+def breaches(
+    invariants: Iterable[Invariant], example: Example, table: Table, out: ProbeExample
+) -> list[tuple[str, str]]:
     """(invariant name, what broke it) for every promise `out` breaks."""
     found = []
     for invariant in invariants:
@@ -92,11 +94,11 @@ def _edits_reproduce(example, table, out):
     for edit in sorted(edits, key=lambda e: e["start"]):
         if edit["start"] < cursor or edit["end"] > len(text):
             return f"edit {edit} overlaps another or runs past the text"
-        if text[edit["start"]:edit["end"]] != edit["old"]:
-            return f"edit says it replaces {edit['old']!r} at {edit['start']}, the text holds {text[edit['start']:edit['end']]!r}"
+        if text[edit["start"] : edit["end"]] != edit["old"]:
+            return f"edit says it replaces {edit['old']!r} at {edit['start']}, the text holds {text[edit['start'] : edit['end']]!r}"
         if normalised(edit["old"]) == normalised(edit["new"]):
             return f"edit {edit['old']!r} -> {edit['new']!r} changes nothing but case or spacing"
-        pieces += [text[cursor:edit["start"]], edit["new"]]
+        pieces += [text[cursor : edit["start"]], edit["new"]]
         cursor = edit["end"]
     pieces.append(text[cursor:])
     rebuilt = "".join(pieces)
@@ -131,11 +133,17 @@ FLIPPED = {"E": "C", "C": "E"}
 def label_kept_or_flipped(label_change: str | None) -> Invariant | None:
     """The expected label a hypothesis probe of paper Table 4 or 7 promises by its label_change."""
     if label_change == "preserved":
-        return Invariant("keeps the gold label", lambda ex, _t, out: None if out.expected == ex.label
-                         else f"expected {out.expected} for gold {ex.label}")
+        return Invariant(
+            "keeps the gold label",
+            lambda ex, _t, out: None if out.expected == ex.label else f"expected {out.expected} for gold {ex.label}",
+        )
     if label_change == "flipped":
-        return Invariant("flips ENTAIL and CONTRADICT", lambda ex, _t, out: None if out.expected == FLIPPED.get(ex.label)
-                         else f"expected {out.expected} for gold {ex.label}")
+        return Invariant(
+            "flips ENTAIL and CONTRADICT",
+            lambda ex, _t, out: (
+                None if out.expected == FLIPPED.get(ex.label) else f"expected {out.expected} for gold {ex.label}"
+            ),
+        )
     return None
 
 
@@ -150,8 +158,10 @@ def replay_row_edits(table: Table, provenance) -> tuple[Row, ...]:
     for record in deleted:
         row = table.rows[record["index"]]
         if row.key != record["key"] or list(row.values) != record["values"]:
-            raise ValueError(f"deleted row {record['index']} is {row.key!r}: {list(row.values)}, not "
-                             f"{record['key']!r}: {record['values']}")
+            raise ValueError(
+                f"deleted row {record['index']} is {row.key!r}: {list(row.values)}, not "
+                f"{record['key']!r}: {record['values']}"
+            )
     gone = {record["index"] for record in deleted}
     rows = [row for i, row in enumerate(table.rows) if i not in gone]
     inserted = provenance.get("inserted_rows") or ([provenance["inserted_row"]] if "inserted_row" in provenance else [])
@@ -162,13 +172,22 @@ def replay_row_edits(table: Table, provenance) -> tuple[Row, ...]:
     cells = list(provenance.get("table_cells", []))
     if "updated_row" in provenance:
         update = provenance["updated_row"]
-        cells.append({"row": update["index"], "key": update["key"], "value_index": update["value_index"],
-                      "old": update["old"], "new": update["new"]})
+        cells.append(
+            {
+                "row": update["index"],
+                "key": update["key"],
+                "value_index": update["value_index"],
+                "old": update["old"],
+                "new": update["new"],
+            }
+        )
     for cell in cells:
         row = rows[cell["row"]]
         if row.key != cell["key"] or row.values[cell["value_index"]] != cell["old"]:
-            raise ValueError(f"cell {cell['row']}/{cell['value_index']} holds {row.values[cell['value_index']]!r} "
-                             f"under {row.key!r}, not {cell['old']!r}")
+            raise ValueError(
+                f"cell {cell['row']}/{cell['value_index']} holds {row.values[cell['value_index']]!r} "
+                f"under {row.key!r}, not {cell['old']!r}"
+            )
         values = list(row.values)
         values[cell["value_index"]] = cell["new"]
         rows[cell["row"]] = Row(row.key, tuple(values))

@@ -15,8 +15,15 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     others = [i for i in range(len(table.rows)) if i not in relevant]
     if not others:
         raise NotApplicable("every row is relevant")
-    return [ProbeExample(example.hypothesis, without_rows(table, {i}), expected=None,
-                         provenance={"deleted_row": describe_rows(table, [i])[0]}) for i in others]
+    return [
+        ProbeExample(
+            example.hypothesis,
+            without_rows(table, {i}),
+            expected=None,
+            provenance={"deleted_row": describe_rows(table, [i])[0]},
+        )
+        for i in others
+    ]
 
 
 PROBE = Probe(

@@ -21,34 +21,142 @@ from .titles import mentions as subject_mentions
 MAX_VALUE_CHARS = 40  # long values make run-on hypotheses no annotator would write
 # Keys that state no attribute "whose K is V" can carry: verb phrases, parts of a split row
 # (InfoTabS flattens "Area: Total / Water"), names of the subject, dates of events.
-NOT_ATTRIBUTES = frozenset({
-    "known for", "also known as", "known as", "years active", "starring", "website", "total", "water", "land", "metro",
-    "urban", "rural", "density", "rank", "record", "type", "year", "date", "time", "number", "format", "sex", "role",
-    "focus", "era", "generation", "part of", "medium", "variants", "competitors", "commands", "house", "status",
-    "current constitution", "schedule", "proof", "declination", "right ascension", "elevation", "highest elevation",
-    "established", "founded", "formation", "released", "recorded", "signed", "successor", "predecessor", "preceded by",
-    "succeeded by", "followed by", "replaced by", "other", "notes", "note", "features", "first", "last", "next",
-    "television", "radio", "film", "films", "body", "beard", "accession", "settlement", "random chance",
-    # rows of a planet's host star, which InfoTabS puts in the planet's table
-    "spectral type", "apparent magnitude", "temperature", "distance", "mass", "radius",
-    "luminosity", "metallicity", "age", "olympic",
-})
+NOT_ATTRIBUTES = frozenset(
+    {
+        "known for",
+        "also known as",
+        "known as",
+        "years active",
+        "starring",
+        "website",
+        "total",
+        "water",
+        "land",
+        "metro",
+        "urban",
+        "rural",
+        "density",
+        "rank",
+        "record",
+        "type",
+        "year",
+        "date",
+        "time",
+        "number",
+        "format",
+        "sex",
+        "role",
+        "focus",
+        "era",
+        "generation",
+        "part of",
+        "medium",
+        "variants",
+        "competitors",
+        "commands",
+        "house",
+        "status",
+        "current constitution",
+        "schedule",
+        "proof",
+        "declination",
+        "right ascension",
+        "elevation",
+        "highest elevation",
+        "established",
+        "founded",
+        "formation",
+        "released",
+        "recorded",
+        "signed",
+        "successor",
+        "predecessor",
+        "preceded by",
+        "succeeded by",
+        "followed by",
+        "replaced by",
+        "other",
+        "notes",
+        "note",
+        "features",
+        "first",
+        "last",
+        "next",
+        "television",
+        "radio",
+        "film",
+        "films",
+        "body",
+        "beard",
+        "accession",
+        "settlement",
+        "random chance",
+        # rows of a planet's host star, which InfoTabS puts in the planet's table
+        "spectral type",
+        "apparent magnitude",
+        "temperature",
+        "distance",
+        "mass",
+        "radius",
+        "luminosity",
+        "metallicity",
+        "age",
+        "olympic",
+    }
+)
 # Keys under which a date names an event of the subject's history ("Republic: 17 June 1944"),
 # not an attribute; these may hold dates.
 DATE_KEYS = ("date", "born", "died", "released", "founded", "established", "opened", "premiere", "published")
-_DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\bc\.\s*\d|\b\d+(?:st|nd|rd|th) century\b|\b(?:BCE|BC|AD|CE)\b|"
-                         r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
+_DATE_VALUE = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\bc\.\s*\d|\b\d+(?:st|nd|rd|th) century\b|\b(?:BCE|BC|AD|CE)\b|"
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
 # A placeholder or cross-reference instead of a value.
 PLACEHOLDER = re.compile(r"^(?:see\b|none$|n/?a$|unknown$|tba$|tbd$|various$|yes$|no$)|XXX", re.IGNORECASE)
 # Keys whose value is one place of several levels ("Bedford, New Hampshire, U.S."): the only
 # values a comma may sit in.
-PLACE_KEYS = frozenset({"residence", "origin", "location", "home town", "hometown", "birthplace", "headquarters",
-                        "place of birth", "country of origin", "resting place", "place"})
+PLACE_KEYS = frozenset(
+    {
+        "residence",
+        "origin",
+        "location",
+        "home town",
+        "hometown",
+        "birthplace",
+        "headquarters",
+        "place of birth",
+        "country of origin",
+        "resting place",
+        "place",
+    }
+)
 # Participles of "X by" keys that read "which was X by V" ("Directed by", "Written by").
-IRREGULAR_PARTICIPLES = frozenset({"written", "drawn", "sung", "made", "built", "run", "held", "led", "won", "shown",
-                                   "given", "taken", "chosen", "driven", "ridden", "brought", "bought", "taught"})
-BARE_DATE = re.compile(r"^(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October|"
-                       r"November|December)(?: \d{1,2},)? \d{4}$")
+IRREGULAR_PARTICIPLES = frozenset(
+    {
+        "written",
+        "drawn",
+        "sung",
+        "made",
+        "built",
+        "run",
+        "held",
+        "led",
+        "won",
+        "shown",
+        "given",
+        "taken",
+        "chosen",
+        "driven",
+        "ridden",
+        "brought",
+        "bought",
+        "taught",
+    }
+)
+BARE_DATE = re.compile(
+    r"^(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October|"
+    r"November|December)(?: \d{1,2},)? \d{4}$"
+)
 # Raw formatting and asides a clause cannot carry: brackets, lists, ranges, labels, ISO dates.
 UNFIT_VALUE = re.compile(r"[()\[\]/:;|–—]|\d{4}-\d{2}|\bpresent\b|\s[,.]|^\W|\w-\d|\d-\w", re.IGNORECASE)
 
@@ -74,10 +182,14 @@ def fits_a_clause(value: str, key: str = "") -> bool:
     if not value or len(value) > MAX_VALUE_CHARS or UNFIT_VALUE.search(value) or PLACEHOLDER.search(value):
         return False
     low = " ".join(re.sub(r"\(s\)", "", key).lower().split())
-    if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value) or (_DATE_VALUE.search(value) and not low.endswith(DATE_KEYS)):
+    if re.fullmatch(r"\d{1,4}(?: BCE| BC| AD| CE)?", value) or (
+        _DATE_VALUE.search(value) and not low.endswith(DATE_KEYS)
+    ):
         return False
-    if re.search(r"\s(?:and|&)\s|\+-|%|\d\s+-\s+\d|\s-\s|\bNo\.\s*\w*\d", value) \
-            or sum(w[:1].isupper() for w in value.split()) >= 5:
+    if (
+        re.search(r"\s(?:and|&)\s|\+-|%|\d\s+-\s+\d|\s-\s|\bNo\.\s*\w*\d", value)
+        or sum(w[:1].isupper() for w in value.split()) >= 5
+    ):
         return False  # a list, a share, a range ("June - December 2004"), a registration number
     if value.endswith(".") and not re.search(r"(?:\b[A-Z]\.)+$|\b(?:Inc|Ltd|Co|Jr|Sr|St)\.$", value):
         return False  # "Paper and ink." ends a sentence of its own
@@ -99,8 +211,10 @@ def modifier_clause(key: str, value: str, person: bool) -> str | None:
     if low in NOT_ATTRIBUTES or "name" in low:
         return None
     if words[-1].lower() in ("of", "from", "for", "in", "to", "at", "with") or any(
-            w.lower().endswith(("ed", "en")) and w.lower() not in ("garden", "women", "children", "linen", "seven", "eleven")
-            for w in words[1:]):
+        w.lower().endswith(("ed", "en"))
+        and w.lower() not in ("garden", "women", "children", "linen", "seven", "eleven")
+        for w in words[1:]
+    ):
         return None  # "Board member of", "Formerly called", "Constitution amended": no attribute noun
     if low.endswith(" by"):
         participle = words[0].lower()
@@ -130,13 +244,14 @@ def stands_alone(text: str, start: int, end: int) -> bool:
         return False  # "The writer of X, whose ..." reads as the writer's; "Cape Cross' sire"; an appositive
     if re.match(r"\s*[(\"”’]|[.\-/@]\w", after):
         return False  # a bracket or quote follows, or the name is part of a web address ("Brockhampton.com")
-    return not re.search(r"\b(?:and|or|&)\s+$", before, re.IGNORECASE) and not re.match(r"\s+(?:and|or|&)\b", after,
-                                                                                       re.IGNORECASE)
+    return not re.search(r"\b(?:and|or|&)\s+$", before, re.IGNORECASE) and not re.match(
+        r"\s+(?:and|or|&)\b", after, re.IGNORECASE
+    )
 
 
 def modifier_edit(text: str, mention: tuple[int, int], clause: str, key: str, value: str) -> tuple[str, dict]:
     """The hypothesis with `clause` set off by commas after the mention."""
-    rest = text[mention[1]:].strip()
+    rest = text[mention[1] :].strip()
     closing = "" if not rest or rest[0] in ".,;:!?" else ","
     if clause.endswith(".") and rest.startswith("."):
         clause = clause[:-1]  # "..., U.S." before the sentence's own full stop: one full stop
@@ -165,8 +280,10 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
             hypothesis, provenance = modifier_edit(text, found[0], clause, row.key, value)
             out.append(ProbeExample(hypothesis, table, example.label, provenance))
     if not out:
-        raise NotApplicable("no row a clause can state (a list, a long or formatted value, a key that is no "
-                            "attribute, or already mentioned)")
+        raise NotApplicable(
+            "no row a clause can state (a list, a long or formatted value, a key that is no "
+            "attribute, or already mentioned)"
+        )
     return out
 
 

@@ -32,8 +32,12 @@ def number_range(options) -> tuple[int, int] | None:
     bounds = options.get("range")
     if bounds is None:
         return None
-    if (not isinstance(bounds, list) or len(bounds) != 2 or not all(isinstance(b, int) for b in bounds)
-            or not 0 < bounds[0] < bounds[1]):
+    if (
+        not isinstance(bounds, list)
+        or len(bounds) != 2
+        or not all(isinstance(b, int) for b in bounds)
+        or not 0 < bounds[0] < bounds[1]
+    ):
         raise ValueError(f"probes.num_comparative.range must be [low, high] with 0 < low < high, not {bounds!r}")
     return bounds[0], bounds[1]
 
@@ -43,8 +47,6 @@ def _lower(words: str) -> str:
     return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words.split())
 
 
-
-
 def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: bool = False) -> str | None:
     """The hypothesis: "The length of Fearless is more than 50 minutes.", "The number of episodes
     of Lost is exactly 121.", "Kate Hudson has fewer than 3 children." (a plural key counts), "The
@@ -52,7 +54,7 @@ def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: boo
     number = f"{n:,}" if grouped else str(n)
     amount = f"{number}{' ' + unit if unit else ''}"
     key = re.sub(r"\(s\)$", "", key.strip()).strip()
-    if (count := COUNT_KEY.match(key)):
+    if count := COUNT_KEY.match(key):
         return f"The number of {_lower(count.group(1))} of {name} is {relation} {amount}."
     plural = bool(key.split()) and is_plural(key.split()[-1])
     if plural and not unit and n == 1:
@@ -91,14 +93,21 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         else:
             step = max(1, round(value * float(ctx.rng.uniform(0.05, 0.5))))
             n = value + step if value - step <= 0 or ctx.rng.random() < 0.5 else value - step
-        provenance = {"rule": "comparative_template", "row": row_index, "key": row.key, "value": value,
-                      "relation": relation, "number": n, "range": list(bounds) if bounds else None}
+        provenance = {
+            "rule": "comparative_template",
+            "row": row_index,
+            "key": row.key,
+            "value": value,
+            "relation": relation,
+            "number": n,
+            "range": list(bounds) if bounds else None,
+        }
         grouped = "," in row.values[value_index] and not bounds
         text = sentence(row.key, name, relation, n, unit, grouped)
         if text is not None:
             out.append(ProbeExample(text, new_table, label_for(relation, value, n), provenance))
     if not out:
-        raise NotApplicable("no comparison with a quantity of the table reads as English (\"1 children\")")
+        raise NotApplicable('no comparison with a quantity of the table reads as English ("1 children")')
     return out
 
 

@@ -14,8 +14,11 @@ from .number_edits import quantities
 from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row
 
 # Money, in a hypothesis or a row: rows of money are never distractors for a claim about money.
-MONEY = re.compile(r"[$€£¥]|\b(?:profit|profitable|money|earn\w*|gross\w*|budget|revenue|income|cost\w*|dollars?|"
-                   r"euros?|pounds?|sales|sold|box office|net worth|salary|price|funding|spent|spend\w*)\b", re.IGNORECASE)
+MONEY = re.compile(
+    r"[$€£¥]|\b(?:profit|profitable|money|earn\w*|gross\w*|budget|revenue|income|cost\w*|dollars?|"
+    r"euros?|pounds?|sales|sold|box office|net worth|salary|price|funding|spent|spend\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -27,10 +30,12 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
     about_money = bool(MONEY.search(example.hypothesis))
 
     def is_distractor(row):
-        return (any(quantities(v) for v in row.values)  # a number standing as one, not in a name ("Dok2")
-                and normalised(row.key) not in hypothesis
-                # a budget beside a box office decides whether a film "made a profit"
-                and not (about_money and (MONEY.search(row.key) or any(MONEY.search(v) for v in row.values))))
+        return (
+            any(quantities(v) for v in row.values)  # a number standing as one, not in a name ("Dok2")
+            and normalised(row.key) not in hypothesis
+            # a budget beside a box office decides whether a film "made a profit"
+            and not (about_money and (MONEY.search(row.key) or any(MONEY.search(v) for v in row.values)))
+        )
 
     inserted, current = [], table
     for _ in range(wanted):
@@ -41,7 +46,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         inserted.append(change["inserted_row"])
     if not inserted:
         raise NotApplicable("no same-category table has a numeric row with a new, unmentioned key")
-    return [ProbeExample(example.hypothesis, current, example.label, {"rule": "distractor_rows", "inserted_rows": inserted})]
+    return [
+        ProbeExample(example.hypothesis, current, example.label, {"rule": "distractor_rows", "inserted_rows": inserted})
+    ]
 
 
 PROBE = Probe(

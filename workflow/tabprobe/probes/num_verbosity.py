@@ -21,7 +21,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
     hypothesis_words = {stem(w) for w in re.findall(r"[a-z]+", example.hypothesis.casefold())}
     out = []
     for digits in sorted({m.group(0) for m in quantities(example.hypothesis)}):
-        after = [example.hypothesis[m.end():].split()[:1] for m in quantities(example.hypothesis) if m.group(0) == digits]
+        after = [
+            example.hypothesis[m.end() :].split()[:1] for m in quantities(example.hypothesis) if m.group(0) == digits
+        ]
         units = {_unit_word(words[0]) for words in after if words}
         cells = []
         for r, row in enumerate(table.rows):
@@ -44,8 +46,14 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
             changed.append({"row": r, "key": rows[r].key, "value_index": v, "old": values[v], "new": new})
             values[v] = new
             rows[r] = Row(rows[r].key, tuple(values))
-        out.append(ProbeExample(example.hypothesis, table.with_rows(rows), example.label,
-                                {"rule": "verbosity", "number": digits, "distractor": other, "table_cells": changed}))
+        out.append(
+            ProbeExample(
+                example.hypothesis,
+                table.with_rows(rows),
+                example.label,
+                {"rule": "verbosity", "number": digits, "distractor": other, "table_cells": changed},
+            )
+        )
     if not out:
         raise NotApplicable("no cell holding just a number the hypothesis speaks of")
     return out

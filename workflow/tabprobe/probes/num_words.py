@@ -23,7 +23,11 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
     hypothesis, changes = rewrite_integers(example.hypothesis, rewrite)
     new_table, cells = rewrite_table(table, rewrite)
-    return [ProbeExample(hypothesis, new_table, example.label, {"rule": "number_to_words", "changes": changes, "table_cells": cells})]
+    return [
+        ProbeExample(
+            hypothesis, new_table, example.label, {"rule": "number_to_words", "changes": changes, "table_cells": cells}
+        )
+    ]
 
 
 PROBE = Probe(

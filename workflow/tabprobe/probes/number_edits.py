@@ -18,8 +18,11 @@ from ..table import Row, Table
 from .text_edits import apply_changes, change
 
 INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")
-MONTH_NAMES = re.compile(r"^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-                         r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?$", re.IGNORECASE)
+MONTH_NAMES = re.compile(
+    r"^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?$",
+    re.IGNORECASE,
+)
 
 
 def integer_value(text: str) -> int:
@@ -34,11 +37,44 @@ def integers(text: str) -> list[re.Match]:
     return list(INTEGER.finditer(text))
 
 
-IDENTIFIER_WORDS = frozenset({"number", "numbered", "no", "brand", "branded", "coded", "code", "route", "track", "episode", "season", "chapter", "volume",
-                              "page", "room", "flight", "model", "version", "series", "article", "section", "channel",
-                              "highway", "interstate", "platform", "gate", "jersey", "pick", "rank", "ranked"})
-_ADDRESS = re.compile(r"\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|"
-                      r"Drive|Way|Place|Square|Highway|Route)\b")
+IDENTIFIER_WORDS = frozenset(
+    {
+        "number",
+        "numbered",
+        "no",
+        "brand",
+        "branded",
+        "coded",
+        "code",
+        "route",
+        "track",
+        "episode",
+        "season",
+        "chapter",
+        "volume",
+        "page",
+        "room",
+        "flight",
+        "model",
+        "version",
+        "series",
+        "article",
+        "section",
+        "channel",
+        "highway",
+        "interstate",
+        "platform",
+        "gate",
+        "jersey",
+        "pick",
+        "rank",
+        "ranked",
+    }
+)
+_ADDRESS = re.compile(
+    r"\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|"
+    r"Drive|Way|Place|Square|Highway|Route)\b"
+)
 
 
 def quantities(text: str) -> list[re.Match]:
@@ -49,17 +85,17 @@ def quantities(text: str) -> list[re.Match]:
 
     out = []
     for m in integers(text):
-        before = re.search(r"(\S+)\s+$", text[:m.start()])
-        after = re.match(r"\s+(\S+)", text[m.end():])
+        before = re.search(r"(\S+)\s+$", text[: m.start()])
+        after = re.match(r"\s+(\S+)", text[m.end() :])
         word_before = before.group(1).strip("\"'(,") if before else ""
         word_after = after.group(1).strip("\"'),.;:") if after else ""
         if not is_year_like(m.group(0)) and (MONTH_NAMES.match(word_before) or MONTH_NAMES.match(word_after)):
             continue  # the day of a date ("June 21", "21 June"); its year is a number
         if word_before[:1].isupper() and not MONTH_NAMES.match(word_before):
-            starts_sentence = not text[:before.start()].strip() or re.search(r"[.!?]\s*$", text[:before.start()])
+            starts_sentence = not text[: before.start()].strip() or re.search(r"[.!?]\s*$", text[: before.start()])
             if not (starts_sentence and word_before.lower() in STOP_WORDS):
                 continue  # part of a name ("Atari 2600", "Despicable Me 3"); "In 1990" starts a sentence
-        if _ADDRESS.match(text[m.end():]):
+        if _ADDRESS.match(text[m.end() :]):
             continue  # a house number ("221 Baker Street")
         if word_before.lower().strip(".") in IDENTIFIER_WORDS:
             continue  # "brand 644", "number 23", "route 66": it names, it does not count
@@ -132,7 +168,9 @@ NOT_A_QUANTITY = re.compile(
     r"catalog(?:ue)?|model|serial|season|episode|chapter|volume|issue|pick|round|draft|position|seed|year|date|"
     r"born|died|founded|established|released|formed|opened|built|launched|elected|term|era|period|since|record|"
     r"score|retired|label|genre|call|sign|designation|class|grade|level|version|generation|brand|address|"
-    r"street|phone|telephone|fax)s?\b", re.IGNORECASE)
+    r"street|phone|telephone|fax)s?\b",
+    re.IGNORECASE,
+)
 COUNT_KEY = re.compile(r"^(?:no\.?|number) of\s+(.+)$", re.IGNORECASE)
 
 
@@ -159,8 +197,13 @@ def quantity_cells(table: Table) -> list[tuple[int, int, int, str]]:
     out = []
     for r, row in enumerate(table.rows):
         key = row.key.strip()
-        if (len(row.values) != 1 or (NOT_A_QUANTITY.search(key) and not COUNT_KEY.match(key))
-                or re.search(r"[\d()]", key) or key.lower() in SUB_ROWS or len(key.split()) > 3):
+        if (
+            len(row.values) != 1
+            or (NOT_A_QUANTITY.search(key) and not COUNT_KEY.match(key))
+            or re.search(r"[\d()]", key)
+            or key.lower() in SUB_ROWS
+            or len(key.split()) > 3
+        ):
             continue  # a list item, an identifier, a sub-row, an event ("Reunification of China under Jin rule")
         m = NUMERIC_CELL.match(row.values[0])
         if not m or is_year_like(m.group(1)) or integer_value(m.group(1)) <= 0:

@@ -13,8 +13,14 @@ from .invariants import TABLE_EDIT
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
     indices = relevant_indices(example, table, ctx)
-    return [ProbeExample(example.hypothesis, without_rows(table, set(indices)), expected=None,
-                         provenance={"deleted_rows": describe_rows(table, indices)})]
+    return [
+        ProbeExample(
+            example.hypothesis,
+            without_rows(table, set(indices)),
+            expected=None,
+            provenance={"deleted_rows": describe_rows(table, indices)},
+        )
+    ]
 
 
 PROBE = Probe(

@@ -21,9 +21,12 @@ def core(value: str) -> str:
 def plain(value: str) -> bool:
     """A value that is one thing: no label ("1st: 762.5 kJ/mol"), aside ("(Eastern)"), list
     ("Nantes, Rennes") or ranges run together ("1979 - 1998 2009 - present")."""
-    return (bool(value.strip()) and not re.search(r"[:()\[\];/,%]|\s(?:and|or|&)\s", value)
-            and not re.match(r"(?:and|or|&)\b", value.strip())
-            and len(re.findall(r"\d\s*[-–—]\s*(?:\d|present)", value)) < 2)  # "1979 - 1998 2009 - present": two ranges
+    return (
+        bool(value.strip())
+        and not re.search(r"[:()\[\];/,%]|\s(?:and|or|&)\s", value)
+        and not re.match(r"(?:and|or|&)\b", value.strip())
+        and len(re.findall(r"\d\s*[-–—]\s*(?:\d|present)", value)) < 2
+    )  # "1979 - 1998 2009 - present": two ranges
 
 
 def same_kind(old: str, new: str) -> bool:
@@ -31,8 +34,12 @@ def same_kind(old: str, new: str) -> bool:
     holding the other ("Rock" is not updated to "Hard rock")."""
     number = re.compile(r"^[\d.,]+(?:\s+\w+)?$")
     a, b = core(old), core(new)
-    return (holds_a_date([old]) == holds_a_date([new]) and bool(number.match(old.strip())) == bool(number.match(new.strip()))
-            and a not in b and b not in a)
+    return (
+        holds_a_date([old]) == holds_a_date([new])
+        and bool(number.match(old.strip())) == bool(number.match(new.strip()))
+        and a not in b
+        and b not in a
+    )
 
 
 # Values that name one thing in two Englishes or two registers ("Gasoline" for a row holding "Petrol").
@@ -92,8 +99,16 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     values[position] = value
     rows = list(table.rows)
     rows[index] = Row(row.key, tuple(values))
-    change = {"updated_row": {"index": index, "key": row.key, "value_index": position, "old": old, "new": value,
-                              "from_table": source_id}}
+    change = {
+        "updated_row": {
+            "index": index,
+            "key": row.key,
+            "value_index": position,
+            "old": old,
+            "new": value,
+            "from_table": source_id,
+        }
+    }
     return [ProbeExample(example.hypothesis, table.with_rows(rows), expected=None, provenance=change)]
 
 

@@ -9,12 +9,19 @@ from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
     # Not a twin: InfoTabS has different tables of one subject (two "Karen Gillan" tables).
-    others = [t for t in sorted(ctx.tables) if t != table.table_id
-              and normalised(ctx.tables[t].title) != normalised(table.title) and ctx.tables[t].rows != table.rows]
+    others = [
+        t
+        for t in sorted(ctx.tables)
+        if t != table.table_id
+        and normalised(ctx.tables[t].title) != normalised(table.title)
+        and ctx.tables[t].rows != table.rows
+    ]
     if not others:
         raise NotApplicable("the split has no other table of another subject")
     other = ctx.tables[others[int(ctx.rng.integers(len(others)))]]
-    return [ProbeExample(example.hypothesis, other, example.label, {"premise": "swapped", "from_table": other.table_id})]
+    return [
+        ProbeExample(example.hypothesis, other, example.label, {"premise": "swapped", "from_table": other.table_id})
+    ]
 
 
 PROBE = Probe(

@@ -38,8 +38,24 @@ KEY_SYNONYMS = (
     frozenset({"studio", "recorded", "recording", "venue"}),
     frozenset({"industry", "products", "product", "services", "service"}),
     frozenset({"termini", "terminus", "start", "end", "route", "stops"}),
-    frozenset({"president", "monarch", "king", "queen", "leader", "prime", "minister", "chancellor", "governor",
-               "mayor", "head", "emperor", "premier", "sovereign"}),
+    frozenset(
+        {
+            "president",
+            "monarch",
+            "king",
+            "queen",
+            "leader",
+            "prime",
+            "minister",
+            "chancellor",
+            "governor",
+            "mayor",
+            "head",
+            "emperor",
+            "premier",
+            "sovereign",
+        }
+    ),
     frozenset({"editor", "editors", "edited", "editing"}),
     frozenset({"medium", "type", "technique", "material", "materials"}),
     frozenset({"education", "alma", "mater", "school", "university", "college"}),
@@ -60,42 +76,249 @@ KEY_SYNONYMS = (
 )
 # Rows about a life or an identity: from another table they contradict this one's (a death date
 # for a living person, a birth name, years active after death).
-IDENTITY_KEYS = frozenset({
-    "born", "died", "birth", "death", "name", "names", "known", "nickname", "nicknames", "aka", "alias", "spouse",
-    "spouses", "children", "parents", "parent", "father", "mother", "issue", "relatives", "family", "house", "dynasty",
-    "partner", "partners", "sire", "dam", "grandsire", "damsire", "active", "resting", "buried", "nationality",
-    "citizenship", "ancestry", "ethnicity", "residence", "home", "hometown", "origin", "sex", "gender", "height",
-    "weight", "age", "cause", "species", "breed", "genus", "kingdom", "order", "criminal", "penalty", "conviction",
-    "convicted", "charges", "status", "alcohol", "abv", "proof", "occupants", "passengers", "crew", "fatalities",
-    "injuries", "survivors", "deaths", "star", "host", "body", "discovered",
-    # offices: a crown prince in a republic, another country's president
-    "prince", "princess", "president", "secretary", "minister", "monarch", "king", "queen", "emperor", "chancellor",
-    "governor", "mayor", "leader", "speaker", "chairman", "ceo", "head", "premier", "sovereign",
-    # where the subject is: another table's country or city would place it twice
-    "country", "state", "nation", "city", "location", "located", "headquarters", "capital", "region", "coordinates",
-    "locale", "island", "address",
-    # what the subject is or is called, and who it is made of
-    "occupation", "occupations", "profession", "title", "titles", "called", "pronunciation", "pinyin", "jyutping",
-    "romanization", "romanisation", "demonym", "call", "sign", "abbreviation", "acronym", "justice", "ethnic", "white", "black", "asian", "hispanic", "siblings", "sibling", "granddam", "studio", "type", "era",
-    "historical", "ends", "begins", "observances", "religion", "language", "languages", "founder", "founders",
-    # sub-rows of a split row ("Area: Total / Land / Water"): another table's would not add up with its total
-    "total", "land", "water", "urban", "metro", "rural", "density",
-    # institutions, identifiers, kinds and dates of a subject of its own
-    "legislature", "parliament", "assembly", "diet", "council", "senate", "id", "identifier", "code", "line", "types",
-    "subtypes", "variants", "successor", "predecessor", "series", "significance", "celebrations", "date", "dates",
-    # who owns or runs it, where its vehicles stand, what it is made by or of, what happened where
-    "owner", "owners", "operator", "operators", "depot", "depots", "garage", "garages", "system", "via", "timetable",
-    "livery", "tsunami", "elevation", "brand", "manufacturer", "allotropes", "events",
-    # what a bridge carries or crosses, how a concept relates to others, what a job requires
-    "carries", "crosses", "intersects", "superset", "subset", "education", "material", "materials", "constructed",
-    "builder", "builders", "developer", "developers", "developed", "administrator", "administered", "derived",
-    "intended", "purpose", "eligibility", "eligible",
-    # other subjects with dates of their own: a band of the 1950s among a singer born in 1988's
-    # associated acts, an institution founded after the subject died, a student born after it
-    "associated", "acts", "institutions", "institution", "doctoral", "students", "student", "advisor", "advisors",
-    "alma", "mater", "influences", "influenced", "fields", "members", "former", "affiliations", "affiliation",
-    # who made it
-    "artist", "artists", "created", "creator", "creators"})
+IDENTITY_KEYS = frozenset(
+    {
+        "born",
+        "died",
+        "birth",
+        "death",
+        "name",
+        "names",
+        "known",
+        "nickname",
+        "nicknames",
+        "aka",
+        "alias",
+        "spouse",
+        "spouses",
+        "children",
+        "parents",
+        "parent",
+        "father",
+        "mother",
+        "issue",
+        "relatives",
+        "family",
+        "house",
+        "dynasty",
+        "partner",
+        "partners",
+        "sire",
+        "dam",
+        "grandsire",
+        "damsire",
+        "active",
+        "resting",
+        "buried",
+        "nationality",
+        "citizenship",
+        "ancestry",
+        "ethnicity",
+        "residence",
+        "home",
+        "hometown",
+        "origin",
+        "sex",
+        "gender",
+        "height",
+        "weight",
+        "age",
+        "cause",
+        "species",
+        "breed",
+        "genus",
+        "kingdom",
+        "order",
+        "criminal",
+        "penalty",
+        "conviction",
+        "convicted",
+        "charges",
+        "status",
+        "alcohol",
+        "abv",
+        "proof",
+        "occupants",
+        "passengers",
+        "crew",
+        "fatalities",
+        "injuries",
+        "survivors",
+        "deaths",
+        "star",
+        "host",
+        "body",
+        "discovered",
+        # offices: a crown prince in a republic, another country's president
+        "prince",
+        "princess",
+        "president",
+        "secretary",
+        "minister",
+        "monarch",
+        "king",
+        "queen",
+        "emperor",
+        "chancellor",
+        "governor",
+        "mayor",
+        "leader",
+        "speaker",
+        "chairman",
+        "ceo",
+        "head",
+        "premier",
+        "sovereign",
+        # where the subject is: another table's country or city would place it twice
+        "country",
+        "state",
+        "nation",
+        "city",
+        "location",
+        "located",
+        "headquarters",
+        "capital",
+        "region",
+        "coordinates",
+        "locale",
+        "island",
+        "address",
+        # what the subject is or is called, and who it is made of
+        "occupation",
+        "occupations",
+        "profession",
+        "title",
+        "titles",
+        "called",
+        "pronunciation",
+        "pinyin",
+        "jyutping",
+        "romanization",
+        "romanisation",
+        "demonym",
+        "call",
+        "sign",
+        "abbreviation",
+        "acronym",
+        "justice",
+        "ethnic",
+        "white",
+        "black",
+        "asian",
+        "hispanic",
+        "siblings",
+        "sibling",
+        "granddam",
+        "studio",
+        "type",
+        "era",
+        "historical",
+        "ends",
+        "begins",
+        "observances",
+        "religion",
+        "language",
+        "languages",
+        "founder",
+        "founders",
+        # sub-rows of a split row ("Area: Total / Land / Water"): another table's would not add up with its total
+        "total",
+        "land",
+        "water",
+        "urban",
+        "metro",
+        "rural",
+        "density",
+        # institutions, identifiers, kinds and dates of a subject of its own
+        "legislature",
+        "parliament",
+        "assembly",
+        "diet",
+        "council",
+        "senate",
+        "id",
+        "identifier",
+        "code",
+        "line",
+        "types",
+        "subtypes",
+        "variants",
+        "successor",
+        "predecessor",
+        "series",
+        "significance",
+        "celebrations",
+        "date",
+        "dates",
+        # who owns or runs it, where its vehicles stand, what it is made by or of, what happened where
+        "owner",
+        "owners",
+        "operator",
+        "operators",
+        "depot",
+        "depots",
+        "garage",
+        "garages",
+        "system",
+        "via",
+        "timetable",
+        "livery",
+        "tsunami",
+        "elevation",
+        "brand",
+        "manufacturer",
+        "allotropes",
+        "events",
+        # what a bridge carries or crosses, how a concept relates to others, what a job requires
+        "carries",
+        "crosses",
+        "intersects",
+        "superset",
+        "subset",
+        "education",
+        "material",
+        "materials",
+        "constructed",
+        "builder",
+        "builders",
+        "developer",
+        "developers",
+        "developed",
+        "administrator",
+        "administered",
+        "derived",
+        "intended",
+        "purpose",
+        "eligibility",
+        "eligible",
+        # other subjects with dates of their own: a band of the 1950s among a singer born in 1988's
+        # associated acts, an institution founded after the subject died, a student born after it
+        "associated",
+        "acts",
+        "institutions",
+        "institution",
+        "doctoral",
+        "students",
+        "student",
+        "advisor",
+        "advisors",
+        "alma",
+        "mater",
+        "influences",
+        "influenced",
+        "fields",
+        "members",
+        "former",
+        "affiliations",
+        "affiliation",
+        # who made it
+        "artist",
+        "artists",
+        "created",
+        "creator",
+        "creators",
+    }
+)
 # The kind of table a row may come from: one of the same category whose keys are mostly the
 # table's own (Jaccard similarity of the key sets at least this), so a row the table lacks is
 # an optional attribute of its own template ("Producer" on an album without one), not a row of
@@ -107,15 +330,21 @@ COMMON_KEY_TABLES = 2
 _GENERIC = frozenset({"of", "the", "and", "by", "in", "for", "a", "an", "to", "at", "on", "no", "number", "s"})
 # Months of the Gregorian, Hebrew, Hindu and Islamic calendars InfoTabS dates use (apostrophes
 # dropped before matching: "Sha'ban").
-_MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
-                     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|tishrei|cheshvan|kislev|tevet|shevat|adar|nisan|iyar|"
-                     r"sivan|tammuz|elul|chaitra|vaishakha|jyeshtha|ashadha|shravana|bhadrapada|ashvin|kartika|"
-                     r"margashirsha|pausha|magha|phalguna|kartik|shukla|krishna|paksha|muharram|safar|rabi|jumada|rajab|"
-                     r"shaban|ramadan|shawwal|dhu)\b", re.IGNORECASE)
+_MONTHS = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|tishrei|cheshvan|kislev|tevet|shevat|adar|nisan|iyar|"
+    r"sivan|tammuz|elul|chaitra|vaishakha|jyeshtha|ashadha|shravana|bhadrapada|ashvin|kartika|"
+    r"margashirsha|pausha|magha|phalguna|kartik|shukla|krishna|paksha|muharram|safar|rabi|jumada|rajab|"
+    r"shaban|ramadan|shawwal|dhu)\b",
+    re.IGNORECASE,
+)
 # A year, an era, a circa or a century: "1999", "221 BCE", "c. 870", "the 12th century", "present".
-_YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b|\d\s*(?:BCE|BC|AD|CE)\b|\bc\.\s*\d|"
-                   r"\b\d+(?:st|nd|rd|th)\s+(?:century|millennium)\b|\bmiddle ages\b|\b(?:days?|weeks?|months?)\s+"
-                   r"(?:after|before)\b|^\s*\d{3,4}\s*$", re.IGNORECASE)
+_YEAR = re.compile(
+    r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)|\bpresent\b|\d\s*(?:BCE|BC|AD|CE)\b|\bc\.\s*\d|"
+    r"\b\d+(?:st|nd|rd|th)\s+(?:century|millennium)\b|\bmiddle ages\b|\b(?:days?|weeks?|months?)\s+"
+    r"(?:after|before)\b|^\s*\d{3,4}\s*$",
+    re.IGNORECASE,
+)
 
 
 @cache
@@ -146,7 +375,9 @@ def related_keys(a: str, b: str) -> bool:
     punctuation ("Productioncompany", "Production company"), sharing a content word ("Capital",
     "Capital and largest city"; "Distributor", "Distributed by") or a synonym ("Nationality",
     "Citizenship")."""
-    if re.sub(r"[^a-z0-9]", "", a.casefold().replace("(s)", "")) == re.sub(r"[^a-z0-9]", "", b.casefold().replace("(s)", "")):
+    if re.sub(r"[^a-z0-9]", "", a.casefold().replace("(s)", "")) == re.sub(
+        r"[^a-z0-9]", "", b.casefold().replace("(s)", "")
+    ):
         return True
     words_a, words_b = key_words(a), key_words(b)
     if words_a & words_b:
@@ -171,8 +402,12 @@ def insertable(row: Row, table: Table) -> bool:
     if not row.key.strip() or not any(v.strip() for v in row.values):
         return False
     words = re.findall(r"[a-z]+", row.key.casefold())
-    if (set(words) & IDENTITY_KEYS or {stem(w) for w in words} & _IDENTITY_STEMS or re.search(r"\d", row.key)
-            or any(w.endswith("name") for w in words)):  # "Codename" too
+    if (
+        set(words) & IDENTITY_KEYS
+        or {stem(w) for w in words} & _IDENTITY_STEMS
+        or re.search(r"\d", row.key)
+        or any(w.endswith("name") for w in words)
+    ):  # "Codename" too
         return False  # a life, an identity, what the subject is; a key holding a date ("1990–1995")
     if len(words) > 3:
         return False  # an event ("Reunification of China under Jin rule"), not an attribute
@@ -186,6 +421,7 @@ def insertable(row: Row, table: Table) -> bool:
 def names_its_table(row: Row, source: Table) -> bool:
     """A value naming the subject of the table it comes from ("Post-polio syndrome" among
     Polio's complications, a website charliesheen.com): about that subject, not this one."""
+
     def compact(text: str) -> str:  # "charliesheen.com" names "Charlie Sheen"
         return re.sub(r"[^a-z0-9]", "", text.casefold().replace("&", "and"))
 
@@ -203,7 +439,8 @@ def _inserted_keys_new(example, table, out):
     it): not equal up to case, spacing or punctuation ("Density  (at STP)", "Productioncompany"),
     no shared content word or synonym (related_keys); and the row holds a value."""
     records = out.provenance.get("inserted_rows") or (
-        [out.provenance["inserted_row"]] if "inserted_row" in out.provenance else [])
+        [out.provenance["inserted_row"]] if "inserted_row" in out.provenance else []
+    )
     if not records:
         return "no inserted row recorded"
     seen = list(table.keys)
@@ -235,7 +472,11 @@ def twins(table: Table, ctx) -> list[Table]:
         found = []
         for other_id in sorted(ctx.tables):
             other = ctx.tables[other_id]
-            if other_id == table.table_id or other.category != table.category or has_born_row(other) != has_born_row(table):
+            if (
+                other_id == table.table_id
+                or other.category != table.category
+                or has_born_row(other) != has_born_row(table)
+            ):
                 continue
             theirs = {normalised(key) for key in other.keys}
             if not own or len(own & theirs) / len(own | theirs) < TWIN_SIMILARITY:
@@ -251,20 +492,38 @@ def twins(table: Table, ctx) -> list[Table]:
 
 
 # Keys whose value says what kind of thing the subject is: twins must agree on those they share.
-KIND_KEY_WORDS = frozenset({"phase", "mode", "type", "transit", "system", "electrification", "frequency", "observed",
-                            "religion", "genre", "kind", "class", "classification"})
+KIND_KEY_WORDS = frozenset(
+    {
+        "phase",
+        "mode",
+        "type",
+        "transit",
+        "system",
+        "electrification",
+        "frequency",
+        "observed",
+        "religion",
+        "genre",
+        "kind",
+        "class",
+        "classification",
+    }
+)
 
 
 def kind_rows(table: Table) -> dict[str, frozenset[str]]:
     """{key: its values} of the rows that say what kind of thing the subject is, normalised."""
-    return {normalised(row.key): frozenset(normalised(v) for v in row.values) for row in table.rows
-            if is_kind_key(row.key)}
+    return {
+        normalised(row.key): frozenset(normalised(v) for v in row.values) for row in table.rows if is_kind_key(row.key)
+    }
 
 
 def is_kind_key(key: str) -> bool:
     """A key saying what kind of thing the subject is ("Genre", "Genres", "Genre(s)", "Phase at STP")."""
-    return any(word in KIND_KEY_WORDS or word.removesuffix("s") in KIND_KEY_WORDS
-               for word in re.findall(r"[a-z]+", key.casefold()))
+    return any(
+        word in KIND_KEY_WORDS or word.removesuffix("s") in KIND_KEY_WORDS
+        for word in re.findall(r"[a-z]+", key.casefold())
+    )
 
 
 # A life of unknown end: long enough that a contemporary's facts fit, short enough for eras.
@@ -288,9 +547,12 @@ def life_span(table: Table) -> tuple[int, int] | None:
 
 
 # Keys dating a subject that is not a person: when it came out, was founded, built, first held.
-_ERA_KEY = re.compile(r"\b(?:release[sd]?|founded|established|formed|opened|built|published|publication|premiered?|"
-                      r"first|introduced|launched|inaugurated|completed|years? active|date|started|began|begun|"
-                      r"commenced|service)\b", re.IGNORECASE)
+_ERA_KEY = re.compile(
+    r"\b(?:release[sd]?|founded|established|formed|opened|built|published|publication|premiered?|"
+    r"first|introduced|launched|inaugurated|completed|years? active|date|started|began|begun|"
+    r"commenced|service)\b",
+    re.IGNORECASE,
+)
 # How far apart two dated subjects may be and still be twins: a 1977 film's twin is of 1967-1977.
 ERA_YEARS = 10
 
@@ -340,10 +602,14 @@ def insert_new_key_row(table: Table, ctx, against: Table | None = None, accept=N
     shared = Counter(normalised(key) for other in sources for key in set(other.keys))
     candidates = [
         (other.table_id, row)
-        for other in sources if other.table_id != table.table_id
+        for other in sources
+        if other.table_id != table.table_id
         for row in other.rows
-        if shared[normalised(row.key)] >= COMMON_KEY_TABLES and insertable(row, against) and insertable(row, table)
-        and not names_its_table(row, other) and (accept is None or accept(row))
+        if shared[normalised(row.key)] >= COMMON_KEY_TABLES
+        and insertable(row, against)
+        and insertable(row, table)
+        and not names_its_table(row, other)
+        and (accept is None or accept(row))
     ]
     if not candidates:
         raise NotApplicable("no same-category table has a row this table lacks that cannot contradict it")

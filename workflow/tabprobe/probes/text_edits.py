@@ -27,13 +27,32 @@ def change(text: str, start: int, end: int, new: str) -> dict:
     return {"start": start, "end": end, "old": text[start:end], "new": new}
 
 
-IRREGULAR_PLURALS = frozenset({"children", "people", "men", "women", "alumni", "media", "data", "criteria", "feet",
-                               "teeth", "mice", "geese", "staff", "personnel", "offspring", "cattle"})
+IRREGULAR_PLURALS = frozenset(
+    {
+        "children",
+        "people",
+        "men",
+        "women",
+        "alumni",
+        "media",
+        "data",
+        "criteria",
+        "feet",
+        "teeth",
+        "mice",
+        "geese",
+        "staff",
+        "personnel",
+        "offspring",
+        "cattle",
+    }
+)
 
 
 def is_plural(word: str) -> bool:
     """Whether a noun (a table key's last word) is plural: "Genres", "Children"; not "Status",
     "Headquarters" takes either, "Physics" is one thing."""
     word = word.lower()
-    return word in IRREGULAR_PLURALS or (word.endswith("s") and not word.endswith(("ss", "us", "is", "ics",
-                                                                                    "headquarters")))
+    return word in IRREGULAR_PLURALS or (
+        word.endswith("s") and not word.endswith(("ss", "us", "is", "ics", "headquarters"))
+    )

@@ -25,16 +25,91 @@ from .invariants import Invariant
 # a comma is part of the name ("Crazy, Stupid, Love.").
 PLACE_CATEGORIES = frozenset({"City", "Country"})
 # Letters after a name that are not part of it ("Bryan Adams OC OBC", "John Macleod, FRS").
-POST_NOMINALS = frozenset({"oc", "obc", "mbe", "obe", "cbe", "kbe", "dbe", "frs", "frse", "qc", "kc", "pc", "mp", "cstj",
-                           "phd", "gcoiih", "jr", "sr", "ii", "iii", "iv"})
+POST_NOMINALS = frozenset(
+    {
+        "oc",
+        "obc",
+        "mbe",
+        "obe",
+        "cbe",
+        "kbe",
+        "dbe",
+        "frs",
+        "frse",
+        "qc",
+        "kc",
+        "pc",
+        "mp",
+        "cstj",
+        "phd",
+        "gcoiih",
+        "jr",
+        "sr",
+        "ii",
+        "iii",
+        "iv",
+    }
+)
 # Last words that make a name a group's, not a person's: it has no surname.
-GROUP_WORDS = frozenset({"band", "brothers", "sisters", "group", "orchestra", "choir", "trio", "quartet", "boys",
-                         "girls", "singers", "family"})
+GROUP_WORDS = frozenset(
+    {
+        "band",
+        "brothers",
+        "sisters",
+        "group",
+        "orchestra",
+        "choir",
+        "trio",
+        "quartet",
+        "boys",
+        "girls",
+        "singers",
+        "family",
+    }
+)
 # Capitalised words before a name that do not make it another name ("President Obama").
-HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "king", "queen", "prince",
-                        "princess", "president", "senator", "governor", "general", "captain", "saint", "st", "pope",
-                        "professor", "prof", "judge", "justice", "director", "singer", "actor", "actress", "rapper",
-                        "songwriter", "author", "poet", "mayor", "chancellor", "emperor", "empress", "chairman"})
+HONORIFICS = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "dr",
+        "sir",
+        "dame",
+        "lord",
+        "lady",
+        "king",
+        "queen",
+        "prince",
+        "princess",
+        "president",
+        "senator",
+        "governor",
+        "general",
+        "captain",
+        "saint",
+        "st",
+        "pope",
+        "professor",
+        "prof",
+        "judge",
+        "justice",
+        "director",
+        "singer",
+        "actor",
+        "actress",
+        "rapper",
+        "songwriter",
+        "author",
+        "poet",
+        "mayor",
+        "chancellor",
+        "emperor",
+        "empress",
+        "chairman",
+    }
+)
 
 
 def _words(text: str) -> list[str]:
@@ -43,8 +118,7 @@ def _words(text: str) -> list[str]:
 
 # Honorifics before a name in a title, often glued to it ("SirClive Sinclair", "The
 # HonourableBrigitte Trogneux-Macron", "The Right Honourable Justin Trudeau PC MP").
-_TITLE_PREFIX = re.compile(r"^(?:the\s*)?(?:right\s*)?honourable\s*|^(?:sir|dame|pandit)(?=\s|[A-Z])\s*",
-                           re.IGNORECASE)
+_TITLE_PREFIX = re.compile(r"^(?:the\s*)?(?:right\s*)?honourable\s*|^(?:sir|dame|pandit)(?=\s|[A-Z])\s*", re.IGNORECASE)
 # A translation or post-nominal glued to the name: a capital after three lower-case letters
 # inside one word ("Republic of EstoniaEesti Vabariik", "ChennaiMadras", "David BeckhamOBE"),
 # which a name such as "McCain" or "LeBron" does not have.
@@ -70,12 +144,38 @@ def name_part(title: str) -> str:
 
 
 # Titles that are an infobox's section header, not its subject's name (InfoTabS scraped some).
-SECTION_HEADERS = frozenset({"history", "general", "statistics", "precedence", "runways", "armor", "title", "titles",
-                             "personal information", "other information", "last completed", "free agent",
-                             "casualties and losses", "orbit parameters", "nutrition facts", "surface temp.",
-                             "characteristics", "details", "information", "overview", "summary", "contents",
-                             "unesco world heritage site", "world heritage site", "location", "geography",
-                             "spanish property of cultural interest", "property of cultural interest"})
+SECTION_HEADERS = frozenset(
+    {
+        "history",
+        "general",
+        "statistics",
+        "precedence",
+        "runways",
+        "armor",
+        "title",
+        "titles",
+        "personal information",
+        "other information",
+        "last completed",
+        "free agent",
+        "casualties and losses",
+        "orbit parameters",
+        "nutrition facts",
+        "surface temp.",
+        "characteristics",
+        "details",
+        "information",
+        "overview",
+        "summary",
+        "contents",
+        "unesco world heritage site",
+        "world heritage site",
+        "location",
+        "geography",
+        "spanish property of cultural interest",
+        "property of cultural interest",
+    }
+)
 
 
 def is_name_like(table: Table) -> bool:
@@ -116,8 +216,13 @@ def forms(table: Table) -> list[tuple[str, str]]:
         if len(place) >= 3 and place.lower() not in STOP_WORDS and place[:1].isupper():
             found.append((place, "place"))
     words = _words(name)
-    if (is_person(table) and 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and len(words[-1]) >= 3
-            and words[-1].lower() not in GROUP_WORDS):
+    if (
+        is_person(table)
+        and 2 <= len(words) <= 4
+        and all(w[:1].isupper() for w in words)
+        and len(words[-1]) >= 3
+        and words[-1].lower() not in GROUP_WORDS
+    ):
         found.append((words[-1], "surname"))
     seen, out = set(), []
     for form, kind in found:
@@ -143,9 +248,12 @@ _CAPITALISED = re.compile(r"[A-Z][^\s]*$")
 def _is_name_word(word: str, honorifics: bool = False) -> bool:
     """A capitalised word that can be part of a proper name (not "The", "In", "Since" starting a
     sentence); an honorific ("Princess") only after a name, unless `honorifics`."""
-    bare = word.strip(".,;:!?\"()[]")
-    return (bool(_CAPITALISED.match(bare)) and bare.lower() not in STOP_WORDS
-            and (honorifics or bare.lower().strip(".") not in HONORIFICS))
+    bare = word.strip('.,;:!?"()[]')
+    return (
+        bool(_CAPITALISED.match(bare))
+        and bare.lower() not in STOP_WORDS
+        and (honorifics or bare.lower().strip(".") not in HONORIFICS)
+    )
 
 
 def name_run(text: str, start: int, end: int) -> tuple[int, int]:
@@ -180,18 +288,28 @@ def mentions(text: str, table: Table) -> list[Mention]:
     for form, kind in forms(table):
         flags = 0 if kind in ("surname", "place") else re.IGNORECASE
         # whole words, not inside a web address ("Brockhampton.com") or a hyphenated word
-        pattern = re.compile(r"(?<![\w./@-])" + r"\s+".join(map(re.escape, form.split())) + r"(?![\w]|-\w|[./@]\w)", flags)
+        pattern = re.compile(
+            r"(?<![\w./@-])" + r"\s+".join(map(re.escape, form.split())) + r"(?![\w]|-\w|[./@]\w)", flags
+        )
         for match in pattern.finditer(text):
             start, end = match.span()
             # an honorific before the name belongs to the mention ("Dame Julie Andrews")
-            while (honorific := re.search(r"(\S+) $", text[:start])) and honorific.group(1).lower().strip(".") in HONORIFICS \
-                    and honorific.group(1)[:1].isupper():
+            while (
+                (honorific := re.search(r"(\S+) $", text[:start]))
+                and honorific.group(1).lower().strip(".") in HONORIFICS
+                and honorific.group(1)[:1].isupper()
+            ):
                 start = honorific.start(1)
             run = name_run(text, start, end)
             if run != (start, end):
-                run_words = _words(text[run[0]:run[1]])
-                full_name = (len(name_words) >= 2 and kind in ("surname", "name") and is_person(table)
-                             and run_words[0] == name_words[0] and run_words[-1] == name_words[-1])
+                run_words = _words(text[run[0] : run[1]])
+                full_name = (
+                    len(name_words) >= 2
+                    and kind in ("surname", "name")
+                    and is_person(table)
+                    and run_words[0] == name_words[0]
+                    and run_words[-1] == name_words[-1]
+                )
                 if not full_name:
                     continue  # part of another name
                 (start, end), kind_here, is_form = run, "name", False
@@ -207,9 +325,27 @@ def mentions(text: str, table: Table) -> list[Mention]:
 
 
 # Rows that give the subject another name: an entity found there is the subject itself.
-ALIAS_KEYS = frozenset({"birth name", "full name", "real name", "native name", "other names", "other name",
-                        "also known as", "known as", "stage name", "nickname", "nicknames", "nickname(s)", "aka",
-                        "official name", "conventional long name", "common name", "name"})
+ALIAS_KEYS = frozenset(
+    {
+        "birth name",
+        "full name",
+        "real name",
+        "native name",
+        "other names",
+        "other name",
+        "also known as",
+        "known as",
+        "stage name",
+        "nickname",
+        "nicknames",
+        "nickname(s)",
+        "aka",
+        "official name",
+        "conventional long name",
+        "common name",
+        "name",
+    }
+)
 
 
 def subject_names(table: Table) -> list[str]:
@@ -239,8 +375,11 @@ def names_subject(entity_text: str, table: Table) -> bool:
 
 # Hypotheses about the name itself ("named after", "birth name", "known as"): a counterfactual
 # that renames the subject changes what they say.
-ABOUT_THE_NAME = re.compile(r"\b(?:name[ds]?|naming|called|known as|nickname[ds]?|born as|stands? for|"
-                            r"spell(?:ed|s|ing)?|title[ds]?)\b", re.IGNORECASE)
+ABOUT_THE_NAME = re.compile(
+    r"\b(?:name[ds]?|naming|called|known as|nickname[ds]?|born as|stands? for|"
+    r"spell(?:ed|s|ing)?|title[ds]?)\b",
+    re.IGNORECASE,
+)
 
 
 def attested_names(table: Table, hypotheses: Iterable[str]) -> dict[str, str]:
@@ -253,7 +392,7 @@ def attested_names(table: Table, hypotheses: Iterable[str]) -> dict[str, str]:
         for mention in mentions(text, table):
             if not mention.form:
                 continue  # "Hiram Hamilton Maxim" may be another Maxim than the title's
-            span = text[mention.start:mention.end]
+            span = text[mention.start : mention.end]
             if mention.article:
                 span = re.sub(r"^[Tt]he ", "", span)
             articles[mention.article] += 1
@@ -273,7 +412,7 @@ def _as_in_title(form: str, table: Table) -> str:
     """A form as the title spells it (hypotheses may write "fearless" for "Fearless")."""
     title = " ".join(_words(table.title))
     at = title.lower().find(form.lower())
-    return title[at:at + len(form)] if at >= 0 else form
+    return title[at : at + len(form)] if at >= 0 else form
 
 
 def hypotheses_by_table(docs: Mapping[str, object]) -> dict[str, list[str]]:
@@ -315,29 +454,35 @@ def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[
         if new is None:
             raise NotApplicable("the partner's hypotheses never give its whole name")
         end = m.end
-        old = text[m.start:end]
+        old = text[m.start : end]
         if old[:1].isupper() and new[:1].islower():
             new = new[0].upper() + new[1:]  # "The Faroe Islands" -> "The United States"
         after = text[end:]
         if old[:4].casefold() == "the " and not new.casefold().startswith("the ") and NOUN_AFTER_NAME.match(after):
             new = old[:4] + new  # "on the Beautifully Unconventional song": the article belongs to "song"
-        quoted = text[max(m.start - 1, 0):m.start] in ("'", "‘")  # "'Fearless' was released": a closing quote
-        if (re.match(r"['’](?![sS]\b)", after) and not quoted and old.endswith(("s", "S"))
-                and not new.endswith(("s", "S"))):
+        quoted = text[max(m.start - 1, 0) : m.start] in ("'", "‘")  # "'Fearless' was released": a closing quote
+        if (
+            re.match(r"['’](?![sS]\b)", after)
+            and not quoted
+            and old.endswith(("s", "S"))
+            and not new.endswith(("s", "S"))
+        ):
             end, new = end + 1, new + after[0] + "s"  # "Cape Cross' sire" -> "Kauto Star's sire"
         elif "," in old and after.startswith(",") and "," not in new:
             end += 1  # "Jean, the Vitagraph Dog, died" -> "Hope died": the apposition's closing comma
-        old = text[m.start:end]
-        out = out[: m.start + shift] + new + out[end + shift:]
+        old = text[m.start : end]
+        out = out[: m.start + shift] + new + out[end + shift :]
         shift += len(new) - len(old)
         edits.append({"start": m.start, "end": end, "old": old, "new": new, "kind": m.kind})
     return out, edits
 
 
 # A noun the subject's name qualifies ("the X song"): a "the" before the name is the noun's.
-NOUN_AFTER_NAME = re.compile(r"\s+(?:song|songs|album|albums|single|film|movie|band|group|team|club|book|novel|"
-                             r"series|show|game|character|tour|era|race|event|festival|award|prize|cup|league|"
-                             r"championship|tournament|marathon|stadium|bridge|ship|station)\b")
+NOUN_AFTER_NAME = re.compile(
+    r"\s+(?:song|songs|album|albums|single|film|movie|band|group|team|club|book|novel|"
+    r"series|show|game|character|tour|era|race|event|festival|award|prize|cup|league|"
+    r"championship|tournament|marathon|stadium|bridge|ship|station)\b"
+)
 
 
 def same_subject(a: Table, b: Table, names: Mapping[str, Mapping[str, str]]) -> bool:
@@ -354,7 +499,7 @@ _SHE = re.compile(r"\b(?:she|her|hers|herself)\b", re.IGNORECASE)
 
 
 def attested_gender(hypotheses: Iterable[str]) -> str:
-    """"he" or "she" when the hypotheses about a person call them only so, else "": a subject
+    """ "he" or "she" when the hypotheses about a person call them only so, else "": a subject
     named in a sentence that says "his" must be someone the sentence can call "his"."""
     he = sum(len(_HE.findall(text)) for text in hypotheses)
     she = sum(len(_SHE.findall(text)) for text in hypotheses)
@@ -380,7 +525,7 @@ def _subject_renamed(example, table, out):
     the table carries the new subject's title."""
     left = mentions(out.hypothesis, table)
     if left:
-        return f"still names {table.title!r}: {out.hypothesis[left[0].start:left[0].end]!r} in {out.hypothesis!r}"
+        return f"still names {table.title!r}: {out.hypothesis[left[0].start : left[0].end]!r} in {out.hypothesis!r}"
     if out.table.title == table.title:
         return "the table kept its title"
     return None

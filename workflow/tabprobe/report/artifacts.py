@@ -37,9 +37,15 @@ def artifacts_section(scores: Index, run: RunInfo) -> Section | None:
     if note:
         section.blocks.append(note)
     section.blocks.append(DROP_EXPLAINED)
-    section.blocks.append(probe_accuracy_table(scores, run, [p for c in members for p in members[c]],
-                                               "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed "
-                                               "(lower is better)"))
+    section.blocks.append(
+        probe_accuracy_table(
+            scores,
+            run,
+            [p for c in members for p in members[c]],
+            "Per probe: accuracy against the expected label; drop from the same gold examples unperturbed "
+            "(lower is better)",
+        )
+    )
     section.blocks += run.examples_of(p for c in members for p in members[c])
     return section
 
@@ -50,13 +56,16 @@ def premise_controls_section(scores: Index, run: RunInfo) -> Section | None:
     if not names:
         return None
     return probe_family_section(
-        scores, run, names, "Premise controls (InfoTabS paper Tables 3 and 4)",
+        scores,
+        run,
+        names,
+        "Premise controls (InfoTabS paper Tables 3 and 4)",
         "The hypothesis with no premise (`hypothesis_only`), a constant uninformative table "
         "(`dummy_premise`, 'to be or not to be'), or another table of the split (`swapped_table`), "
         "scored against the gold label. A model that reads its table should fall towards chance "
         "(33.3) and lose more than a model that guesses from the hypothesis. The paper's rows are "
         "RoBERTa-large models *trained* with such premises (InfoTabS Tables 3-4): the accuracy a "
-        "premise-free model reaches, the baseline the InfoTabS authors say every model must beat. "
-        + DROP_EXPLAINED,
+        "premise-free model reaches, the baseline the InfoTabS authors say every model must beat. " + DROP_EXPLAINED,
         "Accuracy (mean (std), n; paired drop: here a larger drop is better, it shows the model reads its premise)",
-        reference=paper.PREMISE_CONTROLS)
+        reference=paper.PREMISE_CONTROLS,
+    )

@@ -21,16 +21,20 @@ from .inputs import RunInfo
 
 def build_sections(scores: Index, run: RunInfo) -> list[Section]:
     run.verdicts = verdicts.verdicts(scores, verdicts.facts_of(run.models, run.relevance))
-    sections = [summary.verdict_section(run), summary.scorecard_section(scores, run),
-                summary.summary_section(scores, run), run_part.run_section(run)]
+    sections = [
+        summary.verdict_section(run),
+        summary.scorecard_section(scores, run),
+        summary.summary_section(scores, run),
+        run_part.run_section(run),
+    ]
     if "original" in run.probes:
         sections.append(run_part.accuracy_section(scores, run))
     transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
     parts = {
         "artifacts": [artifacts.artifacts_section(scores, run), artifacts.premise_controls_section(scores, run)],
         "evidence": ([evidence.transition_rules_section(transition_probes)] if transition_probes else [])
-                    + [evidence.invalid_transition_section(scores, run, p) for p in transition_probes]
-                    + [evidence.evidence_section(scores, run)],
+        + [evidence.invalid_transition_section(scores, run, p) for p in transition_probes]
+        + [evidence.evidence_section(scores, run)],
         "counterfactuals": [counterfactuals.counterfactual_section(scores, run)],
         "inoculation": inoculation.inoculation_sections(scores, run),
     }
@@ -56,11 +60,13 @@ def build_sections(scores: Index, run: RunInfo) -> list[Section]:
 TITLE = "tabprobe report: is the model using the evidence in its tables?"
 
 
-LEDE = ("Does each model reason from the evidence in its table? The verdicts come first, then the scorecard that "
-        "decides them, then every probe. Systematic probes of \"Is My Model Using the Right Evidence?\" (Gupta et al.) on InfoTabS: the tables and "
-        "hypotheses are perturbed in controlled ways and the model's predictions compared with what evidence-based "
-        "reasoning allows. Every number carries its n and its interval; the paper's RoBERTa-large numbers stand "
-        "beside this run's.")
+LEDE = (
+    "Does each model reason from the evidence in its table? The verdicts come first, then the scorecard that "
+    'decides them, then every probe. Systematic probes of "Is My Model Using the Right Evidence?" (Gupta et al.) on InfoTabS: the tables and '
+    "hypotheses are perturbed in controlled ways and the model's predictions compared with what evidence-based "
+    "reasoning allows. Every number carries its n and its interval; the paper's RoBERTa-large numbers stand "
+    "beside this run's."
+)
 
 
 @dataclass
@@ -73,6 +79,10 @@ class Report:
 def assemble(scores: Index, run: RunInfo) -> Report:
     """The report from the run's results table and what else it knows of the run."""
     sections = build_sections(scores, run)
-    files = {block.path: block.svg for section in sections for block in section.blocks
-             if isinstance(block, Figure) and block.path}
+    files = {
+        block.path: block.svg
+        for section in sections
+        for block in section.blocks
+        if isinstance(block, Figure) and block.path
+    }
     return Report(render.to_html(sections, TITLE, LEDE), render.to_markdown(sections, TITLE, LEDE), files)

@@ -120,7 +120,9 @@ class Alert:
 @dataclass
 class Section:
     title: str
-    blocks: list[Any] = field(default_factory=list)  # str (paragraph), TableBlock, Figure, ExamplesBlock, Alert, VerdictBlock
+    blocks: list[Any] = field(
+        default_factory=list
+    )  # str (paragraph), TableBlock, Figure, ExamplesBlock, Alert, VerdictBlock
     level: int = 2  # 2: a part of the report (a paper dimension); 3: a section inside it
     anchor: str = ""
 

@@ -15,36 +15,61 @@ def coverage_section(run: RunInfo) -> Section:
     caps = {c["limit"] for c in run.coverage}
     text = "How many gold examples each probe could perturb, and why the rest were skipped."
     if len(caps) == 1 and None not in caps:
-        text += f" Each split was capped at {next(iter(caps))} examples (a seeded random subset, the same for every probe)."
+        text += (
+            f" Each split was capped at {next(iter(caps))} examples (a seeded random subset, the same for every probe)."
+        )
     elif caps - {None}:
-        text += (" A capped probe sees a seeded random subset of the split; a smaller cap picks a subset of a "
-                 "larger one, so every probe example has its original.")
+        text += (
+            " A capped probe sees a seeded random subset of the split; a smaller cap picks a subset of a "
+            "larger one, so every probe example has its original."
+        )
     section.blocks.append(text)
     section.blocks.append(
         "Every perturbation is checked against the promises its probe declares (rows deleted are exactly the ones "
         "it names, the recorded edits reproduce the new hypothesis, an inserted key is new to the table, ...); one "
-        "that breaks a promise is dropped before an example is sampled, counted under \"Dropped\" and listed in "
-        "the job log (logs/generate_probe/). \"Curation\" counts the label flips a person must check (paper section "
+        'that breaks a promise is dropped before an example is sampled, counted under "Dropped" and listed in '
+        'the job log (logs/generate_probe/). "Curation" counts the label flips a person must check (paper section '
         "4: CONTRADICT -> ENTAIL flips and heuristic flips) and what the curation file decided; "
-        + UNVERIFIED_POLICY[run.unverified_flips] + " An example rejected by curation is skipped.")
+        + UNVERIFIED_POLICY[run.unverified_flips]
+        + " An example rejected by curation is skipped."
+    )
     order = {split: i for i, split in enumerate(SPLITS)}
     rows = [
-        [c["probe"], c["split"], "all" if c["limit"] is None else str(c["limit"]), str(c["gold"]), str(c["perturbed"]),
-         "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–",
-         "; ".join(f"{k}: {v}" for k, v in c.get("dropped", {}).items()) or "–",
-         curation_counts(c.get("review"))]
+        [
+            c["probe"],
+            c["split"],
+            "all" if c["limit"] is None else str(c["limit"]),
+            str(c["gold"]),
+            str(c["perturbed"]),
+            "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–",
+            "; ".join(f"{k}: {v}" for k, v in c.get("dropped", {}).items()) or "–",
+            curation_counts(c.get("review")),
+        ]
         for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))
     ]
-    section.blocks.append(TableBlock(["Probe", "Split", "Cap", "Gold examples", "Perturbed", "Skipped (reason: count)",
-                                      "Dropped (broken promise: count)", "Curation"], rows))
+    section.blocks.append(
+        TableBlock(
+            [
+                "Probe",
+                "Split",
+                "Cap",
+                "Gold examples",
+                "Perturbed",
+                "Skipped (reason: count)",
+                "Dropped (broken promise: count)",
+                "Curation",
+            ],
+            rows,
+        )
+    )
     return section
 
 
 UNVERIFIED_POLICY = {
     "exclude": "candidates nobody decided (unverified) are left out of every score, of the paper tables' pooled "
-               "columns and of inoculation (unverified_flips: exclude), as the paper counted only curated flips.",
+    "columns and of inoculation (unverified_flips: exclude), as the paper counted only curated flips.",
     "include": "candidates nobody decided (unverified) are counted in the scores like the rest "
-               "(unverified_flips: include): their labels were set automatically and not checked by a person.",
+    "(unverified_flips: include): their labels were set automatically and not checked by a person.",
 }
 
 
@@ -52,23 +77,30 @@ def curation_counts(review: Mapping | None) -> str:
     """A coverage row's curation: candidates and what became of them."""
     if not review or not any(review.values()):
         return "–"
-    parts = [f"{review['candidates']} to check"] + [f"{review[k]} {k}" for k in
-                                                     ("accepted", "relabelled", "rejected", "unverified", "stale")
-                                                     if review.get(k)]
+    parts = [f"{review['candidates']} to check"] + [
+        f"{review[k]} {k}" for k in ("accepted", "relabelled", "rejected", "unverified", "stale") if review.get(k)
+    ]
     return ", ".join(parts)
 
 
 def curation_note(run: RunInfo, probe_names: Sequence[str]) -> str | None:
     """What became of the label flips a person must check, for the probes of a paper table."""
-    reviews = [(c["probe"], c["split"], c["review"]) for c in run.coverage
-               if c["probe"] in probe_names and c.get("review", {}).get("candidates")]
+    reviews = [
+        (c["probe"], c["split"], c["review"])
+        for c in run.coverage
+        if c["probe"] in probe_names and c.get("review", {}).get("candidates")
+    ]
     if not reviews:
         return None
-    total = {k: sum(r[k] for _, _, r in reviews) for k in ("candidates", "accepted", "relabelled", "rejected", "unverified")}
+    total = {
+        k: sum(r[k] for _, _, r in reviews) for k in ("candidates", "accepted", "relabelled", "rejected", "unverified")
+    }
     per = "; ".join(f"`{p}` on {s}: {curation_counts(r)}" for p, s, r in reviews)
-    return (f"Label flips that need a person (paper section 4: the paper annotated every CONTRADICT -> ENTAIL flip and "
-            f"curated its half/twice heuristic by hand): {total['candidates']} in this run, "
-            f"{total['accepted'] + total['relabelled']} verified ({total['accepted']} accepted, {total['relabelled']} "
-            f"relabelled), {total['rejected']} rejected (dropped), {total['unverified']} not checked; "
-            + UNVERIFIED_POLICY[run.unverified_flips]
-            + f" Per probe: {per}. Check them with `tabprobe curate PROBE` (README: curation).")
+    return (
+        f"Label flips that need a person (paper section 4: the paper annotated every CONTRADICT -> ENTAIL flip and "
+        f"curated its half/twice heuristic by hand): {total['candidates']} in this run, "
+        f"{total['accepted'] + total['relabelled']} verified ({total['accepted']} accepted, {total['relabelled']} "
+        f"relabelled), {total['rejected']} rejected (dropped), {total['unverified']} not checked; "
+        + UNVERIFIED_POLICY[run.unverified_flips]
+        + f" Per probe: {per}. Check them with `tabprobe curate PROBE` (README: curation)."
+    )

@@ -21,16 +21,16 @@ DIMENSIONS = {
 }
 DIMENSION_INTROS = {
     "artifacts": "Does the model answer from the hypothesis alone? Hypothesis edits that keep or flip the label "
-                 "(paper Table 4) and the InfoTabS premise controls.",
+    "(paper Table 4) and the InfoTabS premise controls.",
     "evidence": "Does the model read the rows that hold the evidence? Table perturbations judged by transition "
-                "rules (section 5.1: Tables 5, 13-15, 17 and their graphs), deleting the relevant and irrelevant "
-                "rows (section 5.2: Tables 6 and 16) and the rows whose deletion moves the prediction (section 5.3).",
+    "rules (section 5.1: Tables 5, 13-15, 17 and their graphs), deleting the relevant and irrelevant "
+    "rows (section 5.2: Tables 6 and 16) and the rows whose deletion moves the prediction (section 5.3).",
     "counterfactuals": "Does the model answer from what it memorised in pre-training? Tables changed so they no longer "
-                       "match the world (Tables 7 and 8).",
+    "match the world (Tables 7 and 8).",
     "inoculation": "Can a few challenge examples teach the model? It is fine-tuned further on 100, 200 and 300 of them "
-                   "and tested again on the challenge set and on the original test sets, and each result is classified "
-                   "into Liu et al.'s outcomes: 1, the gap closes; 2, nothing changes; 3, the challenge set improves "
-                   "while the original test set degrades.",
+    "and tested again on the challenge set and on the original test sets, and each result is classified "
+    "into Liu et al.'s outcomes: 1, the gap closes; 2, nothing changes; 3, the challenge set improves "
+    "while the original test set degrades.",
 }
 
 

@@ -19,15 +19,26 @@ def relevance_note(run: RunInfo) -> str:
     """Which relevance source the evidence numbers rest on, per split, and how much it covers."""
     if not run.relevance:
         return "Relevance source: none in this run."
-    parts = [f"{split}: {r['source']} ({r['with_relevant_rows']} of {r['examples']} examples have relevant rows"
-             + (f"; {r['not_annotated']} not annotated" if r.get("not_annotated") else "") + ")"
-             for split, r in sorted(run.relevance.items())]
+    parts = [
+        f"{split}: {r['source']} ({r['with_relevant_rows']} of {r['examples']} examples have relevant rows"
+        + (f"; {r['not_annotated']} not annotated" if r.get("not_annotated") else "")
+        + ")"
+        for split, r in sorted(run.relevance.items())
+    ]
     aligner = any(r["source"] == "aligner" for r in run.relevance.values())
-    return ("Relevance source (which rows a hypothesis needs): " + "; ".join(parts) + "."
-            + (" The aligner matches hypothesis words, stems, numbers and dates with row keys and values; its "
-               "row precision and recall on a hand-checked gold set of 300 alpha1 pairs are in the README "
-               "(bench/relevance.py). The paper used crowd annotations: where the aligner errs, relevant-row "
-               "numbers mix in irrelevant rows and the reverse." if aligner else ""))
+    return (
+        "Relevance source (which rows a hypothesis needs): "
+        + "; ".join(parts)
+        + "."
+        + (
+            " The aligner matches hypothesis words, stems, numbers and dates with row keys and values; its "
+            "row precision and recall on a hand-checked gold set of 300 alpha1 pairs are in the README "
+            "(bench/relevance.py). The paper used crowd annotations: where the aligner errs, relevant-row "
+            "numbers mix in irrelevant rows and the reverse."
+            if aligner
+            else ""
+        )
+    )
 
 
 EVIDENCE_ROWS = [
@@ -55,16 +66,19 @@ def evidence_section(scores: Index, run: RunInfo) -> Section | None:
     section.blocks.append(relevance_note(run))
     selection = [p for p in evidence_probes if get_probe(p).judged_by == "evidence"]
     if any(get_probe(p).judged_by == "transitions" for p in evidence_probes):
-        section.blocks.append("Deleting the relevant rows (`relevant_row_deletion`, paper Figure 4 / Table 6) must "
-                              "turn every prediction NEUTRAL; deleting an irrelevant row (`irrelevant_row_deletion`, "
-                              "Figure 10 / Table 16) must change none. Their invalid-transition tables follow with "
-                              "the other table probes.")
+        section.blocks.append(
+            "Deleting the relevant rows (`relevant_row_deletion`, paper Figure 4 / Table 6) must "
+            "turn every prediction NEUTRAL; deleting an irrelevant row (`irrelevant_row_deletion`, "
+            "Figure 10 / Table 16) must change none. Their invalid-transition tables follow with "
+            "the other table probes."
+        )
     for probe_name in selection:
         section.blocks.append(
             f"`{probe_name}`: each row of the table is deleted in turn; the rows whose deletion alone changes the "
             "model's prediction are the evidence it uses, compared with the relevant rows of ENTAIL/CONTRADICT "
             "examples that have any (as in the paper). Cells: mean (std) over the samplings of gold examples; "
-            "the paper's RoBERTa-large numbers (4,600 human-annotated dev/test pairs) in the last column.")
+            "the paper's RoBERTa-large numbers (4,600 human-annotated dev/test pairs) in the last column."
+        )
         splits = scores.splits_with([probe_name])
         header = ["Statistic"] + [f"{m} · {s}" for m in run.models for s in splits] + ["paper"]
         rows = []
@@ -72,7 +86,11 @@ def evidence_section(scores: Index, run: RunInfo) -> Section | None:
             cells = [title]
             for model in run.models:
                 for split in splits:
-                    cells.append(Stat.of(scores.get(model=model, probe=probe_name, split=split, statistic=statistic, label=label)))
+                    cells.append(
+                        Stat.of(
+                            scores.get(model=model, probe=probe_name, split=split, statistic=statistic, label=label)
+                        )
+                    )
             reference = paper.EVIDENCE_SELECTION.get((statistic, label))
             rows.append(cells + [Stat.reference(reference)])
         section.blocks.append(TableBlock(header, rows, caption=f"Model evidence selection ({probe_name})"))
@@ -95,8 +113,11 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
     rows = []
     for name in probe_names:
         rule = RULES[get_probe(name).transition_rule]
-        rows.append([name] + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
-                    + [rule.source])
+        rows.append(
+            [name]
+            + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
+            + [rule.source]
+        )
     section.blocks.append(TableBlock(["Probe", "from E", "from N", "from C", "Source of the rule"], rows))
     return section
 
@@ -114,8 +135,11 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
         "predicted: invalid transitions / examples originally predicted with that label. Lower is better only "
         "for a model that reads its table: one that ignores it never moves and scores zero here, so read these "
         "beside the share of predictions that did not move at all (the rows under each table)"
-        + (", and here staying put is itself the failure: the rule demands a move from ENTAIL and CONTRADICT"
-           if any(lab not in rule.allowed[lab] for lab in LABELS) else "")
+        + (
+            ", and here staying put is itself the failure: the rule demands a move from ENTAIL and CONTRADICT"
+            if any(lab not in rule.allowed[lab] for lab in LABELS)
+            else ""
+        )
         + ". Cells: mean (std) over the samplings"
         + ("; the paper's RoBERTa-large number is given under each cell." if reference else ".")
     )
@@ -133,7 +157,8 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
         elif verdict and verdict.finding(verdicts.USES_TABLE).answer == verdicts.NO:
             section.blocks.append(
                 f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
-                "predictions do not move, not because it reasons by the rule.")
+                "predictions do not move, not because it reasons by the rule."
+            )
         if info["premise"] != "hypothesis_only" and info.get("truncated"):
             share = 100 * info["truncated"] / max(info["examples"], 1)
             section.blocks.append(
@@ -143,11 +168,19 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
             )
         # Our mean (std) per label and split, and the paper's value where it has one; averages
         # over labels and over splits are both taken from these two grids.
-        ours = {lab: {split: scores.get(model=model, probe=probe_name, split=split,
-                                     statistic="invalid_transition_pct", label=lab) for split in run.splits}
-                for lab in LABELS}
-        paper_values = {lab: {split: reference["values"][lab].get(split) if reference else None for split in run.splits}
-                        for lab in LABELS}
+        ours = {
+            lab: {
+                split: scores.get(
+                    model=model, probe=probe_name, split=split, statistic="invalid_transition_pct", label=lab
+                )
+                for split in run.splits
+            }
+            for lab in LABELS
+        }
+        paper_values = {
+            lab: {split: reference["values"][lab].get(split) if reference else None for split in run.splits}
+            for lab in LABELS
+        }
 
         header = ["Predicted label"] + run.splits + ["Average"]
         rows = []
@@ -155,24 +188,47 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
             cells = [LABEL_NAMES[lab]]
             for split in run.splits:
                 cells.append(Stat.of(ours[lab][split], paper=paper_values[lab][split]))
-            cells.append(Stat(_mean(r["mean"] if r else None for r in ours[lab].values()),
-                              paper=_mean(paper_values[lab].values())))
+            cells.append(
+                Stat(
+                    _mean(r["mean"] if r else None for r in ours[lab].values()), paper=_mean(paper_values[lab].values())
+                )
+            )
             rows.append(cells)
         averages = ["Average"]
         for split in run.splits:
             our_mean = _mean(ours[lab][split]["mean"] if ours[lab][split] else None for lab in LABELS)
             averages.append(Stat(our_mean, paper=_mean(paper_values[lab][split] for lab in LABELS)))
         rows.append(averages + [""])
-        stayed = {split: scores.get(model=model, probe=probe_name, split=split, statistic="unchanged_pct", label="all")
-                  for split in run.splits}
+        stayed = {
+            split: scores.get(model=model, probe=probe_name, split=split, statistic="unchanged_pct", label="all")
+            for split in run.splits
+        }
         rows.append(["Did not move at all (% of all predictions)"] + [Stat.of(stayed[s]) for s in run.splits] + [""])
         if any(lab not in rule.allowed[lab] for lab in LABELS):
-            rows.append(["Stayed put where the rule demands a move (%): the failure here"]
-                        + [Stat.of(scores.get(model=model, probe=probe_name, split=s,
-                                           statistic="unchanged_where_required_pct", label="all")) for s in run.splits]
-                        + [""])
-        section.blocks.append(TableBlock(header, rows, caption=f"Model {model} (invalid transitions: lower is better "
-                                                               "when the predictions move where the table changes)"))
+            rows.append(
+                ["Stayed put where the rule demands a move (%): the failure here"]
+                + [
+                    Stat.of(
+                        scores.get(
+                            model=model,
+                            probe=probe_name,
+                            split=s,
+                            statistic="unchanged_where_required_pct",
+                            label="all",
+                        )
+                    )
+                    for s in run.splits
+                ]
+                + [""]
+            )
+        section.blocks.append(
+            TableBlock(
+                header,
+                rows,
+                caption=f"Model {model} (invalid transitions: lower is better "
+                "when the predictions move where the table changes)",
+            )
+        )
         section.blocks.append(transition_graph_figure(scores, run, model, probe_name))
         visible = visible_perturbations_block(scores, run, model, probe_name)
         if visible:
@@ -189,8 +245,9 @@ def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name:
         for after in LABELS:
             values = []
             for split in run.splits:
-                r = scores.get(model=model, probe=probe_name, split=split,
-                            statistic=f"transition_pct_to_{after}", label=before)
+                r = scores.get(
+                    model=model, probe=probe_name, split=split, statistic=f"transition_pct_to_{after}", label=before
+                )
                 values.append(r["mean"] if r else None)
             percent[(before, after)] = values
     reference = paper.INVALID_TRANSITIONS.get(probe_name)
@@ -207,8 +264,10 @@ def visible_perturbations_block(scores: Index, run: RunInfo, model: str, probe_n
     """Invalid % over the examples whose model input changed. A table edit past the model's
     max_length cut never reaches it; such examples keep their prediction and count as valid in
     the paper-comparable numbers above. None when every (or no) perturbation reached the model."""
-    shares = {split: scores.get(model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all")
-              for split in run.splits}
+    shares = {
+        split: scores.get(model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all")
+        for split in run.splits
+    }
     present = [r["mean"] for r in shares.values() if r and r["mean"] is not None]
     if not present or all(v >= 100.0 for v in present) or all(v <= 0.0 for v in present):
         return None
@@ -216,14 +275,18 @@ def visible_perturbations_block(scores: Index, run: RunInfo, model: str, probe_n
     for lab in LABELS + ("all",):
         cells = [LABEL_NAMES.get(lab, "All predictions")]
         for split in run.splits:
-            r = scores.get(model=model, probe=probe_name, split=split,
-                        statistic="invalid_transition_pct_input_changed", label=lab)
+            r = scores.get(
+                model=model, probe=probe_name, split=split, statistic="invalid_transition_pct_input_changed", label=lab
+            )
             cells.append(Stat.of(r))
         rows.append(cells)
     rows.append(["Examples whose input changed (%)"] + [Stat.of(shares[s]) for s in run.splits])
-    return TableBlock(["Predicted label"] + run.splits, rows,
-                      caption=f"Model {model}: invalid transitions (%) among the examples whose model input changed "
-                              "(the perturbation was not cut off by max_length)")
+    return TableBlock(
+        ["Predicted label"] + run.splits,
+        rows,
+        caption=f"Model {model}: invalid transitions (%) among the examples whose model input changed "
+        "(the perturbation was not cut off by max_length)",
+    )
 
 
 def transition_matrix_block(scores: Index, run: RunInfo, model: str, probe_name: str) -> TableBlock:
@@ -233,7 +296,9 @@ def transition_matrix_block(scores: Index, run: RunInfo, model: str, probe_name:
         cells = [LABEL_NAMES[lab]]
         for split in run.splits:
             for to in LABELS:
-                r = scores.get(model=model, probe=probe_name, split=split, statistic=f"transition_pct_to_{to}", label=lab)
+                r = scores.get(
+                    model=model, probe=probe_name, split=split, statistic=f"transition_pct_to_{to}", label=lab
+                )
                 cells.append(Stat(r["mean"] if r else None))  # the means only: the graph's numbers, in a grid
         rows.append(cells)
     return TableBlock(header, rows, caption=f"Model {model}: transition matrix, % of each original prediction")

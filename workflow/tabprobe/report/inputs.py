@@ -42,8 +42,13 @@ class RunInfo:
 EXAMPLES_SHOWN = 5  # failing examples per probe and model
 
 
-def load_examples(showcase: Mapping[str, Mapping], models: Sequence[str], seed: int,
-                  root: str | Path = ".", unverified_flips: str = "exclude") -> dict[tuple[str, str], ExamplesBlock]:
+def load_examples(
+    showcase: Mapping[str, Mapping],
+    models: Sequence[str],
+    seed: int,
+    root: str | Path = ".",
+    unverified_flips: str = "exclude",
+) -> dict[tuple[str, str], ExamplesBlock]:
     """A few failing examples of each probe for each model. `showcase` maps a probe to its split
     and its `showcase_inputs` files (relative to `root`)."""
     out: dict[tuple[str, str], ExamplesBlock] = {}
@@ -52,10 +57,13 @@ def load_examples(showcase: Mapping[str, Mapping], models: Sequence[str], seed: 
         split, files = spec["split"], {key: Path(root) / path for key, path in spec["files"].items()}
         if split not in split_data:
             examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
-            split_data[split] = ({e["uid"]: e for e in examples},
-                                 infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)))
+            split_data[split] = (
+                {e["uid"]: e for e in examples},
+                infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)),
+            )
         for model in models:
-            found, changes = failures.failing_examples(files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed,
-                                                       split_data[split], unverified_flips)
+            found, changes = failures.failing_examples(
+                files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed, split_data[split], unverified_flips
+            )
             out[(probe_name, model)] = ExamplesBlock(probe_name, model, split, found, changes)
     return out

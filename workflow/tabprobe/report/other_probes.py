@@ -14,11 +14,15 @@ def external_section(scores: Index, run: RunInfo) -> Section | None:
     if not names:
         return None
     return probe_family_section(
-        scores, run, names, "External probe sets",
+        scores,
+        run,
+        names,
+        "External probe sets",
         "Probe sets given as folders in InfoTabS format (config `probes: {name: {external: folder}}`), scored "
         "against their own labels; the paired drop covers the lines paired with a gold example of the split "
         "(see Probe coverage). " + DROP_EXPLAINED,
-        "Accuracy (mean (std), n; paired drop)")
+        "Accuracy (mean (std), n; paired drop)",
+    )
 
 
 def own_probes_section(scores: Index, run: RunInfo) -> Section | None:
@@ -26,7 +30,11 @@ def own_probes_section(scores: Index, run: RunInfo) -> Section | None:
     if not names:
         return None
     return probe_family_section(
-        scores, run, names, "Other probes",
+        scores,
+        run,
+        names,
+        "Other probes",
         "Probes judged by an expected label outside the paper's families (a probe of your own, "
         "say), scored against that label. " + DROP_EXPLAINED,
-        "Accuracy (mean (std), n; paired drop)")
+        "Accuracy (mean (std), n; paired drop)",
+    )

@@ -128,8 +128,13 @@ def _table_html(block: TableBlock) -> str:
     out = ['<div class="table-wrap"><table class="sortable">']
     if block.caption:
         out.append(f"<caption>{_inline(block.caption)}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th scope="col"><button type="button" class="sort">{_inline(h)}</button></th>'
-                                       for h in block.header) + "</tr></thead><tbody>")
+    out.append(
+        "<thead><tr>"
+        + "".join(
+            f'<th scope="col"><button type="button" class="sort">{_inline(h)}</button></th>' for h in block.header
+        )
+        + "</tr></thead><tbody>"
+    )
     for row in block.rows:
         reference = isinstance(row[0], str) and row[0].startswith("paper")
         out.append(("<tr class='reference'>" if reference else "<tr>") + "".join(_cell_html(c) for c in row) + "</tr>")
@@ -166,41 +171,61 @@ def _example_html(change: ExampleChange) -> str:
     if change.pred is not None:
         before = LABEL_NAMES.get(change.original_pred, "–") if change.original_pred else "–"
         preds = f" · model: {before} → {LABEL_NAMES[change.pred]}"
-    out = [f'<article class="example"><header><code>{html.escape(change.uid)}</code> · gold {LABEL_NAMES[change.gold]} · '
-           f"{judged}{preds}</header>"]
+    out = [
+        f'<article class="example"><header><code>{html.escape(change.uid)}</code> · gold {LABEL_NAMES[change.gold]} · '
+        f"{judged}{preds}</header>"
+    ]
     if change.reason:
         out.append(f'<p class="reason">{html.escape(change.reason)}</p>')
     if not change.has_original:
         out.append('<p class="premise-note">No original example to compare with: shown as given.</p>')
-    unchanged = ("" if any(kind != "same" for kind, _ in change.hypothesis) or not change.has_original
-                 else ' <span class="n">(unchanged)</span>')
+    unchanged = (
+        ""
+        if any(kind != "same" for kind, _ in change.hypothesis) or not change.has_original
+        else ' <span class="n">(unchanged)</span>'
+    )
     out.append(f'<p class="hypothesis"><strong>Hypothesis:</strong> {_segments_html(change.hypothesis)}{unchanged}</p>')
     if change.premise_note:
         out.append(f'<p class="premise-note">Premise: {html.escape(change.premise_note)}.</p>')
     table = change.table
-    title = (_segments_html(text_diff(table.old_title, table.new_title)) if table.old_title != table.new_title
-             else html.escape(table.new_title))
-    out.append(f'<table class="example-table"><caption>Table: {title}'
-               + ("" if table.changed or not change.has_original or change.premise_note
-                  else ' <span class="n">(unchanged)</span>') + "</caption><tbody>")
+    title = (
+        _segments_html(text_diff(table.old_title, table.new_title))
+        if table.old_title != table.new_title
+        else html.escape(table.new_title)
+    )
+    out.append(
+        f'<table class="example-table"><caption>Table: {title}'
+        + (
+            ""
+            if table.changed or not change.has_original or change.premise_note
+            else ' <span class="n">(unchanged)</span>'
+        )
+        + "</caption><tbody>"
+    )
     for row in table.rows:
-        out.append(f'<tr class="row-{row.status}"><td class="mark">{ROW_MARKS[row.status]}</td>'
-                   f"<th>{html.escape(row.key)}</th><td>{_row_values_html(row)}</td></tr>")
+        out.append(
+            f'<tr class="row-{row.status}"><td class="mark">{ROW_MARKS[row.status]}</td>'
+            f"<th>{html.escape(row.key)}</th><td>{_row_values_html(row)}</td></tr>"
+        )
     out.append("</tbody></table></article>")
     return "\n".join(out)
 
 
 def _examples_summary(block: ExamplesBlock) -> str:
-    return (f"Failing examples · {block.probe} · {block.model} · {block.split}: {block.failures.caption()}; "
-            f"{len(block.changes)} shown")
+    return (
+        f"Failing examples · {block.probe} · {block.model} · {block.split}: {block.failures.caption()}; "
+        f"{len(block.changes)} shown"
+    )
 
 
 def _examples_html(block: ExamplesBlock) -> str:
-    out = [f'<details class="examples" data-probe="{html.escape(block.probe)}" data-model="{html.escape(block.model)}">'
-           f"<summary>{html.escape(_examples_summary(block))}</summary>",
-           f"<p>A failure here: {html.escape(block.failures.what)}. Examples chosen at random (seeded) among the "
-           "failures; removed text and rows are struck through in red, added ones underlined in green, "
-           "reordered rows marked ↕.</p>"]
+    out = [
+        f'<details class="examples" data-probe="{html.escape(block.probe)}" data-model="{html.escape(block.model)}">'
+        f"<summary>{html.escape(_examples_summary(block))}</summary>",
+        f"<p>A failure here: {html.escape(block.failures.what)}. Examples chosen at random (seeded) among the "
+        "failures; removed text and rows are struck through in red, added ones underlined in green, "
+        "reordered rows marked ↕.</p>",
+    ]
     out += [_example_html(change) for change in block.changes]
     out.append("</details>")
     return "\n".join(out)
@@ -213,11 +238,15 @@ def _answer_class(answer: str) -> str:
 def _verdict_html(block: VerdictBlock) -> str:
     v = block.verdict
     uses = v.findings[0].answer
-    out = [f'<article class="verdict" data-model="{html.escape(v.model)}" data-uses-table="{_answer_class(uses)}">',
-           f"<h3>{_inline(v.headline)}</h3><dl>"]
+    out = [
+        f'<article class="verdict" data-model="{html.escape(v.model)}" data-uses-table="{_answer_class(uses)}">',
+        f"<h3>{_inline(v.headline)}</h3><dl>",
+    ]
     for finding in v.findings:
-        out.append(f"<dt>{_inline(finding.question)}</dt><dd><span class='answer {_answer_class(finding.answer)}'>"
-                   f"{html.escape(finding.answer)}</span> {_inline(finding.sentence)}")
+        out.append(
+            f"<dt>{_inline(finding.question)}</dt><dd><span class='answer {_answer_class(finding.answer)}'>"
+            f"{html.escape(finding.answer)}</span> {_inline(finding.sentence)}"
+        )
         if finding.numbers:
             out.append("<ul>" + "".join(f"<li>{_inline(n.text())}</li>" for n in finding.numbers) + "</ul>")
         out.append("</dd>")
@@ -259,10 +288,15 @@ def _toc(sections: Sequence[Section]) -> str:
 
 
 def to_html(sections: Sequence[Section], title: str, lede: str) -> str:
-    out = ["<!doctype html>", "<html lang='en'><head><meta charset='utf-8'>",
-           "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-           f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-           f"<header><h1>{html.escape(title)}</h1><p>{_inline(lede)}</p></header>", _toc(sections), "<main>"]
+    out = [
+        "<!doctype html>",
+        "<html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<header><h1>{html.escape(title)}</h1><p>{_inline(lede)}</p></header>",
+        _toc(sections),
+        "<main>",
+    ]
     inside = False
     for section in sections:
         if section.level == 2 and inside:
@@ -295,26 +329,39 @@ def to_html(sections: Sequence[Section], title: str, lede: str) -> str:
 
 def _segments_md(segments) -> str:
     marks = {"same": "{}", "old": "~~{}~~", "new": "**{}**"}
-    return "".join(marks[kind].format(text.strip()) + (" " if text.endswith(" ") and kind != "same" else "")
-                   if kind != "same" else text for kind, text in segments)
+    return "".join(
+        marks[kind].format(text.strip()) + (" " if text.endswith(" ") and kind != "same" else "")
+        if kind != "same"
+        else text
+        for kind, text in segments
+    )
 
 
 def _examples_md(block: ExamplesBlock) -> list[str]:
     out = [f"**{_examples_summary(block)}** (a failure: {block.failures.what})", ""]
     for change in block.changes:
-        preds = (f"; model {change.original_pred or '–'} → {change.pred}" if change.pred else "")
+        preds = f"; model {change.original_pred or '–'} → {change.pred}" if change.pred else ""
         out.append(f"- `{change.uid}` gold {change.gold}{preds}" + (f": {change.reason}" if change.reason else ""))
         if not change.has_original:
             out.append("  - No original example to compare with: shown as given.")
         out.append(f"  - Hypothesis: {_segments_md(change.hypothesis)}")
         if change.premise_note:
             out.append(f"  - Premise: {change.premise_note}")
-        edits = [f"{ROW_MARKS[r.status]} {r.key}: "
-                 + (_segments_md(text_diff(', '.join(r.old_values), ', '.join(r.values))) if r.status == "changed"
-                    else ", ".join(r.values) + (f" (was row {r.old_index + 1})" if r.status == "moved" else ""))
-                 for r in change.table.rows if r.status != "kept"]
-        title = (f"~~{change.table.old_title}~~ → **{change.table.new_title}**" if change.table.old_title != change.table.new_title
-                 else change.table.new_title)
+        edits = [
+            f"{ROW_MARKS[r.status]} {r.key}: "
+            + (
+                _segments_md(text_diff(", ".join(r.old_values), ", ".join(r.values)))
+                if r.status == "changed"
+                else ", ".join(r.values) + (f" (was row {r.old_index + 1})" if r.status == "moved" else "")
+            )
+            for r in change.table.rows
+            if r.status != "kept"
+        ]
+        title = (
+            f"~~{change.table.old_title}~~ → **{change.table.new_title}**"
+            if change.table.old_title != change.table.new_title
+            else change.table.new_title
+        )
         out.append(f"  - Table {title}: " + ("; ".join(edits) if edits else "no row changed"))
     out.append("")
     return out
@@ -333,8 +380,12 @@ def to_markdown(sections: Sequence[Section], title: str, lede: str) -> str:
                 out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in block.rows]
                 out.append("")
             elif isinstance(block, Figure):
-                out += ["*Figure (drawn in index.html" + (f", and results/report/figures/{block.path}" if block.path else "")
-                        + f"): {block.caption}*", ""]
+                out += [
+                    "*Figure (drawn in index.html"
+                    + (f", and results/report/figures/{block.path}" if block.path else "")
+                    + f"): {block.caption}*",
+                    "",
+                ]
             elif isinstance(block, ExamplesBlock):
                 out += _examples_md(block)
             elif isinstance(block, Alert):

@@ -15,25 +15,50 @@ def run_section(run: RunInfo) -> Section:
         meta = model.get("meta") or {}
         if meta.get("trained") is False:
             section.blocks.append(
-                Alert(f"Model {name} has an untrained classification head ({meta.get('note', '')}); "
-                 "its predictions exercise the workflow but say nothing about NLI reasoning.")
+                Alert(
+                    f"Model {name} has an untrained classification head ({meta.get('note', '')}); "
+                    "its predictions exercise the workflow but say nothing about NLI reasoning."
+                )
             )
     rows = []
     for name, m in run.models.items():
         meta = m.get("meta") or {}
         if meta.get("trained"):
             ts = meta["train_settings"]
-            training = (f"{meta['train_examples']} of {meta['train_examples_available']} train examples, "
-                        f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s")
+            training = (
+                f"{meta['train_examples']} of {meta['train_examples_available']} train examples, "
+                f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s"
+            )
             dev = f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
         else:
             training = "untrained head" if meta.get("trained") is False else "user checkpoint"
             dev = "–"
-        rows.append([name, m["premise"], training, dev, str(m["checkpoint"]), m.get("fingerprint", "–"),
-                     f"{m['truncated']} of {m['examples']}", m.get("precision") or "–"])
+        rows.append(
+            [
+                name,
+                m["premise"],
+                training,
+                dev,
+                str(m["checkpoint"]),
+                m.get("fingerprint", "–"),
+                f"{m['truncated']} of {m['examples']}",
+                m.get("precision") or "–",
+            ]
+        )
     section.blocks.append(
-        TableBlock(["Model", "Premise rendering", "Training", "Dev accuracy", "Checkpoint", "Fingerprint",
-                    "Premises cut to max_length (all probes and splits)", "Inference precision"], rows)
+        TableBlock(
+            [
+                "Model",
+                "Premise rendering",
+                "Training",
+                "Dev accuracy",
+                "Checkpoint",
+                "Fingerprint",
+                "Premises cut to max_length (all probes and splits)",
+                "Inference precision",
+            ],
+            rows,
+        )
     )
     section.blocks.append(
         f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."
@@ -62,7 +87,9 @@ def accuracy_section(scores: Index, run: RunInfo) -> Section:
     section.blocks.append(TableBlock(header, rows))
     gaps = []
     for model, info in run.models.items():
-        reference = "Hypothesis only" if info["premise"] == "hypothesis_only" else "RoBERTa-large (premise + hypothesis)"
+        reference = (
+            "Hypothesis only" if info["premise"] == "hypothesis_only" else "RoBERTa-large (premise + hypothesis)"
+        )
         diffs = []
         for split in run.splits:
             r = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="all")

@@ -15,9 +15,10 @@ from .inputs import RunInfo
 def verdict_section(run: RunInfo) -> Section:
     section = Section("Verdicts: does each model use the evidence in its table?", anchor="verdicts")
     section.blocks.append(
-        "Each verdict rests on the numbers listed under it, with their 95% intervals; \"cannot tell\" means the "
+        'Each verdict rests on the numbers listed under it, with their 95% intervals; "cannot tell" means the '
         "intervals allow both readings or the numbers disagree. How numbers become verdicts is written down under "
-        "the scorecard (and in workflow/tabprobe/verdicts.py).")
+        "the scorecard (and in workflow/tabprobe/verdicts.py)."
+    )
     section.blocks += [VerdictBlock(v) for v in run.verdicts.values()]
     return section
 
@@ -41,13 +42,22 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
         verdict = run.verdicts.get(model)
         cells.append(verdicts.short_verdict(verdict) if verdict else "not probed for a verdict (derived model)")
         rows.append(cells)
-    rows.append(["paper: RoBERTa-large"] + [Stat(m.paper, signed=m.unit == "points") if m.paper is not None else "–"
-                                            for m in measures] + [""])
-    splits = sorted({found[0] for model in models for m in measures
-                     if (found := verdicts.scorecard_cell(scores, model, m))}, key=SHOWCASE_ORDER.index)
-    section.blocks.append(TableBlock(
-        ["Model"] + [f"{m.title} ({m.unit}; {m.better} is better)" for m in measures] + ["Verdict"], rows,
-        caption=f"Each number on the first split where it was measured ({', '.join(splits)}), mean (std) [95% CI] n"))
+    rows.append(
+        ["paper: RoBERTa-large"]
+        + [Stat(m.paper, signed=m.unit == "points") if m.paper is not None else "–" for m in measures]
+        + [""]
+    )
+    splits = sorted(
+        {found[0] for model in models for m in measures if (found := verdicts.scorecard_cell(scores, model, m))},
+        key=SHOWCASE_ORDER.index,
+    )
+    section.blocks.append(
+        TableBlock(
+            ["Model"] + [f"{m.title} ({m.unit}; {m.better} is better)" for m in measures] + ["Verdict"],
+            rows,
+            caption=f"Each number on the first split where it was measured ({', '.join(splits)}), mean (std) [95% CI] n",
+        )
+    )
     sources = "; ".join(f"{m.title}: {m.paper_source}" for m in measures if m.paper_source)
     if sources:
         section.blocks.append(f"The paper's row: {sources}. Differences of the paper's means are not paired.")
@@ -57,15 +67,28 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
         for model in models:
             found = verdicts.scorecard_cell(scores, model, measure)
             score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": 0}
-            points.append(figures.ChartPoint(f"{measure.better} is better", model, score["mean"], score["ci_low"],
-                                             score["ci_high"], score["n"], measure.paper))
-        panels.append(figures.ChartPanel(f"{measure.title} ({measure.unit})", points,
-                                         zero_line=measure.unit == "points"))
+            points.append(
+                figures.ChartPoint(
+                    f"{measure.better} is better",
+                    model,
+                    score["mean"],
+                    score["ci_low"],
+                    score["ci_high"],
+                    score["n"],
+                    measure.paper,
+                )
+            )
+        panels.append(
+            figures.ChartPanel(f"{measure.title} ({measure.unit})", points, zero_line=measure.unit == "points")
+        )
     if panels:
-        section.blocks.append(Figure(figures.dot_chart(panels, "Scorecard: every model on the deciding numbers",
-                                                       salt="scorecard"),
-                                     "Mean and 95% interval of each deciding number per model; red ticks: the paper's "
-                                     "RoBERTa-large.", path="summary/all-models/scorecard.svg"))
+        section.blocks.append(
+            Figure(
+                figures.dot_chart(panels, "Scorecard: every model on the deciding numbers", salt="scorecard"),
+                "Mean and 95% interval of each deciding number per model; red ticks: the paper's RoBERTa-large.",
+                path="summary/all-models/scorecard.svg",
+            )
+        )
     section.blocks.append("How the verdicts are decided (workflow/tabprobe/verdicts.py):")
     section.blocks += [f"({i}) {rule}" for i, rule in enumerate(verdicts.RULES, start=1)]
     return section
@@ -77,8 +100,11 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
     and 7), the invalid-transition % of every table probe; each on the first split (of
     SHOWCASE_ORDER) where it has a value."""
     rows = []
-    entries = [(dimension_of(get_probe(p)), p, get_probe(p).judged_by) for p in run.probes
-               if p != "original" and get_probe(p).judged_by != "evidence"]
+    entries = [
+        (dimension_of(get_probe(p)), p, get_probe(p).judged_by)
+        for p in run.probes
+        if p != "original" and get_probe(p).judged_by != "evidence"
+    ]
     for table, dimension in (("table4", "artifacts"), ("table7", "counterfactuals")):
         for column, members in pooled_members(table, run.probes).items():
             if members:
@@ -93,10 +119,19 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
         if ":" in name:
             table, column = name.split(":")
             label = f"paper {table.replace('table', 'Table ')}: {column.replace('_', ' ')} (pooled)"
-        rows.append((dimension, label, "invalid transitions (%)" if transitions else "accuracy drop (points)",
-                     Stat.of(score, signed=not transitions,
-                             paper=paper.summary_tick(name, "invalid_transition_pct" if transitions else "accuracy_drop",
-                                                      split)), split))
+        rows.append(
+            (
+                dimension,
+                label,
+                "invalid transitions (%)" if transitions else "accuracy drop (points)",
+                Stat.of(
+                    score,
+                    signed=not transitions,
+                    paper=paper.summary_tick(name, "invalid_transition_pct" if transitions else "accuracy_drop", split),
+                ),
+                split,
+            )
+        )
     order = list(DIMENSIONS)
     return sorted(rows, key=lambda r: order.index(r[0]))  # stable: probes keep their config order
 
@@ -116,11 +151,23 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
     section = Section("Summary: every probe at a glance", anchor="summary")
     lines = []
     for model, info in run.models.items():
-        split = next((s for s in SHOWCASE_ORDER if scores.get(model=model, probe="original", split=s,
-                                                             statistic="accuracy", label="all")), None)
+        split = next(
+            (
+                s
+                for s in SHOWCASE_ORDER
+                if scores.get(model=model, probe="original", split=s, statistic="accuracy", label="all")
+            ),
+            None,
+        )
         if split:
-            accuracy = Stat.of(scores.get(model=model, probe="original", split=split, statistic="accuracy", label="all"))
-            sees = "hypothesis only" if info["premise"] == "hypothesis_only" else f"table as {info['premise']} + hypothesis"
+            accuracy = Stat.of(
+                scores.get(model=model, probe="original", split=split, statistic="accuracy", label="all")
+            )
+            sees = (
+                "hypothesis only"
+                if info["premise"] == "hypothesis_only"
+                else f"table as {info['premise']} + hypothesis"
+            )
             lines.append(f"{model} ({sees}): accuracy {accuracy.text()} on {split}")
     section.blocks.append(
         "How each model's accuracy moves under each probe, grouped by the paper's dimensions: for probes judged by a "
@@ -133,7 +180,8 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
         "last column. A drop under a premise control is what a model that reads its table shows; a drop under a "
         "label-preserving edit is a failure. Few invalid transitions are a merit only in a model whose predictions "
         "move where the table changes: a model that ignores its table never moves and has none (the Verdicts above "
-        "say which models do). " + ("; ".join(lines) + "." if lines else ""))
+        "say which models do). " + ("; ".join(lines) + "." if lines else "")
+    )
     table_rows = []
     for model in run.models:
         rows = _summary_rows(scores, run, model)
@@ -141,18 +189,31 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
             continue
         panels = []
         for measure in ("accuracy drop (points)", "invalid transitions (%)"):
-            points = [figures.ChartPoint(DIMENSIONS[d], name, stat.mean, stat.low, stat.high, stat.n or 0, stat.paper)
-                      for d, name, m, stat, _ in rows if m == measure]
+            points = [
+                figures.ChartPoint(DIMENSIONS[d], name, stat.mean, stat.low, stat.high, stat.n or 0, stat.paper)
+                for d, name, m, stat, _ in rows
+                if m == measure
+            ]
             if points:
                 panels.append(figures.ChartPanel(f"{measure[0].upper()}{measure[1:]}", points, zero_line=True))
-        section.blocks.append(Figure(
-            figures.dot_chart(panels, f"{model}: accuracy under each probe", salt=f"summary-{model}"),
-            f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect, the paper's "
-            "RoBERTa-large as a red tick where it has a comparable number; n is the number of examples.",
-            path=f"summary/{model}/all-probes.svg"))
-        table_rows += [[DIMENSIONS[d], name, model, split, measure, stat, better_direction(name, measure)]
-                       for d, name, measure, stat, split in rows]
+        section.blocks.append(
+            Figure(
+                figures.dot_chart(panels, f"{model}: accuracy under each probe", salt=f"summary-{model}"),
+                f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect, the paper's "
+                "RoBERTa-large as a red tick where it has a comparable number; n is the number of examples.",
+                path=f"summary/{model}/all-probes.svg",
+            )
+        )
+        table_rows += [
+            [DIMENSIONS[d], name, model, split, measure, stat, better_direction(name, measure)]
+            for d, name, measure, stat, split in rows
+        ]
     if table_rows:
-        section.blocks.append(TableBlock(["Dimension", "Probe", "Model", "Split", "Measure", "Mean (std) [95% CI] n",
-                                          "Better"], table_rows, caption="Every probe at a glance (click a column to sort)"))
+        section.blocks.append(
+            TableBlock(
+                ["Dimension", "Probe", "Model", "Split", "Measure", "Mean (std) [95% CI] n", "Better"],
+                table_rows,
+                caption="Every probe at a glance (click a column to sort)",
+            )
+        )
     return section

@@ -10,14 +10,21 @@ from ..results import Index
 from .blocks import Section, Stat, TableBlock
 from .inputs import RunInfo
 
-DROP_EXPLAINED = ("Drop: accuracy of the same gold examples before the edit minus after it, computed on the same "
-                  "samplings (a paired comparison; positive = the edit hurt), with a percentile bootstrap interval. "
-                  "Input changed: the share of examples whose tokens, as the model saw them, differ from the "
-                  "unperturbed example's (an edit to a row cut off past max_length never reaches the model).")
+DROP_EXPLAINED = (
+    "Drop: accuracy of the same gold examples before the edit minus after it, computed on the same "
+    "samplings (a paired comparison; positive = the edit hurt), with a percentile bootstrap interval. "
+    "Input changed: the share of examples whose tokens, as the model saw them, differ from the "
+    "unperturbed example's (an edit to a row cut off past max_length never reaches the model)."
+)
 
 
-def probe_accuracy_table(scores: Index, run: RunInfo, probe_names: Sequence[str], caption: str,
-                         reference: dict[str, dict[str, float]] | None = None) -> TableBlock:
+def probe_accuracy_table(
+    scores: Index,
+    run: RunInfo,
+    probe_names: Sequence[str],
+    caption: str,
+    reference: dict[str, dict[str, float]] | None = None,
+) -> TableBlock:
     """One row per probe and model: per split, accuracy against the expected label, the paired
     drop from the unperturbed examples and the share whose model input changed; `reference`
     adds the paper's accuracy."""
@@ -29,13 +36,23 @@ def probe_accuracy_table(scores: Index, run: RunInfo, probe_names: Sequence[str]
             for split in splits:
                 accuracy = scores.get(model=model, probe=probe_name, split=split, statistic="accuracy", label="all")
                 paper_value = (reference or {}).get(probe_name, {}).get(split)
-                cells += [Stat.of(accuracy, paper=paper_value),
-                          Stat.of(scores.get(model=model, probe=probe_name, split=split, statistic="accuracy_drop", label="all"), signed=True),
-                          Stat.of(scores.get(model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all"))]
+                cells += [
+                    Stat.of(accuracy, paper=paper_value),
+                    Stat.of(
+                        scores.get(model=model, probe=probe_name, split=split, statistic="accuracy_drop", label="all"),
+                        signed=True,
+                    ),
+                    Stat.of(
+                        scores.get(
+                            model=model, probe=probe_name, split=split, statistic="input_changed_pct", label="all"
+                        )
+                    ),
+                ]
             if any(c.mean is not None for c in cells):
                 rows.append([probe_name, model] + cells)
-    header = ["Probe", "Model"] + [f"{s}: {what}" for s in splits
-                                   for what in ("accuracy", "drop (paired, 95% CI)", "input changed (%)")]
+    header = ["Probe", "Model"] + [
+        f"{s}: {what}" for s in splits for what in ("accuracy", "drop (paired, 95% CI)", "input changed (%)")
+    ]
     return TableBlock(header, rows, caption=caption)
 
 
@@ -54,34 +71,62 @@ def pooled_table_blocks(scores: Index, run: RunInfo, table: str, reference: dict
             original = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="EC")
             cells = [model, Stat.of(original)]
             for name in names:
-                cells.append(Stat.of(scores.get(model=model, probe=name, split=split, statistic="accuracy", label="all")))
+                cells.append(
+                    Stat.of(scores.get(model=model, probe=name, split=split, statistic="accuracy", label="all"))
+                )
             for name in names:
-                cells.append(Stat.of(scores.get(model=model, probe=name, split=split, statistic="accuracy_drop", label="all"), signed=True))
+                cells.append(
+                    Stat.of(
+                        scores.get(model=model, probe=name, split=split, statistic="accuracy_drop", label="all"),
+                        signed=True,
+                    )
+                )
             rows.append(cells)
         for name, values in reference.get(split, {}).items():
             rows.append([f"paper: {name}"] + [Stat.reference(values[k]) for k in ("original", *columns)] + ["", ""])
-        blocks.append(TableBlock(
-            ["Model", "Original (w/o NEUTRAL)", "Label preserved", "Label flipped",
-             "Drop, preserved (paired, 95% CI)", "Drop, flipped (paired, 95% CI)"],
-            rows, caption=f"Split {split}"))
+        blocks.append(
+            TableBlock(
+                [
+                    "Model",
+                    "Original (w/o NEUTRAL)",
+                    "Label preserved",
+                    "Label flipped",
+                    "Drop, preserved (paired, 95% CI)",
+                    "Drop, flipped (paired, 95% CI)",
+                ],
+                rows,
+                caption=f"Split {split}",
+            )
+        )
     return blocks
 
 
 def family_probes(run: RunInfo, family: str) -> list[str]:
     """The run's probes of a family ("" : probes of no family judged by an expected label)."""
-    return [p for p in run.probes if p != "original" and get_probe(p).family == family
-            and (family or get_probe(p).judged_by == "expected")]
+    return [
+        p
+        for p in run.probes
+        if p != "original" and get_probe(p).family == family and (family or get_probe(p).judged_by == "expected")
+    ]
 
 
-def probe_family_section(scores: Index, run: RunInfo, names: Sequence[str], title: str, intro: str, caption: str,
-                         reference: dict[str, dict[str, float]] | None = None) -> Section:
+def probe_family_section(
+    scores: Index,
+    run: RunInfo,
+    names: Sequence[str],
+    title: str,
+    intro: str,
+    caption: str,
+    reference: dict[str, dict[str, float]] | None = None,
+) -> Section:
     """A family of probes judged by a label: accuracy and paired drop per probe and model, what each
     probe does, and its failing examples."""
     section = Section(title)
     section.blocks.append(intro)
     section.blocks.append(probe_accuracy_table(scores, run, names, caption, reference=reference))
     for name in names:
-        section.blocks.append(f"`{name}`: {get_probe(name).description} "
-                              f"({get_probe(name).paper_reference or 'no paper reference'})")
+        section.blocks.append(
+            f"`{name}`: {get_probe(name).description} ({get_probe(name).paper_reference or 'no paper reference'})"
+        )
     section.blocks += run.examples_of(names)
     return section
