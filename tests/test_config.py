@@ -186,25 +186,7 @@ def test_all_problems_are_listed_at_once():
 
 
 def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-n",
-            "-s",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(ROOT / "config.yaml"),
-            "--config",
-            "seed=abc",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = dry_run(tmp_path, "seed=abc")
     assert result.returncode != 0
     # Set on the command line, not at config.yaml's `seed:` line: the message says where it came from.
     assert "--config: config key seed: 'abc' is not of type 'integer'" in result.stdout + result.stderr

@@ -147,6 +147,10 @@ def effect(score: Mapping) -> str:
     return "clear" if score["ci_low"] > 0 else "unclear"
 
 
+# How a drop in points reads, by `effect`.
+DROP_READINGS = {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}
+
+
 def against(score: Mapping, threshold: float) -> str:
     """'above', 'below' or 'unclear': where a share's interval lies against a threshold."""
     if score["ci_low"] > threshold:
@@ -253,7 +257,7 @@ def _artifacts(results: Index, model: str) -> Finding:
             split,
             f,
             "points",
-            {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(f)],
+            DROP_READINGS[effect(f)],
         )
     ]
     has_preserved = preserved is not None and preserved["ci_low"] is not None
@@ -264,9 +268,7 @@ def _artifacts(results: Index, model: str) -> Finding:
                 split,
                 preserved,
                 "points",
-                {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[
-                    effect(preserved)
-                ],
+                DROP_READINGS[effect(preserved)],
             )
         )
     if effect(f) == "none":
@@ -298,7 +300,7 @@ def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
             split,
             d,
             "points",
-            {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}[effect(d)],
+            DROP_READINGS[effect(d)],
         )
     ]
     if uses_table in (NO, DOES_NOT_APPLY):

@@ -9,7 +9,7 @@ from ..results import Index
 from .blocks import Section
 from .coverage import curation_note
 from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, family_probes, pooled_table_blocks, probe_accuracy_table, probe_family_section
+from .tables import DROP_EXPLAINED, pooled_table_blocks, probe_accuracy_table, probe_family_section
 
 
 def artifacts_section(scores: Index, run: RunInfo) -> Section | None:
@@ -52,13 +52,10 @@ def artifacts_section(scores: Index, run: RunInfo) -> Section | None:
 
 def premise_controls_section(scores: Index, run: RunInfo) -> Section | None:
     """InfoTabS paper Tables 3-4: the table removed, replaced by a dummy, or swapped for another."""
-    names = family_probes(run, "premise_control")
-    if not names:
-        return None
     return probe_family_section(
         scores,
         run,
-        names,
+        "premise_control",
         "Premise controls (InfoTabS paper Tables 3 and 4)",
         "The hypothesis with no premise (`hypothesis_only`), a constant uninformative table "
         "(`dummy_premise`, 'to be or not to be'), or another table of the split (`swapped_table`), "

@@ -7,17 +7,14 @@ from ..results import Index
 from ..variance import TEST_SPLIT
 from .blocks import Section, Stat, TableBlock
 from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, family_probes, probe_family_section
+from .tables import DROP_EXPLAINED, probe_family_section
 
 
 def numeric_section(scores: Index, run: RunInfo) -> Section | None:
-    names = family_probes(run, "numeric")
-    if not names:
-        return None
     return probe_family_section(
         scores,
         run,
-        names,
+        "numeric",
         "Numeric probes",
         "Rewrites that keep the label (numbers as words, integers as decimals, 'N (not M)' in the "
         "table, distractor numeric rows: numerical-qa-robustness section 4.2) and templated "

@@ -6,17 +6,14 @@ from __future__ import annotations
 from ..results import Index
 from .blocks import Section
 from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, family_probes, probe_family_section
+from .tables import DROP_EXPLAINED, probe_family_section
 
 
 def external_section(scores: Index, run: RunInfo) -> Section | None:
-    names = family_probes(run, "external")
-    if not names:
-        return None
     return probe_family_section(
         scores,
         run,
-        names,
+        "external",
         "External probe sets",
         "Probe sets given as folders in InfoTabS format (config `probes: {name: {external: folder}}`), scored "
         "against their own labels; the paired drop covers the lines paired with a gold example of the split "
@@ -26,13 +23,10 @@ def external_section(scores: Index, run: RunInfo) -> Section | None:
 
 
 def own_probes_section(scores: Index, run: RunInfo) -> Section | None:
-    names = family_probes(run, "")
-    if not names:
-        return None
     return probe_family_section(
         scores,
         run,
-        names,
+        "",
         "Other probes",
         "Probes judged by an expected label outside the paper's families (a probe of your own, "
         "say), scored against that label. " + DROP_EXPLAINED,

@@ -113,14 +113,17 @@ def family_probes(run: RunInfo, family: str) -> list[str]:
 def probe_family_section(
     scores: Index,
     run: RunInfo,
-    names: Sequence[str],
+    family: str,
     title: str,
     intro: str,
     caption: str,
     reference: dict[str, dict[str, float]] | None = None,
-) -> Section:
-    """A family of probes judged by a label: accuracy and paired drop per probe and model, what each
-    probe does, and its failing examples."""
+) -> Section | None:
+    """A family of probes judged by a label (family_probes): accuracy and paired drop per probe and
+    model, what each probe does, and its failing examples; None where the run has none of them."""
+    names = family_probes(run, family)
+    if not names:
+        return None
     section = Section(title)
     section.blocks.append(intro)
     section.blocks.append(probe_accuracy_table(scores, run, names, caption, reference=reference))
