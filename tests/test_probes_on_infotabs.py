@@ -15,8 +15,8 @@ from tabprobe import infotabs, parsing
 from tabprobe.perturb import generate
 from tabprobe.probes import REGISTRY, Example, get_probe, invariants
 from tabprobe.probes.entity_flip import slots
-from tabprobe.probes.hypothesis_edits import is_plural
 from tabprobe.probes.table_edits import related_keys
+from tabprobe.probes.text_edits import is_plural
 from tabprobe.probes.titles import attested_names, mentions, name_part, names_subject
 from tabprobe.relevance import relevance_table
 from tabprobe.schemas import relevant_keys
