@@ -125,7 +125,7 @@ def pooled_jobs(models=MODELS, tables=("table4", "table7")):
     return jobs(
         "score_pooled_column",
         [
-            f"table={t}, model={m}, column={c}, split=alpha1"
+            f"paper_table={t}, model={m}, column={c}, split=alpha1"
             for t in tables
             for m in models
             for c in ("label_flipped", "label_preserved")
@@ -203,7 +203,7 @@ def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
     # hypothesis_edits.py (edits read off a parse) serves negation_flip, not modifier_preserve,
     # row_deletion or dummy_premise: only Table 4's flipped column is scored again.
     flipped = jobs(
-        "score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS]
+        "score_pooled_column", [f"paper_table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS]
     )
     assert plan_after_editing(run, "probes/hypothesis_edits.py") == sorted(
         probe_jobs("negation_flip", ["alpha1"]) + flipped + REPORT_JOBS
@@ -927,7 +927,10 @@ def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_coun
     with_curation.write_text(yaml.safe_dump(config, sort_keys=False))
     assert planned_jobs(run["dir"], with_curation) == sorted(
         probe_jobs("negation_flip", ["alpha1"])
-        + jobs("score_pooled_column", [f"table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS])
+        + jobs(
+            "score_pooled_column",
+            [f"paper_table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS],
+        )
         + [("collect_results", ""), ("assemble_report", ""), ("all", "")]
     )
     snakemake(run["dir"], with_curation, "--cores", "2", env=env)
