@@ -3,6 +3,8 @@ kept, and Liu et al.'s outcome of each inoculation with the changes that decide 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import paper
 from ..infotabs import SPLITS
 from ..inoculation import CHALLENGE_SPLIT, Change, liu_outcome
@@ -11,176 +13,166 @@ from .blocks import Section, Stat, TableBlock
 from .inputs import RunInfo
 
 
-def inoculation_sections(scores: Index, run: RunInfo) -> list[Section]:
-    """Paper section 7: Tables 9-12 beside the paper's, the learning rate each size kept, and
-    Liu et al.'s outcome of each inoculation with the changes that decide it."""
-    plan = run.inoculation_plan
-    if not run.inoculation or not plan:
-        return []
-    full = plan.get("full")
+@dataclass(frozen=True)
+class Experiment:
+    """One inoculation experiment as score_inoculation summarised it."""
+
+    name: str  # hypothesis or counterfactual
+    summary: dict
+
+    @property
+    def table(self) -> str:  # the paper table whose probes it trains on: table4 or table7
+        return self.summary["table"]
+
+    @property
+    def reference(self) -> dict:
+        return paper.INOCULATION[self.name]
+
+    @property
+    def sizes(self) -> list[int]:
+        """0 (the model before inoculation), then each number of challenge examples."""
+        return [0] + [int(s) for s in self.summary["sizes"]]
+
+    def model(self, size: int) -> str:
+        return self.summary["before"] if size == 0 else self.summary["sizes"][str(size)]["model"]
+
+
+def row_title(size: int) -> str:
+    return f"{size} (w/o inoculation)" if size == 0 else str(size)
+
+
+def accuracy_and_change(scores: Index, model: str, probe: str, split: str, label: str, inoculated: bool) -> list:
+    """A model's accuracy and, once inoculated, its paired change from the model before."""
+    accuracy = Stat.of(scores.get(model, probe, split, "accuracy", label))
+    change = Stat.of(scores.get(model, probe, split, "accuracy_change", label), signed=True) if inoculated else ""
+    return [accuracy, change]
+
+
+def grid_text(plan: dict) -> str:
     grid = (
         f"learning rates {', '.join(f'{lr:g}' for lr in plan['learning_rates'])}, at most {plan['max_epochs']} "
         f"epoch(s), stopping after {plan['patience']} without a better dev accuracy on "
         f"{plan['dev_examples'] or 'all'} dev examples"
     )
+    return grid + (
+        " (the paper's)."
+        if plan.get("full")
+        else ". This is the CPU budget's reduced grid; `full: true` runs the paper's (1e-4, 5e-5, 1e-5, up to 30 epochs)."
+    )
+
+
+def original_splits_table(scores: Index, experiment: Experiment) -> TableBlock:
+    """Paper Table 9 or 11: accuracy on the original test sets, before and after."""
+    splits = [s for s in SPLITS if scores.get(experiment.model(0), "original", s, "accuracy")]
+    rows = [
+        [row_title(size)]
+        + [
+            c
+            for s in splits
+            for c in accuracy_and_change(scores, experiment.model(size), "original", s, "all", size > 0)
+        ]
+        for size in experiment.sizes
+    ]
+    for size, values in experiment.reference["original"].items():
+        rows.append([f"paper: {row_title(size)}"] + [c for s in splits for c in (Stat.reference(values.get(s)), "")])
+    return TableBlock(
+        ["Examples"] + [f"{s}: {what}" for s in splits for what in ("accuracy", "change")],
+        rows,
+        caption=f"Paper {experiment.reference['tables'][0]} layout: the original test sets",
+    )
+
+
+def challenge_table(scores: Index, experiment: Experiment) -> TableBlock:
+    """Paper Table 10 or 12: the challenge split without NEUTRAL, original and edited."""
+    columns = [
+        ("original", "EC", "Original (w/o NEUTRAL)"),
+        (f"{experiment.table}:label_preserved", "all", "Label preserved"),
+        (f"{experiment.table}:label_flipped", "all", "Label flipped"),
+    ]
+    rows = [
+        [row_title(size)]
+        + [
+            c
+            for probe, label, _ in columns
+            for c in accuracy_and_change(scores, experiment.model(size), probe, CHALLENGE_SPLIT, label, size > 0)
+        ]
+        for size in experiment.sizes
+    ]
+    for size, values in experiment.reference["challenge"][CHALLENGE_SPLIT].items():
+        rows.append([f"paper: {row_title(size)}"] + [c for v in values for c in (Stat.reference(v), "")])
+    return TableBlock(
+        ["Examples"] + [f"{title}: {what}" for _, _, title in columns for what in ("accuracy", "change")],
+        rows,
+        caption=f"Paper {experiment.reference['tables'][1]} layout: alpha1 without NEUTRAL "
+        "(the paper's train rows are not run: inoculation trains on train)",
+    )
+
+
+def grid_table(experiment: Experiment) -> TableBlock:
+    """What each size kept from the grid of learning rates."""
+    rows = [
+        [
+            size,
+            f"{v['learning_rate']:g}",
+            "; ".join(f"{lr}: {acc:.2f}" for lr, acc in v["dev_accuracy_by_learning_rate"].items()),
+            f"{v['dev_accuracy_before']:.2f}",
+            f"{v['best_epoch']} of {v['epochs_run']} (max {v['max_epochs']})",
+            str(v["train_examples"]),
+        ]
+        for size, v in experiment.summary["sizes"].items()
+    ]
+    header = ["Examples", "Learning rate kept", "Dev accuracy by learning rate", "Dev accuracy before", "Epoch kept"]
+    return TableBlock(header + ["Trained on"], rows, caption="The grid: what each inoculation kept")
+
+
+def outcomes_table(scores: Index, experiment: Experiment) -> TableBlock:
+    """Liu et al.'s outcome of each size, from the paired changes on the original and challenge sets."""
+    rows = []
+    for size in experiment.sizes[1:]:
+        model = experiment.model(size)
+        original = scores.get(model, "original", CHALLENGE_SPLIT, "accuracy_change")
+        challenge = scores.get(model, f"{experiment.table}:challenge", CHALLENGE_SPLIT, "accuracy_change")
+        if not (original and challenge and original["mean"] is not None and challenge["mean"] is not None):
+            rows.append([str(size), "–", "no paired change to judge (no examples)"])
+            continue
+        number, sentence = liu_outcome(
+            Change(original["mean"], original["ci_low"], original["ci_high"]),
+            Change(challenge["mean"], challenge["ci_low"], challenge["ci_high"]),
+        )
+        rows.append([str(size), str(number) if number else "none", sentence])
+    return TableBlock(
+        [
+            "Examples",
+            "Outcome",
+            "Decided by (change on the challenge set: both columns pooled; on the original: alpha1)",
+        ],
+        rows,
+        caption="Liu et al.'s outcomes (paper section 7: both of its experiments are Outcome 3)",
+    )
+
+
+def inoculation_sections(scores: Index, run: RunInfo) -> list[Section]:
+    """A section per experiment: what was trained and how, then its four tables."""
+    plan = run.inoculation_plan
+    if not run.inoculation or not plan:
+        return []
     sections = []
-    for experiment, summary in run.inoculation.items():
-        table = summary["table"]
-        reference = paper.INOCULATION[experiment]
-        base = summary["model"]
-        sizes = [0] + [int(s) for s in summary["sizes"]]
-        names = {0: summary["before"], **{int(s): v["model"] for s, v in summary["sizes"].items()}}
-        section = Section(f"Inoculation on {experiment} examples (paper {' and '.join(reference['tables'])})")
+    for name, summary in run.inoculation.items():
+        experiment = Experiment(name, summary)
+        section = Section(f"Inoculation on {name} examples (paper {' and '.join(experiment.reference['tables'])})")
         section.blocks.append(
-            f"`{base}` fine-tuned further on {', '.join(str(s) for s in sizes[1:])} challenge examples from train "
-            f"(nested: each smaller set inside the larger; one example per gold example from the probes of paper "
-            f"{table.replace('table', 'Table ')}), one job per size and learning rate, keeping per size the learning rate "
-            f"with the best dev accuracy. Grid: {grid}"
-            + (
-                " (the paper's)."
-                if full
-                else ". This is the CPU budget's reduced grid; `full: true` runs the paper's "
-                "(1e-4, 5e-5, 1e-5, up to 30 epochs)."
-            )
-            + " Change: the inoculated model minus the model before, on the same examples and samplings (points, 95% CI). "
+            f"`{summary['model']}` fine-tuned further on {', '.join(str(s) for s in experiment.sizes[1:])} challenge "
+            "examples from train (nested: each smaller set inside the larger; one example per gold example from the "
+            f"probes of paper {experiment.table.replace('table', 'Table ')}), one job per size and learning rate, "
+            f"keeping per size the learning rate with the best dev accuracy. Grid: {grid_text(plan)}"
+            " Change: the inoculated model minus the model before, on the same examples and samplings (points, 95% CI). "
             "The paper's RoBERTa-large rows (learning rate 1e-5) follow this run's."
         )
-
-        def row_title(size: int) -> str:
-            return f"{size} (w/o inoculation)" if size == 0 else str(size)
-
-        splits = [
-            s
-            for s in SPLITS
-            if scores.get(model=names[0], probe="original", split=s, statistic="accuracy", label="all")
+        section.blocks += [
+            original_splits_table(scores, experiment),
+            challenge_table(scores, experiment),
+            grid_table(experiment),
+            outcomes_table(scores, experiment),
         ]
-        rows = []
-        for size in sizes:
-            cells = [row_title(size)]
-            for split in splits:
-                cells.append(
-                    Stat.of(
-                        scores.get(model=names[size], probe="original", split=split, statistic="accuracy", label="all")
-                    )
-                )
-                cells.append(
-                    Stat.of(
-                        scores.get(
-                            model=names[size], probe="original", split=split, statistic="accuracy_change", label="all"
-                        ),
-                        signed=True,
-                    )
-                    if size
-                    else ""
-                )
-            rows.append(cells)
-        for size, values in reference["original"].items():
-            rows.append(
-                [f"paper: {row_title(size)}"] + [c for s in splits for c in (Stat.reference(values.get(s)), "")]
-            )
-        section.blocks.append(
-            TableBlock(
-                ["Examples"] + [f"{s}: {what}" for s in splits for what in ("accuracy", "change")],
-                rows,
-                caption=f"Paper {reference['tables'][0]} layout: the original test sets",
-            )
-        )
-        columns = [
-            ("original", "EC", "Original (w/o NEUTRAL)"),
-            (f"{table}:label_preserved", "all", "Label preserved"),
-            (f"{table}:label_flipped", "all", "Label flipped"),
-        ]
-        rows = []
-        for size in sizes:
-            cells = [row_title(size)]
-            for probe, label, _ in columns:
-                cells.append(
-                    Stat.of(
-                        scores.get(
-                            model=names[size], probe=probe, split=CHALLENGE_SPLIT, statistic="accuracy", label=label
-                        )
-                    )
-                )
-                cells.append(
-                    Stat.of(
-                        scores.get(
-                            model=names[size],
-                            probe=probe,
-                            split=CHALLENGE_SPLIT,
-                            statistic="accuracy_change",
-                            label=label,
-                        ),
-                        signed=True,
-                    )
-                    if size
-                    else ""
-                )
-            rows.append(cells)
-        for size, values in reference["challenge"][CHALLENGE_SPLIT].items():
-            rows.append([f"paper: {row_title(size)}"] + [c for v in values for c in (Stat.reference(v), "")])
-        section.blocks.append(
-            TableBlock(
-                ["Examples"] + [f"{title}: {what}" for _, _, title in columns for what in ("accuracy", "change")],
-                rows,
-                caption=f"Paper {reference['tables'][1]} layout: alpha1 without NEUTRAL "
-                "(the paper's train rows are not run: inoculation trains on train)",
-            )
-        )
-        grid_rows = [
-            [
-                str(size),
-                f"{v['learning_rate']:g}",
-                "; ".join(f"{lr}: {acc:.2f}" for lr, acc in v["dev_accuracy_by_learning_rate"].items()),
-                f"{v['dev_accuracy_before']:.2f}",
-                f"{v['best_epoch']} of {v['epochs_run']} (max {v['max_epochs']})",
-                str(v["train_examples"]),
-            ]
-            for size, v in ((int(s), v) for s, v in summary["sizes"].items())
-        ]
-        section.blocks.append(
-            TableBlock(
-                [
-                    "Examples",
-                    "Learning rate kept",
-                    "Dev accuracy by learning rate",
-                    "Dev accuracy before",
-                    "Epoch kept",
-                    "Trained on",
-                ],
-                grid_rows,
-                caption="The grid: what each inoculation kept",
-            )
-        )
-        outcomes = []
-        for size in sizes[1:]:
-            original = scores.get(
-                model=names[size], probe="original", split=CHALLENGE_SPLIT, statistic="accuracy_change", label="all"
-            )
-            challenge = scores.get(
-                model=names[size],
-                probe=f"{table}:challenge",
-                split=CHALLENGE_SPLIT,
-                statistic="accuracy_change",
-                label="all",
-            )
-            if not (original and challenge and original["mean"] is not None and challenge["mean"] is not None):
-                outcomes.append([str(size), "–", "no paired change to judge (no examples)"])
-                continue
-            number, sentence = liu_outcome(
-                Change(original["mean"], original["ci_low"], original["ci_high"]),
-                Change(challenge["mean"], challenge["ci_low"], challenge["ci_high"]),
-            )
-            outcomes.append([str(size), str(number) if number else "none", sentence])
-        section.blocks.append(
-            TableBlock(
-                [
-                    "Examples",
-                    "Outcome",
-                    "Decided by (change on the challenge set: both columns pooled; on the original: alpha1)",
-                ],
-                outcomes,
-                caption="Liu et al.'s outcomes (paper section 7: both of its experiments are Outcome 3)",
-            )
-        )
         sections.append(section)
     return sections
