@@ -184,6 +184,31 @@ def test_caveats_that_change_the_reading():
     assert set(answers(untrained)) == {CANNOT_TELL}
 
 
+def test_a_model_at_chance_gets_no_verdict_on_reasoning():
+    """A training that collapsed to one label (the default run on a CPU where bf16 training did not
+    learn: accuracy 32.75 [29.9, 35.6] on alpha1) is table-blind too, but not for the reason the
+    verdict would give: it has learned nothing."""
+    collapsed = TABLE_BLIND | {("original", "accuracy"): (32.75, 29.9, 35.6)}
+    verdict = verdicts.verdict(results("minilm-para", collapsed), "minilm-para", PARA)
+    assert verdict.headline.startswith("minilm-para is at chance: it has not learned the task")
+    assert verdict.unreadable == "at chance"
+    assert set(answers(verdict)) <= {CANNOT_TELL, DOES_NOT_APPLY, NOT_MEASURED}
+    assert any(
+        c.startswith("Its accuracy on alpha1 is 32.8% [29.9, 35.6], no better than chance (33.3%)")
+        for c in verdict.caveats
+    )
+    assert verdicts.short_verdict(verdict) == "at chance: not learned"
+    # Weak but above chance, or a small slice whose wide interval reaches down to chance: read as usual.
+    for accuracy in ((40.0, 37.0, 43.0), (47.5, 32.5, 62.5)):
+        weak = TABLE_BLIND | {("original", "accuracy"): accuracy}
+        assert verdicts.verdict(results("m", weak), "m", PARA).headline == "m does not use its table."
+    # The baseline at chance is unreadable too.
+    blind_baseline = verdicts.verdict(
+        results("h", {("original", "accuracy"): (33.0, 30.0, 36.0)}), "h", ModelFacts(premise="hypothesis_only")
+    )
+    assert blind_baseline.unreadable == "at chance"
+
+
 def test_a_number_is_read_from_its_interval_not_its_mean():
     assert verdicts.effect({"ci_low": 0.1, "ci_high": 6.0}) == "clear"
     assert verdicts.effect({"ci_low": 0.5, "ci_high": 2.9}) == "none"  # real, but under 3 points

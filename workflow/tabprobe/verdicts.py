@@ -36,6 +36,11 @@ MAJORITY_PCT = 50.0
 IRRELEVANT_MOVES_PCT = 10.0
 # A caveat when at least this share of a model's premises were cut at its max_length.
 TRUNCATION_CAVEAT_PCT = 10.0
+# InfoTabS's splits hold the three labels in equal shares: a model whose whole accuracy interval on
+# the unperturbed split lies below this plus NEGLIGIBLE_POINTS has not learned the task (a training
+# that collapsed to one label, say), and none of its other numbers can be read as reasoning. (A
+# wide interval that reaches chance from above, on a small slice, is not enough to say so.)
+CHANCE_PCT = 100.0 / 3
 
 YES, NO, CANNOT_TELL, NOT_MEASURED, DOES_NOT_APPLY = "yes", "no", "cannot tell", "not measured", "does not apply"
 
@@ -60,8 +65,10 @@ RULES = [
     "Leans on pre-trained knowledge: yes when counterfactual tables that keep the label clearly lower accuracy "
     "(paper Table 7); no when they show no effect; cannot tell otherwise. For a model that does not use its table "
     "the question does not apply: it answers from the hypothesis and pre-training throughout.",
-    f"Caveats change the reading and are stated with each verdict: an untrained classification head (its "
-    f"numbers say nothing: every answer becomes cannot tell), {TRUNCATION_CAVEAT_PCT:g}% or more of the premises "
+    f"Caveats change the reading and are stated with each verdict: an untrained classification head, or accuracy "
+    f"on the unperturbed split at chance (its interval's high end under {CHANCE_PCT:.1f}% + {NEGLIGIBLE_POINTS:g} "
+    f"points; the numbers then say nothing: every yes or no becomes cannot tell), {TRUNCATION_CAVEAT_PCT:g}% or more of "
+    "the premises "
     "cut at max_length (edits past the cut are invisible and keep predictions in place), and relevant rows found "
     "by the aligner rather than by people.",
 ]
@@ -101,6 +108,8 @@ class Verdict:
     headline: str
     findings: list[Finding]
     caveats: list[str]
+    # Why none of its numbers can be read as reasoning: "untrained" (a new head) or "at chance".
+    unreadable: str | None = None
 
     def finding(self, question: str) -> Finding:
         return next(f for f in self.findings if f.question == question)
@@ -338,6 +347,14 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
             "It has an untrained classification head: its numbers exercise the workflow but say nothing "
             "about reasoning."
         )
+    at_chance = _at_chance(results, model)
+    if at_chance:
+        split, score = at_chance
+        caveats.append(
+            f"Its accuracy on {split} is {score['mean']:.1f}% [{score['ci_low']:.1f}, {score['ci_high']:.1f}], no "
+            f"better than chance ({CHANCE_PCT:.1f}%): it has not learned the task (check its training: dev accuracy, "
+            "loss), so its other numbers say nothing about reasoning."
+        )
     if facts.truncated_pct >= TRUNCATION_CAVEAT_PCT and facts.premise != "hypothesis_only":
         caveats.append(
             f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
@@ -419,12 +436,24 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
             NOT_MEASURED: f"Whether {model} uses its table was not measured.",
         }[uses.answer]
     findings = [uses, rows, _artifacts(results, model), _knowledge(results, model, uses.answer)]
-    if facts.trained is False:
-        headline = f"{model} has an untrained head: its numbers say nothing about reasoning."
+    unreadable = "untrained" if facts.trained is False else "at chance" if at_chance else None
+    if unreadable:
+        headline = {
+            "untrained": f"{model} has an untrained head: its numbers say nothing about reasoning.",
+            "at chance": f"{model} is at chance: it has not learned the task, so its numbers say nothing about reasoning.",
+        }[unreadable]
         for finding in findings:
             if finding.answer in (YES, NO):
-                finding.answer, finding.sentence = CANNOT_TELL, "Cannot tell: the model is untrained."
-    return Verdict(model, headline, findings, caveats)
+                finding.answer, finding.sentence = CANNOT_TELL, f"Cannot tell: the model is {unreadable}."
+    return Verdict(model, headline, findings, caveats, unreadable)
+
+
+def _at_chance(results: Index, model: str) -> tuple[str, dict] | None:
+    """(split, accuracy) where the model's accuracy on the unperturbed split is no better than chance."""
+    found = results.first(model, "original", "accuracy", needs_interval=True)
+    if found and found[1]["ci_high"] < CHANCE_PCT + NEGLIGIBLE_POINTS:
+        return found
+    return None
 
 
 def verdicts(results: Index, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
@@ -505,6 +534,8 @@ def scorecard_cell(results: Index, model: str, measure: Measure) -> tuple[str, d
 def short_verdict(verdict: Verdict) -> str:
     """The verdict in a few words, for a table cell."""
     uses, rows = verdict.finding(USES_TABLE), verdict.finding(RIGHT_ROWS)
+    if verdict.unreadable == "at chance":
+        return "at chance: not learned"
     if uses.answer == DOES_NOT_APPLY:
         return "cannot use its table (baseline)"
     if uses.answer == YES:
