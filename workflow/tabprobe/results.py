@@ -105,6 +105,10 @@ class Index:
     def __init__(self, table: pl.DataFrame):
         self.table = table
         self._cells = {tuple(row[k] for k in KEYS): row for row in table.iter_rows(named=True)}
+        # Asked for every table of the report: gathered once, not by a scan of every cell each time.
+        self._splits_of: dict[str, set[str]] = {}
+        for _, probe, split, _, _ in self._cells:
+            self._splits_of.setdefault(probe, set()).add(split)
 
     def get(self, model: str, probe: str, split: str, statistic: str, label: str = "all") -> dict | None:
         """The score of one cell, as a dict of the table's columns; None if the run has none."""
@@ -123,8 +127,7 @@ class Index:
 
     def splits_with(self, probes: Iterable[str]) -> list[str]:
         """The splits (in SPLITS order) where any of the probes has scores."""
-        wanted = set(probes)
-        present = {split for (_, probe, split, _, _) in self._cells if probe in wanted}
+        present = set().union(*(self._splits_of.get(probe, ()) for probe in probes))
         return [s for s in SPLITS if s in present]
 
     def models(self) -> list[str]:

@@ -20,7 +20,7 @@ never read as good on its own: a model that ignores its table never moves and sc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from .results import Index
@@ -156,8 +156,12 @@ def effect(score: Mapping) -> str:
     return "clear" if score["ci_low"] > 0 else "unclear"
 
 
-# How a drop in points reads, by `effect`.
-DROP_READINGS = {"none": "no effect", "clear": "a clear drop", "unclear": "the interval allows both"}
+# How a drop in points reads, by `effect`: shown beside a finding, not counted in a vote.
+DROP_READINGS = {
+    "none": ("no effect", None),
+    "clear": ("a clear drop", None),
+    "unclear": ("the interval allows both", None),
+}
 
 
 def against(score: Mapping, threshold: float) -> str:
@@ -174,71 +178,102 @@ PREMISE_CONTROLS = (
 )
 
 
-def _uses_table(results: Index, model: str) -> list[Number]:
-    numbers = []
-    for probe, what in PREMISE_CONTROLS:
-        found = results.first(model, probe, "accuracy_drop", needs_interval=True)
-        if found:
-            split, score = found
-            reading = {
-                "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
-                "clear": ("a clear drop", YES),
-                "unclear": ("the interval allows both", None),
-            }[effect(score)]
-            numbers.append(Number(f"{what} (`{probe}`): accuracy drop", split, score, "points", *reading))
-    found = results.first(model, "original", "accuracy_gain_over_baseline", needs_interval=True)
-    if found:
-        split, score = found
-        reading = {
-            "none": ("no better than the hypothesis alone", NO),
-            "clear": ("clearly better", YES),
-            "unclear": ("the interval allows both", None),
-        }[effect(score)]
-        numbers.append(Number("accuracy over the hypothesis-only baseline (paired)", split, score, "points", *reading))
-    return numbers
-
-
-def _stays_put(results: Index, model: str) -> Number | None:
-    found = results.first(model, "relevant_row_deletion", "unchanged_where_required_pct", needs_interval=True)
+def _read(
+    results: Index,
+    model: str,
+    probe: str,
+    statistic: str,
+    what: str,
+    unit: str,
+    judge: Callable[[Mapping], str],
+    readings: Mapping[str, tuple[str, str | None]],
+) -> Number | None:
+    """The score on the first split where it has an interval, as a Number: `judge` (effect, or a
+    side of a threshold) picks its reading and the answer it supports; None where it was not measured."""
+    found = results.first(model, probe, statistic, needs_interval=True)
     if not found:
         return None
     split, score = found
-    side = against(score, MAJORITY_PCT)
-    reading = {
-        "above": ("most predictions ignore the deletion of the rows they need", NO),
-        "below": ("most predictions move as they must", YES),
-        "unclear": ("the interval straddles half", None),
-    }[side]
-    return Number(
-        "relevant rows deleted: predictions that stayed put where they must move", split, score, "%", *reading
+    return Number(what, split, score, unit, *readings[judge(score)])
+
+
+def _uses_table(results: Index, model: str) -> list[Number]:
+    control = {
+        "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
+        "clear": ("a clear drop", YES),
+        "unclear": ("the interval allows both", None),
+    }
+    numbers = [
+        _read(results, model, probe, "accuracy_drop", f"{what} (`{probe}`): accuracy drop", "points", effect, control)
+        for probe, what in PREMISE_CONTROLS
+    ]
+    numbers.append(
+        _read(
+            results,
+            model,
+            "original",
+            "accuracy_gain_over_baseline",
+            "accuracy over the hypothesis-only baseline (paired)",
+            "points",
+            effect,
+            {
+                "none": ("no better than the hypothesis alone", NO),
+                "clear": ("clearly better", YES),
+                "unclear": ("the interval allows both", None),
+            },
+        )
+    )
+    return [n for n in numbers if n]
+
+
+def _stays_put(results: Index, model: str) -> Number | None:
+    return _read(
+        results,
+        model,
+        "relevant_row_deletion",
+        "unchanged_where_required_pct",
+        "relevant rows deleted: predictions that stayed put where they must move",
+        "%",
+        lambda score: against(score, MAJORITY_PCT),
+        {
+            "above": ("most predictions ignore the deletion of the rows they need", NO),
+            "below": ("most predictions move as they must", YES),
+            "unclear": ("the interval straddles half", None),
+        },
     )
 
 
-def _right_rows(results: Index, model: str) -> list[Number]:
-    numbers = []
-    stays = _stays_put(results, model)
-    if stays:
-        numbers.append(stays)
-    found = results.first(model, "evidence_selection", "uses_wrong_or_no_rows_pct", needs_interval=True)
-    if found:
-        split, score = found
-        reading = {
-            "above": ("most examples are decided by wrong or no rows", NO),
-            "below": ("most examples rest on relevant rows", YES),
-            "unclear": ("the interval straddles half", None),
-        }[against(score, MAJORITY_PCT)]
-        numbers.append(Number("its own evidence: examples decided by wrong or no rows", split, score, "%", *reading))
-    found = results.first(model, "irrelevant_row_deletion", "invalid_transition_pct", needs_interval=True)
-    if found:
-        split, score = found
-        side = against(score, IRRELEVANT_MOVES_PCT)
-        reading = (
-            ("deleting a row that does not matter moves it", NO)
-            if side == "above"
-            else ("few moves; a model that ignores its table does not move either", None)
-        )
-        numbers.append(Number("an irrelevant row deleted: invalid transitions", split, score, "%", *reading))
-    return numbers
+def _right_rows(results: Index, model: str, stays: Number | None) -> list[Number]:
+    """`stays`: _stays_put's number, read once by the verdict."""
+    few_moves = ("few moves; a model that ignores its table does not move either", None)
+    numbers = [
+        stays,
+        _read(
+            results,
+            model,
+            "evidence_selection",
+            "uses_wrong_or_no_rows_pct",
+            "its own evidence: examples decided by wrong or no rows",
+            "%",
+            lambda score: against(score, MAJORITY_PCT),
+            {
+                "above": ("most examples are decided by wrong or no rows", NO),
+                "below": ("most examples rest on relevant rows", YES),
+                "unclear": ("the interval straddles half", None),
+            },
+        ),
+        _read(
+            results,
+            model,
+            "irrelevant_row_deletion",
+            "invalid_transition_pct",
+            "an irrelevant row deleted: invalid transitions",
+            "%",
+            lambda score: against(score, IRRELEVANT_MOVES_PCT),
+            {"above": ("deleting a row that does not matter moves it", NO), "below": few_moves, "unclear": few_moves},
+        ),
+    ]
+    return [n for n in numbers if n]
 
 
 def _vote(numbers: Sequence[Number]) -> str:
@@ -262,11 +297,7 @@ def _artifacts(results: Index, model: str) -> Finding:
     )
     numbers = [
         Number(
-            "label-flipping hypothesis edits (Table 4): accuracy drop",
-            split,
-            f,
-            "points",
-            DROP_READINGS[effect(f)],
+            "label-flipping hypothesis edits (Table 4): accuracy drop", split, f, "points", *DROP_READINGS[effect(f)]
         )
     ]
     has_preserved = preserved is not None and preserved["ci_low"] is not None
@@ -277,7 +308,7 @@ def _artifacts(results: Index, model: str) -> Finding:
                 split,
                 preserved,
                 "points",
-                DROP_READINGS[effect(preserved)],
+                *DROP_READINGS[effect(preserved)],
             )
         )
     if effect(f) == "none":
@@ -305,11 +336,7 @@ def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
     split, d = found
     numbers = [
         Number(
-            "counterfactual tables, label kept (Table 7): accuracy drop",
-            split,
-            d,
-            "points",
-            DROP_READINGS[effect(d)],
+            "counterfactual tables, label kept (Table 7): accuracy drop", split, d, "points", *DROP_READINGS[effect(d)]
         )
     ]
     if uses_table in (NO, DOES_NOT_APPLY):
@@ -405,10 +432,10 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
                 NO,
                 "No: it does not use its table at all, so its few invalid transitions under "
                 "table edits come from not moving, not from reasoning.",
-                [replace(n, signal=None) for n in _right_rows(results, model)],
+                [replace(n, signal=None) for n in _right_rows(results, model, stays)],
             )
         else:
-            numbers = _right_rows(results, model)
+            numbers = _right_rows(results, model, stays)
             vote = _vote(numbers)
             if vote == YES and (stays is None or stays.signal != YES):
                 vote = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
