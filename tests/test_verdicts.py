@@ -117,6 +117,24 @@ def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_pra
     assert all(n.signal is None for n in rows.numbers)
 
 
+def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
+    """The default run's minilm-para once it learned (54.5% on alpha1): removing its table changes
+    nothing, it is below the hypothesis-only model, yet a dummy or another table costs it 3-4 points."""
+    cells = dict(TABLE_BLIND)
+    cells[("dummy_premise", "accuracy_drop")] = (3.2, 0.3, 5.8)
+    cells[("swapped_table", "accuracy_drop")] = (4.2, 1.8, 6.6)
+    verdict = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA)
+    assert verdict.headline == "minilm-para does not use its table."
+    uses = verdict.finding(verdicts.USES_TABLE)
+    assert uses.answer == NO
+    assert "does not help it" in uses.sentence and "reads its table without reasoning from it" in uses.sentence
+    assert [n.signal for n in uses.numbers[:4]] == [NO, NO, YES, YES]  # all shown, the wrong tables too
+    # Where nothing says whether its table helps, a wrong table's clear drop is what there is to go on.
+    only_wrong_tables = {k: v for k, v in cells.items() if k[0] not in ("hypothesis_only", "original")}
+    verdict = verdicts.verdict(results("m", only_wrong_tables), "m", PARA)
+    assert verdict.finding(verdicts.USES_TABLE).answer == YES
+
+
 def test_an_evidence_using_model_uses_its_table_and_the_right_rows():
     verdict = verdicts.verdict(results("roberta", EVIDENCE_USING), "roberta", PARA)
     assert verdict.headline == "roberta uses its table, and the right rows."

@@ -48,10 +48,12 @@ RULES = [
     f"An effect on accuracy is read from its 95% interval [low, high]: no effect worth the name when high < "
     f"{NEGLIGIBLE_POINTS:g} points; a clear effect when low > 0 and high ≥ {NEGLIGIBLE_POINTS:g}; otherwise the "
     "interval allows both. A share (%) is above or below a threshold only when its whole interval is.",
-    "Uses its table: yes when a premise control (table removed, dummy table, another table) clearly lowers "
-    "accuracy or the model clearly beats the hypothesis-only baseline on the same examples, and no signal says "
-    "otherwise; no when these show no effect and none shows one; cannot tell when they disagree or every "
-    "interval allows both. A model that sees the hypothesis only cannot use its table.",
+    "Uses its table: first, does its table help it? Removing the table lowers accuracy, and it beats the "
+    "hypothesis-only baseline on the same examples: yes when one shows a clear effect and none shows none; no "
+    "when they show no effect; cannot tell when they disagree or allow both. A wrong table (dummy, another "
+    "table) lowering accuracy shows that it reads its table, not that it reasons from it: those two decide "
+    "only where the first two were not measured (yes on a clear drop, no on none). A model that sees the "
+    "hypothesis only cannot use its table.",
     f"Uses the right rows (asked only of a model that may use its table). Each of three numbers can say no: most "
     f"predictions (> {MAJORITY_PCT:g}%) stay put after the rows the hypothesis needs are deleted; most examples are "
     f"decided by wrong or no rows (evidence selection); deleting an irrelevant row moves more than "
@@ -197,17 +199,22 @@ def _read(
     return Number(what, split, score, unit, *readings[judge(score)])
 
 
-def _uses_table(results: Index, model: str) -> list[Number]:
+def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]:
+    """The numbers that say whether its table helps it (table removed, gain over the baseline),
+    and those that say whether a wrong table disturbs it (dummy table, another table)."""
     control = {
         "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
         "clear": ("a clear drop", YES),
         "unclear": ("the interval allows both", None),
     }
-    numbers = [
-        _read(results, model, probe, "accuracy_drop", f"{what} (`{probe}`): accuracy drop", "points", effect, control)
+    numbers = {
+        probe: _read(
+            results, model, probe, "accuracy_drop", f"{what} (`{probe}`): accuracy drop", "points", effect, control
+        )
         for probe, what in PREMISE_CONTROLS
-    ]
-    numbers.append(
+    }
+    helps = [numbers["hypothesis_only"]]
+    helps.append(
         _read(
             results,
             model,
@@ -223,7 +230,8 @@ def _uses_table(results: Index, model: str) -> list[Number]:
             },
         )
     )
-    return [n for n in numbers if n]
+    disturbs = [numbers[probe] for probe, _ in PREMISE_CONTROLS if probe != "hypothesis_only"]
+    return [n for n in helps if n], [n for n in disturbs if n]
 
 
 def _stays_put(results: Index, model: str) -> Number | None:
@@ -408,9 +416,11 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
         )
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
     else:
-        table_numbers = _uses_table(results, model)
+        helps, disturbs = _uses_table(results, model)
+        table_numbers = helps + disturbs
         stays = _stays_put(results, model)
-        answer = _vote(table_numbers)
+        answer = _vote(helps) if helps else _vote(disturbs)
+        disturbed = answer == NO and any(n.signal == YES for n in disturbs)
         # Shown beside, not counted: the paper's RoBERTa-large, which clearly uses its table, leaves
         # three quarters of these predictions where they must move too (Table 6).
         shown = table_numbers + ([replace(stays, signal=None)] if stays else [])
@@ -419,7 +429,13 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
             answer,
             {
                 YES: "Yes: taking its table away or changing it clearly changes its accuracy.",
-                NO: "No: it does as well without its table, or no better than the hypothesis alone.",
+                NO: "No, its table does not help it: it does as well without it, or no better than the hypothesis "
+                "alone."
+                + (
+                    " A wrong table does lower its accuracy: it reads its table without reasoning from it."
+                    if disturbed
+                    else ""
+                ),
                 CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals allow both readings.",
                 NOT_MEASURED: "Not measured: run the premise controls (hypothesis_only, dummy_premise, swapped_table) or "
                 "add a hypothesis-only model.",
@@ -430,7 +446,7 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
             rows = Finding(
                 RIGHT_ROWS,
                 NO,
-                "No: it does not use its table at all, so its few invalid transitions under "
+                "No: its table does not help it, so its few invalid transitions under "
                 "table edits come from not moving, not from reasoning.",
                 [replace(n, signal=None) for n in _right_rows(results, model, stays)],
             )
