@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tabprobe.config import ConfigError, check
+from tabprobe.config import ConfigError, check, model_max_length
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -358,3 +358,15 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     with pytest.raises(ConfigError) as error:
         check(with_change(backwards_range), SCHEMA)
     assert "controlled_variance.test_ranges.0: [60, 40] is not [low, high]" in str(error.value)
+
+
+def test_full_runs_a_premise_model_at_the_papers_512_tokens():
+    """`full_max_length` is the model's max_length under `full: true`, in training and inference;
+    the default premise model is cut at 128 tokens on a CPU and read at 512 on GPU nodes."""
+    para = DEFAULT["models"]["minilm-para"]
+    assert (para["max_length"], para["full_max_length"]) == (128, 512)
+    assert model_max_length(DEFAULT, para) == 128
+    assert model_max_length({**DEFAULT, "full": True}, para) == 512
+    # Without full_max_length, full keeps max_length (the hypothesis-only model's 64).
+    hypo = DEFAULT["models"]["minilm-hypo"]
+    assert model_max_length({**DEFAULT, "full": True}, hypo) == hypo["max_length"] == 64

@@ -36,6 +36,13 @@ def probe_limit(config: dict[str, Any], probe: str) -> int | None:
     return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
 
 
+def model_max_length(config: Mapping[str, Any], model: Mapping[str, Any]) -> int:
+    """Tokens per input of a model, in training and inference: `full_max_length` where given when
+    `full: true` (the paper's 512 for a premise model, which the CPU default cuts to 128), else
+    `max_length`."""
+    return (config.get("full") and model.get("full_max_length")) or model["max_length"]
+
+
 def curation_files(config: Mapping[str, Any], probe: str) -> list[str]:
     """The curation TSVs a probe's examples are curated with (`probes.<name>.curation`)."""
     probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
