@@ -32,6 +32,7 @@ from tabprobe.config import (
     external_probes,
     inoculated_name,
     inoculation_plan,
+    model_max_length,
     variance_plan,
     original_covers,
     probe_limit,
@@ -194,7 +195,7 @@ def get_train_settings(wildcards):
     train = dict(model_config(wildcards)["train"])
     full_epochs = train.pop("full_epochs", None)
     # Train on the inputs the model will be probed with, unless told otherwise.
-    train["max_length"] = train.get("max_length") or model_config(wildcards)["max_length"]
+    train["max_length"] = train.get("max_length") or model_max_length(config, model_config(wildcards))
     if FULL:
         train.update(examples=None, dev_examples=None, epochs=full_epochs or train["epochs"])
     return canonical(train)
@@ -207,7 +208,7 @@ def inference_settings(model):
         {
             "premise": model["premise"],
             "label_map": model.get("labels"),
-            "max_length": model["max_length"],
+            "max_length": model_max_length(config, model),
             "batch_size": model["batch_size"],
             "precision": model["precision"],
             "pair_order": model["pair_order"],

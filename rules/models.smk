@@ -58,12 +58,16 @@ rule infer_nli:
         "logs/infer_nli/{model}/{probe}/{split}.log",
     benchmark:
         "benchmarks/infer_nli/{model}/{probe}/{split}.tsv"
+    # A server killed mid-job fails it; the retry starts a new server and resumes the job from
+    # its saved blocks.
+    retries: 1
     conda:
         "../envs/tabprobe.yaml"
     # One torch thread per job: a run has dozens of short inference jobs, and two one-thread
     # jobs side by side process as many examples as one two-thread job (measured on 2 cores:
-    # 600 examples in 12.7 s with 2 threads, 2 x 600 in 25 s as two 1-thread jobs) while their
-    # start-up (imports, model load: ~4 s) overlaps instead of adding up.
+    # 600 examples in 12.7 s with 2 threads, 2 x 600 in 25 s as two 1-thread jobs). The jobs of
+    # one model share one loaded copy (tabprobe.serving): each computes on its own thread of
+    # the model's server, which the first of them starts and which logs to `server_log`.
     threads: 1
     # One GPU on a cluster node; locally, a resource not given with --resources is not
     # limited, so the job also runs on a CPU-only workstation (it uses CUDA when present).
@@ -71,5 +75,6 @@ rule infer_nli:
         gpu=1,
     params:
         settings=get_inference_settings,
+        server_log="logs/model_server/{model}.log",
     script:
         "../workflow/scripts/infer_nli.py"

@@ -413,8 +413,8 @@ FINISHED_CASES = {
             r"Save the checkpoint's tokenizer beside its weights: tokenizer\.save_pretrained\(dir\)"
         ],
     ),
-    # Its files pass the checks made before any job; loading it in infer_nli shows the head is
-    # missing, and that job, with everything after it, writes nothing.
+    # Its files pass the checks made before any job; loading it on the model server shows the head
+    # is missing, and the infer_nli job that waited for it, with everything after it, writes nothing.
     "checkpoint_without_a_classification_head": (
         with_model(lambda p: tiny_checkpoint(p, head=False)),
         [

@@ -1,4 +1,4 @@
-from tabprobe import logs
+from tabprobe import logs, serving
 from tabprobe.jobs.infer_nli import infer_nli
 
 logs.to_file(snakemake.log[0])
@@ -8,5 +8,7 @@ infer_nli(
     out=snakemake.output.predictions,
     stats_out=snakemake.output.stats,
     threads=snakemake.threads,
+    server_log=snakemake.params.server_log,
+    use_server=serving.enabled(),
     **snakemake.params.settings,
 )

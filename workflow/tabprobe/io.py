@@ -116,6 +116,14 @@ def write_parquet(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -
         pq.write_table(table, tmp, **_PARQUET_OPTIONS)
 
 
+def parquet_bytes(table: pa.Table, schema: pa.Schema) -> bytes:
+    """The bytes `write_parquet` would write, for a file written by another process (the
+    model server answers an inference job with them)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table.select(schema.names).cast(schema), sink, **_PARQUET_OPTIONS)
+    return sink.getvalue().to_pybytes()
+
+
 def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
     """Read a Parquet file and check it has exactly the declared schema.
 

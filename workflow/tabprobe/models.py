@@ -25,7 +25,7 @@ from tqdm import tqdm
 from . import LABELS, schemas
 from .encoding import collate, encode
 from .errors import ModelError, closest
-from .io import atomic_path, sha256_file
+from .io import atomic_path, read_parquet, sha256_file
 from .render import render
 from .table import Table
 
@@ -426,6 +426,24 @@ def infer(
         "resumed_examples": resumed,
         "examples_per_second": round(computed / max(seconds, 1e-9), 2),
     }
+    return table, stats
+
+
+def predict_file(
+    loaded: LoadedModel, checkpoint: str | Path, probe_path: str | Path, shard_dir: str | Path | None, **settings
+) -> tuple[pa.Table, dict]:
+    """Predictions for one probe file and the statistics infer_nli records beside them; the same
+    for a job that loaded the model itself and for the model's server (tabprobe.serving)."""
+    probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
+    start = time.monotonic()
+    table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, **settings)
+    stats.update(
+        checkpoint=str(checkpoint),
+        premise=settings["premise"],
+        fingerprint=loaded.fingerprint,
+        meta=read_meta(checkpoint),
+        seconds=round(time.monotonic() - start, 2),
+    )
     return table, stats
 
 

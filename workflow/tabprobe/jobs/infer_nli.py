@@ -1,14 +1,23 @@
-"""Rule infer_nli: one model's predictions on one probe's examples of one split."""
+"""Rule infer_nli: one model's predictions on one probe's examples of one split.
+
+Two ways, the same bytes: on the model's server (tabprobe.serving), which loads the model once
+for all of the model's jobs on this machine (the rule's way, unless TABPROBE_MODEL_SERVER=0),
+or in this process.
+"""
 
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from .. import models, schemas
-from ..io import read_parquet, write_json, write_parquet
+from ..io import atomic_path, write_json, write_parquet
+
+
+def shard_folder(out: str) -> Path:
+    # Finished blocks are kept beside the output until it is written, so a killed job resumes.
+    return Path(out).with_name(f".{Path(out).stem}.shards")
 
 
 def infer_nli(
@@ -24,38 +33,32 @@ def infer_nli(
     pair_order: str = "premise_first",
     threads: int = 1,
     shard_size: int = 512,
+    server_log: str | None = None,
+    use_server: bool = False,
 ) -> None:
-    import torch
-
-    torch.set_num_threads(max(1, threads))
-    probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
-    loaded = models.load_classifier(checkpoint, label_map)
-    # Finished blocks are kept beside the output until it is written, so a killed job resumes.
-    shard_dir = Path(out).with_name(f".{Path(out).stem}.shards")
-    start = time.monotonic()
-    predictions, stats = models.infer(
-        probe_examples,
-        loaded,
-        premise,
+    settings = dict(
+        premise=premise,
         batch_size=batch_size,
         max_length=max_length,
         precision=precision,
-        shard_dir=shard_dir,
-        shard_size=shard_size,
         pair_order=pair_order,
+        shard_size=shard_size,
     )
-    seconds = time.monotonic() - start
-    write_parquet(predictions, out, schemas.PREDICTIONS)
-    write_json(
-        {
-            **stats,
-            "checkpoint": str(checkpoint),
-            "premise": premise,
-            "fingerprint": loaded.fingerprint,
-            "meta": models.read_meta(checkpoint),
-            "seconds": round(seconds, 2),
-            "threads": threads,
-        },
-        stats_out,
-    )
-    shutil.rmtree(shard_dir, ignore_errors=True)  # only once both outputs are in place
+    if use_server:
+        from .. import serving  # no torch, no transformers: the server has them loaded
+
+        predictions, stats = serving.ask(
+            checkpoint, probe_path, str(shard_folder(out)), settings, label_map, threads, server_log
+        )
+        with atomic_path(out) as tmp:
+            tmp.write_bytes(predictions)
+    else:
+        import torch
+
+        torch.set_num_threads(max(1, threads))
+        loaded = models.load_classifier(checkpoint, label_map)
+        table, stats = models.predict_file(loaded, checkpoint, probe_path, shard_folder(out), **settings)
+        stats["threads"] = threads
+        write_parquet(table, out, schemas.PREDICTIONS)
+    write_json(stats, stats_out)
+    shutil.rmtree(shard_folder(out), ignore_errors=True)  # only once both outputs are in place

@@ -1,0 +1,194 @@
+"""The model server (tabprobe.serving) with real processes on real alpha1 examples: jobs on a
+server write the bytes of jobs that load the model themselves, the first job starts the server
+and the others use it (one load), and faults end in a clear error or the same bytes: a server
+killed mid-job, a server that cannot load its model, a checkpoint re-trained under a running
+server, a bad request, a server left with nothing to do."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from test_training_and_resume import alpha1_probe
+from tiny_bert import tiny_bert
+
+from tabprobe import schemas, serving, stages
+from tabprobe.io import write_parquet
+from tabprobe.serving import ServerError
+
+SETTINGS = dict(premise="para", batch_size=8, max_length=128, precision="fp32", pair_order="premise_first")
+
+
+@pytest.fixture(autouse=True)
+def private_servers(tmp_path, monkeypatch):
+    """Each test its own server folder (the jobs' temporary folder), so no test finds another's server."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(serving.tempfile, "tempdir", None)  # re-read TMPDIR
+    yield
+    folder = str(serving.server_folder())
+    for process in psutil.process_iter():  # stop the servers this test started
+        try:
+            if any(arg.startswith(f"--address={folder}/") for arg in process.cmdline()):
+                process.kill()
+        except psutil.Error:
+            pass
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory) -> Path:
+    return tiny_bert(tmp_path_factory.mktemp("tiny") / "ckpt", head=True, layers=4, hidden=64, intermediate=128)
+
+
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory, shared_infotabs) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("probes")
+    paths = {}
+    for name, n in (("original", 48), ("row_deletion", 240)):
+        paths[name] = folder / f"{name}.parquet"
+        write_parquet(alpha1_probe(shared_infotabs, n, 3, name), paths[name], schemas.PROBE_EXAMPLES)
+    return paths
+
+
+def in_process(probe: Path, checkpoint: Path, out: Path) -> Path:
+    stages.infer_nli(str(probe), str(checkpoint), str(out), str(out) + ".json", shard_size=16, **SETTINGS)
+    return out
+
+
+def served_job(probe: Path, checkpoint: Path, out: Path, server_log: Path, idle: float = 30) -> list[str]:
+    """An infer_nli job on the model's server, in its own process, as the rule runs it."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    code = (
+        f"from tabprobe import logs, serving, stages; serving.IDLE_SECONDS = {idle}; "
+        f"logs.to_file({str(out) + '.log'!r}); "
+        f"stages.infer_nli({str(probe)!r}, {str(checkpoint)!r}, {str(out)!r}, {str(out) + '.json'!r}, "
+        f"shard_size=16, server_log={str(server_log)!r}, use_server=True, **{SETTINGS!r})"
+    )
+    return [sys.executable, "-c", code]
+
+
+def server_pid(server_log: Path) -> int:
+    """The pid of the first server that logged to `server_log`."""
+    return int(re.search(r"serving .* \(pid (\d+),", server_log.read_text()).group(1))
+
+
+def test_jobs_share_one_server_and_write_the_bytes_of_jobs_that_load_the_model(tmp_path, checkpoint, probes):
+    server_log = tmp_path / "server.log"
+    # Two jobs at once and one after: the first to look starts the server, all three use it.
+    first = {
+        name: subprocess.Popen(served_job(path, checkpoint, tmp_path / "served" / f"{name}.parquet", server_log))
+        for name, path in probes.items()
+    }
+    assert all(job.wait(timeout=600) == 0 for job in first.values())
+    again = tmp_path / "served" / "again.parquet"
+    subprocess.run(served_job(probes["original"], checkpoint, again, server_log), check=True, timeout=600)
+    text = server_log.read_text()
+    assert text.count("loaded ") == 1 and text.count(" examples in ") == 3, text
+    assert again.read_bytes() == (tmp_path / "served" / "original.parquet").read_bytes()
+    for name, path in probes.items():
+        alone = in_process(path, checkpoint, tmp_path / "alone" / f"{name}.parquet")
+        served = tmp_path / "served" / f"{name}.parquet"
+        assert served.read_bytes() == alone.read_bytes()
+        timing = {"seconds", "examples_per_second"}
+        stats, alone_stats = (json.loads(Path(str(p) + ".json").read_text()) for p in (served, alone))
+        assert {k: v for k, v in stats.items() if k not in timing} == {
+            k: v for k, v in alone_stats.items() if k not in timing
+        }
+        assert not served.with_name(f".{name}.shards").exists()
+        job_log = Path(str(served) + ".log").read_text()
+        assert "sent " in job_log and "inference: " in job_log and "import torch" not in job_log
+
+
+def test_a_server_killed_mid_job_fails_it_and_the_retry_resumes_to_the_same_bytes(tmp_path, checkpoint, probes):
+    probe = probes["row_deletion"]
+    uninterrupted = in_process(probe, checkpoint, tmp_path / "alone.parquet")
+    server_log, out = tmp_path / "server.log", tmp_path / "served" / "pred.parquet"
+    shards = out.with_name(".pred.shards")
+    job = subprocess.Popen(served_job(probe, checkpoint, out, server_log), stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(shards.glob("block-*.npy"))) < 2:
+        time.sleep(0.02)
+    killed = server_pid(server_log)
+    os.kill(killed, signal.SIGKILL)
+    _, stderr = job.communicate(timeout=120)
+    assert job.returncode != 0 and "ended before answering" in stderr, stderr[-2000:]
+    assert not out.exists() and 2 <= len(list(shards.glob("block-*.npy"))) < 15
+    # The retry: its server lock is free again, so it starts a new server and resumes its blocks.
+    subprocess.run(served_job(probe, checkpoint, out, server_log), check=True, timeout=600)
+    assert server_pid(server_log) == killed  # the first "serving" line; the new server logged its own
+    assert server_log.read_text().count("serving ") == 2
+    assert out.read_bytes() == uninterrupted.read_bytes()
+    assert json.loads(Path(str(out) + ".json").read_text())["resumed_examples"] >= 32
+
+
+def test_a_server_that_cannot_load_its_model_ends_the_wait_with_its_reason(tmp_path, probes):
+    headless = tiny_bert(
+        tmp_path / "headless", head=False, id2label={0: "entailment", 1: "neutral", 2: "contradiction"}
+    )
+    server_log, out = tmp_path / "server.log", tmp_path / "pred.parquet"
+    started = time.monotonic()
+    result = subprocess.run(
+        served_job(probes["original"], headless, out, server_log), capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode != 0 and time.monotonic() - started < 120
+    assert "stopped before answering" in result.stderr and "lacks trained weights" in result.stderr
+    assert not out.exists()
+
+
+def test_a_retrained_checkpoint_gets_a_new_server(tmp_path, probes):
+    """The same folder, new weights: a server that loaded the old ones must not answer."""
+    checkpoint = tiny_bert(tmp_path / "ckpt", head=True, seed=1)
+    server_log = tmp_path / "server.log"
+    subprocess.run(served_job(probes["original"], checkpoint, tmp_path / "a.parquet", server_log), check=True)
+    time.sleep(0.01)
+    tiny_bert(checkpoint, head=True, seed=2)  # re-trained in place while the first server idles
+    subprocess.run(served_job(probes["original"], checkpoint, tmp_path / "b.parquet", server_log), check=True)
+    assert server_log.read_text().count("loaded ") == 2
+    assert (tmp_path / "a.parquet").read_bytes() != (tmp_path / "b.parquet").read_bytes()
+    alone = in_process(probes["original"], checkpoint, tmp_path / "alone.parquet")
+    assert (tmp_path / "b.parquet").read_bytes() == alone.read_bytes()
+
+
+def test_a_failed_request_is_reported_and_the_server_goes_on(tmp_path, checkpoint, probes):
+    server_log = tmp_path / "server.log"
+    with pytest.raises(ServerError, match=r"the model server failed this job .*missing\.parquet"):
+        serving.ask(
+            str(checkpoint),
+            str(tmp_path / "missing.parquet"),
+            str(tmp_path / "s"),
+            SETTINGS,
+            server_log=str(server_log),
+        )
+    body, stats = serving.ask(
+        str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS, server_log=str(server_log)
+    )
+    assert body.startswith(b"PAR1") and stats["examples"] == 48
+    assert server_log.read_text().count("loaded ") == 1
+
+
+def test_a_server_with_nothing_to_do_stops_and_frees_its_lock(tmp_path, checkpoint, probes):
+    server_log = tmp_path / "server.log"
+    subprocess.run(served_job(probes["original"], checkpoint, tmp_path / "a.parquet", server_log, idle=2), check=True)
+    pid = server_pid(server_log)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid):
+        time.sleep(0.2)
+    assert not Path(f"/proc/{pid}").exists() or "zombie" in _state(pid), "the idle server kept running"
+    assert "no request for 2 s: stopping" in server_log.read_text()
+    assert not list(serving.server_folder().glob("*.json"))  # its address went with it
+    assert all(serving._lock_is_free(lock) for lock in serving.server_folder().glob("*.lock"))
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0].lower()
+    except (OSError, IndexError):
+        return "zombie"

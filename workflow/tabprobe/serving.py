@@ -1,0 +1,419 @@
+"""One copy of a model in memory for all of its inference jobs on a machine (on a cluster: in one
+allocation), so that the jobs of one model do not each pay the start-up.
+
+Why: a fresh inference process spends seconds importing torch and transformers and loading the
+weights, and the job then computes for about as long (13-14 s of start-up around 1-3 s of GPU
+work on an H100; a third of an inference job's time on a 2-core CPU).
+
+How: the first infer_nli job of a model that finds no server of it starts one (`ask` ->
+`_start_unless_running`): a process of its own, which outlives that job. That job and every
+later job of the model send their probe file to it and write the answer as their outputs; the
+server stops after `IDLE_SECONDS` without a request. The plan does not change: the jobs stay one
+per model, probe and split, so adding a probe still runs only that probe's jobs (the README says
+why this design and not a Snakemake service job).
+
+Which server: one per key, a hash of the checkpoint's version (`checkpoint_identity`), the label
+map, the library's inference code, the host and the Slurm job. Its files are in a private folder
+of the machine's temporary folder ($TMPDIR, which many clusters make per job):
+  <key>.lock  held (flock) by the live server; the kernel releases it when the process ends,
+              however it ends, so a lock that can be taken means no server is running;
+  <key>.json  the address of the live server, written once it listens;
+  the server's log is the rule's `server_log` (logs/model_server/<model>.log, appended).
+
+Faults. A server killed mid-job closes the connection: the job fails, saying so, and its retry
+(the rule's `retries:`) starts a new server and resumes from the blocks it saved
+(models.ShardStore), ending with the same bytes. A job killed mid-request loses only its answer.
+Nothing stale is ever used: on Linux the socket is in the abstract namespace, which vanishes with
+the process (elsewhere a file in a fresh private folder per server), an address file whose lock
+is free is removed before a new server starts, and a server that cannot load the model exits
+with the reason in its log, which the waiting job shows.
+
+Protocol, one request per connection: the job sends a length-prefixed JSON request; the server
+answers a length-prefixed JSON header, then (on success) the predictions as Parquet bytes,
+exactly those `io.write_parquet` writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import secrets
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .errors import TabprobeError
+
+log = logging.getLogger("tabprobe.serving")  # also when run as __main__
+
+# A server with no request for this long stops: long enough to bridge the gaps between one
+# model's jobs in a run, short enough not to hold memory (or a GPU) for long after the last one.
+IDLE_SECONDS = 30.0
+# How long a job waits for a server to listen and load its model (a large checkpoint from a
+# network filesystem can take minutes); a server that dies meanwhile ends the wait at once.
+START_TIMEOUT_SECONDS = 1800.0
+# Set to 0 to make every job load its model itself (debugging; the bytes are the same).
+SWITCH = "TABPROBE_MODEL_SERVER"
+# What decides a server's answers besides the checkpoint: a server started by older code is not
+# used after an edit.
+CODE = ("serving.py", "models.py", "encoding.py", "render.py", "table.py", "schemas.py", "io.py")
+_LENGTH = struct.Struct(">Q")
+STOPPED = "the model server stopped: "
+
+
+class ServerError(TabprobeError):
+    """The model server could not start, ended before answering, or failed a request."""
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH, "1") != "0"
+
+
+def checkpoint_identity(checkpoint: str | Path) -> str:
+    """Which version of a checkpoint: its folder and the name, size and modification time of its
+    files. Cheap (no hashing), so every job can check that a server loaded the weights it was given."""
+    folder = Path(checkpoint).resolve()
+    entries = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir() if p.is_file())
+    return json.dumps([str(folder), entries])
+
+
+def server_key(identity: str, label_map) -> str:
+    digest = hashlib.sha256(json.dumps([identity, label_map], sort_keys=True).encode())
+    library = Path(__file__).resolve().parent
+    for name in CODE:
+        digest.update((library / name).read_bytes())
+    digest.update(f"{socket.gethostname()}|{os.environ.get('SLURM_JOB_ID', '')}".encode())
+    return digest.hexdigest()[:20]
+
+
+def server_folder() -> Path:
+    folder = Path(tempfile.gettempdir()) / f"tabprobe-servers-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+# ----------------------------------------------------------------------------- wire format
+
+
+def _send(conn: socket.socket, payload: bytes) -> None:
+    conn.sendall(_LENGTH.pack(len(payload)) + payload)
+
+
+def _receive_exactly(conn: socket.socket, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = conn.recv(min(left, 1 << 20))
+        if not chunk:
+            raise ConnectionError("connection closed mid-message")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _receive(conn: socket.socket) -> bytes:
+    (size,) = _LENGTH.unpack(_receive_exactly(conn, _LENGTH.size))
+    return _receive_exactly(conn, size)
+
+
+# ----------------------------------------------------------------------------- server
+
+
+def _listen(token: str) -> tuple[socket.socket, str, str]:
+    """A listening Unix socket that no earlier server can have left behind."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if sys.platform.startswith("linux"):
+        family, address = "abstract", f"\0tabprobe-{token}"
+    else:
+        family, address = "path", str(Path(tempfile.mkdtemp(prefix="tabprobe-")) / "socket")
+    sock.bind(address)
+    sock.listen(socket.SOMAXCONN)
+    return sock, family, address
+
+
+class _Activity:
+    """Requests in progress and the time the last one ended, for the idle stop."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.active = 0
+        self.last = time.monotonic()
+
+    def begin(self) -> None:
+        with self.lock:
+            self.active += 1
+
+    def end(self) -> None:
+        with self.lock:
+            self.active -= 1
+            self.last = time.monotonic()
+
+    def idle_for(self) -> float:
+        with self.lock:
+            return 0.0 if self.active else time.monotonic() - self.last
+
+
+def serve(
+    checkpoint: str,
+    address_file: str,
+    label_map=None,
+    threads: int = 1,
+    idle_seconds: float = IDLE_SECONDS,
+) -> None:
+    """Load `checkpoint` once and answer inference requests, each on a thread of its own (jobs
+    running side by side compute side by side, as they did in their own processes), until no
+    request came for `idle_seconds`. The caller holds the server's lock for the whole call."""
+    import torch
+
+    from . import models
+    from .io import write_json
+
+    token = secrets.token_hex(16)
+    sock, family, address = _listen(token)
+    try:
+        # torch's intra-op threads per request: what one job had in its own process.
+        torch.set_num_threads(max(1, threads))
+        loaded = models.load_classifier(checkpoint, label_map)
+        write_json(
+            {
+                "family": family,
+                "address": address.replace("\0", "@"),
+                "pid": os.getpid(),
+                "checkpoint": str(Path(checkpoint).resolve()),
+                "identity": checkpoint_identity(checkpoint),
+                "token": token,
+            },
+            address_file,
+        )
+        log.info("serving %s on %s (pid %d, %d threads per request)", checkpoint, loaded.device, os.getpid(), threads)
+        activity = _Activity()
+        sock.settimeout(1.0)
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except TimeoutError:
+                if activity.idle_for() > idle_seconds:
+                    log.info("no request for %.0f s: stopping", idle_seconds)
+                    return
+                continue
+            activity.begin()
+            threading.Thread(
+                target=_answer, args=(conn, loaded, checkpoint, token, threads, activity), daemon=True
+            ).start()
+    finally:
+        sock.close()
+        Path(address_file).unlink(missing_ok=True)
+        if family == "path":
+            Path(address).unlink(missing_ok=True)
+            Path(address).parent.rmdir()
+
+
+def _answer(conn: socket.socket, loaded, checkpoint: str, token: str, threads: int, activity: _Activity) -> None:
+    """Run one request and send its answer; a job killed meanwhile only loses its answer."""
+    from . import models, schemas
+    from .io import parquet_bytes
+
+    started = time.monotonic()
+    try:
+        with conn:
+            try:
+                request = json.loads(_receive(conn))
+                if request.get("token") != token:
+                    raise ServerError("the request does not carry this server's token")
+                table, stats = models.predict_file(
+                    loaded, checkpoint, request["probe"], request["shard_dir"], **request["settings"]
+                )
+                # The checkpoint as the job names it (relative to its run, as a job that loads the
+                # model itself records it), not as this server opened it.
+                stats.update(threads=threads, checkpoint=request["checkpoint"])
+                header, body = {"ok": True, "stats": stats}, parquet_bytes(table, schemas.PREDICTIONS)
+                log.info("%s: %d examples in %.1f s", request["probe"], stats["examples"], time.monotonic() - started)
+            except Exception as error:  # the job shows the error; the server goes on with the others
+                log.exception("a request failed")
+                kind = "TabprobeError" if isinstance(error, TabprobeError) else type(error).__name__
+                header, body = {"ok": False, "error": str(error), "kind": kind}, b""
+            try:
+                _send(conn, json.dumps(header).encode())
+                if header["ok"]:
+                    _send(conn, body)
+            except OSError as error:
+                log.warning("could not answer a job (killed meanwhile?): %s", error)
+    finally:
+        activity.end()
+
+
+def _main(argv: list[str] | None = None) -> None:
+    """The server process, as `_start_unless_running` starts it."""
+    parser = argparse.ArgumentParser(prog="python -m tabprobe.serving")
+    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--address", required=True)
+    parser.add_argument(
+        "--lock-fd", type=int, required=True, help="the server's lock, taken by the job that started it"
+    )
+    parser.add_argument("--label-map", default="null")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--idle", type=float, default=IDLE_SECONDS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
+    logging.captureWarnings(True)
+    # Which copy of the library serves, as every job's log says of its own (logs.to_file).
+    from . import __version__
+
+    log.info("tabprobe %s from %s", __version__, Path(__file__).resolve().parent)
+    # The lock stays held while this process lives (the inherited descriptor shares it).
+    os.set_inheritable(args.lock_fd, False)
+    try:
+        serve(args.checkpoint, args.address, json.loads(args.label_map), args.threads, args.idle)
+    except Exception as error:
+        log.exception("traceback")
+        shown = str(error) if isinstance(error, TabprobeError) else f"{type(error).__name__}: {error}"
+        log.error("%s%s", STOPPED, shown)  # what the waiting jobs show
+        raise SystemExit(1) from None
+
+
+# ----------------------------------------------------------------------------- client
+
+
+def _lock_is_free(lock_path: Path) -> bool:
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # releases it if taken
+
+
+def _start_unless_running(
+    folder: Path, key: str, checkpoint: str, label_map, threads: int, server_log: str | None, idle_seconds: float
+) -> None:
+    lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # a server of this key lives (or is starting)
+        address_file.unlink(missing_ok=True)  # left by a server that died
+        log_file = Path(server_log) if server_log else folder / f"{key}.log"
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        library = str(Path(__file__).resolve().parents[1])
+        env = dict(
+            os.environ, PYTHONPATH=os.pathsep.join([library, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        )
+        with open(log_file, "ab") as output:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tabprobe.serving",
+                    f"--checkpoint={Path(checkpoint).resolve()}",
+                    f"--address={address_file}",
+                    f"--lock-fd={fd}",
+                    f"--label-map={json.dumps(label_map)}",
+                    f"--threads={threads}",
+                    f"--idle={idle_seconds}",
+                ],
+                pass_fds=(fd,),
+                start_new_session=True,  # not stopped with the job that started it
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        log.info("started a model server for %s (pid %d, log: %s)", checkpoint, process.pid, log_file)
+    finally:
+        os.close(fd)  # the server's inherited descriptor keeps the lock
+
+
+def _connect(folder: Path, key: str, identity: str, server_log: str | None, timeout: float):
+    """A connection to the live server of `key`, waiting while it loads its model."""
+    lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
+    deadline = time.monotonic() + timeout
+    while True:
+        info = None
+        try:
+            info = json.loads(address_file.read_text())
+        except (OSError, ValueError):  # not written yet
+            pass
+        if info is not None and info.get("identity") == identity:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(info["address"].replace("@", "\0", 1) if info["family"] == "abstract" else info["address"])
+                return sock, info
+            except OSError:
+                sock.close()
+        if _lock_is_free(lock_path):
+            where = Path(server_log or folder / f"{key}.log")
+            text = where.read_text(errors="replace") if where.exists() else ""
+            reason = text[text.rfind(STOPPED) + len(STOPPED) :] if STOPPED in text else text[-2000:]
+            raise ServerError(f"the model server stopped before answering (its log: {where}):\n{reason.strip()}")
+        if time.monotonic() > deadline:
+            raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {server_log})")
+        time.sleep(0.1)
+
+
+def ask(
+    checkpoint: str,
+    probe_path: str,
+    shard_dir: str,
+    settings: dict,
+    label_map=None,
+    threads: int = 1,
+    server_log: str | None = None,
+    idle_seconds: float | None = None,
+    timeout: float = START_TIMEOUT_SECONDS,
+) -> tuple[bytes, dict]:
+    """Predictions (Parquet bytes) and statistics for one probe file, from the server of this
+    checkpoint, started if none is running."""
+    started = time.monotonic()
+    identity = checkpoint_identity(checkpoint)
+    folder, key = server_folder(), server_key(identity, label_map)
+    idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
+    _start_unless_running(folder, key, checkpoint, label_map, threads, server_log, idle_seconds)
+    sock, info = _connect(folder, key, identity, server_log, timeout)
+    with sock:
+        request = {
+            "token": info["token"],
+            "checkpoint": str(checkpoint),
+            "probe": str(Path(probe_path).resolve()),
+            "shard_dir": str(Path(shard_dir).resolve()),
+            "settings": settings,
+        }
+        _send(sock, json.dumps(request).encode())
+        log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], server_log)
+        try:
+            header = json.loads(_receive(sock))
+            body = _receive(sock) if header.get("ok") else b""
+        except ConnectionError:
+            raise ServerError(
+                f"the model server (pid {info['pid']}) ended before answering; a retry of this job starts "
+                "a new one and keeps the blocks already computed"
+            ) from None
+    if not header["ok"]:
+        shown = header["error"] if header["kind"] == "TabprobeError" else f"{header['kind']}: {header['error']}"
+        raise ServerError(f"the model server failed this job (its log has the traceback): {shown}")
+    stats = header["stats"]
+    log.info(
+        "inference: %d examples (%d from saved shards) in %.1f s on the server, %.1f s waiting for it, %s on %s",
+        stats["examples"],
+        stats["resumed_examples"],
+        stats["seconds"],
+        time.monotonic() - started - stats["seconds"],
+        stats["precision"],
+        stats["device"],
+    )
+    return body, stats
+
+
+if __name__ == "__main__":
+    _main()
