@@ -111,17 +111,21 @@ def sha256_file(path: str | os.PathLike) -> str:
 
 def write_parquet(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
     """Write `table` cast to `schema`, atomically, with deterministic settings."""
-    table = table.select(schema.names).cast(schema)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, **_PARQUET_OPTIONS)
+        _write_table(table, schema, tmp)
 
 
 def parquet_bytes(table: pa.Table, schema: pa.Schema) -> bytes:
     """The bytes `write_parquet` would write, for a file written by another process (the
     model server answers an inference job with them)."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table.select(schema.names).cast(schema), sink, **_PARQUET_OPTIONS)
+    _write_table(table, schema, sink)
     return sink.getvalue().to_pybytes()
+
+
+def _write_table(table: pa.Table, schema: pa.Schema, where) -> None:
+    # The one writer of both, so a file and its bytes sent by the server cannot differ.
+    pq.write_table(table.select(schema.names).cast(schema), where, **_PARQUET_OPTIONS)
 
 
 def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:

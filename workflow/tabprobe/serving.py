@@ -82,7 +82,8 @@ def checkpoint_identity(checkpoint: str | Path) -> str:
     """Which version of a checkpoint: its folder and the name, size and modification time of its
     files. Cheap (no hashing), so every job can check that a server loaded the weights it was given."""
     folder = Path(checkpoint).resolve()
-    entries = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir() if p.is_file())
+    stats = {p.name: p.stat() for p in folder.iterdir() if p.is_file()}
+    entries = sorted((name, st.st_size, st.st_mtime_ns) for name, st in stats.items())
     return json.dumps([str(folder), entries])
 
 
@@ -282,27 +283,32 @@ def _main(argv: list[str] | None = None) -> None:
 # ----------------------------------------------------------------------------- client
 
 
-def _lock_is_free(lock_path: Path) -> bool:
+def _take_lock(lock_path: Path) -> int | None:
+    """An open descriptor holding a server's lock, or None while a live server holds it."""
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
+        return fd
     except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)  # releases it if taken
+        os.close(fd)
+        return None
+
+
+def _lock_is_free(lock_path: Path) -> bool:
+    fd = _take_lock(lock_path)
+    if fd is not None:
+        os.close(fd)  # releases it
+    return fd is not None
 
 
 def _start_unless_running(
     folder: Path, key: str, checkpoint: str, label_map, threads: int, server_log: str | None, idle_seconds: float
 ) -> None:
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = _take_lock(lock_path)
+    if fd is None:
+        return  # a server of this key lives (or is starting)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return  # a server of this key lives (or is starting)
         address_file.unlink(missing_ok=True)  # left by a server that died
         log_file = Path(server_log) if server_log else folder / f"{key}.log"
         log_file.parent.mkdir(parents=True, exist_ok=True)

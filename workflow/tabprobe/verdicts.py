@@ -213,8 +213,8 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
         )
         for probe, what in PREMISE_CONTROLS
     }
-    helps = [numbers["hypothesis_only"]]
-    helps.append(
+    helps = [
+        numbers["hypothesis_only"],
         _read(
             results,
             model,
@@ -228,8 +228,8 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
                 "clear": ("clearly better", YES),
                 "unclear": ("the interval allows both", None),
             },
-        )
-    )
+        ),
+    ]
     disturbs = [numbers[probe] for probe, _ in PREMISE_CONTROLS if probe != "hypothesis_only"]
     return [n for n in helps if n], [n for n in disturbs if n]
 

@@ -44,12 +44,11 @@ def infer_nli(
         pair_order=pair_order,
         shard_size=shard_size,
     )
+    shards = shard_folder(out)
     if use_server:
         from .. import serving  # no torch, no transformers: the server has them loaded
 
-        predictions, stats = serving.ask(
-            checkpoint, probe_path, str(shard_folder(out)), settings, label_map, threads, server_log
-        )
+        predictions, stats = serving.ask(checkpoint, probe_path, str(shards), settings, label_map, threads, server_log)
         with atomic_path(out) as tmp:
             tmp.write_bytes(predictions)
     else:
@@ -57,8 +56,8 @@ def infer_nli(
 
         torch.set_num_threads(max(1, threads))
         loaded = models.load_classifier(checkpoint, label_map)
-        table, stats = models.predict_file(loaded, checkpoint, probe_path, shard_folder(out), **settings)
+        table, stats = models.predict_file(loaded, checkpoint, probe_path, shards, **settings)
         stats["threads"] = threads
         write_parquet(table, out, schemas.PREDICTIONS)
     write_json(stats, stats_out)
-    shutil.rmtree(shard_folder(out), ignore_errors=True)  # only once both outputs are in place
+    shutil.rmtree(shards, ignore_errors=True)  # only once both outputs are in place
