@@ -210,6 +210,7 @@ def inference_settings(model):
             "label_map": model.get("labels"),
             "max_length": model_max_length(config, model),
             "batch_size": model["batch_size"],
+            "gpu_batch_tokens": model["gpu_batch_tokens"],
             "precision": model["precision"],
             "pair_order": model["pair_order"],
         }

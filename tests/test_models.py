@@ -20,7 +20,10 @@ from tabprobe.models import (
     init_classifier,
     label_order,
     load_classifier,
+    plan_batches,
+    plan_blocks,
     resolve_base,
+    resolve_precision,
 )
 from tabprobe.render import para
 from tabprobe.table import Row, Table
@@ -240,3 +243,41 @@ def test_input_digest_shows_whether_a_perturbation_reached_the_model(tmp_path, t
     original, last_row_gone, first_row_gone = predictions["input_digest"].to_pylist()
     assert last_row_gone == original
     assert first_row_gone != original
+
+
+def test_token_budget_batches_cover_every_example_once_and_fill_the_budget():
+    lengths = np.sort(np.random.default_rng(0).integers(5, 300, size=1000))[::-1].copy()
+    lengths[0] = 5000  # longer than the whole budget: a batch by itself
+    batches = plan_batches(lengths, None, 2048)
+    assert batches[0] == (0, 1)
+    assert [start for start, _ in batches[1:]] == [stop for _, stop in batches[:-1]] and batches[-1][1] == 1000
+    for k, (start, stop) in enumerate(batches[1:], 1):
+        assert (stop - start) * lengths[start] <= 2048  # padded to its first, longest example
+        if k < len(batches) - 1:
+            assert (stop - start + 1) * lengths[start] > 2048  # and as full as the budget allows
+    # Short examples travel in big batches, long ones in small.
+    assert batches[-2][1] - batches[-2][0] > 5 * (batches[1][1] - batches[1][0])
+    capped = plan_batches(lengths, 16, 2048)
+    assert max(stop - start for start, stop in capped) == 16
+    assert plan_batches(lengths, 32) == [(s, min(s + 32, 1000)) for s in range(0, 1000, 32)]
+
+
+def test_blocks_hold_whole_batches_of_at_least_the_shard_size():
+    batches = plan_batches(np.full(100, 10), 7)
+    blocks = plan_blocks(batches, 20)
+    assert [b for block in blocks for b in block] == batches
+    assert all(block[-1][1] - block[0][0] >= 20 for block in blocks[:-1])
+    assert [block[-1][1] - block[0][0] for block in blocks] == [21, 21, 21, 21, 16]
+
+
+def test_auto_precision_picks_what_the_hardware_runs_fast(monkeypatch):
+    # The decision, for hardware this machine may not have: the checks torch offers are replaced.
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    assert resolve_precision("auto", "cpu") == "fp32"  # AVX512-BF16 alone runs bf16 slower than fp32
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True, raising=False)
+    assert resolve_precision("auto", "cpu") == "bf16"
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)
+    assert resolve_precision("auto", "cuda") == "fp16"  # emulated bf16 (V100, T4) does not count
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
+    assert resolve_precision("auto", "cuda:0") == "bf16"
+    assert resolve_precision("fp32", "cuda") == "fp32" and resolve_precision("fp16", "cpu") == "fp16"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from tiny_bert import tiny_bert
 
 from tabprobe import schemas, stages
@@ -107,6 +108,33 @@ def test_bf16_inference_agrees_with_fp32_on_real_data(shared_infotabs, minilm_ch
     p32, p16 = np.array(fp32["probs"].to_pylist()), np.array(bf16["probs"].to_pylist())
     assert stats["precision"] == "bf16"
     assert np.abs(p32 - p16).max() < 0.05  # bf16 has ~3 significant digits
+    # The weights themselves ran in bf16 (not autocast), on a copy: the loaded model stays fp32
+    # for the fp32 requests a server may get next.
+    assert {p.dtype for p in loaded.weights_in("bf16").parameters()} == {torch.bfloat16}
+    assert {p.dtype for p in loaded.model.parameters()} == {torch.float32}
+    again, _ = infer(probe_examples, loaded, "para", batch_size=16, max_length=256, precision="fp32")
+    assert again["probs"].to_pylist() == fp32["probs"].to_pylist()
+
+
+def test_token_budget_batches_predict_as_fixed_batches_do_and_resume(shared_infotabs, minilm_checkpoint, tmp_path):
+    probe_examples = alpha1_probe(shared_infotabs, 96, 3)
+    loaded = load_classifier(minilm_checkpoint)
+    fixed, fixed_stats = infer(probe_examples, loaded, "para", batch_size=8, max_length=128, precision="fp32")
+    shards = tmp_path / "shards"
+    run = dict(max_length=128, precision="fp32", batch_tokens=2048, shard_dir=shards, shard_size=16)
+    by_tokens, stats = infer(probe_examples, loaded, "para", **run)
+    assert stats["batches"] < fixed_stats["batches"] == 12 and stats["padded_tokens"] <= 2048 * stats["batches"]
+    assert stats["tokens"] == fixed_stats["tokens"] and stats["batch_tokens"] == 2048
+    # Padding is masked: only float rounding differs.
+    np.testing.assert_allclose(by_tokens["probs"].to_pylist(), fixed["probs"].to_pylist(), atol=1e-4)
+    assert by_tokens["pred"].to_pylist() == fixed["pred"].to_pylist()
+    # A job killed after some blocks resumes from them and writes the same predictions.
+    blocks = sorted(shards.glob("block-*.npy"))
+    assert len(blocks) > 2
+    blocks[1].unlink()
+    resumed, resumed_stats = infer(probe_examples, loaded, "para", **run)
+    assert 0 < resumed_stats["resumed_examples"] < 96
+    assert resumed.equals(by_tokens)
 
 
 def _infer_command(probe_path, checkpoint, out, shard_size):
@@ -180,7 +208,7 @@ def test_shard_key_covers_the_label_map(tmp_path, shared_infotabs, minilm_checkp
 
 
 def _train_command(
-    data: Path, base: Path, out: Path, resume_dir: Path | None, log_path: Path, seed: int = 5
+    data: Path, base: Path, out: Path, resume_dir: Path | None, log_path: Path, seed: int = 5, precision: str = "fp32"
 ) -> list[str]:
     """Training in its own process, as the train_model job runs it, logging to a file. One torch
     thread: on a shared 2-core machine two threads that wait on each other train several times slower."""
@@ -194,7 +222,7 @@ logs.to_file({str(log_path)!r})
 torch.set_num_threads(1)
 data = {str(data)!r}
 settings = TrainSettings(base={str(base)!r}, epochs=6, max_length=64, batch_size=8, learning_rate=1e-3,
-                         precision="fp32", seed={seed})
+                         precision={precision!r}, seed={seed})
 train(read_parquet(data + "/train.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/train.tables.parquet", schemas.TABLES)),
       read_parquet(data + "/dev.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/dev.tables.parquet", schemas.TABLES)),
       "para", settings, {str(out)!r}, resume_dir={str(resume_dir) if resume_dir else None!r}, save_every_steps=5)
@@ -214,24 +242,37 @@ def train_slice(tmp_path_factory, shared_infotabs) -> Path:
 
 
 @pytest.fixture(scope="module")
-def whole_training(tiny_base, train_slice, tmp_path_factory) -> Path:
-    """The checkpoint of an uninterrupted run (without resume state), to compare against."""
-    folder = tmp_path_factory.mktemp("whole-training")
-    subprocess.run(
-        _train_command(train_slice, tiny_base, folder / "ckpt", None, folder / "log"), check=True, timeout=600
-    )
-    return folder / "ckpt"
+def whole_training(tiny_base, train_slice, tmp_path_factory):
+    """The checkpoint of an uninterrupted run (without resume state) in a precision, to compare
+    against; each is trained once."""
+    done = {}
+
+    def checkpoint(precision: str) -> Path:
+        if precision not in done:
+            folder = tmp_path_factory.mktemp(f"whole-training-{precision}")
+            command = _train_command(train_slice, tiny_base, folder / "ckpt", None, folder / "log", precision=precision)
+            subprocess.run(command, check=True, timeout=600)
+            done[precision] = folder / "ckpt"
+        return done[precision]
+
+    return checkpoint
 
 
 # Killed right after the state at the end of epoch 1 was saved, or after one saved in the middle
 # of epoch 2 (states every 5 steps; 24 batches an epoch): the second resumes mid-epoch, where the
 # position in the batch plan, the LR schedule and the dropout RNG all have to be right.
-@pytest.mark.parametrize("kill_after", ["end of epoch 1", "epoch 2, 11 of 24 batches"])
+# In fp16 (GPUs without native bf16; torch runs it on the CPU too) the loss scaler's state is
+# part of the resume state.
+@pytest.mark.parametrize(
+    "precision, kill_after",
+    [("fp32", "end of epoch 1"), ("fp32", "epoch 2, 11 of 24 batches"), ("fp16", "epoch 2, 11 of 24 batches")],
+)
 def test_killed_training_resumes_and_ends_with_the_same_checkpoint(
-    tiny_base, train_slice, whole_training, tmp_path, kill_after
+    tiny_base, train_slice, whole_training, tmp_path, precision, kill_after
 ):
+    whole_training = whole_training(precision)
     out, resume_dir, log_path = tmp_path / "killed", tmp_path / ".killed.resume", tmp_path / "killed.log"
-    process = subprocess.Popen(_train_command(train_slice, tiny_base, out, resume_dir, log_path))
+    process = subprocess.Popen(_train_command(train_slice, tiny_base, out, resume_dir, log_path, precision=precision))
     deadline = time.monotonic() + 300
     while (
         time.monotonic() < deadline
@@ -246,7 +287,9 @@ def test_killed_training_resumes_and_ends_with_the_same_checkpoint(
     assert "epoch 6 / 6 done" not in first_attempt and not out.exists(), "the job should have been killed midway"
     assert len(list(resume_dir.glob("state-*.pt"))) == 1
 
-    subprocess.run(_train_command(train_slice, tiny_base, out, resume_dir, log_path), check=True, timeout=600)
+    subprocess.run(
+        _train_command(train_slice, tiny_base, out, resume_dir, log_path, precision=precision), check=True, timeout=600
+    )
     resumed = re.search(r"resumed from epoch (\d+) \((its end|mid-epoch)\), step (\d+) of 144", log_path.read_text())
     assert resumed, log_path.read_text()[-2000:]
     assert 1 <= int(resumed.group(1)) < 6 and 24 <= int(resumed.group(3)) < 144
@@ -261,7 +304,10 @@ def test_killed_training_resumes_and_ends_with_the_same_checkpoint(
     assert {k: v for k, v in meta.items() if k != "train_seconds"} == {
         k: v for k, v in whole_meta.items() if k != "train_seconds"
     }
-    assert len(meta["dev_accuracy_by_epoch"]) == 6
+    assert len(meta["dev_accuracy_by_epoch"]) == 6 and meta["precision"] == precision
+    if precision == "fp16":
+        state = torch.load(next(resume_dir.glob("state-*.pt")), weights_only=True)
+        assert state["grad_scaler"]["scale"] > 0  # the scaler's state was saved, and restored from
 
 
 def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tmp_path, caplog):
@@ -297,3 +343,38 @@ def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tm
     train(*args, TrainSettings(**{**settings.__dict__, "seed": 6}), tmp_path / "d", resume_dir=resume_dir)
     assert "cannot be read" in caplog.text and "resumed from" not in caplog.text
     assert (tmp_path / "d" / "model.safetensors").read_bytes() == (tmp_path / "c" / "model.safetensors").read_bytes()
+
+
+def test_gradient_accumulation_trains_as_the_whole_batch_does(mini_split, tmp_path):
+    """Four micro-batches of 2 give the gradients of the batch of 8 (without dropout, the only
+    randomness inside a step); only padding widths and float rounding differ."""
+    from safetensors.torch import load_file
+
+    train_split, dev_split = mini_split
+    base = tiny_bert(tmp_path / "base", dropout=0.0)
+    args = (
+        train_split.examples,
+        load_tables(train_split.tables),
+        dev_split.examples,
+        load_tables(dev_split.tables),
+        "para",
+    )
+    settings = TrainSettings(
+        base=str(base), epochs=2, max_length=128, batch_size=8, learning_rate=1e-3, precision="fp32", seed=5
+    )
+    whole = train(*args, settings, tmp_path / "whole")
+    split = train(*args, TrainSettings(**{**settings.__dict__, "accumulation_steps": 4}), tmp_path / "split")
+    assert whole["train_steps"] == split["train_steps"]
+    a, b = (load_file(tmp_path / name / "model.safetensors") for name in ("whole", "split"))
+    assert a.keys() == b.keys()
+    moved = max(
+        float((a[k] - load_file(base / "model.safetensors").get(k.removeprefix("bert."), a[k])).abs().max()) for k in a
+    )
+    assert moved > 1e-3  # training changed the weights
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], atol=1e-5, rtol=1e-4)
+    losses = [
+        [json.loads(line)["loss"] for line in (tmp_path / n / "training_log.jsonl").read_text().splitlines()]
+        for n in ("whole", "split")
+    ]
+    np.testing.assert_allclose(losses[0], losses[1], atol=1e-4)

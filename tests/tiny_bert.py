@@ -26,11 +26,12 @@ def tiny_bert(
     head: bool = False,
     id2label: dict[int, str] | None = None,
     seed: int = 0,
+    dropout: float = 0.1,
 ) -> Path:
     """Save a seeded random BERT and the MiniLM tokenizer into `path`. head=True: a 3-way
     sequence classifier (labels `id2label`, NLI names by default); head=False: the encoder alone,
     a base to fine-tune (or, given `id2label`, an encoder whose config names labels it has no
-    head for)."""
+    head for). dropout=0 makes training a function of the batches alone."""
     tokenizer = AutoTokenizer.from_pretrained(resolve_base(MINILM))
     torch.manual_seed(seed)
     labels = id2label or (NLI_LABELS if head else None)
@@ -44,6 +45,8 @@ def tiny_bert(
         num_attention_heads=heads,
         intermediate_size=intermediate,
         max_position_embeddings=max_positions,
+        hidden_dropout_prob=dropout,
+        attention_probs_dropout_prob=dropout,
         **named,
     )
     (BertForSequenceClassification if head else BertModel)(config).save_pretrained(path, safe_serialization=True)

@@ -88,8 +88,9 @@ def encode(
     return Encoded(features, truncated)
 
 
-def collate(features: Sequence[dict[str, list[int]]], pad_id: int):
-    """Pad a batch to its longest member (dynamic padding) and return torch tensors."""
+def collate(features: Sequence[dict[str, list[int]]], pad_id: int, pin: bool = False):
+    """Pad a batch to its longest member (dynamic padding) and return torch tensors; `pin` puts
+    them in page-locked memory, from which a copy to the GPU does not block the CPU."""
     import torch
 
     width = max(len(f["input_ids"]) for f in features)
@@ -105,4 +106,4 @@ def collate(features: Sequence[dict[str, list[int]]], pad_id: int):
     batch = {"input_ids": ids, "attention_mask": mask}
     if types is not None:
         batch["token_type_ids"] = types
-    return batch
+    return {k: v.pin_memory() for k, v in batch.items()} if pin else batch

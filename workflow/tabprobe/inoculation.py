@@ -34,7 +34,7 @@ from .models import LoadedModel, fingerprint, label_order, pick_device, require_
 from .render import render
 from .seeding import seeded_rng
 from .table import Table
-from .training import accuracy, length_grouped_batches, optimizer_and_schedule, train_step
+from .training import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ def fine_tune(
     optimizer, scheduler = optimizer_and_schedule(
         model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, total_steps
     )
-    pad_id = tokenizer.pad_token_id or 0
+    step_on = Stepper(model, optimizer, scheduler, tokenizer.pad_token_id or 0, device, precision)
 
     model.eval()
     dev_before = round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2)
@@ -126,21 +126,7 @@ def fine_tune(
     for epoch in range(1, settings.max_epochs + 1):
         model.train()
         for batch_idx in length_grouped_batches(encoded.lengths(), settings.batch_size, rng):
-            losses.append(
-                round(
-                    train_step(
-                        model,
-                        optimizer,
-                        scheduler,
-                        [encoded.features[i] for i in batch_idx],
-                        targets[batch_idx],
-                        pad_id,
-                        device,
-                        precision,
-                    ),
-                    5,
-                )
-            )
+            losses.append(round(step_on([encoded.features[i] for i in batch_idx], targets[batch_idx]), 5))
         model.eval()
         dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2))
         improved = best_state is None or dev_by_epoch[-1] > dev_by_epoch[best_epoch - 1]

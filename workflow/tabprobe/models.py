@@ -13,9 +13,10 @@ import logging
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -246,6 +247,23 @@ class LoadedModel:
     order: list[int]  # output index for E, N, C
     fingerprint: str
     device: str = "cpu"
+    # Copies of `model` with half-precision weights, made on first use (one per precision).
+    _half: dict = field(default_factory=dict, repr=False)
+    _half_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def weights_in(self, precision: str):
+        """The model with its weights in `precision` (fp32: the loaded model itself). Inference
+        runs half-precision weights rather than autocast: autocast converts every weight at every
+        call, which on a GPU costs more than the matmuls of a small batch. The server's request
+        threads share one copy per precision."""
+        if precision == "fp32":
+            return self.model
+        with self._half_lock:
+            if precision not in self._half:
+                import copy
+
+                self._half[precision] = copy.deepcopy(self.model).to(half_dtype(precision)).eval()
+            return self._half[precision]
 
 
 def pick_device() -> str:
@@ -284,41 +302,107 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     return LoadedModel(model, tokenizer, order, fingerprint(path), device)
 
 
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+def half_dtype(precision: str):
+    import torch
+
+    return {"bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+
+
 def resolve_precision(precision: str, device: str) -> str:
-    """ "bf16" or "fp32". auto picks bf16 where the hardware runs it natively (CUDA with bf16,
-    CPUs with AVX512-BF16 or AMX); elsewhere bf16 would be emulated and slower than fp32."""
+    """ "fp32", "bf16" or "fp16". auto picks what the hardware runs fastest without losing the
+    answer: on CUDA bf16 where the GPU has it natively (Ampere and later), else fp16 (V100, T4);
+    on a CPU bf16 only with AMX tiles. AVX512-BF16 alone is not enough: on this project's
+    Sapphire Rapids VMs, which expose AVX512-BF16 but not AMX, bf16 ran inference 1.57x and
+    training 1.2x slower than fp32 (MiniLM-L6, 128 tokens, 2 threads)."""
     import torch
 
     if precision != "auto":
         return precision
     if device.startswith("cuda"):
-        return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
-    cpu = torch.cpu
-    native = (
-        getattr(cpu, "_is_avx512_bf16_supported", lambda: False)()
-        or getattr(cpu, "_is_amx_tile_supported", lambda: False)()
-    )
-    return "bf16" if native else "fp32"
+        try:
+            native = torch.cuda.is_bf16_supported(including_emulation=False)
+        except TypeError:  # older torch: no emulation to rule out
+            native = torch.cuda.is_bf16_supported()
+        return "bf16" if native else "fp16"
+    return "bf16" if getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)() else "fp32"
 
 
 def autocast(device: str, precision: str):
+    """Mixed precision for a model whose weights stay fp32 (training, and evaluation during it)."""
     import torch
 
-    return torch.autocast(device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=precision == "bf16")
+    return torch.autocast(
+        device_type=device.split(":")[0],
+        dtype=half_dtype(precision) if precision != "fp32" else torch.bfloat16,
+        enabled=precision != "fp32",
+    )
 
 
-def predict_batches(loaded: LoadedModel, features: Sequence[dict], batch_size: int, precision: str) -> np.ndarray:
-    """Class probabilities in E, N, C order for features already sorted by length."""
+def plan_batches(lengths: np.ndarray, batch_size: int | None, batch_tokens: int | None = None) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive batches over examples sorted longest first. A batch holds at
+    most `batch_size` examples and, with `batch_tokens`, at most that many tokens once padded
+    (its first, longest example's length times its size), so short examples travel in big
+    batches and long ones in small: the GPU does the same work per pass whatever the lengths. An
+    example longer than the budget is a batch by itself."""
+    if batch_size is None and batch_tokens is None:
+        raise ValueError("plan_batches needs batch_size, batch_tokens or both")
+    batches, start, n = [], 0, len(lengths)
+    while start < n:
+        size = n - start
+        if batch_size is not None:
+            size = min(size, batch_size)
+        if batch_tokens is not None:
+            size = min(size, max(1, batch_tokens // max(1, int(lengths[start]))))
+        batches.append((start, start + size))
+        start += size
+    return batches
+
+
+def plan_blocks(batches: Sequence[tuple[int, int]], shard_size: int) -> list[list[tuple[int, int]]]:
+    """Whole batches grouped into blocks of at least `shard_size` examples (the last may be
+    smaller): the unit saved for resuming, so a resumed run computes exactly the batches an
+    uninterrupted one would."""
+    blocks, current = [], []
+    for batch in batches:
+        current.append(batch)
+        if current[-1][1] - current[0][0] >= shard_size:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def predict_batches(
+    model,
+    features: Sequence[dict],
+    batches: Sequence[tuple[int, int]],
+    pad_id: int,
+    order: Sequence[int],
+    device: str,
+    precision: str = "fp32",
+) -> np.ndarray:
+    """Class probabilities, in `order` (E, N, C), for `features` already sorted by length, batch
+    by batch. `precision` autocasts a model whose weights are fp32; a model already in half
+    precision runs as it is. The results stay on the device until the end: one synchronisation
+    per call rather than per batch, so the next batch is padded and copied while the GPU works
+    on this one (from pinned memory, without blocking)."""
     import torch
 
-    probs = np.zeros((len(features), len(LABELS)), dtype=np.float32)
-    pad_id = loaded.tokenizer.pad_token_id or 0
-    with torch.inference_mode(), autocast(loaded.device, precision):
-        for start in range(0, len(features), batch_size):
-            batch = {k: v.to(loaded.device) for k, v in collate(features[start : start + batch_size], pad_id).items()}
-            logits = loaded.model(**batch).logits.float()
-            probs[start : start + batch_size] = torch.softmax(logits, dim=-1)[:, loaded.order].cpu().numpy()
-    return probs
+    on_gpu = device.startswith("cuda")
+    outputs = []
+    with torch.inference_mode(), autocast(device, precision):
+        for start, stop in batches:
+            batch = collate(features[start:stop], pad_id, pin=on_gpu)
+            batch = {k: v.to(device, non_blocking=on_gpu) for k, v in batch.items()}
+            logits = model(**batch).logits.float()
+            outputs.append(torch.softmax(logits, dim=-1)[:, list(order)])
+        if not outputs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        return torch.cat(outputs).cpu().numpy().astype(np.float32, copy=False)
 
 
 def input_digest(feature: Mapping[str, Sequence[int]]) -> str:
@@ -348,13 +432,16 @@ def infer(
     shard_dir: str | Path | None = None,
     shard_size: int = 512,
     pair_order: str = "premise_first",
+    batch_tokens: int | None = None,
 ) -> tuple[pa.Table, dict]:
     """Predictions for every probe example (`schemas.PREDICTIONS`), plus run statistics.
 
-    Examples run longest first in length-sorted batches with dynamic padding. With `shard_dir`,
-    each block of `shard_size` examples is saved as it finishes; a killed job re-run with the
-    same inputs loads the finished blocks and computes only the rest. Blocks are aligned to
-    batches, so a resumed run computes exactly the batches an uninterrupted run would.
+    Examples run longest first with dynamic padding, in batches of `batch_size` examples or, with
+    `batch_tokens`, of as many examples as fit that many padded tokens (`plan_batches`). Weights
+    are cast to half precision when `precision` resolves to bf16 or fp16. With `shard_dir`, each
+    block of at least `shard_size` examples is saved as it finishes; a killed job re-run with the
+    same inputs loads the finished blocks and computes only the rest. Blocks hold whole batches,
+    so a resumed run computes exactly the batches an uninterrupted run would.
     """
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
@@ -362,43 +449,53 @@ def infer(
     if encoded.truncated:
         log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)
     precision = resolve_precision(precision, loaded.device)
-    order = np.argsort(-encoded.lengths(), kind="stable")
+    model = loaded.weights_in(precision)
+    lengths = encoded.lengths()
+    order = np.argsort(-lengths, kind="stable")
     ordered = [encoded.features[i] for i in order]
-    shard_size = max(batch_size, shard_size // batch_size * batch_size)
+    sorted_lengths = lengths[order]
+    batches = plan_batches(sorted_lengths, None if batch_tokens else batch_size, batch_tokens)
+    blocks = plan_blocks(batches, shard_size)
     # Everything that shapes a block's numbers or its place in the output is in the key.
     key_settings = {
         "precision": precision,
         "batch_size": batch_size,
+        "batch_tokens": batch_tokens,
         "shard_size": shard_size,
         "order": loaded.order,
         "device": loaded.device,
     }
     shards = ShardStore(shard_dir, _inputs_key(loaded, ordered, key_settings)) if shard_dir else None
 
+    pad_id = loaded.tokenizer.pad_token_id or 0
     probs_sorted = np.zeros((len(ordered), len(LABELS)), dtype=np.float32)
-    starts = list(range(0, len(ordered), shard_size))
     resumed = 0
     start_time = time.monotonic()
     with tqdm(total=len(ordered), desc="inference", unit="ex", file=sys.stderr, mininterval=5, ascii=True) as bar:
-        for k, start in enumerate(starts):
-            expected_rows = min(shard_size, len(ordered) - start)
-            block = shards.load(k, expected_rows) if shards else None
+        for k, block_batches in enumerate(blocks):
+            first, last = block_batches[0][0], block_batches[-1][1]
+            block = shards.load(k, last - first) if shards else None
             if block is None:
-                block = predict_batches(loaded, ordered[start : start + shard_size], batch_size, precision)
+                local = [(start - first, stop - first) for start, stop in block_batches]
+                block = predict_batches(model, ordered[first:last], local, pad_id, loaded.order, loaded.device)
                 if shards:
                     shards.save(k, block)
             else:
                 resumed += len(block)
-            probs_sorted[start : start + len(block)] = block
+            probs_sorted[first:last] = block
             bar.update(len(block))
     seconds = time.monotonic() - start_time
     computed = len(ordered) - resumed
+    real_tokens = int(lengths.sum())
+    padded_tokens = sum((stop - start) * int(sorted_lengths[start]) for start, stop in batches)
     log.info(
-        "inference: %d examples (%d from saved shards) in %.1f s, %.1f examples/s, %s on %s",
+        "inference: %d examples (%d from saved shards) in %.1f s, %.1f examples/s, %d batches (%.1f%% padding), %s on %s",
         len(ordered),
         resumed,
         seconds,
         computed / max(seconds, 1e-9),
+        len(batches),
+        100.0 * (1 - real_tokens / max(padded_tokens, 1)),
         precision,
         loaded.device,
     )
@@ -423,6 +520,10 @@ def infer(
         "pair_order": pair_order,
         "precision": precision,
         "device": loaded.device,
+        "batches": len(batches),
+        "batch_tokens": batch_tokens,
+        "tokens": real_tokens,
+        "padded_tokens": padded_tokens,
         "resumed_examples": resumed,
         "examples_per_second": round(computed / max(seconds, 1e-9), 2),
     }
@@ -430,13 +531,23 @@ def infer(
 
 
 def predict_file(
-    loaded: LoadedModel, checkpoint: str | Path, probe_path: str | Path, shard_dir: str | Path | None, **settings
+    loaded: LoadedModel,
+    checkpoint: str | Path,
+    probe_path: str | Path,
+    shard_dir: str | Path | None,
+    gpu_batch_tokens: int | None = None,
+    **settings,
 ) -> tuple[pa.Table, dict]:
     """Predictions for one probe file and the statistics infer_nli records beside them; the same
-    for a job that loaded the model itself and for the model's server (tabprobe.serving)."""
+    for a job that loaded the model itself and for the model's server (tabprobe.serving).
+
+    On a GPU, batches are filled to `gpu_batch_tokens` padded tokens: a GPU needs big batches to
+    be busy, and a fixed number of examples per batch leaves it idle on short inputs. On a CPU,
+    which is busy at any batch size, `batch_size` examples."""
     probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
     start = time.monotonic()
-    table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, **settings)
+    batch_tokens = gpu_batch_tokens if loaded.device.startswith("cuda") else None
+    table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
     stats.update(
         checkpoint=str(checkpoint),
         premise=settings["premise"],

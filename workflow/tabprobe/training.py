@@ -40,6 +40,7 @@ from .models import (
     input_digest,
     new_classifier,
     pick_device,
+    plan_batches,
     predict_batches,
     resolve_base,
     resolve_precision,
@@ -66,6 +67,7 @@ class TrainSettings:
     precision: str = "auto"
     pair_order: str = "premise_first"
     seed: int = 0
+    accumulation_steps: int = 1  # each batch_size batch runs as this many micro-batches
 
     @classmethod
     def from_config(cls, train: Mapping[str, Any], seed: int, pair_order: str = "premise_first") -> TrainSettings:
@@ -96,8 +98,18 @@ def _features(examples: pa.Table, tables: Mapping[str, Table], premise: str, tok
 
 
 def accuracy(loaded: LoadedModel, encoded, labels: np.ndarray, batch_size: int, precision: str) -> float:
-    order = np.argsort(-encoded.lengths(), kind="stable")
-    probs = predict_batches(loaded, [encoded.features[i] for i in order], batch_size, precision)
+    """Accuracy (%) of a model being trained (fp32 weights, autocast to `precision`)."""
+    lengths = encoded.lengths()
+    order = np.argsort(-lengths, kind="stable")
+    probs = predict_batches(
+        loaded.model,
+        [encoded.features[i] for i in order],
+        plan_batches(lengths[order], batch_size),
+        loaded.tokenizer.pad_token_id or 0,
+        loaded.order,
+        loaded.device,
+        precision,
+    )
     return float(100.0 * np.mean(probs.argmax(axis=1) == labels[order]))
 
 
@@ -124,22 +136,57 @@ def optimizer_and_schedule(model, learning_rate: float, weight_decay: float, war
     return optimizer, get_linear_schedule_with_warmup(optimizer, math.ceil(warmup_ratio * total_steps), total_steps)
 
 
-def train_step(
-    model, optimizer, scheduler, features: list[dict], targets: np.ndarray, pad_id: int, device: str, precision: str
-) -> float:
-    """One optimiser step on one batch (cross-entropy, gradients clipped at 1.0); the batch's loss."""
-    import torch
+class Stepper:
+    """One optimiser step per batch: cross-entropy, gradients clipped at 1.0, AdamW, schedule.
 
-    batch = {k: v.to(device) for k, v in collate(features, pad_id).items()}
-    with autocast(device, precision):
-        logits = model(**batch).logits
-    loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(targets).to(device))
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
-    scheduler.step()
-    optimizer.zero_grad(set_to_none=True)
-    return loss.item()
+    With `accumulation_steps` > 1 a batch runs forward and backward as that many micro-batches
+    whose gradients add up to the whole batch's (each micro-batch's mean loss weighted by its
+    share of the batch), so a batch too big for the GPU's memory trains as if it fitted. In fp16
+    (GPUs without native bf16) the loss is scaled by a GradScaler, whose state is part of the
+    resume state, so gradients too small for fp16 do not vanish.
+    """
+
+    def __init__(self, model, optimizer, scheduler, pad_id: int, device: str, precision: str, accumulation_steps=1):
+        import torch
+
+        self.model, self.optimizer, self.scheduler = model, optimizer, scheduler
+        self.pad_id, self.device, self.precision = pad_id, device, precision
+        self.accumulation_steps = max(1, accumulation_steps)
+        self.scaler = torch.amp.GradScaler(device.split(":")[0]) if precision == "fp16" else None
+
+    def __call__(self, features: list[dict], targets: np.ndarray) -> float:
+        """Train on one batch; its loss."""
+        import torch
+
+        parts = np.array_split(np.arange(len(features)), min(self.accumulation_steps, len(features)))
+        losses = []
+        for part in parts:
+            batch = {k: v.to(self.device) for k, v in collate([features[i] for i in part], self.pad_id).items()}
+            with autocast(self.device, self.precision):
+                logits = self.model(**batch).logits
+            loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(targets[part]).to(self.device))
+            if len(parts) > 1:
+                loss = loss * (len(part) / len(features))
+            (self.scaler.scale(loss) if self.scaler else loss).backward()
+            losses.append(loss.detach())
+        if self.scaler:
+            self.scaler.unscale_(self.optimizer)  # clip the true gradients, not the scaled ones
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        if self.scaler:
+            self.scaler.step(self.optimizer)  # skipped when a gradient overflowed fp16
+            self.scaler.update()
+        else:
+            self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return (losses[0] if len(losses) == 1 else torch.stack(losses).sum()).item()
+
+    def state_dict(self) -> dict | None:
+        return self.scaler.state_dict() if self.scaler else None
+
+    def load_state_dict(self, state: dict | None) -> None:
+        if self.scaler and state:
+            self.scaler.load_state_dict(state)
 
 
 def resume_dir_for(out_dir: str | Path) -> Path:
@@ -287,7 +334,9 @@ def train(
     optimizer, scheduler = optimizer_and_schedule(
         model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, total_steps
     )
-    pad_id = tokenizer.pad_token_id or 0
+    step_on = Stepper(
+        model, optimizer, scheduler, tokenizer.pad_token_id or 0, device, precision, settings.accumulation_steps
+    )
     loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
 
     store = None
@@ -306,6 +355,7 @@ def train(
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         scheduler.load_state_dict(saved["scheduler"])
+        step_on.load_state_dict(saved.get("grad_scaler"))
         torch.set_rng_state(saved["torch_rng"])
         if saved.get("cuda_rng") is not None:
             torch.cuda.set_rng_state_all(saved["cuda_rng"])
@@ -333,6 +383,7 @@ def train(
                 "model": model.state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(),
+                "grad_scaler": step_on.state_dict(),
                 "torch_rng": torch.get_rng_state(),
                 "cuda_rng": torch.cuda.get_rng_state_all() if device.startswith("cuda") else None,
                 "history": history,
@@ -359,16 +410,7 @@ def train(
                 step += 1
                 if step <= len(history):
                     continue  # done before the kill, restored from the resume state
-                loss = train_step(
-                    model,
-                    optimizer,
-                    scheduler,
-                    [encoded.features[i] for i in batch_idx],
-                    labels[batch_idx],
-                    pad_id,
-                    device,
-                    precision,
-                )
+                loss = step_on([encoded.features[i] for i in batch_idx], labels[batch_idx])
                 history.append(
                     {
                         "step": len(history) + 1,

@@ -28,6 +28,7 @@ def infer_nli(
     premise: str,
     label_map: Mapping[str, str] | None = None,
     batch_size: int = 32,
+    gpu_batch_tokens: int | None = None,
     max_length: int = 512,
     precision: str = "auto",
     pair_order: str = "premise_first",
@@ -39,6 +40,7 @@ def infer_nli(
     settings = dict(
         premise=premise,
         batch_size=batch_size,
+        gpu_batch_tokens=gpu_batch_tokens,
         max_length=max_length,
         precision=precision,
         pair_order=pair_order,
