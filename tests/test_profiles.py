@@ -31,4 +31,35 @@ def test_every_rule_that_asks_for_a_gpu_is_routed_to_the_gpu_partition():
         resources = per_rule.get(rule, {})
         assert resources.get("slurm_partition", defaults["slurm_partition"]).endswith("gpu_partition"), rule
         assert resources.get("mem_mb", defaults["mem_mb"]) >= 16000, rule
-        assert resources.get("runtime", defaults["runtime"]) >= 60, rule
+        # A grouped rule's runtime is per job: its group asks for the sum.
+        assert resources.get("runtime", defaults["runtime"]) >= (5 if rule in profile["groups"] else 60), rule
+
+
+def test_one_models_inference_is_one_submission_with_one_gpu():
+    """infer_nli jobs group by model, all of a model's jobs in one group, and the GPU is a limit
+    per submission: the group asks for one GPU and runs its jobs in series, not N GPUs."""
+    profile = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    group = profile["groups"]["infer_nli"]
+    assert "{model}" in group and "{probe}" not in group and "{split}" not in group
+    assert profile["group-components"][group] >= 1000  # every probe x split of a model
+    assert profile["resources"] == {"gpu": 1} and profile["set-resource-scopes"] == {"gpu": "local"}
+    assert set(profile["groups"]) == {"infer_nli"}  # training jobs run side by side, each on its GPU
+
+
+def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():
+    from tabprobe.slurm_queue import stuck_jobs
+
+    queue = "\n".join(
+        [
+            "101|rule_train_model_wildcards_minilm-para|PartitionConfig|/work/run",
+            "102|rule_infer_nli_wildcards_minilm-para_original_alpha1|Resources|/work/run",  # clears by itself
+            "103|rule_ingest_infotabs_wildcards_alpha1|PartitionTimeLimit|/work/other-run",  # not this run
+            "104|rule_inoculate|PartitionTimeLimit|/work/run/",
+            "malformed line",
+        ]
+    )
+    stuck = stuck_jobs(queue, "/work/run")
+    assert [(job.slurm_id, job.reason) for job in stuck] == [("101", "PartitionConfig"), ("104", "PartitionTimeLimit")]
+    message = stuck[0].message()
+    assert "101 (train_model_wildcards_minilm-para) can never start" in message
+    assert "more CPUs, memory or GPUs than any node of its partition has" in message and "set-threads" in message

@@ -10,6 +10,7 @@ submitted again (the profile's `retries:`) and the run completes.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -71,6 +72,8 @@ def fill_in_profile(profile: Path, cluster) -> None:
             resources["slurm_account"] = cluster.account
         if "mem_mb" in resources:
             resources["mem_mb"] = min(resources["mem_mb"], 1000)
+    # CPUs per job as many as this machine's one node has (what the profile asks a user to set).
+    settings["set-threads"] = {rule: min(n, os.cpu_count()) for rule, n in settings["set-threads"].items()}
     (profile / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
 
 
@@ -143,9 +146,16 @@ def scontrol_job(cluster, slurm_id: str) -> dict[str, str]:
     return dict(field.split("=", 1) for field in text.split() if "=" in field)
 
 
+# The infer_nli jobs of the model, submitted together (the profile's groups:): the plugin names a
+# group job <group>_<its rules>.
+INFERENCE_GROUP = f"inference-{MODEL}_infer_nli"
+
+
 def rule_of(slurm_log: Path) -> str:
-    # The plugin writes each job's Slurm log to .snakemake/slurm_logs/rule_<rule>/<wildcards>/<slurm id>.log
-    return next(part for part in slurm_log.parts if part.startswith("rule_")).removeprefix("rule_")
+    """The rule (or, for a group job, the group's name) of a Slurm log: the plugin writes each to
+    .snakemake/slurm_logs/rule_<rule>/<wildcards>/<slurm id>.log, a group's to group_<name>/..."""
+    part = next(part for part in slurm_log.parts if part.startswith(("rule_", "group_")))
+    return part.split("_", 1)[1]
 
 
 def test_the_cluster_schedules_gpus_for_real(slurm_cluster):  # noqa: F811
@@ -161,8 +171,9 @@ def test_the_cluster_schedules_gpus_for_real(slurm_cluster):  # noqa: F811
 def test_every_job_but_the_local_rules_went_through_sbatch(slurm_run):
     log, submitted, cluster = slurm_run["log"], slurm_run["submitted"], slurm_run["cluster"]
     rules = sorted(rule_of(logfile) for _, _, logfile in submitted)
+    # One submission for all of the model's inference, one per job for the rest.
     assert rules == sorted(
-        ["ingest_infotabs", "init_model"] + ["generate_probe", "infer_nli", "score_probe"] * len(PROBES)
+        ["ingest_infotabs", "init_model", INFERENCE_GROUP] + ["generate_probe", "score_probe"] * len(PROBES)
     )
     for _, slurm_id, logfile in submitted:
         job = scontrol_job(cluster, slurm_id)
@@ -171,8 +182,10 @@ def test_every_job_but_the_local_rules_went_through_sbatch(slurm_run):
         assert job["Partition"] == cluster.partition and job["Account"] == cluster.account
         assert job["Comment"].startswith(f"rule_{rule_of(logfile)}")
         assert job["WorkDir"] == str(slurm_run["dir"])
-        # The job's own output (Slurm's --output file) is the jobstep Snakemake running that rule.
-        assert logfile.name == f"{slurm_id}.log" and f"rule {rule_of(logfile)}:" in logfile.read_text()
+        # The job's own output (Slurm's --output file) is the jobstep Snakemake running that rule
+        # (a group job: running each of its jobs).
+        rule, runs = ("infer_nli", len(PROBES)) if rule_of(logfile) == INFERENCE_GROUP else (rule_of(logfile), 1)
+        assert logfile.name == f"{slurm_id}.log" and logfile.read_text().count(f"rule {rule}:") == runs
     # The local rules never reached Slurm.
     for rule in ("collect_results", "assemble_report", "all"):
         assert re.search(rf"^localrule {rule}:", log, flags=re.M)
@@ -197,30 +210,42 @@ def test_results_equal_a_local_run_byte_for_byte(slurm_run, local_run):
 
 
 def test_a_gpu_rule_becomes_an_sbatch_gpu_request(slurm_run):
-    """infer_nli declares `resources: gpu=1`; the plugin turns it into `--gpus=1` (and no
-    `--ntasks`), the CPU rules into `--ntasks=1 --cpus-per-task=1` and no GPU, and Slurm books
-    one GPU for each inference job."""
+    """infer_nli declares `resources: gpu=1`; the model's inference jobs go as one submission
+    that asks for one GPU (not one per job: the profile makes gpu a per-submission limit, so the
+    jobs run in series on it), with the sum of their runtimes; the CPU rules become
+    `--ntasks=1 --cpus-per-task=1` and no GPU; Slurm books one GPU for the inference."""
     calls = re.findall(r"sbatch call: (sbatch .*)", slurm_run["log"])
     assert len(calls) == len(slurm_run["submitted"])
     by_rule = {}
     for call in calls:
-        rule = re.search(r"--comment '?rule_([a-z_]+?)(?:_wildcards_|'|\s)", call).group(1)
+        rule = re.search(r"--comment '?rule_(\S+?)(?:_wildcards_|'|\s)", call).group(1)
         by_rule.setdefault(rule, []).append(call)
-    for call in by_rule["infer_nli"]:
-        assert re.search(r" --gpus=1(\s|$)", call) and "--ntasks=" not in call
-        assert f"-p {slurm_run['cluster'].partition}" in call and f"-A {slurm_run['cluster'].account}" in call
-        assert "--mem 1000" in call and "--cpus-per-task=1" in call
+    (call,) = by_rule[INFERENCE_GROUP]
+    assert re.search(r" --gpus=1(\s|$)", call) and "--ntasks=" not in call
+    assert f"-p {slurm_run['cluster'].partition}" in call and f"-A {slurm_run['cluster'].account}" in call
+    assert "--mem 1000" in call and f"--cpus-per-task={min(4, os.cpu_count())}" in call
+    assert re.search(rf" -t {5 * len(PROBES)}(\s|$)", call), call  # 5 minutes per job, in series
     for rule in ("ingest_infotabs", "generate_probe", "score_probe", "init_model"):
         for call in by_rule[rule]:
             assert "--gpus" not in call and "--gres" not in call and "--ntasks=1" in call
     cluster = slurm_run["cluster"]
     for _, slurm_id, logfile in slurm_run["submitted"]:
-        gpu_job = rule_of(logfile) == "infer_nli"
+        gpu_job = rule_of(logfile) == INFERENCE_GROUP
         booked = scontrol_job(cluster, slurm_id).get("TresPerJob", "")
         assert booked == ("gres:gpu:1" if gpu_job else ""), (slurm_id, booked)
         # Inside the allocation the job step (srun) takes the GPU too, so the rule's process sees it.
         step = re.search(r"The call for this job is: (srun .*)", logfile.read_text()).group(1)
         assert bool(re.search(r"--gpus=1(\s|$)", step)) == gpu_job, step[:200]
+
+
+def test_the_models_inference_on_slurm_loads_it_once(slurm_run):
+    """Both inference jobs ran in one allocation and asked one model server: one load."""
+    workdir = slurm_run["dir"]
+    server_log = (workdir / "logs" / "model_server" / f"{MODEL}.log").read_text()
+    assert server_log.count("loaded ") == 1, server_log[-3000:]
+    for probe in PROBES:
+        job_log = (workdir / "logs" / "infer_nli" / MODEL / probe / "alpha1.log").read_text()
+        assert "loaded " not in job_log and "server" in job_log, job_log[-2000:]
 
 
 def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
@@ -244,15 +269,15 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
 
 
 def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:
-    """The Slurm id of the first job of `rule` that Slurm reports RUNNING (while `process`, the
-    Snakemake run, is still going)."""
+    """The Slurm id of the first job of `rule` (or group job) that Slurm reports RUNNING (while
+    `process`, the Snakemake run, is still going)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise AssertionError(f"Snakemake ended before a {rule} job ran:\n{process.stdout.read()[-4000:]}")
         for line in cluster.run("squeue", "--noheader", "--format=%i|%T|%k").stdout.splitlines():
             slurm_id, state, comment = line.split("|", 2)
-            if state == "RUNNING" and comment.startswith(f"rule_{rule}_"):
+            if state == "RUNNING" and comment.startswith(f"rule_{rule}"):
                 return slurm_id
         time.sleep(0.2)
     raise AssertionError(f"no {rule} job was seen running within {timeout:.0f} s")
@@ -271,7 +296,7 @@ def test_a_job_cancelled_with_scancel_is_retried_and_the_run_completes(slurm_run
         env=cluster.env(),
     )
     try:
-        cancelled = wait_for_running_job(cluster, "infer_nli", process)
+        cancelled = wait_for_running_job(cluster, INFERENCE_GROUP, process)
         cluster.run("scancel", cancelled)
         log, _ = process.communicate(timeout=600)
     finally:
@@ -286,10 +311,45 @@ def test_a_job_cancelled_with_scancel_is_retried_and_the_run_completes(slurm_run
     infer_submissions = [
         slurm_id
         for _, slurm_id, logfile in ((int(j), s, Path(f)) for j, s, f in SUBMITTED.findall(log))
-        if rule_of(logfile) == "infer_nli"
+        if rule_of(logfile) == INFERENCE_GROUP
     ]
     assert infer_submissions[0] == cancelled and len(infer_submissions) == 2
     assert scontrol_job(cluster, infer_submissions[1])["JobState"] == "COMPLETED"
     # The retried job wrote the same predictions as the uninterrupted local run.
     path = f"predictions/{MODEL}/row_deletion/alpha1.parquet"
     assert result_files(workdir)[path] == result_files(local_run)[path]
+
+
+def test_a_job_that_can_never_start_is_named_in_the_runs_log(slurm_cluster, tmp_path, shared_infotabs):  # noqa: F811
+    """sbatch accepts a job over its partition's limit and Slurm keeps it pending for ever
+    (here: a 30-minute job on a partition lowered to 10 minutes, reason PartitionTimeLimit). The
+    run must say so instead of waiting in silence."""
+    workdir = tmp_path / "workflow"
+    config = workflow_with_config(workdir, shared_infotabs)
+    fill_in_profile(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
+    cluster = slurm_cluster
+    cluster.run("scontrol", "update", f"PartitionName={cluster.partition}", "MaxTime=10")
+    env = {**cluster.env(), "TABPROBE_SLURM_QUEUE_SECONDS": "2"}
+    process = subprocess.Popen(
+        slurm_command(workdir, config), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    lines = []
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and process.poll() is None:
+            line = process.stdout.readline()
+            lines.append(line)
+            if "can never start" in line:
+                break
+    finally:
+        process.terminate()  # Snakemake cancels its Slurm jobs on the way out
+        try:
+            process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        cluster.run("scancel", "--full", "--partition", cluster.partition, check=False)
+        cluster.run("scontrol", "update", f"PartitionName={cluster.partition}", "MaxTime=INFINITE")
+    said = [line for line in lines if "can never start" in line]
+    assert said, "".join(lines)[-4000:]
+    assert "reason PartitionTimeLimit" in said[0] and "its runtime is above its partition's time limit" in said[0]
+    assert re.search(r"Slurm job \d+ \((ingest_infotabs|init_model)", said[0]), said[0]

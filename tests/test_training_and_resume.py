@@ -40,6 +40,19 @@ def mini_split(mini_infotabs_path):
 
 
 @pytest.fixture(scope="module")
+def mini_train_args(mini_split):
+    """train()'s data arguments on the hand-written fixture: train and dev examples and tables, para."""
+    train_split, dev_split = mini_split
+    return (
+        train_split.examples,
+        load_tables(train_split.tables),
+        dev_split.examples,
+        load_tables(dev_split.tables),
+        "para",
+    )
+
+
+@pytest.fixture(scope="module")
 def mini_infotabs_path():
     return Path(__file__).resolve().parent / "fixtures" / "mini_infotabs"
 
@@ -73,17 +86,13 @@ def test_length_grouped_batches_cover_every_example_once():
     assert spread < plain / 3
 
 
-def test_training_is_seeded_deterministic_and_writes_a_usable_checkpoint(tiny_base, mini_split, tmp_path):
+def test_training_is_seeded_deterministic_and_writes_a_usable_checkpoint(
+    tiny_base, mini_split, mini_train_args, tmp_path
+):
     train_split, dev_split = mini_split
+    args = mini_train_args
     settings = TrainSettings(
         base=str(tiny_base), epochs=3, max_length=128, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5
-    )
-    args = (
-        train_split.examples,
-        load_tables(train_split.tables),
-        dev_split.examples,
-        load_tables(dev_split.tables),
-        "para",
     )
     meta = train(*args, settings, tmp_path / "a")
     train(*args, settings, tmp_path / "b")
@@ -310,15 +319,8 @@ def test_killed_training_resumes_and_ends_with_the_same_checkpoint(
         assert state["grad_scaler"]["scale"] > 0  # the scaler's state was saved, and restored from
 
 
-def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tmp_path, caplog):
-    train_split, dev_split = mini_split
-    args = (
-        train_split.examples,
-        load_tables(train_split.tables),
-        dev_split.examples,
-        load_tables(dev_split.tables),
-        "para",
-    )
+def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_train_args, tmp_path, caplog):
+    args = mini_train_args
     settings = TrainSettings(base=str(tiny_base), epochs=2, max_length=64, batch_size=4, precision="fp32", seed=5)
     resume_dir = tmp_path / "resume"
     caplog.set_level("INFO", logger="tabprobe.training")
@@ -345,20 +347,13 @@ def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_split, tm
     assert (tmp_path / "d" / "model.safetensors").read_bytes() == (tmp_path / "c" / "model.safetensors").read_bytes()
 
 
-def test_gradient_accumulation_trains_as_the_whole_batch_does(mini_split, tmp_path):
+def test_gradient_accumulation_trains_as_the_whole_batch_does(mini_train_args, tmp_path):
     """Four micro-batches of 2 give the gradients of the batch of 8 (without dropout, the only
     randomness inside a step); only padding widths and float rounding differ."""
     from safetensors.torch import load_file
 
-    train_split, dev_split = mini_split
+    args = mini_train_args
     base = tiny_bert(tmp_path / "base", dropout=0.0)
-    args = (
-        train_split.examples,
-        load_tables(train_split.tables),
-        dev_split.examples,
-        load_tables(dev_split.tables),
-        "para",
-    )
     settings = TrainSettings(
         base=str(base), epochs=2, max_length=128, batch_size=8, learning_rate=1e-3, precision="fp32", seed=5
     )

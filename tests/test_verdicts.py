@@ -109,7 +109,7 @@ def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_pra
         "table removed (`hypothesis_only`): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points, n=400: "
         "no effect (under 3 points)"
     )
-    assert "no better than the hypothesis alone" in texts[1]
+    assert "clearly worse than the hypothesis alone" in texts[1]  # -5.4 [-8.1, -2.6]
     # Staying put is shown beside, as the failure it is, not counted for the verdict.
     assert "66.0 [61.0, 71.0]%" in texts[2] and "ignore the deletion of the rows they need" in texts[2]
     rows = verdict.finding(verdicts.RIGHT_ROWS)
@@ -133,6 +133,25 @@ def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
     only_wrong_tables = {k: v for k, v in cells.items() if k[0] not in ("hypothesis_only", "original")}
     verdict = verdicts.verdict(results("m", only_wrong_tables), "m", PARA)
     assert verdict.finding(verdicts.USES_TABLE).answer == YES
+
+
+def test_a_clear_rise_is_not_read_as_no_effect():
+    """The default run of issue 21: label-flipping edits raised minilm-para's accuracy by 17.9
+    [11.2, 25.1] points (it reads a negation as a contradiction, say). That is no drop, but
+    neither "no effect" nor "no sign of artifacts"; removing the table while accuracy rises means
+    the table does not help."""
+    cells = dict(TABLE_BLIND)
+    cells[("table4:label_flipped", "accuracy_drop")] = (-17.9, -25.1, -11.2)
+    cells[("hypothesis_only", "accuracy_drop")] = (-4.0, -6.5, -1.5)
+    verdict = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA)
+    artifacts = verdict.finding(verdicts.ARTIFACTS)
+    assert artifacts.answer == CANNOT_TELL and "raise its accuracy" in artifacts.sentence
+    assert "a clear rise" in artifacts.numbers[0].text() and "no effect" not in artifacts.numbers[0].text()
+    uses = verdict.finding(verdicts.USES_TABLE)
+    assert uses.answer == NO and uses.numbers[0].signal == NO and "does better without it" in uses.numbers[0].text()
+    # An interval below 0 that does not reach -3 points is still no effect worth the name.
+    assert verdicts.effect({"ci_low": -2.5, "ci_high": -0.5}) == "none"
+    assert verdicts.effect({"ci_low": -3.0, "ci_high": -0.5}) == "rise"
 
 
 def test_an_evidence_using_model_uses_its_table_and_the_right_rows():

@@ -46,8 +46,10 @@ YES, NO, CANNOT_TELL, NOT_MEASURED, DOES_NOT_APPLY = "yes", "no", "cannot tell",
 
 RULES = [
     f"An effect on accuracy is read from its 95% interval [low, high]: no effect worth the name when high < "
-    f"{NEGLIGIBLE_POINTS:g} points; a clear effect when low > 0 and high ≥ {NEGLIGIBLE_POINTS:g}; otherwise the "
-    "interval allows both. A share (%) is above or below a threshold only when its whole interval is.",
+    f"{NEGLIGIBLE_POINTS:g} points; a clear effect when low > 0 and high ≥ {NEGLIGIBLE_POINTS:g}; a clear rise (the "
+    f"perturbed examples are easier for it) when high < 0 and low ≤ -{NEGLIGIBLE_POINTS:g}, which counts as no drop "
+    "but is never shown as no effect; otherwise the interval allows both. A share (%) is above or below a threshold "
+    "only when its whole interval is.",
     "Uses its table: first, does its table help it? Removing the table lowers accuracy, and it beats the "
     "hypothesis-only baseline on the same examples: yes when one shows a clear effect and none shows none; no "
     "when they show no effect; cannot tell when they disagree or allow both. A wrong table (dummy, another "
@@ -63,7 +65,7 @@ RULES = [
     "model that ignores its table does not move either.",
     "Leans on hypothesis artifacts: yes when label-flipping hypothesis edits clearly lower accuracy and by more "
     "than label-preserving ones (the intervals do not overlap); no when the flipping edits show no effect; "
-    "cannot tell otherwise.",
+    "cannot tell otherwise, a clear rise included (it follows cues in the edited wording).",
     "Leans on pre-trained knowledge: yes when counterfactual tables that keep the label clearly lower accuracy "
     "(paper Table 7); no when they show no effect; cannot tell otherwise. For a model that does not use its table "
     "the question does not apply: it answers from the hypothesis and pre-training throughout.",
@@ -152,7 +154,11 @@ def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) ->
 
 
 def effect(score: Mapping) -> str:
-    """'none', 'clear' or 'unclear' for an effect in points, from its interval."""
+    """'none', 'clear', 'rise' or 'unclear' for a drop in points, from its interval. A rise (the
+    whole interval below 0, reaching NEGLIGIBLE_POINTS) is no drop either, but it is not "no
+    effect": the perturbed examples are clearly easier for the model than the originals."""
+    if score["ci_high"] < 0 and score["ci_low"] <= -NEGLIGIBLE_POINTS:
+        return "rise"
     if score["ci_high"] < NEGLIGIBLE_POINTS:
         return "none"
     return "clear" if score["ci_low"] > 0 else "unclear"
@@ -162,6 +168,7 @@ def effect(score: Mapping) -> str:
 DROP_READINGS = {
     "none": ("no effect", None),
     "clear": ("a clear drop", None),
+    "rise": ("a clear rise: these examples are easier for it", None),
     "unclear": ("the interval allows both", None),
 }
 
@@ -204,6 +211,7 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
     and those that say whether a wrong table disturbs it (dummy table, another table)."""
     control = {
         "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
+        "rise": ("a clear rise: it does better without it", NO),
         "clear": ("a clear drop", YES),
         "unclear": ("the interval allows both", None),
     }
@@ -225,6 +233,7 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
             effect,
             {
                 "none": ("no better than the hypothesis alone", NO),
+                "rise": ("clearly worse than the hypothesis alone", NO),
                 "clear": ("clearly better", YES),
                 "unclear": ("the interval allows both", None),
             },
@@ -321,6 +330,17 @@ def _artifacts(results: Index, model: str) -> Finding:
         )
     if effect(f) == "none":
         return Finding(ARTIFACTS, NO, "No sign of it: edits that flip the label do not lower its accuracy.", numbers)
+    if effect(f) == "rise":
+        # Not "no": a model that reads a negation as contradiction gains on negation flips. It
+        # follows the wording, and a drop cannot show whether it keeps its old answers.
+        return Finding(
+            ARTIFACTS,
+            CANNOT_TELL,
+            "Cannot tell: edits that flip the label raise its accuracy, so it follows cues in the edited "
+            "wording (a negation read as a contradiction, say); a drop test cannot show whether it keeps its "
+            "old answers.",
+            numbers,
+        )
     if effect(f) == "clear" and (not has_preserved or f["ci_low"] > preserved["ci_high"]):
         return Finding(
             ARTIFACTS,
@@ -369,6 +389,13 @@ def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
             YES,
             "Yes: when the table's facts no longer match the world its accuracy falls, "
             "as if it answered from what it memorised.",
+            numbers,
+        )
+    if effect(d) == "rise":
+        return Finding(
+            KNOWLEDGE,
+            CANNOT_TELL,
+            "Cannot tell: counterfactual tables raise its accuracy rather than lower it.",
             numbers,
         )
     return Finding(KNOWLEDGE, CANNOT_TELL, "Cannot tell: the counterfactual drop's interval allows both.", numbers)
