@@ -4,8 +4,8 @@ Copies the workflow into a fresh folder and runs `snakemake --cores all` on the 
 config.yaml with `full: true` (or whatever --config says), then reads what the run left:
 
 - wall time, and job-seconds per rule (benchmarks/);
-- model loads: every "loaded <checkpoint> on <device>" line in the jobs' and model servers'
-  logs (the goal: one per model and allocation);
+- model loads: every "loaded <checkpoint> on <device>" line in the model servers' logs and in
+  the jobs' (the goal: one per model and allocation);
 - inference time inside the loaded model (the `seconds` of each prediction's statistics) and
   training time (`train_seconds` of each checkpoint): the time the GPU had work, against the
   wall time around it.
@@ -40,10 +40,12 @@ LOADED = re.compile(r"loaded (\S+) on (\S+)")
 
 def summarise(workdir: Path) -> dict:
     """Model loads, inference and training seconds, and job-seconds per rule of a finished run."""
-    loads = collections.Counter()
+    loads = {"model servers": collections.Counter(), "jobs": collections.Counter()}
     for log in sorted((workdir / "logs").rglob("*.log")):
+        where = "model servers" if log.parent.name == "model_server" else "jobs"
         for checkpoint, _device in LOADED.findall(log.read_text(errors="replace")):
-            loads[Path(checkpoint).name] += 1
+            path = Path(checkpoint)
+            loads[where][str(path.relative_to(workdir) if path.is_relative_to(workdir) else path)] += 1
     inference_seconds, examples = 0.0, 0
     for stats in (workdir / "results" / "predictions").rglob("*.json"):
         record = json.loads(stats.read_text())
@@ -61,7 +63,7 @@ def summarise(workdir: Path) -> dict:
             job_seconds[rule] += float(lines[1].split("\t")[0])
             jobs[rule] += 1
     return {
-        "model_loads": dict(sorted(loads.items())),
+        "model_loads": {where: dict(sorted(counts.items())) for where, counts in loads.items()},
         "inference_seconds_in_model": round(inference_seconds, 1),
         "examples_inferred": examples,
         "training_seconds": round(training_seconds, 1),
@@ -84,7 +86,9 @@ def main() -> None:
     copy_workflow(workdir)
     shutil.copy(ROOT / "config.yaml", workdir / "config.yaml")
     infotabs = str(Path(args.infotabs).resolve())
-    command = snakemake_command(workdir, None, "--cores", args.cores, "--config", f"infotabs_dir={infotabs}", *args.config)
+    command = snakemake_command(
+        workdir, None, "--cores", args.cores, "--config", f"infotabs_dir={infotabs}", *args.config
+    )
     start = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - start
