@@ -158,7 +158,9 @@ def main() -> None:
             max_length=args.max_length,
             pair_order=args.pair_order,
         )
-        infer(probe_examples.slice(0, 64), loaded, args.premise, precision=args.precision, **run)  # warm-up (and casting)
+        infer(
+            probe_examples.slice(0, 64), loaded, args.premise, precision=args.precision, **run
+        )  # warm-up (and casting)
 
         def timed(precision):
             sync(args.device)
