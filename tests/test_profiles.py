@@ -63,3 +63,20 @@ def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():
     message = stuck[0].message()
     assert "101 (train_model_wildcards_minilm-para) can never start" in message
     assert "more CPUs, memory or GPUs than any node of its partition has" in message and "set-threads" in message
+
+
+def test_the_queue_watcher_reports_each_stuck_job_once(monkeypatch):
+    from tabprobe import slurm_queue
+
+    queues = iter(
+        [
+            "101|rule_train_model|PartitionConfig|/work/run\n",
+            "101|rule_train_model|PartitionConfig|/work/run\n102|rule_inoculate|PartitionTimeLimit|/work/run\n",
+        ]
+    )
+    monkeypatch.setattr(slurm_queue, "read_queue", lambda: next(queues))  # squeue's answers, one per check
+    said = []
+    watcher = slurm_queue.QueueWatcher("/work/run", report=said.append)
+    assert [job.slurm_id for job in watcher.check()] == ["101"]
+    assert [job.slurm_id for job in watcher.check()] == ["102"]  # 101 again, but already said
+    assert len(said) == 2 and "101" in said[0] and "102" in said[1]

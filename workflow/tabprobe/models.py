@@ -302,9 +302,6 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     return LoadedModel(model, tokenizer, order, fingerprint(path), device)
 
 
-PRECISIONS = ("fp32", "bf16", "fp16")
-
-
 def half_dtype(precision: str):
     import torch
 

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class QueueWatcher:
         self.workdir, self.interval = workdir, interval
         self.report = report or log.error
         self.reported: set[str] = set()
-        self._stop = threading.Event()
+        # A daemon: it ends with the Snakemake process, however that ends.
         self.thread = threading.Thread(target=self._run, name="tabprobe-slurm-queue", daemon=True)
 
     def check(self) -> list[Stuck]:
@@ -104,15 +105,13 @@ class QueueWatcher:
         return new
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+        while True:
+            time.sleep(self.interval)
             self.check()
 
     def start(self) -> QueueWatcher:
         self.thread.start()
         return self
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 def watch_if_on_slurm(executor: str | None, workdir: str, report) -> QueueWatcher | None:
