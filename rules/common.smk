@@ -91,6 +91,7 @@ def canonical(value):
 SCORING = canonical(config["scoring"])
 FULL = config["full"]
 TRAINED_MODELS = [m for m, c in config["models"].items() if "train" in c]
+CAUSAL_MODELS = [m for m, c in config["models"].items() if "causal" in c]
 INITIALISED_MODELS = [m for m, c in config["models"].items() if "init" in c]
 
 
@@ -160,6 +161,8 @@ def checkpoint_of(name):
         base, experiment, size = INOCULATED[name]
         return layout.inoculated_checkpoint(base, experiment, size)
     model = config["models"][name]
+    if "causal" in model:
+        return model["causal"]["checkpoint"]
     return model["checkpoint"] if "checkpoint" in model else layout.trained_model(name)
 
 
@@ -172,10 +175,16 @@ def get_checkpoint_files(wildcards):
     """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
     same folder do not change the folder's modification time."""
     model = model_config(wildcards)
-    if "checkpoint" not in model or wildcards.model in INOCULATED:
+    if not ({"checkpoint", "causal"} & set(model)) or wildcards.model in INOCULATED:
         return []
-    folder = Path(model["checkpoint"])
+    folder = Path(checkpoint_of(wildcards.model))
     return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
+
+
+def get_shots(wildcards):
+    """A causal LM's k-shot examples (select_shots), when it asks for any."""
+    model = model_config(wildcards)
+    return [layout.shots(wildcards.model)] if model.get("causal", {}).get("shots") else []
 
 
 def get_model_init(wildcards):
@@ -203,18 +212,20 @@ def get_train_settings(wildcards):
 
 def inference_settings(model):
     """How a model reads its inputs: only its own settings, so editing one model never re-runs
-    another's jobs (and a derived model, inoculated or controlled-variance, reads as its base)."""
-    return canonical(
-        {
-            "premise": model["premise"],
-            "label_map": model.get("labels"),
-            "max_length": model_max_length(config, model),
-            "batch_size": model["batch_size"],
-            "gpu_batch_tokens": model["gpu_batch_tokens"],
-            "precision": model["precision"],
-            "pair_order": model["pair_order"],
-        }
-    )
+    another's jobs (and a derived model, inoculated or controlled-variance, reads as its base).
+    A causal LM's `prompt` is its `causal:` block less the checkpoint (an input of its own)."""
+    settings = {
+        "premise": model["premise"],
+        "max_length": model_max_length(config, model),
+        "batch_size": model["batch_size"],
+        "gpu_batch_tokens": model["gpu_batch_tokens"],
+        "precision": model["precision"],
+    }
+    if "causal" in model:
+        settings["prompt"] = {k: v for k, v in model["causal"].items() if k != "checkpoint"}
+    else:
+        settings.update(label_map=model.get("labels"), pair_order=model["pair_order"])
+    return canonical(settings)
 
 
 def get_inference_settings(wildcards):

@@ -48,11 +48,32 @@ rule init_model:
         "../workflow/scripts/init_model.py"
 
 
+rule select_shots:
+    input:
+        train=layout.examples("train"),
+        train_tables=layout.tables("train"),
+        code=code_of("select_shots"),
+    output:
+        layout.shots("{model}"),
+    log:
+        "logs/select_shots/{model}.log",
+    wildcard_constraints:
+        model=_one_of(CAUSAL_MODELS),
+    conda:
+        "../envs/tabprobe.yaml"
+    params:
+        shots=lambda wildcards: config["models"][wildcards.model]["causal"]["shots"],
+        seed=config["seed"],
+    script:
+        "../workflow/scripts/select_shots.py"
+
+
 rule infer_nli:
     input:
         probe=layout.probe_examples("{probe}", "{split}"),
         checkpoint=get_checkpoint,
         checkpoint_files=get_checkpoint_files,
+        shots=get_shots,
         code=code_of("infer_nli"),
     output:
         predictions=layout.predictions("{model}", "{probe}", "{split}"),

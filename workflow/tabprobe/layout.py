@@ -151,6 +151,11 @@ def downloaded_infotabs() -> str:
     return _in(RESOURCES, "infotabs")
 
 
+def shots(model: str, root: str | Path = RESULTS) -> str:
+    """The k-shot examples of a causal LM's prompts (JSON), the same for every probe."""
+    return _in(root, "shots", f"{model}.json")
+
+
 def trained_model(model: str) -> str:
     """A model tabprobe trains (`train:`) or builds (`init:`)."""
     return _in(RESOURCES, "models", model)

@@ -247,6 +247,9 @@ class LoadedModel:
     order: list[int]  # output index for E, N, C
     fingerprint: str
     device: str = "cpu"
+    # "classifier" (a sequence-classification head: `order` reads its outputs) or "causal" (a
+    # prompted language model scored by label likelihood, tabprobe.causal; `order` unused).
+    kind: str = "classifier"
     # Copies of `model` with half-precision weights, made on first use (one per precision).
     _half: dict = field(default_factory=dict, repr=False)
     _half_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -300,6 +303,20 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     order = label_order(model.config.id2label, label_map, str(path))
     log.info("loaded %s on %s", path, device)
     return LoadedModel(model, tokenizer, order, fingerprint(path), device)
+
+
+MODEL_KINDS = ("classifier", "causal")
+
+
+def load_model(checkpoint: str | Path, label_map: Mapping[str, str] | None = None, kind: str = "classifier"):
+    """A checkpoint loaded for inference: a sequence classifier, or a causal language model."""
+    if kind == "causal":
+        from . import causal
+
+        return causal.load_causal_lm(checkpoint)
+    if kind != "classifier":
+        raise ValueError(f"unknown model kind {kind!r}; expected one of {MODEL_KINDS}")
+    return load_classifier(checkpoint, label_map)
 
 
 def half_dtype(precision: str):
@@ -447,24 +464,64 @@ def infer(
         log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)
     precision = resolve_precision(precision, loaded.device)
     model = loaded.weights_in(precision)
-    lengths = encoded.lengths()
+    pad_id = loaded.tokenizer.pad_token_id or 0
+
+    def compute(features, batches):
+        return predict_batches(model, features, batches, pad_id, loaded.order, loaded.device)
+
+    probs, run = run_in_blocks(
+        loaded,
+        encoded.features,
+        compute,
+        batch_size=batch_size,
+        batch_tokens=batch_tokens,
+        shard_dir=shard_dir,
+        shard_size=shard_size,
+        key_settings={"precision": precision, "order": loaded.order},
+    )
+    stats = {
+        "examples": len(records),
+        "truncated": encoded.truncated,
+        "max_length": max_length,
+        "pair_order": pair_order,
+        "precision": precision,
+        "device": loaded.device,
+        **run,
+    }
+    return predictions_table(probe_examples, probs, loaded.fingerprint, encoded.features), stats
+
+
+def run_in_blocks(
+    loaded: LoadedModel,
+    features: Sequence[dict],
+    compute,
+    batch_size: int | None,
+    batch_tokens: int | None,
+    shard_dir: str | Path | None,
+    shard_size: int,
+    key_settings: dict,
+) -> tuple[np.ndarray, dict]:
+    """Class probabilities (E, N, C) for every example's `features`, in their order, and the
+    run's statistics. `compute(features, batches)` predicts a block of examples sorted longest
+    first. The loop shared by every kind of model: sort by length, plan batches and blocks, resume
+    finished blocks from `shard_dir` (keyed by the model, `key_settings` and every input token),
+    save the rest as they finish, and log the speed."""
+    lengths = np.array([len(f["input_ids"]) for f in features], dtype=np.int64)
     order = np.argsort(-lengths, kind="stable")
-    ordered = [encoded.features[i] for i in order]
+    ordered = [features[i] for i in order]
     sorted_lengths = lengths[order]
     batches = plan_batches(sorted_lengths, None if batch_tokens else batch_size, batch_tokens)
     blocks = plan_blocks(batches, shard_size)
     # Everything that shapes a block's numbers or its place in the output is in the key.
     key_settings = {
-        "precision": precision,
+        **key_settings,
         "batch_size": batch_size,
         "batch_tokens": batch_tokens,
         "shard_size": shard_size,
-        "order": loaded.order,
         "device": loaded.device,
     }
     shards = ShardStore(shard_dir, _inputs_key(loaded, ordered, key_settings)) if shard_dir else None
 
-    pad_id = loaded.tokenizer.pad_token_id or 0
     probs_sorted = np.zeros((len(ordered), len(LABELS)), dtype=np.float32)
     resumed = 0
     start_time = time.monotonic()
@@ -474,7 +531,7 @@ def infer(
             block = shards.load(k, last - first) if shards else None
             if block is None:
                 local = [(start - first, stop - first) for start, stop in block_batches]
-                block = predict_batches(model, ordered[first:last], local, pad_id, loaded.order, loaded.device)
+                block = compute(ordered[first:last], local)
                 if shards:
                     shards.save(k, block)
             else:
@@ -493,30 +550,12 @@ def infer(
         computed / max(seconds, 1e-9),
         len(batches),
         100.0 * (1 - real_tokens / max(padded_tokens, 1)),
-        precision,
+        key_settings.get("precision"),
         loaded.device,
     )
     probs = np.zeros_like(probs_sorted)
     probs[order] = probs_sorted
-    preds = [LABELS[i] for i in probs.argmax(axis=1)]
-    table = pa.table(
-        {
-            "uid": probe_examples["uid"],
-            "orig_uid": probe_examples["orig_uid"],
-            "pred": pa.array(preds, pa.string()),
-            "probs": pa.array(probs.tolist(), pa.list_(pa.float32())),
-            "model_fingerprint": pa.array([loaded.fingerprint] * len(records), pa.string()),
-            "input_digest": pa.array([input_digest(f) for f in encoded.features], pa.string()),
-        },
-        schema=schemas.PREDICTIONS,
-    )
     stats = {
-        "examples": len(records),
-        "truncated": encoded.truncated,
-        "max_length": max_length,
-        "pair_order": pair_order,
-        "precision": precision,
-        "device": loaded.device,
         "batches": len(batches),
         "batch_tokens": batch_tokens,
         "tokens": real_tokens,
@@ -524,7 +563,26 @@ def infer(
         "resumed_examples": resumed,
         "examples_per_second": round(computed / max(seconds, 1e-9), 2),
     }
-    return table, stats
+    return probs, stats
+
+
+def predictions_table(
+    probe_examples: pa.Table, probs: np.ndarray, fingerprint: str, features: Sequence[dict]
+) -> pa.Table:
+    """`schemas.PREDICTIONS` for the probe examples: each one's probabilities (E, N, C), the label
+    they make, and a digest of the tokens the model saw."""
+    preds = [LABELS[i] for i in probs.argmax(axis=1)]
+    return pa.table(
+        {
+            "uid": probe_examples["uid"],
+            "orig_uid": probe_examples["orig_uid"],
+            "pred": pa.array(preds, pa.string()),
+            "probs": pa.array(probs.tolist(), pa.list_(pa.float32())),
+            "model_fingerprint": pa.array([fingerprint] * len(probs), pa.string()),
+            "input_digest": pa.array([input_digest(f) for f in features], pa.string()),
+        },
+        schema=schemas.PREDICTIONS,
+    )
 
 
 def predict_file(
@@ -544,7 +602,12 @@ def predict_file(
     probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
     start = time.monotonic()
     batch_tokens = gpu_batch_tokens if loaded.device.startswith("cuda") else None
-    table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
+    if loaded.kind == "causal":
+        from . import causal
+
+        table, stats = causal.infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
+    else:
+        table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
     stats.update(
         checkpoint=str(checkpoint),
         premise=settings["premise"],

@@ -32,12 +32,25 @@ def struct(table: Table) -> str:
     return " ; ".join(parts)
 
 
+def markdown(table: Table) -> str:
+    """A Markdown table under the title, for language models, which have read many:
+    "{title}\n| key | value |\n| --- | --- |\n| born | 12 March 1950 |". A "|" inside a cell is
+    escaped so that it cannot open a column."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = [table.title, "| key | value |", "| --- | --- |"]
+    lines += [f"| {cell(row.key)} | {cell(', '.join(row.values))} |" for row in table.rows]
+    return "\n".join(lines)
+
+
 def hypothesis_only(table: Table) -> str:
     """No premise at all: the hypothesis-only baseline."""
     return ""
 
 
-RENDERINGS = {"para": para, "struct": struct, "hypothesis_only": hypothesis_only}
+RENDERINGS = {"para": para, "struct": struct, "markdown": markdown, "hypothesis_only": hypothesis_only}
 
 
 def render(table: Table, how: str) -> str:

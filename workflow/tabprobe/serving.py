@@ -13,8 +13,9 @@ per model, probe and split, so adding a probe still runs only that probe's jobs 
 why this design and not a Snakemake service job).
 
 Which server: one per key, a hash of the checkpoint's version (`checkpoint_identity`), the label
-map, the library's inference code, the host and the Slurm job. Its files are in a private folder
-of the machine's temporary folder ($TMPDIR, which many clusters make per job):
+map, the model's kind (classifier or causal LM), the library's inference code, the host and the
+Slurm job. Its files are in a private folder of the machine's temporary folder ($TMPDIR, which
+many clusters make per job):
   <key>.lock  held (flock) by the live server; the kernel releases it when the process ends,
               however it ends, so a lock that can be taken means no server is running;
   <key>.json  the address of the live server, written once it listens;
@@ -65,7 +66,7 @@ START_TIMEOUT_SECONDS = 1800.0
 SWITCH = "TABPROBE_MODEL_SERVER"
 # What decides a server's answers besides the checkpoint: a server started by older code is not
 # used after an edit.
-CODE = ("serving.py", "models.py", "encoding.py", "render.py", "table.py", "schemas.py", "io.py")
+CODE = ("serving.py", "models.py", "causal.py", "encoding.py", "render.py", "table.py", "schemas.py", "io.py")
 _LENGTH = struct.Struct(">Q")
 STOPPED = "the model server stopped: "
 
@@ -87,8 +88,8 @@ def checkpoint_identity(checkpoint: str | Path) -> str:
     return json.dumps([str(folder), entries])
 
 
-def server_key(identity: str, label_map) -> str:
-    digest = hashlib.sha256(json.dumps([identity, label_map], sort_keys=True).encode())
+def server_key(identity: str, label_map, kind: str = "classifier") -> str:
+    digest = hashlib.sha256(json.dumps([identity, label_map, kind], sort_keys=True).encode())
     library = Path(__file__).resolve().parent
     for name in CODE:
         digest.update((library / name).read_bytes())
@@ -168,6 +169,7 @@ def serve(
     label_map=None,
     threads: int = 1,
     idle_seconds: float = IDLE_SECONDS,
+    kind: str = "classifier",
 ) -> None:
     """Load `checkpoint` once and answer inference requests, each on a thread of its own (jobs
     running side by side compute side by side, as they did in their own processes), until no
@@ -182,7 +184,7 @@ def serve(
     try:
         # torch's intra-op threads per request: what one job had in its own process.
         torch.set_num_threads(max(1, threads))
-        loaded = models.load_classifier(checkpoint, label_map)
+        loaded = models.load_model(checkpoint, label_map, kind)
         write_json(
             {
                 "family": family,
@@ -262,6 +264,7 @@ def _main(argv: list[str] | None = None) -> None:
     parser.add_argument("--label-map", default="null")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--idle", type=float, default=IDLE_SECONDS)
+    parser.add_argument("--kind", default="classifier", help="classifier or causal (a prompted language model)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     logging.captureWarnings(True)
@@ -272,7 +275,7 @@ def _main(argv: list[str] | None = None) -> None:
     # The lock stays held while this process lives (the inherited descriptor shares it).
     os.set_inheritable(args.lock_fd, False)
     try:
-        serve(args.checkpoint, args.address, json.loads(args.label_map), args.threads, args.idle)
+        serve(args.checkpoint, args.address, json.loads(args.label_map), args.threads, args.idle, args.kind)
     except Exception as error:
         log.exception("traceback")
         shown = str(error) if isinstance(error, TabprobeError) else f"{type(error).__name__}: {error}"
@@ -302,7 +305,14 @@ def _lock_is_free(lock_path: Path) -> bool:
 
 
 def _start_unless_running(
-    folder: Path, key: str, checkpoint: str, label_map, threads: int, server_log: str | None, idle_seconds: float
+    folder: Path,
+    key: str,
+    checkpoint: str,
+    label_map,
+    threads: int,
+    server_log: str | None,
+    idle_seconds: float,
+    kind: str = "classifier",
 ) -> None:
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
     fd = _take_lock(lock_path)
@@ -328,6 +338,7 @@ def _start_unless_running(
                     f"--label-map={json.dumps(label_map)}",
                     f"--threads={threads}",
                     f"--idle={idle_seconds}",
+                    f"--kind={kind}",
                 ],
                 pass_fds=(fd,),
                 start_new_session=True,  # not stopped with the job that started it
@@ -378,14 +389,15 @@ def ask(
     server_log: str | None = None,
     idle_seconds: float | None = None,
     timeout: float = START_TIMEOUT_SECONDS,
+    kind: str = "classifier",
 ) -> tuple[bytes, dict]:
     """Predictions (Parquet bytes) and statistics for one probe file, from the server of this
     checkpoint, started if none is running."""
     started = time.monotonic()
     identity = checkpoint_identity(checkpoint)
-    folder, key = server_folder(), server_key(identity, label_map)
+    folder, key = server_folder(), server_key(identity, label_map, kind)
     idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
-    _start_unless_running(folder, key, checkpoint, label_map, threads, server_log, idle_seconds)
+    _start_unless_running(folder, key, checkpoint, label_map, threads, server_log, idle_seconds, kind)
     sock, info = _connect(folder, key, identity, server_log, timeout)
     with sock:
         request = {

@@ -64,12 +64,37 @@ def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
     ]
 
 
+# The ways config gives a model: exactly one per model.
+MODEL_KINDS = ("checkpoint", "train", "init", "causal")
+
+
+def _causal_problems(name: str, causal: dict[str, Any]) -> list[tuple[list, str]]:
+    """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
+    fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
+    library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
+    from ..causal import check_checkpoint, template_problems, verbaliser_problems
+
+    problems = []
+    if isinstance(causal.get("template"), str):
+        problems += [(["models", name, "causal", "template"], p) for p in template_problems(causal["template"])]
+    if isinstance(causal.get("checkpoint"), str):
+        try:
+            check_checkpoint(causal["checkpoint"])
+        except TabprobeError as err:
+            return problems + [(["models", name, "causal", "checkpoint"], str(err))]
+        if not problems:
+            problems += [(["models", name, "causal", "verbalisers"], p) for p in verbaliser_problems(causal)]
+    return problems
+
+
 def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
     """(key path, problem) for a user's checkpoint, or the base of a trained or initialised
     model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
     imported), rather than after the upstream jobs ran."""
     from ..models import checkpoint_labels, label_order, require_base
 
+    if isinstance(model.get("causal"), dict):
+        return _causal_problems(name, model["causal"])
     problems = []
     for key in ("train", "init"):
         if isinstance(model.get(key), dict) and isinstance(model[key].get("base"), str):
@@ -138,10 +163,11 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _transition_probe_coverage(config, probes, judged_by_transitions)
     models = config.get("models") if isinstance(config.get("models"), dict) else {}
     for name, model in models.items():
-        if isinstance(model, dict) and sum(k in model for k in ("checkpoint", "train", "init")) != 1:
+        if isinstance(model, dict) and sum(k in model for k in MODEL_KINDS) != 1:
             problems.append(
-                f"config key models.{name}: give exactly one of `checkpoint` (a directory you have), "
-                "`train` (fine-tuned by the workflow) or `init` (untrained head, a plumbing baseline)"
+                f"config key models.{name}: give exactly one of `checkpoint` (a classifier directory you have), "
+                "`train` (fine-tuned by the workflow), `init` (untrained head, a plumbing baseline) or `causal` "
+                "(a causal language model, prompted)"
             )
         elif isinstance(model, dict):
             problems += [f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model)]
@@ -170,6 +196,8 @@ def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) ->
     wanted = set(config.get("splits") or [])
     for name in probes:
         wanted.update(probe_splits(config, name))
+    if any(isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots") for m in models.values()):
+        wanted.add("train")  # a causal LM's k-shot examples come from train
     if (
         any(isinstance(m, dict) and "train" in m for m in models.values())
         or inoculation_plan(config)
@@ -188,6 +216,11 @@ def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) ->
     name, problems = plan["model"], []
     if name not in models:
         return [f"config key inoculation.model: no model {name!r} in config.{did_you_mean(name, models)}"]
+    if isinstance(models[name], dict) and "causal" in models[name]:
+        problems.append(
+            f"config key inoculation.model: {name} is a prompted causal LM; inoculation fine-tunes a "
+            "classifier (`train` or `checkpoint`)"
+        )
     if isinstance(models[name], dict) and models[name].get("premise") == "hypothesis_only":
         problems.append(
             f"config key inoculation.model: {name} reads no table (premise: hypothesis_only); inoculate a "
@@ -221,6 +254,11 @@ def _variance_problems(config: dict[str, Any], models: dict) -> list[str]:
     if plan["model"] not in models:
         problems.append(
             f"config key controlled_variance.model: no model {plan['model']!r} in config.{did_you_mean(plan['model'], models)}"
+        )
+    elif isinstance(models[plan["model"]], dict) and "causal" in models[plan["model"]]:
+        problems.append(
+            f"config key controlled_variance.model: {plan['model']} is a prompted causal LM; the experiment "
+            "fine-tunes a classifier (`train` or `checkpoint`)"
         )
     elif isinstance(models[plan["model"]], dict) and models[plan["model"]].get("premise") == "hypothesis_only":
         problems.append(

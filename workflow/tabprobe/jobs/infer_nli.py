@@ -7,6 +7,7 @@ or in this process.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,28 +37,39 @@ def infer_nli(
     shard_size: int = 512,
     server_log: str | None = None,
     use_server: bool = False,
+    prompt: Mapping | None = None,
+    shots: str | None = None,
 ) -> None:
+    """`prompt` (a causal LM's `causal:` block, less its checkpoint) makes `checkpoint` a causal
+    LM, prompted with the k-shot examples in `shots` (select_shots); else it is a classifier."""
     settings = dict(
         premise=premise,
         batch_size=batch_size,
         gpu_batch_tokens=gpu_batch_tokens,
         max_length=max_length,
         precision=precision,
-        pair_order=pair_order,
         shard_size=shard_size,
     )
+    if prompt is None:
+        kind = "classifier"
+        settings["pair_order"] = pair_order
+    else:
+        kind = "causal"
+        settings["prompt"] = {**prompt, "shots": json.loads(Path(shots).read_text(encoding="utf-8")) if shots else []}
     shards = shard_folder(out)
     if use_server:
         from .. import serving  # no torch, no transformers: the server has them loaded
 
-        predictions, stats = serving.ask(checkpoint, probe_path, str(shards), settings, label_map, threads, server_log)
+        predictions, stats = serving.ask(
+            checkpoint, probe_path, str(shards), settings, label_map, threads, server_log, kind=kind
+        )
         with atomic_path(out) as tmp:
             tmp.write_bytes(predictions)
     else:
         import torch
 
         torch.set_num_threads(max(1, threads))
-        loaded = models.load_classifier(checkpoint, label_map)
+        loaded = models.load_model(checkpoint, label_map, kind)
         table, stats = models.predict_file(loaded, checkpoint, probe_path, shards, **settings)
         stats["threads"] = threads
         write_parquet(table, out, schemas.PREDICTIONS)

@@ -9,6 +9,31 @@ from .blocks import Alert, Section, Stat, TableBlock
 from .inputs import RunInfo
 
 
+PROMPTED_MODELS_NOTE = (
+    "A prompted causal LM is not fine-tuned: each example becomes a prompt (the table as rendered, the "
+    "hypothesis, a question), and its probabilities over E / N / C are a softmax of the log-likelihoods "
+    "of the three verbalisers as the prompt's continuation. Every probe reads them as it reads a "
+    "classifier's: a model that uses its table changes its answer when a table edit changes the label "
+    "(the transition rules) and keeps it when the edit does not; accuracy that holds when the table is "
+    "removed or the labels flip by hypothesis edits alone points to answers from the hypothesis and from "
+    "what the model memorised, not from the table. Prompt wording and shots move these numbers, so "
+    "compare prompted models under the same template."
+)
+
+
+def prompted_description(causal: dict) -> str:
+    """How a causal LM was prompted and scored, in one cell."""
+    verbalisers = " / ".join(f"{label} {causal['verbalisers'][label]!r}" for label in ("E", "N", "C"))
+    text = (
+        f"prompted causal LM, {causal['shots']}-shot{', chat template' if causal.get('chat_template') else ''}; "
+        f"label likelihood of {verbalisers}"
+    )
+    priors = causal.get("calibrated_priors")
+    if priors:
+        text += "; contextual calibration (content-free priors " + ", ".join(f"{k} {priors[k]:.2f}" for k in ("E", "N", "C")) + ")"
+    return text
+
+
 def run_section(run: RunInfo) -> Section:
     section = Section("This run")
     for name, model in run.models.items():
@@ -30,6 +55,9 @@ def run_section(run: RunInfo) -> Section:
                 f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s"
             )
             dev = f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
+        elif m.get("causal"):
+            training = prompted_description(m["causal"])
+            dev = "–"
         else:
             training = "untrained head" if meta.get("trained") is False else "user checkpoint"
             dev = "–"
@@ -60,6 +88,8 @@ def run_section(run: RunInfo) -> Section:
             rows,
         )
     )
+    if any(m.get("causal") for m in run.models.values()):
+        section.blocks.append(PROMPTED_MODELS_NOTE)
     section.blocks.append(
         f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."
     )

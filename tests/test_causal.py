@@ -1,0 +1,286 @@
+"""Prompted causal LMs (tabprobe.causal) on tiny Llama- and GPT-2-shaped models built here:
+prompts, verbaliser scoring against a brute-force forward pass, the cache, padding, shots,
+truncation, calibration and the config errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import torch
+from tiny_causal import tiny_causal
+
+from tabprobe import causal, models, schemas
+from tabprobe.config.problems import semantic_problems
+from tabprobe.errors import ModelError
+from tabprobe.render import render
+from tabprobe.table import Row, Table
+
+# Verbalisers the tiny tokenizers split into several tokens (the defaults are one token each).
+LONG_VERBALISERS = {"E": "entailed", "N": "unknown", "C": "refuted"}
+
+
+@pytest.fixture(scope="module", params=["llama", "gpt2"])
+def lm(request, tmp_path_factory):
+    torch.set_num_threads(1)
+    path = tiny_causal(tmp_path_factory.mktemp(request.param) / "ckpt", request.param)
+    return models.load_model(path, kind="causal")
+
+
+def table(n_rows=3, title="Ada Quill"):
+    return Table("T1", title, tuple(Row(f"key {i}", (f"value {i}",)) for i in range(n_rows)))
+
+
+def probe_examples(tables, hypotheses):
+    n = len(hypotheses)
+    return pa.table(
+        {
+            "uid": [f"alpha1:{i}" for i in range(n)],
+            "orig_uid": [f"alpha1:{i}" for i in range(n)],
+            "table_id": ["T1"] * n,
+            "hypothesis": hypotheses,
+            "label": ["E"] * n,
+            "probe": ["original"] * n,
+            "table": [t.to_arrow() for t in tables],
+            "expected": ["E"] * n,
+            "provenance": ["{}"] * n,
+        },
+        schema=schemas.PROBE_EXAMPLES,
+    )
+
+
+def brute_force(model, prompt_ids, continuation):
+    """log P(continuation | prompt) from one forward pass over prompt + continuation, unpadded."""
+    ids = torch.tensor([list(prompt_ids) + list(continuation)])
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=ids).logits.float(), dim=-1)[0]
+    n = len(continuation)
+    return sum(float(logp[len(prompt_ids) - 1 + t, continuation[t]]) for t in range(n))
+
+
+def prompts_for(lm, prompting, hypotheses, rendering="para"):
+    builder = causal.PromptBuilder(lm.tokenizer, prompting, rendering)
+    continuations = causal.verbaliser_ids(lm.tokenizer, prompting, builder.end)
+    prompts = [builder.encode(render(table(i + 1), rendering), h, 1000)[0] for i, h in enumerate(hypotheses)]
+    return builder, continuations, sorted(prompts, key=len, reverse=True)
+
+
+HYPOTHESES = ["Ada Quill was born in London.", "Ada Quill is a film.", "The population of Ada is 30,000 people."]
+
+
+def test_the_default_prompt_holds_table_hypothesis_and_question():
+    prompting = causal.Prompting.from_settings({})
+    text, (start, stop) = prompting.fill("The key of T are v.", "T is v.")
+    assert text == "The key of T are v.\nQuestion: T is v. True, false, or neither?\nAnswer:"
+    assert text[start:stop] == "The key of T are v."
+    assert causal.continuation_text(text, "true") == " true"
+    assert causal.continuation_text("<|assistant|>\n", "true") == "true"
+
+
+def test_verbaliser_scores_equal_a_brute_force_forward_pass_per_label(lm):
+    prompting = causal.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
+    _, continuations, prompts = prompts_for(lm, prompting, HYPOTHESES)
+    assert max(len(c) for c in continuations) > 1  # several tokens: scored as their sum
+    scores = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu")
+    expected = [[brute_force(lm.model, p, c) for c in continuations] for p in prompts]
+    np.testing.assert_allclose(scores, expected, atol=1e-4)
+
+
+def test_the_shared_cache_gives_the_numbers_of_running_each_label_whole(lm):
+    prompting = causal.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
+    _, continuations, prompts = prompts_for(lm, prompting, HYPOTHESES)
+    cached = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu", use_cache=True)
+    whole = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu", use_cache=False)
+    np.testing.assert_allclose(cached, whole, atol=1e-5)
+
+
+def test_left_padding_does_not_change_a_score(lm):
+    prompting = causal.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
+    _, continuations, prompts = prompts_for(lm, prompting, HYPOTHESES)
+    assert len({len(p) for p in prompts}) == 3  # so the batch pads the shorter two
+    batched = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu")
+    alone = causal.label_log_likelihoods(lm.model, prompts, [(0, 1), (1, 2), (2, 3)], continuations, 0, "cpu")
+    np.testing.assert_allclose(batched, alone, atol=1e-5)
+
+
+def test_infer_writes_predictions_like_a_classifiers(lm):
+    examples = probe_examples([table(2), table(5), table(9)], HYPOTHESES)
+    predictions, stats = causal.infer(examples, lm, "markdown", {}, batch_size=2, max_length=512, precision="fp32")
+    assert predictions.schema.equals(schemas.PREDICTIONS)
+    probs = np.array(predictions["probs"].to_pylist())
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert predictions["pred"].to_pylist() == ["ENC"[i] for i in probs.argmax(axis=1)]
+    assert stats["causal"]["verbalisers"] == {"E": "true", "N": "neither", "C": "false"}
+    assert stats["truncated"] == 0 and stats["batches"] == 2
+    # The probabilities are the softmax of the brute-force label scores.
+    builder = causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({}), "markdown")
+    continuations = causal.verbaliser_ids(lm.tokenizer, causal.Prompting.from_settings({}), builder.end)
+    ids, _ = builder.encode(render(table(5), "markdown"), HYPOTHESES[1], 500)
+    expected = causal.probabilities(np.array([[brute_force(lm.model, ids, c) for c in continuations]]))[0]
+    np.testing.assert_allclose(probs[1], expected, atol=1e-4)
+    again, _ = causal.infer(examples, lm, "markdown", {}, batch_size=3, max_length=512, precision="fp32")
+    np.testing.assert_allclose(np.array(again["probs"].to_pylist()), probs, atol=1e-5)
+
+
+def test_an_over_long_prompt_loses_the_end_of_its_table_only(lm):
+    prompting = causal.Prompting.from_settings({})
+    builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
+    premise = render(table(40), "para")
+    whole, cut = builder.encode(premise, HYPOTHESES[0], 10_000)
+    assert not cut
+    short, cut = builder.encode(premise, HYPOTHESES[0], 120)
+    assert cut and len(short) == 120
+    # What follows the table (hypothesis, question, answer cue) is kept whole, and the table's start.
+    assert short[-25:] == whole[-25:] and short[:60] == whole[:60]
+    decoded = lm.tokenizer.decode(short)
+    assert "Question: Ada Quill was born in London. True, false, or neither?" in decoded
+    assert "key 39" not in decoded and "key 0" in decoded
+    examples = probe_examples([table(40), table(1)], HYPOTHESES[:2])
+    _, stats = causal.infer(examples, lm, "para", {}, batch_size=2, max_length=120, precision="fp32")
+    assert stats["truncated"] == 1
+
+
+def test_a_prompt_too_long_even_without_its_table_is_a_clear_error(lm):
+    builder = causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({}), "para")
+    with pytest.raises(ModelError, match="do not hold this prompt even without its table"):
+        builder.encode(render(table(3), "para"), "Ada Quill " * 40, 30)
+
+
+def test_shots_precede_the_prompt_and_answer_with_their_verbaliser(lm):
+    shots = [
+        {"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "E"},
+        {"table": table(1, "Cy").to_arrow(), "hypothesis": "Cy is short.", "label": "C"},
+    ]
+    prompting = causal.Prompting.from_settings({"shots": shots})
+    builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
+    text, (start, stop) = builder.text("The key of Ada are v.", "Ada is v.")
+    assert text.startswith("The key 0 of Bob are value 0.\nQuestion: Bob is tall. True, false, or neither?\nAnswer: true\n\n")
+    assert "Cy is short. True, false, or neither?\nAnswer: false\n\nThe key of Ada are v." in text
+    assert text[start:stop] == "The key of Ada are v." and text.endswith("Answer:")
+
+
+def test_the_chat_template_wraps_shots_as_turns(tmp_path):
+    lm = models.load_model(tiny_causal(tmp_path / "llama", "llama"), kind="causal")
+    shots = [{"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "N"}]
+    prompting = causal.Prompting.from_settings({"shots": shots, "chat_template": True})
+    builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
+    text, (start, stop) = builder.text("The key of Ada are v.", "Ada is v.")
+    assert text.startswith("<s><|user|>\nThe key 0 of Bob are value 0.")
+    assert "<|assistant|>\nneither\n<|user|>\nThe key of Ada are v." in text and text.endswith("<|assistant|>\n")
+    assert text[start:stop] == "The key of Ada are v."
+    ids, _ = builder.encode("The key of Ada are v.", "Ada is v.", 1000)
+    assert ids.count(lm.tokenizer.bos_token_id) == 1  # the template's <s>, not one more from the tokenizer
+
+
+def test_a_chat_template_the_tokenizer_lacks_is_a_config_error(tmp_path):
+    lm = models.load_model(tiny_causal(tmp_path / "gpt2", "gpt2"), kind="causal")
+    with pytest.raises(ModelError, match="config key causal.chat_template: .* has no chat template"):
+        causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({"chat_template": True}), "para")
+
+
+def test_shots_are_seeded_label_balanced_and_from_train():
+    rows = [("T1", f"h{i}", "ENC"[i % 3]) for i in range(30)]
+    examples = pa.table(
+        {
+            "uid": [f"train:{i}" for i in range(30)],
+            "table_id": [r[0] for r in rows],
+            "hypothesis": [r[1] for r in rows],
+            "label": [r[2] for r in rows],
+        },
+        schema=schemas.EXAMPLES,
+    )
+    tables = pa.Table.from_pylist([table(2).to_arrow()], schema=schemas.TABLES)
+    first = causal.select_shots(examples, tables, 5, seed=3)
+    assert [s["label"] for s in first] == ["E", "N", "C", "E", "N"]
+    assert first == causal.select_shots(examples, tables, 5, seed=3)
+    assert first != causal.select_shots(examples, tables, 5, seed=4)
+    assert all(s["table"]["title"] == "Ada Quill" for s in first)
+    assert causal.select_shots(examples, tables, 0, seed=3) == []
+    with pytest.raises(ModelError, match="only 10 E examples for 31 shots"):
+        causal.select_shots(examples, tables, 31, seed=3)
+
+
+def test_contextual_calibration_divides_by_the_content_free_priors(lm):
+    examples = probe_examples([table(2), table(3)], HYPOTHESES[:2])
+    plain, _ = causal.infer(examples, lm, "para", {}, batch_size=2, max_length=512, precision="fp32")
+    calibrated, stats = causal.infer(examples, lm, "para", {"calibrate": True}, batch_size=2, max_length=512, precision="fp32")
+    priors = np.array([stats["causal"]["calibrated_priors"][label] for label in "ENC"])
+    assert abs(priors.sum() - 1) < 1e-4
+    raw = np.array(plain["probs"].to_pylist())
+    expected = raw / priors
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(np.array(calibrated["probs"].to_pylist()), expected, atol=1e-4)
+
+
+def test_verbalisers_the_tokenizer_cannot_tell_apart_are_a_config_error(tmp_path):
+    path = tiny_causal(tmp_path / "llama", "llama")
+    lm = models.load_model(path, kind="causal")
+    # Characters the tiny tokenizer never saw both read as its unknown token.
+    same = {"E": "§", "N": "neither", "C": "¤"}
+    prompting = causal.Prompting.from_settings({"verbalisers": same})
+    with pytest.raises(ModelError, match=r"config key causal.verbalisers: E \('§'\) and C \('¤'\) are the same tokens"):
+        causal.verbaliser_ids(lm.tokenizer, prompting, "Answer:")
+    # ... and found from config, before any job runs.
+    config = {
+        "models": {"lm": {"causal": {"checkpoint": str(path), "verbalisers": same}, "premise": "para"}},
+        "probes": {"original": {}},
+        "splits": ["alpha1"],
+    }
+    problems = semantic_problems(config)
+    assert any(p.startswith("config key models.lm.causal.verbalisers: E ('§') and C ('¤')") for p in problems), problems
+
+
+def test_config_checks_the_template_checkpoint_and_model_kind(tmp_path):
+    path = tiny_causal(tmp_path / "gpt2", "gpt2")
+
+    def problems(causal_block, **model):
+        config = {
+            "models": {"lm": {"causal": causal_block, "premise": "para", **model}},
+            "probes": {"original": {}},
+            "splits": ["alpha1"],
+            "inoculation": {"model": "lm"},
+        }
+        return semantic_problems(config)
+
+    found = problems({"checkpoint": str(path), "template": "{premise} {hypotesis}"})
+    assert "config key models.lm.causal.template: {hypotesis} is not a field (known: {premise}, {hypothesis}, {question})" in found
+    assert "config key models.lm.causal.template: it has no {hypothesis}" in found
+    assert any("inoculation.model: lm is a prompted causal LM" in p for p in found)
+    (path / "tokenizer.json").unlink()
+    assert any("models.lm.causal.checkpoint" in p and "no tokenizer files" in p for p in problems({"checkpoint": str(path)}))
+    assert any("give exactly one of" in p for p in problems({"checkpoint": str(path)}, checkpoint=str(path)))
+
+
+def test_a_classifier_checkpoint_is_not_a_causal_lm(tmp_path):
+    from tiny_bert import tiny_bert
+
+    path = tiny_bert(tmp_path / "bert", head=True)
+    (path / "tokenizer.json").exists() or pytest.skip("the MiniLM tokenizer saved no tokenizer.json")
+    with pytest.raises(ModelError, match="not a causal language model"):
+        models.load_model(path, kind="causal")
+
+
+def test_the_markdown_rendering_is_a_table_under_the_title():
+    t = Table("T1", "Ada | Quill", (Row("born", ("1 May 1900", "London")), Row("a|b", ("x",))))
+    assert render(t, "markdown") == (
+        "Ada | Quill\n| key | value |\n| --- | --- |\n| born | 1 May 1900, London |\n| a\\|b | x |"
+    )
+
+
+def test_shots_reach_the_job_through_its_shots_file(tmp_path, lm):
+    from tabprobe.jobs.infer_nli import infer_nli
+
+    shots = [{"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "E", "uid": "train:1"}]
+    shots_file = tmp_path / "shots.json"
+    shots_file.write_text(json.dumps(shots))
+    probe = tmp_path / "probe.parquet"
+    pq.write_table(probe_examples([table(2)], HYPOTHESES[:1]), probe)
+    checkpoint = Path(lm.model.name_or_path)
+    infer_nli(str(probe), str(checkpoint), str(tmp_path / "p.parquet"), str(tmp_path / "s.json"), "para",
+              prompt={"verbalisers": {"E": "true", "N": "neither", "C": "false"}}, shots=str(shots_file))
+    stats = json.loads((tmp_path / "s.json").read_text())
+    assert stats["causal"]["shots"] == 1
