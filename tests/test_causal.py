@@ -158,7 +158,9 @@ def test_shots_precede_the_prompt_and_answer_with_their_verbaliser(lm):
     prompting = causal.Prompting.from_settings({"shots": shots})
     builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
     text, (start, stop) = builder.text("The key of Ada are v.", "Ada is v.")
-    assert text.startswith("The key 0 of Bob are value 0.\nQuestion: Bob is tall. True, false, or neither?\nAnswer: true\n\n")
+    assert text.startswith(
+        "The key 0 of Bob are value 0.\nQuestion: Bob is tall. True, false, or neither?\nAnswer: true\n\n"
+    )
     assert "Cy is short. True, false, or neither?\nAnswer: false\n\nThe key of Ada are v." in text
     assert text[start:stop] == "The key of Ada are v." and text.endswith("Answer:")
 
@@ -207,7 +209,9 @@ def test_shots_are_seeded_label_balanced_and_from_train():
 def test_contextual_calibration_divides_by_the_content_free_priors(lm):
     examples = probe_examples([table(2), table(3)], HYPOTHESES[:2])
     plain, _ = causal.infer(examples, lm, "para", {}, batch_size=2, max_length=512, precision="fp32")
-    calibrated, stats = causal.infer(examples, lm, "para", {"calibrate": True}, batch_size=2, max_length=512, precision="fp32")
+    calibrated, stats = causal.infer(
+        examples, lm, "para", {"calibrate": True}, batch_size=2, max_length=512, precision="fp32"
+    )
     priors = np.array([stats["causal"]["calibrated_priors"][label] for label in "ENC"])
     assert abs(priors.sum() - 1) < 1e-4
     raw = np.array(plain["probs"].to_pylist())
@@ -247,11 +251,16 @@ def test_config_checks_the_template_checkpoint_and_model_kind(tmp_path):
         return semantic_problems(config)
 
     found = problems({"checkpoint": str(path), "template": "{premise} {hypotesis}"})
-    assert "config key models.lm.causal.template: {hypotesis} is not a field (known: {premise}, {hypothesis}, {question})" in found
+    assert (
+        "config key models.lm.causal.template: {hypotesis} is not a field (known: {premise}, {hypothesis}, {question})"
+        in found
+    )
     assert "config key models.lm.causal.template: it has no {hypothesis}" in found
     assert any("inoculation.model: lm is a prompted causal LM" in p for p in found)
     (path / "tokenizer.json").unlink()
-    assert any("models.lm.causal.checkpoint" in p and "no tokenizer files" in p for p in problems({"checkpoint": str(path)}))
+    assert any(
+        "models.lm.causal.checkpoint" in p and "no tokenizer files" in p for p in problems({"checkpoint": str(path)})
+    )
     assert any("give exactly one of" in p for p in problems({"checkpoint": str(path)}, checkpoint=str(path)))
 
 
@@ -280,7 +289,14 @@ def test_shots_reach_the_job_through_its_shots_file(tmp_path, lm):
     probe = tmp_path / "probe.parquet"
     pq.write_table(probe_examples([table(2)], HYPOTHESES[:1]), probe)
     checkpoint = Path(lm.model.name_or_path)
-    infer_nli(str(probe), str(checkpoint), str(tmp_path / "p.parquet"), str(tmp_path / "s.json"), "para",
-              prompt={"verbalisers": {"E": "true", "N": "neither", "C": "false"}}, shots=str(shots_file))
+    infer_nli(
+        str(probe),
+        str(checkpoint),
+        str(tmp_path / "p.parquet"),
+        str(tmp_path / "s.json"),
+        "para",
+        prompt={"verbalisers": {"E": "true", "N": "neither", "C": "false"}},
+        shots=str(shots_file),
+    )
     stats = json.loads((tmp_path / "s.json").read_text())
     assert stats["causal"]["shots"] == 1

@@ -31,7 +31,8 @@ def test_every_key_of_the_schema_is_documented_in_config_yaml():
         assert f"\n{key}:" in text or text.startswith(f"{key}:"), f"config.yaml does not document {key}"
     model_keys = schema["properties"]["models"]["additionalProperties"]["properties"]
     train_keys = model_keys["train"]["properties"]
-    for key in [*model_keys, *train_keys]:
+    causal_keys = model_keys["causal"]["properties"]
+    for key in [*model_keys, *train_keys, *causal_keys]:
         assert f"{key}:" in text, f"config.yaml does not document the model key {key}"
 
 

@@ -183,7 +183,10 @@ def test_a_server_with_nothing_to_do_stops_and_frees_its_lock(tmp_path, checkpoi
         time.sleep(0.2)
     assert not Path(f"/proc/{pid}").exists() or "zombie" in _state(pid), "the idle server kept running"
     assert "no request for 2 s: stopping" in server_log.read_text()
-    assert not list(serving.server_folder().glob("*.json"))  # its address went with it
+    # Its address went with it. (Only its own: a server killed by SIGKILL elsewhere on this
+    # machine leaves its file, which the next server of that key removes.)
+    addresses = [json.loads(f.read_text()) for f in serving.server_folder().glob("*.json")]
+    assert not [a for a in addresses if a["pid"] == pid]
     assert all(serving._lock_is_free(lock) for lock in serving.server_folder().glob("*.lock"))
 
 

@@ -176,7 +176,9 @@ def load_causal_lm(checkpoint: str | Path) -> LoadedModel:
             path, use_safetensors=True, trust_remote_code=False, output_loading_info=True
         )
     except ValueError as err:  # an architecture transformers has no causal-LM class for
-        raise ModelError(f"{path}: not a causal language model transformers can load without remote code: {err}")
+        raise ModelError(
+            f"{path}: not a causal language model transformers can load without remote code: {err}"
+        ) from None
     missing = sorted(loading["missing_keys"]) + sorted(str(k) for k in loading["mismatched_keys"])
     if missing:
         raise ModelError(
@@ -208,9 +210,11 @@ def verbaliser_ids(tokenizer, prompting: Prompting, prompt_end: str) -> list[lis
         whole = tokenizer(prompt_end + continuation_text(prompt_end, text), add_special_tokens=False)["input_ids"]
         # A merge across the boundary would change the prompt's own tokens: then take the
         # continuation's tokens alone.
-        own = whole[len(base) :] if whole[: len(base)] == base else tokenizer(
-            continuation_text(prompt_end, text), add_special_tokens=False
-        )["input_ids"]
+        own = (
+            whole[len(base) :]
+            if whole[: len(base)] == base
+            else tokenizer(continuation_text(prompt_end, text), add_special_tokens=False)["input_ids"]
+        )
         if not own:
             raise ModelError(f"config key causal.verbalisers.{label}: {text!r} has no tokens of its own")
         ids[label] = own
@@ -303,9 +307,7 @@ class PromptBuilder:
         end of the test example's table. (ids, whether it was cut)."""
         text, (start, stop) = self.text(premise, hypothesis)
         # A chat template writes its own special tokens into the text.
-        encoded = self.tokenizer(
-            text, add_special_tokens=not self.prompting.chat_template, return_offsets_mapping=True
-        )
+        encoded = self.tokenizer(text, add_special_tokens=not self.prompting.chat_template, return_offsets_mapping=True)
         ids, offsets = encoded["input_ids"], encoded["offset_mapping"]
         excess = len(ids) - max_tokens
         if excess <= 0:
@@ -385,8 +387,10 @@ def label_log_likelihoods(
                 cont_ids = fed.to(device).repeat(b, 1)  # row i * labels + j: prompt i, label j
                 cont_mask = fed_mask.to(device).repeat(b, 1)
                 full_mask = torch.cat([mask.repeat_interleave(labels, dim=0), cont_mask], dim=1)
-                cont_positions = positions[:, -1:].repeat_interleave(labels, dim=0) + 1 + torch.arange(
-                    cont_ids.shape[1], device=device
+                cont_positions = (
+                    positions[:, -1:].repeat_interleave(labels, dim=0)
+                    + 1
+                    + torch.arange(cont_ids.shape[1], device=device)
                 )
                 more = model(
                     input_ids=cont_ids, attention_mask=full_mask, position_ids=cont_positions, past_key_values=cache
@@ -416,7 +420,7 @@ def _whole_sequences(model, rows, continuations, pad_id: int, device: str):
     logits = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=False).logits
     logp = torch.log_softmax(logits.float(), dim=-1)
     scores = torch.zeros(len(sequences), dtype=torch.float32, device=device)
-    for i, seq in enumerate(sequences):
+    for i in range(len(sequences)):
         n = len(continuations[i % len(continuations)])
         # The token at position p is predicted at position p - 1.
         where = torch.arange(width - n - 1, width - 1, device=device)
@@ -459,7 +463,9 @@ def infer(
         features.append({"input_ids": ids})
         truncated += cut
     if truncated:
-        log.info("%d of %d prompts lost the end of their table to fit max_length=%d", truncated, len(records), max_length)
+        log.info(
+            "%d of %d prompts lost the end of their table to fit max_length=%d", truncated, len(records), max_length
+        )
     precision = resolve_precision(precision, loaded.device)
     model = loaded.weights_in(precision)
     pad_id = loaded.tokenizer.pad_token_id
@@ -527,9 +533,13 @@ def select_shots(examples: pa.Table, tables: pa.Table, k: int, seed: int) -> lis
     for i in range(k):
         label = LABELS[i % len(LABELS)]
         if not drawn[label]:
-            raise ModelError(f"config key causal.shots: train has only {len(pools[label])} {label} examples for {k} shots")
+            raise ModelError(
+                f"config key causal.shots: train has only {len(pools[label])} {label} examples for {k} shots"
+            )
         row = pools[label][drawn[label].pop(0)]
-        shots.append({"uid": row["uid"], "table": by_id[row["table_id"]], "hypothesis": row["hypothesis"], "label": label})
+        shots.append(
+            {"uid": row["uid"], "table": by_id[row["table_id"]], "hypothesis": row["hypothesis"], "label": label}
+        )
     return shots
 
 
@@ -538,4 +548,3 @@ def write_shots(shots: list[dict], path: str | Path) -> None:
 
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(shots, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-

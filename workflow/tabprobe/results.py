@@ -216,7 +216,10 @@ def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str
             stats = json.loads(Path(path).read_text())
             info = models.setdefault(
                 model,
-                {k: stats.get(k) for k in ("premise", "checkpoint", "meta", "fingerprint", "precision", "max_length", "causal")}
+                {
+                    k: stats.get(k)
+                    for k in ("premise", "checkpoint", "meta", "fingerprint", "precision", "max_length", "causal")
+                }
                 | {"truncated": 0, "examples": 0},
             )
             info["truncated"] += stats["truncated"]

@@ -196,7 +196,9 @@ def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) ->
     wanted = set(config.get("splits") or [])
     for name in probes:
         wanted.update(probe_splits(config, name))
-    if any(isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots") for m in models.values()):
+    if any(
+        isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots") for m in models.values()
+    ):
         wanted.add("train")  # a causal LM's k-shot examples come from train
     if (
         any(isinstance(m, dict) and "train" in m for m in models.values())

@@ -8,7 +8,6 @@ from ..results import Index
 from .blocks import Alert, Section, Stat, TableBlock
 from .inputs import RunInfo
 
-
 PROMPTED_MODELS_NOTE = (
     "A prompted causal LM is not fine-tuned: each example becomes a prompt (the table as rendered, the "
     "hypothesis, a question), and its probabilities over E / N / C are a softmax of the log-likelihoods "
@@ -30,7 +29,11 @@ def prompted_description(causal: dict) -> str:
     )
     priors = causal.get("calibrated_priors")
     if priors:
-        text += "; contextual calibration (content-free priors " + ", ".join(f"{k} {priors[k]:.2f}" for k in ("E", "N", "C")) + ")"
+        text += (
+            "; contextual calibration (content-free priors "
+            + ", ".join(f"{k} {priors[k]:.2f}" for k in ("E", "N", "C"))
+            + ")"
+        )
     return text
 
 
