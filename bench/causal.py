@@ -30,11 +30,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from inference import alpha1_originals, bf16_matmul_peak, sync  # bench/inference.py, beside this script
 
 from tabprobe import causal
-from tabprobe.infotabs import ingest_split, load_tables
 from tabprobe.models import plan_batches, resolve_base, resolve_precision
-from tabprobe.perturb import generate, select_examples
 from tabprobe.render import render
 from tabprobe.table import Table
 
@@ -73,24 +72,6 @@ def flops(config, tokens: np.ndarray) -> float:
     return float(np.sum(2 * per_token * tokens + 2 * h * layers * tokens * tokens))
 
 
-def sync(device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-def bf16_matmul_peak(device: str, size: int = 8192, repeats: int = 20) -> float:
-    a = torch.randn(size, size, device=device, dtype=torch.bfloat16)
-    b = torch.randn(size, size, device=device, dtype=torch.bfloat16)
-    for _ in range(3):
-        a @ b
-    sync(device)
-    start = time.perf_counter()
-    for _ in range(repeats):
-        a @ b
-    sync(device)
-    return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e12
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
@@ -109,11 +90,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     os.environ["TABPROBE_DEVICE"] = args.device
-    split = ingest_split(args.infotabs, "alpha1")
-    tables = load_tables(split.tables)
-    examples = select_examples(split.examples, args.examples, args.seed, "alpha1")
-    probe_examples, _ = generate("original", examples, tables, args.seed)
-    records = probe_examples.select(["table", "hypothesis"]).to_pylist()
+    records = alpha1_originals(args.infotabs, args.examples, args.seed).select(["table", "hypothesis"]).to_pylist()
 
     with tempfile.TemporaryDirectory() as scratch:
         loaded = causal.load_causal_lm(llama_checkpoint(Path(scratch), args.shape))

@@ -111,6 +111,18 @@ def pipeline_run(checkpoint, pairs, max_length, order, cut, device, **options) -
     return np.array([order.index(name_to_index[o["label"]]) for o in outputs]), seconds
 
 
+def alpha1_originals(infotabs: str, count: int, seed: int) -> pa.Table:
+    """`count` unperturbed alpha1 examples (probe `original`), in file order. More than alpha1 has
+    (9,000 on a GPU): alpha1 repeated, as a long probe set would be."""
+    split = ingest_split(infotabs, "alpha1")
+    tables = load_tables(split.tables)
+    pool = select_examples(split.examples, None, seed, "alpha1")
+    repeats = -(-count // pool.num_rows)
+    examples = pool if repeats == 1 else pa.concat_tables([pool] * repeats)
+    probe_examples, _ = generate("original", examples.slice(0, count), tables, seed)
+    return probe_examples
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
@@ -132,14 +144,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     os.environ["TABPROBE_DEVICE"] = args.device
-    split = ingest_split(args.infotabs, "alpha1")
-    tables = load_tables(split.tables)
-    pool = select_examples(split.examples, None, args.seed, "alpha1")
-    # More examples than alpha1 has (9,000 on a GPU): alpha1 repeated, as a long probe set would be.
-    repeats = -(-args.examples // pool.num_rows)
-    examples = pool if repeats == 1 else pa.concat_tables([pool] * repeats)
-    examples = examples.slice(0, args.examples)
-    probe_examples, _ = generate("original", examples, tables, args.seed)
+    probe_examples = alpha1_originals(args.infotabs, args.examples, args.seed)
     rendered = [
         (render(Table.from_arrow(r["table"]), args.premise), r["hypothesis"])
         for r in probe_examples.select(["table", "hypothesis"]).to_pylist()

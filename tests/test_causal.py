@@ -300,3 +300,22 @@ def test_shots_reach_the_job_through_its_shots_file(tmp_path, lm):
     )
     stats = json.loads((tmp_path / "s.json").read_text())
     assert stats["causal"]["shots"] == 1
+
+
+def test_a_verbaliser_with_a_token_the_tokenizer_does_not_know_is_a_config_error(tmp_path):
+    path = tiny_causal(tmp_path / "llama", "llama")
+    config = {
+        "models": {
+            "lm": {
+                "causal": {"checkpoint": str(path), "verbalisers": {"E": "§", "N": "neither", "C": "false"}},
+                "premise": "para",
+            }
+        },
+        "probes": {"original": {}},
+        "splits": ["alpha1"],
+    }
+    problems = semantic_problems(config)
+    assert any(
+        p.startswith("config key models.lm.causal.verbalisers: '§' contains a token this tokenizer does not know")
+        for p in problems
+    ), problems

@@ -323,6 +323,20 @@ class PromptBuilder:
         return [t for i, t in enumerate(ids) if i not in dropped], True
 
 
+def _left_padded(rows: Sequence[Sequence[int]], pad_id: int):
+    """(input ids, attention mask) of token rows padded on the left to the longest, so that every
+    row ends at the last position, where its next token is predicted."""
+    import torch
+
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
+        mask[i, width - len(row) :] = 1
+    return ids, mask
+
+
 def _positions(mask):
     """Position ids of left-padded rows: each prompt counts from 0 at its first real token."""
     return (mask.cumsum(-1) - 1).clamp(min=0)
@@ -365,12 +379,7 @@ def label_log_likelihoods(
             if not use_cache:
                 outputs.append(_whole_sequences(model, rows, continuations, pad_id, device))
                 continue
-            width = max(len(r) for r in rows)
-            ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-            mask = torch.zeros((len(rows), width), dtype=torch.long)
-            for i, row in enumerate(rows):
-                ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
-                mask[i, width - len(row) :] = 1
+            ids, mask = _left_padded(rows, pad_id)
             if on_gpu:
                 ids, mask = ids.pin_memory(), mask.pin_memory()
             ids, mask = ids.to(device, non_blocking=on_gpu), mask.to(device, non_blocking=on_gpu)
@@ -410,12 +419,8 @@ def _whole_sequences(model, rows, continuations, pad_id: int, device: str):
     import torch
 
     sequences = [list(row) + list(c) for row in rows for c in continuations]
-    width = max(len(s) for s in sequences)
-    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(sequences), width), dtype=torch.long)
-    for i, seq in enumerate(sequences):
-        ids[i, width - len(seq) :] = torch.tensor(seq, dtype=torch.long)
-        mask[i, width - len(seq) :] = 1
+    ids, mask = _left_padded(sequences, pad_id)
+    width = ids.shape[1]
     ids, mask = ids.to(device), mask.to(device)
     logits = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=False).logits
     logp = torch.log_softmax(logits.float(), dim=-1)
