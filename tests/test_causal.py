@@ -14,9 +14,10 @@ import pytest
 import torch
 from tiny_causal import tiny_causal
 
-from tabprobe import causal, models, schemas
+from tabprobe import causal, schemas
 from tabprobe.config.problems import semantic_problems
 from tabprobe.errors import ModelError
+from tabprobe.predict import load_model
 from tabprobe.render import render
 from tabprobe.table import Row, Table
 
@@ -28,7 +29,7 @@ LONG_VERBALISERS = {"E": "entailed", "N": "unknown", "C": "refuted"}
 def lm(request, tmp_path_factory):
     torch.set_num_threads(1)
     path = tiny_causal(tmp_path_factory.mktemp(request.param) / "ckpt", request.param)
-    return models.load_model(path, kind="causal")
+    return load_model(path, kind="causal")
 
 
 def table(n_rows=3, title="Ada Quill"):
@@ -166,7 +167,7 @@ def test_shots_precede_the_prompt_and_answer_with_their_verbaliser(lm):
 
 
 def test_the_chat_template_wraps_shots_as_turns(tmp_path):
-    lm = models.load_model(tiny_causal(tmp_path / "llama", "llama"), kind="causal")
+    lm = load_model(tiny_causal(tmp_path / "llama", "llama"), kind="causal")
     shots = [{"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "N"}]
     prompting = causal.Prompting.from_settings({"shots": shots, "chat_template": True})
     builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
@@ -179,7 +180,7 @@ def test_the_chat_template_wraps_shots_as_turns(tmp_path):
 
 
 def test_a_chat_template_the_tokenizer_lacks_is_a_config_error(tmp_path):
-    lm = models.load_model(tiny_causal(tmp_path / "gpt2", "gpt2"), kind="causal")
+    lm = load_model(tiny_causal(tmp_path / "gpt2", "gpt2"), kind="causal")
     with pytest.raises(ModelError, match="config key causal.chat_template: .* has no chat template"):
         causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({"chat_template": True}), "para")
 
@@ -222,7 +223,7 @@ def test_contextual_calibration_divides_by_the_content_free_priors(lm):
 
 def test_verbalisers_the_tokenizer_cannot_tell_apart_are_a_config_error(tmp_path):
     path = tiny_causal(tmp_path / "llama", "llama")
-    lm = models.load_model(path, kind="causal")
+    lm = load_model(path, kind="causal")
     # Characters the tiny tokenizer never saw both read as its unknown token.
     same = {"E": "§", "N": "neither", "C": "¤"}
     prompting = causal.Prompting.from_settings({"verbalisers": same})
@@ -270,7 +271,7 @@ def test_a_classifier_checkpoint_is_not_a_causal_lm(tmp_path):
     path = tiny_bert(tmp_path / "bert", head=True)
     (path / "tokenizer.json").exists() or pytest.skip("the MiniLM tokenizer saved no tokenizer.json")
     with pytest.raises(ModelError, match="not a causal language model"):
-        models.load_model(path, kind="causal")
+        load_model(path, kind="causal")
 
 
 def test_the_markdown_rendering_is_a_table_under_the_title():

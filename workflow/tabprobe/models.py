@@ -26,7 +26,7 @@ from tqdm import tqdm
 from . import LABELS, schemas
 from .encoding import collate, encode
 from .errors import ModelError, closest
-from .io import atomic_path, read_parquet, sha256_file
+from .io import atomic_path, sha256_file
 from .render import render
 from .table import Table
 
@@ -305,20 +305,6 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     return LoadedModel(model, tokenizer, order, fingerprint(path), device)
 
 
-MODEL_KINDS = ("classifier", "causal")
-
-
-def load_model(checkpoint: str | Path, label_map: Mapping[str, str] | None = None, kind: str = "classifier"):
-    """A checkpoint loaded for inference: a sequence classifier, or a causal language model."""
-    if kind == "causal":
-        from . import causal
-
-        return causal.load_causal_lm(checkpoint)
-    if kind != "classifier":
-        raise ValueError(f"unknown model kind {kind!r}; expected one of {MODEL_KINDS}")
-    return load_classifier(checkpoint, label_map)
-
-
 def half_dtype(precision: str):
     import torch
 
@@ -583,39 +569,6 @@ def predictions_table(
         },
         schema=schemas.PREDICTIONS,
     )
-
-
-def predict_file(
-    loaded: LoadedModel,
-    checkpoint: str | Path,
-    probe_path: str | Path,
-    shard_dir: str | Path | None,
-    gpu_batch_tokens: int | None = None,
-    **settings,
-) -> tuple[pa.Table, dict]:
-    """Predictions for one probe file and the statistics infer_nli records beside them; the same
-    for a job that loaded the model itself and for the model's server (tabprobe.serving).
-
-    On a GPU, batches are filled to `gpu_batch_tokens` padded tokens: a GPU needs big batches to
-    be busy, and a fixed number of examples per batch leaves it idle on short inputs. On a CPU,
-    which is busy at any batch size, `batch_size` examples."""
-    probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
-    start = time.monotonic()
-    batch_tokens = gpu_batch_tokens if loaded.device.startswith("cuda") else None
-    if loaded.kind == "causal":
-        from . import causal
-
-        table, stats = causal.infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
-    else:
-        table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
-    stats.update(
-        checkpoint=str(checkpoint),
-        premise=settings["premise"],
-        fingerprint=loaded.fingerprint,
-        meta=read_meta(checkpoint),
-        seconds=round(time.monotonic() - start, 2),
-    )
-    return table, stats
 
 
 class ShardStore:

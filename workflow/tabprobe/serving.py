@@ -66,7 +66,17 @@ START_TIMEOUT_SECONDS = 1800.0
 SWITCH = "TABPROBE_MODEL_SERVER"
 # What decides a server's answers besides the checkpoint: a server started by older code is not
 # used after an edit.
-CODE = ("serving.py", "models.py", "causal.py", "encoding.py", "render.py", "table.py", "schemas.py", "io.py")
+CODE = (
+    "serving.py",
+    "predict.py",
+    "models.py",
+    "causal.py",
+    "encoding.py",
+    "render.py",
+    "table.py",
+    "schemas.py",
+    "io.py",
+)
 _LENGTH = struct.Struct(">Q")
 STOPPED = "the model server stopped: "
 
@@ -176,7 +186,7 @@ def serve(
     request came for `idle_seconds`. The caller holds the server's lock for the whole call."""
     import torch
 
-    from . import models
+    from . import predict
     from .io import write_json
 
     token = secrets.token_hex(16)
@@ -184,7 +194,7 @@ def serve(
     try:
         # torch's intra-op threads per request: what one job had in its own process.
         torch.set_num_threads(max(1, threads))
-        loaded = models.load_model(checkpoint, label_map, kind)
+        loaded = predict.load_model(checkpoint, label_map, kind)
         write_json(
             {
                 "family": family,
@@ -221,7 +231,7 @@ def serve(
 
 def _answer(conn: socket.socket, loaded, checkpoint: str, token: str, threads: int, activity: _Activity) -> None:
     """Run one request and send its answer; a job killed meanwhile only loses its answer."""
-    from . import models, schemas
+    from . import predict, schemas
     from .io import parquet_bytes
 
     started = time.monotonic()
@@ -231,7 +241,7 @@ def _answer(conn: socket.socket, loaded, checkpoint: str, token: str, threads: i
                 request = json.loads(_receive(conn))
                 if request.get("token") != token:
                     raise ServerError("the request does not carry this server's token")
-                table, stats = models.predict_file(
+                table, stats = predict.predict_file(
                     loaded, checkpoint, request["probe"], request["shard_dir"], **request["settings"]
                 )
                 # The checkpoint as the job names it (relative to its run, as a job that loads the

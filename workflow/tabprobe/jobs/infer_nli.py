@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import models, schemas
+from .. import predict, schemas
 from ..io import atomic_path, write_json, write_parquet
 
 
@@ -69,8 +69,8 @@ def infer_nli(
         import torch
 
         torch.set_num_threads(max(1, threads))
-        loaded = models.load_model(checkpoint, label_map, kind)
-        table, stats = models.predict_file(loaded, checkpoint, probe_path, shards, **settings)
+        loaded = predict.load_model(checkpoint, label_map, kind)
+        table, stats = predict.predict_file(loaded, checkpoint, probe_path, shards, **settings)
         stats["threads"] = threads
         write_parquet(table, out, schemas.PREDICTIONS)
     write_json(stats, stats_out)
