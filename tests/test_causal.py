@@ -269,7 +269,6 @@ def test_a_classifier_checkpoint_is_not_a_causal_lm(tmp_path):
     from tiny_bert import tiny_bert
 
     path = tiny_bert(tmp_path / "bert", head=True)
-    (path / "tokenizer.json").exists() or pytest.skip("the MiniLM tokenizer saved no tokenizer.json")
     with pytest.raises(ModelError, match="not a causal language model"):
         load_model(path, kind="causal")
 

@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import LABELS
+from .encoding import collate
 from .errors import ModelError
 from .models import (
     LoadedModel,
@@ -323,20 +324,6 @@ class PromptBuilder:
         return [t for i, t in enumerate(ids) if i not in dropped], True
 
 
-def _left_padded(rows: Sequence[Sequence[int]], pad_id: int):
-    """(input ids, attention mask) of token rows padded on the left to the longest, so that every
-    row ends at the last position, where its next token is predicted."""
-    import torch
-
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
-        mask[i, width - len(row) :] = 1
-    return ids, mask
-
-
 def _positions(mask):
     """Position ids of left-padded rows: each prompt counts from 0 at its first real token."""
     return (mask.cumsum(-1) - 1).clamp(min=0)
@@ -379,10 +366,8 @@ def label_log_likelihoods(
             if not use_cache:
                 outputs.append(_whole_sequences(model, rows, continuations, pad_id, device))
                 continue
-            ids, mask = _left_padded(rows, pad_id)
-            if on_gpu:
-                ids, mask = ids.pin_memory(), mask.pin_memory()
-            ids, mask = ids.to(device, non_blocking=on_gpu), mask.to(device, non_blocking=on_gpu)
+            batch = collate([{"input_ids": row} for row in rows], pad_id, pin=on_gpu, left=True)
+            ids, mask = (batch[k].to(device, non_blocking=on_gpu) for k in ("input_ids", "attention_mask"))
             positions = _positions(mask)
             extra = {"logits_to_keep": 1} if keep_last else {}
             out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=longest > 1, **extra)
@@ -419,9 +404,9 @@ def _whole_sequences(model, rows, continuations, pad_id: int, device: str):
     import torch
 
     sequences = [list(row) + list(c) for row in rows for c in continuations]
-    ids, mask = _left_padded(sequences, pad_id)
+    batch = collate([{"input_ids": seq} for seq in sequences], pad_id, left=True)
+    ids, mask = batch["input_ids"].to(device), batch["attention_mask"].to(device)
     width = ids.shape[1]
-    ids, mask = ids.to(device), mask.to(device)
     logits = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=False).logits
     logp = torch.log_softmax(logits.float(), dim=-1)
     scores = torch.zeros(len(sequences), dtype=torch.float32, device=device)

@@ -88,9 +88,11 @@ def encode(
     return Encoded(features, truncated)
 
 
-def collate(features: Sequence[dict[str, list[int]]], pad_id: int, pin: bool = False):
+def collate(features: Sequence[dict[str, list[int]]], pad_id: int, pin: bool = False, left: bool = False):
     """Pad a batch to its longest member (dynamic padding) and return torch tensors; `pin` puts
-    them in page-locked memory, from which a copy to the GPU does not block the CPU."""
+    them in page-locked memory, from which a copy to the GPU does not block the CPU. `left` pads
+    before the tokens rather than after, so that every row ends at the last position (a causal
+    LM predicts the next token there)."""
     import torch
 
     width = max(len(f["input_ids"]) for f in features)
@@ -99,10 +101,11 @@ def collate(features: Sequence[dict[str, list[int]]], pad_id: int, pin: bool = F
     types = torch.zeros((len(features), width), dtype=torch.long) if "token_type_ids" in features[0] else None
     for row, f in enumerate(features):
         length = len(f["input_ids"])
-        ids[row, :length] = torch.tensor(f["input_ids"])
-        mask[row, :length] = 1
+        place = slice(width - length, width) if left else slice(0, length)
+        ids[row, place] = torch.tensor(f["input_ids"], dtype=torch.long)
+        mask[row, place] = 1
         if types is not None:
-            types[row, :length] = torch.tensor(f["token_type_ids"])
+            types[row, place] = torch.tensor(f["token_type_ids"], dtype=torch.long)
     batch = {"input_ids": ids, "attention_mask": mask}
     if types is not None:
         batch["token_type_ids"] = types
