@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -141,6 +142,26 @@ def test_a_server_that_cannot_load_its_model_ends_the_wait_with_its_reason(tmp_p
     assert result.returncode != 0 and time.monotonic() - started < 120
     assert "stopped before answering" in result.stderr and "lacks trained weights" in result.stderr
     assert not out.exists()
+    assert server_log.read_text().count(serving.STOPPED) == 1  # a failure with a reason is not retried
+
+
+def test_a_job_that_reaches_a_stopping_server_starts_a_new_one(tmp_path, checkpoint, probes):
+    """The moment an idle server stops: its address is removed, its lock not yet released. The
+    log holds an earlier run's failure, which is not this job's reason."""
+    server_log = tmp_path / "server.log"
+    server_log.write_text(f"{serving.STOPPED}an earlier run's failure\nno request for 30 s: stopping\n")
+    key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
+    held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+    assert held is not None
+    releasing = threading.Timer(1.0, os.close, args=(held,))
+    releasing.start()
+    body, stats = serving.ask(
+        str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS, server_log=str(server_log)
+    )
+    releasing.join()
+    assert stats["examples"] == 48
+    assert body == in_process(probes["original"], checkpoint, tmp_path / "alone.parquet").read_bytes()
+    assert server_log.read_text().count("loaded ") == 1
 
 
 def test_a_retrained_checkpoint_gets_a_new_server(tmp_path, probes):

@@ -27,7 +27,8 @@ Faults. A server killed mid-job closes the connection: the job fails, saying so,
 Nothing stale is ever used: on Linux the socket is in the abstract namespace, which vanishes with
 the process (elsewhere a file in a fresh private folder per server), an address file whose lock
 is free is removed before a new server starts, and a server that cannot load the model exits
-with the reason in its log, which the waiting job shows.
+with the reason in its log, which the waiting job shows. A job that reaches a server as it stops
+(idle: its address gone, its lock not yet released) starts a new one, once.
 
 Protocol, one request per connection: the job sends a length-prefixed JSON request; the server
 answers a length-prefixed JSON header, then (on success) the predictions as Parquet bytes,
@@ -83,6 +84,10 @@ STOPPED = "the model server stopped: "
 
 class ServerError(TabprobeError):
     """The model server could not start, ended before answering, or failed a request."""
+
+
+class _ServerGone(ServerError):
+    """The server stopped without an error of its own (idle, or killed) before it took this job."""
 
 
 def enabled() -> bool:
@@ -362,8 +367,15 @@ def _start_unless_running(
         os.close(fd)  # the server's inherited descriptor keeps the lock
 
 
-def _connect(folder: Path, key: str, identity: str, server_log: str | None, timeout: float):
-    """A connection to the live server of `key`, waiting while it loads its model."""
+def _log_size(folder: Path, key: str, server_log: str | None) -> int:
+    where = Path(server_log or folder / f"{key}.log")
+    return where.stat().st_size if where.exists() else 0
+
+
+def _connect(folder: Path, key: str, identity: str, server_log: str | None, timeout: float, log_from: int = 0):
+    """A connection to the live server of `key`, waiting while it loads its model. A server that
+    stops meanwhile raises ServerError with the reason it logged after byte `log_from` of its log,
+    or _ServerGone when it logged none."""
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
     deadline = time.monotonic() + timeout
     while True:
@@ -381,8 +393,14 @@ def _connect(folder: Path, key: str, identity: str, server_log: str | None, time
                 sock.close()
         if _lock_is_free(lock_path):
             where = Path(server_log or folder / f"{key}.log")
-            text = where.read_text(errors="replace") if where.exists() else ""
-            reason = text[text.rfind(STOPPED) + len(STOPPED) :] if STOPPED in text else text[-2000:]
+            text = ""
+            if where.exists():
+                with open(where, "rb") as logged:
+                    logged.seek(log_from)
+                    text = logged.read().decode(errors="replace")
+            if STOPPED not in text:
+                raise _ServerGone(f"the model server stopped before answering (its log: {where})")
+            reason = text[text.rfind(STOPPED) + len(STOPPED) :]
             raise ServerError(f"the model server stopped before answering (its log: {where}):\n{reason.strip()}")
         if time.monotonic() > deadline:
             raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {server_log})")
@@ -407,8 +425,19 @@ def ask(
     identity = checkpoint_identity(checkpoint)
     folder, key = server_folder(), server_key(identity, label_map, kind)
     idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
-    _start_unless_running(folder, key, checkpoint, label_map, threads, server_log, idle_seconds, kind)
-    sock, info = _connect(folder, key, identity, server_log, timeout)
+    for attempt in (1, 2):
+        log_from = _log_size(folder, key, server_log)
+        _start_unless_running(folder, key, checkpoint, label_map, threads, server_log, idle_seconds, kind)
+        try:
+            sock, info = _connect(folder, key, identity, server_log, timeout, log_from)
+            break
+        except _ServerGone:
+            # Most often an idle server that was stopping as this job came: it had removed its
+            # address but not yet released its lock. A new one is started once; a server that
+            # failed with a reason of its own is not (the reason is the job's error).
+            if attempt == 2:
+                raise
+            log.info("the model server stopped as this job reached it: starting a new one")
     with sock:
         request = {
             "token": info["token"],
