@@ -316,6 +316,20 @@ def test_a_verbaliser_with_a_token_the_tokenizer_does_not_know_is_a_config_error
     }
     problems = semantic_problems(config)
     assert any(
-        p.startswith("config key models.lm.causal.verbalisers: '§' contains a token this tokenizer does not know")
+        p.startswith("config key models.lm.causal.verbalisers.E: '§' contains a token this tokenizer does not know")
         for p in problems
+    ), problems
+
+
+def test_a_damaged_tokenizer_file_is_a_config_error_naming_the_checkpoint(tmp_path):
+    path = tiny_causal(tmp_path / "llama", "llama")
+    (path / "tokenizer.json").write_text('{"version": "1.0", "model": ')  # cut off mid-write
+    config = {
+        "models": {"lm": {"causal": {"checkpoint": str(path)}, "premise": "para"}},
+        "probes": {"original": {}},
+        "splits": ["alpha1"],
+    }
+    problems = semantic_problems(config)
+    assert any(
+        p.startswith("config key models.lm.causal.checkpoint: its tokenizer.json cannot be read") for p in problems
     ), problems

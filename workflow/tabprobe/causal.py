@@ -150,9 +150,10 @@ class _TokenizerFile:
         return {"input_ids": self.tokenizer.encode(text, add_special_tokens=add_special_tokens).ids}
 
 
-def verbaliser_problems(settings: Mapping) -> list[str]:
-    """Verbalisers the checkpoint's tokenizer cannot tell apart, found before any job runs (a
-    chat template's prompt ending is left to the job, which checks with the real prompt)."""
+def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
+    """(key path under `causal`, problem) for verbalisers the checkpoint's tokenizer cannot tell
+    apart, found before any job runs (a chat template's prompt ending is left to the job, which
+    checks with the real prompt)."""
     # The config's `shots` is a count; the shots themselves do not shape the prompt's end.
     prompting = Prompting.from_settings({k: v for k, v in settings.items() if k != "shots"})
     if prompting.chat_template:
@@ -160,10 +161,11 @@ def verbaliser_problems(settings: Mapping) -> list[str]:
     end = prompting.fill(CONTENT_FREE, CONTENT_FREE)[0][-32:]
     try:
         verbaliser_ids(_TokenizerFile(Path(settings["checkpoint"]) / "tokenizer.json"), prompting, end)
-    except ModelError as err:
-        return [str(err).split(": ", 1)[1]]
+    except ModelError as err:  # "config key causal.verbalisers[.<label>]: <problem>"
+        key, problem = str(err).removeprefix("config key causal.").split(": ", 1)
+        return [(key.split("."), problem)]
     except Exception as err:  # a tokenizer.json the tokenizers library cannot read
-        return [f"the checkpoint's tokenizer.json cannot be read ({type(err).__name__}: {err})"]
+        return [(["checkpoint"], f"its tokenizer.json cannot be read ({type(err).__name__}: {err})")]
     return []
 
 

@@ -83,7 +83,7 @@ def _causal_problems(name: str, causal: dict[str, Any]) -> list[tuple[list, str]
         except TabprobeError as err:
             return problems + [(["models", name, "causal", "checkpoint"], str(err))]
         if not problems:
-            problems += [(["models", name, "causal", "verbalisers"], p) for p in verbaliser_problems(causal)]
+            problems += [(["models", name, "causal", *key], p) for key, p in verbaliser_problems(causal)]
     return problems
 
 
