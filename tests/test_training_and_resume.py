@@ -3,6 +3,7 @@ slices and real (small) models."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import signal
@@ -16,7 +17,7 @@ import pytest
 import torch
 from tiny_bert import tiny_bert
 
-from tabprobe import schemas, stages
+from tabprobe import predict, schemas, stages
 from tabprobe.infotabs import ingest_split, load_tables
 from tabprobe.io import write_parquet
 from tabprobe.models import infer, load_classifier
@@ -144,6 +145,9 @@ def test_token_budget_batches_predict_as_fixed_batches_do_and_resume(shared_info
     resumed, resumed_stats = infer(probe_examples, loaded, "para", **run)
     assert 0 < resumed_stats["resumed_examples"] < 96
     assert resumed.equals(by_tokens)
+    # Jobs (infer_nli, score_variance) batch by the token budget on a GPU only.
+    assert predict.batch_tokens_on(loaded, 2048) is None and loaded.device == "cpu"
+    assert predict.batch_tokens_on(dataclasses.replace(loaded, device="cuda:0"), 2048) == 2048
 
 
 def _infer_command(probe_path, checkpoint, out, shard_size):

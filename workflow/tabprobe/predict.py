@@ -41,7 +41,7 @@ def predict_file(
     which is busy at any batch size, `batch_size` examples."""
     probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
     start = time.monotonic()
-    batch_tokens = gpu_batch_tokens if loaded.device.startswith("cuda") else None
+    batch_tokens = batch_tokens_on(loaded, gpu_batch_tokens)
     infer = causal.infer if loaded.kind == "causal" else models.infer
     table, stats = infer(probe_examples, loaded, shard_dir=shard_dir, batch_tokens=batch_tokens, **settings)
     stats.update(
@@ -52,3 +52,9 @@ def predict_file(
         seconds=round(time.monotonic() - start, 2),
     )
     return table, stats
+
+
+def batch_tokens_on(loaded: models.LoadedModel, gpu_batch_tokens: int | None) -> int | None:
+    """The padded tokens per batch on the model's device: `gpu_batch_tokens` on a GPU, none (then
+    `batch_size` examples) on a CPU."""
+    return gpu_batch_tokens if loaded.device.startswith("cuda") else None

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from .. import infotabs, models, schemas, scoring, variance
+from .. import infotabs, models, predict, schemas, scoring, variance
 from ..io import read_parquet, write_json, write_parquet
 
 log = logging.getLogger(__name__)
@@ -61,6 +61,7 @@ def score_variance(
                     model["max_length"],
                     model["precision"],
                     pair_order=model["pair_order"],
+                    batch_tokens=predict.batch_tokens_on(loaded, model["gpu_batch_tokens"]),
                 )
                 correct = (np.array(predictions["pred"].to_pylist(), dtype=object) == expected).astype(np.float64)
                 stat = scorer.stat(correct, np.ones(len(correct)))
