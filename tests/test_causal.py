@@ -333,3 +333,79 @@ def test_a_damaged_tokenizer_file_is_a_config_error_naming_the_checkpoint(tmp_pa
     assert any(
         p.startswith("config key models.lm.causal.checkpoint: its tokenizer.json cannot be read") for p in problems
     ), problems
+
+
+def test_a_checkpoint_saved_in_bf16_runs_in_the_precision_asked_for(tmp_path):
+    """Most released LMs are saved in bf16; precision fp32 (a CPU's auto) must still mean fp32."""
+    path = tiny_causal(tmp_path / "llama", "llama")
+    saved_fp32 = load_model(path, kind="causal")
+    saved_fp32.model.to(torch.bfloat16).save_pretrained(path)
+    lm = load_model(path, kind="causal")
+    assert lm.model.dtype == torch.float32 and lm.weights_in("bf16").dtype == torch.bfloat16
+    examples = probe_examples([table(2)], HYPOTHESES[:1])
+    predictions, stats = causal.infer(examples, lm, "para", {}, batch_size=1, max_length=256, precision="fp32")
+    assert stats["precision"] == "fp32"
+    # The bf16 weights, upcast exactly: fp32 arithmetic on them, not bf16's.
+    upcast = {name: p.to(torch.bfloat16).float() for name, p in saved_fp32.model.state_dict().items()}
+    assert all(torch.equal(p, upcast[name]) for name, p in lm.model.state_dict().items())
+
+
+def test_a_tokenizer_that_appends_an_eos_does_not_end_the_prompt_with_it(tmp_path):
+    from tokenizers import processors
+
+    path = tiny_causal(tmp_path / "llama", "llama")
+    plain, appending = load_model(path, kind="causal"), load_model(path, kind="causal")
+    bos, eos = appending.tokenizer.bos_token, appending.tokenizer.eos_token
+    appending.tokenizer._tokenizer.post_processor = processors.TemplateProcessing(
+        single=f"{bos} $A {eos}",
+        special_tokens=[(bos, appending.tokenizer.bos_token_id), (eos, appending.tokenizer.eos_token_id)],
+    )
+    assert appending.tokenizer("Answer")["input_ids"][-1] == appending.tokenizer.eos_token_id
+    builders = [
+        causal.PromptBuilder(m.tokenizer, causal.Prompting.from_settings({}), "para") for m in (plain, appending)
+    ]
+    encoded = [b.encode(render(table(2), "para"), HYPOTHESES[0], 1000)[0] for b in builders]
+    assert encoded[0] == encoded[1] and encoded[1][0] == plain.tokenizer.bos_token_id
+    assert appending.tokenizer.eos_token_id not in encoded[1]
+
+
+def test_a_chat_template_that_writes_the_date_gets_a_fixed_one(tmp_path):
+    lm = load_model(tiny_causal(tmp_path / "llama", "llama"), kind="causal")
+    own = lm.tokenizer.chat_template
+    # As Llama 3.x's templates write their system turn's date.
+    lm.tokenizer.chat_template = (
+        "{%- if not date_string is defined %}{%- set date_string = strftime_now('%d %b %Y') %}{%- endif %}"
+        "Today Date: {{ date_string }}\n" + own
+    )
+    prompting = causal.Prompting.from_settings({"chat_template": True})
+    text, _ = causal.PromptBuilder(lm.tokenizer, prompting, "para").text("The key of Ada are v.", "Ada is v.")
+    assert text.startswith(f"Today Date: {causal.CHAT_DATE}\n")
+    # A template that takes no date from outside would change its prompts every day.
+    lm.tokenizer.chat_template = "{{ strftime_now('%d %b %Y') }}" + own
+    with pytest.raises(ModelError, match=r"config key causal.chat_template: .*writes today's date"):
+        causal.PromptBuilder(lm.tokenizer, prompting, "para")
+
+
+def test_a_max_length_past_the_context_window_is_a_config_error(tmp_path):
+    path = tiny_causal(tmp_path / "gpt2", "gpt2")
+    window = json.loads((path / "config.json").read_text())["n_positions"]
+    config = {
+        "models": {"lm": {"causal": {"checkpoint": str(path)}, "premise": "para", "max_length": window + 1}},
+        "probes": {"original": {}},
+        "splits": ["alpha1"],
+    }
+    assert f"config key models.lm.max_length: {window + 1} tokens are more than this model's context window" in (
+        "\n".join(semantic_problems(config))
+    )
+    config["models"]["lm"]["max_length"] = window
+    assert not [p for p in semantic_problems(config) if "context window" in p]
+    # The job refuses it too (a config checked by an older version, or the library called directly).
+    lm = load_model(path, kind="causal")
+    with pytest.raises(ModelError, match="config key max_length: .* context window"):
+        causal.infer(probe_examples([table(2)], HYPOTHESES[:1]), lm, "para", {}, max_length=window + 1)
+
+
+def test_a_hypothesis_only_prompt_starts_with_its_question():
+    prompting = causal.Prompting.from_settings({})
+    text, (start, stop) = prompting.fill("", "T is v.")
+    assert text == "Question: T is v. True, false, or neither?\nAnswer:" and start == stop == 0

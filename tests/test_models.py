@@ -281,3 +281,14 @@ def test_auto_precision_picks_what_the_hardware_runs_fast(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
     assert resolve_precision("auto", "cuda:0") == "bf16"
     assert resolve_precision("fp32", "cuda") == "fp32" and resolve_precision("fp16", "cpu") == "fp16"
+
+
+def test_a_classifier_saved_in_half_precision_loads_in_fp32(tmp_path):
+    """transformers keeps a checkpoint's saved dtype; precision fp32 must still mean fp32 weights."""
+    path = tiny_bert(tmp_path / "ckpt", head=True)
+    saved = load_classifier(path).model
+    saved.to(torch.float16).save_pretrained(path)
+    loaded = load_classifier(path)
+    assert loaded.model.dtype == torch.float32 and loaded.weights_in("fp16").dtype == torch.float16
+    upcast = {name: p.to(torch.float16).float() for name, p in saved.state_dict().items()}
+    assert all(torch.equal(p, upcast[name]) for name, p in loaded.model.state_dict().items())

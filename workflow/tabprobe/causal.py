@@ -59,6 +59,8 @@ TEMPLATE_FIELDS = ("premise", "hypothesis", "question")
 CONTENT_FREE = "N/A"
 # Between two shots, and between the shots and the test prompt.
 SHOT_SEPARATOR = "\n\n"
+# The date a chat template that would write today's gets (Llama 3.1's own default date_string).
+CHAT_DATE = "26 Jul 2024"
 
 
 def template_problems(template: str) -> list[str]:
@@ -108,7 +110,11 @@ class Prompting:
         at = text.find(marker)
         if at < 0:  # a template without {premise}: a hypothesis-only prompt
             return text, (len(text), len(text))
-        return text.replace(marker, premise), (at, at + len(premise))
+        # An empty premise (the hypothesis_only rendering) leaves no blank line at the start.
+        filled = text.replace(marker, premise)
+        kept = filled.lstrip()
+        start = max(0, at - (len(filled) - len(kept)))
+        return kept.rstrip(), (start, start + len(premise))
 
 
 def check_checkpoint(checkpoint: str | Path) -> Path:
@@ -133,6 +139,40 @@ def check_checkpoint(checkpoint: str | Path) -> Path:
             "over-long table and nothing else; save one with tokenizer.save_pretrained(dir)"
         )
     return path
+
+
+# Where a model's config.json states the longest input it was trained for, by architecture.
+CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_sequence_length")
+
+
+def context_window(model_config: Mapping) -> tuple[int, str] | None:
+    """(tokens, config key) of the longest input the model was trained for, or None when its
+    config does not say."""
+    for key in CONTEXT_KEYS:
+        value = model_config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value, key
+    return None
+
+
+def context_problems(model_config: Mapping, max_length: int) -> list[str]:
+    """A max_length past the model's context window: a model with learned positions fails
+    there, and one with rotary positions gives numbers from positions it never saw."""
+    window = context_window(model_config)
+    if window is None or max_length <= window[0]:
+        return []
+    return [
+        f"{max_length} tokens are more than this model's context window ({window[0]} tokens, its config.json's "
+        f"{window[1]}); set max_length to at most {window[0]}"
+    ]
+
+
+def read_model_config(checkpoint: str | Path) -> dict:
+    path = require_base(str(checkpoint))
+    try:
+        return json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
 
 
 class _TokenizerFile:
@@ -160,7 +200,7 @@ def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
         return []
     end = prompting.fill(CONTENT_FREE, CONTENT_FREE)[0][-32:]
     try:
-        verbaliser_ids(_TokenizerFile(Path(settings["checkpoint"]) / "tokenizer.json"), prompting, end)
+        verbaliser_ids(_TokenizerFile(require_base(str(settings["checkpoint"])) / "tokenizer.json"), prompting, end)
     except ModelError as err:  # "config key causal.verbalisers[.<label>]: <problem>"
         key, problem = str(err).removeprefix("config key causal.").split(": ", 1)
         return [(key.split("."), problem)]
@@ -171,12 +211,15 @@ def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
 
 def load_causal_lm(checkpoint: str | Path) -> LoadedModel:
     """A local causal-LM checkpoint (safetensors only, never remote code) with a fast tokenizer."""
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     path = check_checkpoint(checkpoint)
     try:
+        # In fp32, although most released LMs are saved in bf16: `precision` decides the weights
+        # inference runs in (models.LoadedModel.weights_in), so fp32 on a CPU means fp32.
         model, loading = AutoModelForCausalLM.from_pretrained(
-            path, use_safetensors=True, trust_remote_code=False, output_loading_info=True
+            path, use_safetensors=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
         )
     except ValueError as err:  # an architecture transformers has no causal-LM class for
         raise ModelError(
@@ -240,7 +283,38 @@ def verbaliser_ids(tokenizer, prompting: Prompting, prompt_end: str) -> list[lis
 
 
 def _chat(tokenizer, messages: list[dict]) -> str:
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    # Llama 3.x's templates write today's date into the system turn unless given `date_string`:
+    # they get a fixed one, as the same config must give the same prompts on any day (and a run
+    # across midnight must not give `original` and a probe different prompts).
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, date_string=CHAT_DATE)
+
+
+def _check_chat_template(tokenizer) -> None:
+    template = getattr(tokenizer, "chat_template", None)
+    if not template:
+        raise ModelError(
+            "config key causal.chat_template: this checkpoint's tokenizer has no chat template; set it false"
+        )
+    if not isinstance(template, str):  # several named templates: transformers picks "default"
+        template = str(template)
+    if "strftime_now" in template and "date_string" not in template:
+        raise ModelError(
+            "config key causal.chat_template: this checkpoint's chat template writes today's date into every "
+            "prompt (strftime_now), so its numbers would change from day to day; set chat_template false, or "
+            "save the tokenizer with a chat template that takes the date as `date_string`"
+        )
+
+
+def _leading_special_ids(tokenizer) -> list[int]:
+    """The special tokens the tokenizer puts before a text (a BOS), without any it puts after it
+    (an EOS, from `add_eos_token`): a prompt must end in its own last token, which the
+    verbalisers' tokens follow."""
+    bare = tokenizer("Answer", add_special_tokens=False)["input_ids"]
+    whole = tokenizer("Answer")["input_ids"]
+    for start in range(len(whole) - len(bare) + 1):
+        if whole[start : start + len(bare)] == bare:
+            return whole[:start]
+    return []
 
 
 class PromptBuilder:
@@ -248,13 +322,13 @@ class PromptBuilder:
     tokenizer's chat template (each shot a user turn answered by its verbaliser)."""
 
     def __init__(self, tokenizer, prompting: Prompting, rendering: str, max_tokens: int | None = None):
-        if prompting.chat_template and not getattr(tokenizer, "chat_template", None):
-            raise ModelError(
-                "config key causal.chat_template: this checkpoint's tokenizer has no chat template; set it false"
-            )
+        if prompting.chat_template:
+            _check_chat_template(tokenizer)
         self.tokenizer = tokenizer
         self.prompting = prompting
         self.rendering = rendering
+        # A chat template writes its own special tokens into the text.
+        self.leading_ids = [] if prompting.chat_template else _leading_special_ids(tokenizer)
         self.shot_tables = [Table.from_arrow(shot["table"]) for shot in prompting.shots]
         self.shot_rows_dropped = 0
         self._fill_shots()
@@ -309,16 +383,17 @@ class PromptBuilder:
         """Token ids of a prompt, at most `max_tokens` long: over-long prompts lose tokens from the
         end of the test example's table. (ids, whether it was cut)."""
         text, (start, stop) = self.text(premise, hypothesis)
-        # A chat template writes its own special tokens into the text.
-        encoded = self.tokenizer(text, add_special_tokens=not self.prompting.chat_template, return_offsets_mapping=True)
-        ids, offsets = encoded["input_ids"], encoded["offset_mapping"]
+        encoded = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        ids = self.leading_ids + encoded["input_ids"]
+        offsets = [(0, 0)] * len(self.leading_ids) + encoded["offset_mapping"]
         excess = len(ids) - max_tokens
         if excess <= 0:
             return ids, False
         in_table = [i for i, (a, b) in enumerate(offsets) if b > a and a >= start and b <= stop]
         if len(in_table) < excess:
             raise ModelError(
-                f"config key max_length: {max_tokens} tokens do not hold this prompt even without its table "
+                f"config key max_length: {max_tokens} tokens (max_length less the longest verbaliser) do not hold "
+                "this prompt even without its table "
                 f"({len(ids) - len(in_table)} tokens of shots, question and hypothesis: {hypothesis!r}); raise "
                 "max_length or use fewer shots"
             )
@@ -444,6 +519,8 @@ def infer(
     """Predictions of a causal LM for every probe example (`schemas.PREDICTIONS`) and run
     statistics, as models.infer gives for a classifier. `prompt`: the config's `causal:` block
     (template, question, verbalisers, chat_template, calibrate) with the shots' examples."""
+    for problem in context_problems(loaded.model.config.to_dict(), max_length):
+        raise ModelError(f"config key max_length: {problem}")
     prompting = Prompting.from_settings(prompt)
     builder = PromptBuilder(loaded.tokenizer, prompting, premise, max_length)
     continuations = verbaliser_ids(loaded.tokenizer, prompting, builder.end)
@@ -464,7 +541,9 @@ def infer(
     pad_id = pad_id if pad_id is not None else (loaded.tokenizer.eos_token_id or 0)  # masked: any id does
     priors = None
     if prompting.calibrate:
-        ids, _ = builder.encode(CONTENT_FREE, CONTENT_FREE, room)
+        # Content-free, in the shape of every prompt: a hypothesis-only prompt has no premise.
+        free_premise = "" if premise == "hypothesis_only" else CONTENT_FREE
+        ids, _ = builder.encode(free_premise, CONTENT_FREE, room)
         free = label_log_likelihoods(model, [ids], [(0, 1)], continuations, pad_id, loaded.device)
         priors = probabilities(free)[0]
         log.info("contextual calibration: label priors E %.3f, N %.3f, C %.3f from a content-free prompt", *priors)

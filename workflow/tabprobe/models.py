@@ -116,6 +116,7 @@ def new_classifier(base: str, seed: int):
         label2id={v: k for k, v in NLI_ID2LABEL.items()},
         use_safetensors=True,
         trust_remote_code=False,
+        dtype=torch.float32,  # fp32 master weights, whatever the base was saved in
     )
     return model, AutoTokenizer.from_pretrained(base_path, trust_remote_code=False)
 
@@ -280,11 +281,14 @@ def pick_device() -> str:
 
 
 def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None = None) -> LoadedModel:
+    import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     path = require_base(str(checkpoint))
+    # In fp32 whatever the checkpoint was saved in (transformers keeps the saved dtype): the
+    # loaded model is the fp32 one, and `weights_in` casts copies for bf16 / fp16.
     model, loading = AutoModelForSequenceClassification.from_pretrained(
-        path, use_safetensors=True, trust_remote_code=False, output_loading_info=True
+        path, use_safetensors=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
     )
     # Weights the checkpoint lacks (an encoder saved without its head) or holds in another shape
     # are initialised at random by transformers, with only a warning: predictions from them

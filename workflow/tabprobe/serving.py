@@ -391,8 +391,8 @@ def _connect(folder: Path, key: str, identity: str, server_log: str | None, time
                 return sock, info
             except OSError:
                 sock.close()
+        where = Path(server_log or folder / f"{key}.log")
         if _lock_is_free(lock_path):
-            where = Path(server_log or folder / f"{key}.log")
             text = ""
             if where.exists():
                 with open(where, "rb") as logged:
@@ -403,7 +403,7 @@ def _connect(folder: Path, key: str, identity: str, server_log: str | None, time
             reason = text[text.rfind(STOPPED) + len(STOPPED) :]
             raise ServerError(f"the model server stopped before answering (its log: {where}):\n{reason.strip()}")
         if time.monotonic() > deadline:
-            raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {server_log})")
+            raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {where})")
         time.sleep(0.1)
 
 

@@ -18,6 +18,7 @@ from .settings import (
     curation_files,
     external_probes,
     inoculation_plan,
+    model_max_length,
     probe_limit,
     probe_splits,
     variance_plan,
@@ -68,11 +69,11 @@ def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
 MODEL_KINDS = ("checkpoint", "train", "init", "causal")
 
 
-def _causal_problems(name: str, causal: dict[str, Any]) -> list[tuple[list, str]]:
+def _causal_problems(name: str, causal: dict[str, Any], max_length: Any) -> list[tuple[list, str]]:
     """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
     fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
     library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
-    from ..causal import check_checkpoint, template_problems, verbaliser_problems
+    from ..causal import check_checkpoint, context_problems, read_model_config, template_problems, verbaliser_problems
 
     problems = []
     if isinstance(causal.get("template"), str):
@@ -84,17 +85,20 @@ def _causal_problems(name: str, causal: dict[str, Any]) -> list[tuple[list, str]
             return problems + [(["models", name, "causal", "checkpoint"], str(err))]
         if not problems:
             problems += [(["models", name, "causal", *key], p) for key, p in verbaliser_problems(causal)]
+        if isinstance(max_length, int):
+            model_config = read_model_config(causal["checkpoint"])
+            problems += [(["models", name, "max_length"], p) for p in context_problems(model_config, max_length)]
     return problems
 
 
-def _model_problems(name: str, model: dict[str, Any]) -> list[tuple[list, str]]:
+def _model_problems(name: str, model: dict[str, Any], max_length: Any = None) -> list[tuple[list, str]]:
     """(key path, problem) for a user's checkpoint, or the base of a trained or initialised
     model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
     imported), rather than after the upstream jobs ran."""
     from ..models import checkpoint_labels, label_order, require_base
 
     if isinstance(model.get("causal"), dict):
-        return _causal_problems(name, model["causal"])
+        return _causal_problems(name, model["causal"], max_length)
     problems = []
     for key in ("train", "init"):
         if isinstance(model.get(key), dict) and isinstance(model[key].get("base"), str):
@@ -170,7 +174,10 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 "(a causal language model, prompted)"
             )
         elif isinstance(model, dict):
-            problems += [f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model)]
+            max_length = model_max_length(config, model) if "max_length" in model else None
+            problems += [
+                f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model, max_length)
+            ]
     problems += _inoculation_problems(config, probes, models)
     problems += _variance_problems(config, models)
     root = config.get("infotabs_dir")
