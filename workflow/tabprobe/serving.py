@@ -325,7 +325,7 @@ def _start_unless_running(
     checkpoint: str,
     label_map,
     threads: int,
-    server_log: str | None,
+    log_file: Path,
     idle_seconds: float,
     kind: str = "classifier",
 ) -> None:
@@ -335,7 +335,6 @@ def _start_unless_running(
         return  # a server of this key lives (or is starting)
     try:
         address_file.unlink(missing_ok=True)  # left by a server that died
-        log_file = Path(server_log) if server_log else folder / f"{key}.log"
         log_file.parent.mkdir(parents=True, exist_ok=True)
         library = str(Path(__file__).resolve().parents[1])
         env = dict(
@@ -367,15 +366,10 @@ def _start_unless_running(
         os.close(fd)  # the server's inherited descriptor keeps the lock
 
 
-def _log_size(folder: Path, key: str, server_log: str | None) -> int:
-    where = Path(server_log or folder / f"{key}.log")
-    return where.stat().st_size if where.exists() else 0
-
-
-def _connect(folder: Path, key: str, identity: str, server_log: str | None, timeout: float, log_from: int = 0):
+def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: float, log_from: int = 0):
     """A connection to the live server of `key`, waiting while it loads its model. A server that
-    stops meanwhile raises ServerError with the reason it logged after byte `log_from` of its log,
-    or _ServerGone when it logged none."""
+    stops meanwhile raises ServerError with the reason it logged after byte `log_from` of
+    `log_file`, or _ServerGone when it logged none."""
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
     deadline = time.monotonic() + timeout
     while True:
@@ -391,19 +385,18 @@ def _connect(folder: Path, key: str, identity: str, server_log: str | None, time
                 return sock, info
             except OSError:
                 sock.close()
-        where = Path(server_log or folder / f"{key}.log")
         if _lock_is_free(lock_path):
             text = ""
-            if where.exists():
-                with open(where, "rb") as logged:
+            if log_file.exists():
+                with open(log_file, "rb") as logged:
                     logged.seek(log_from)
                     text = logged.read().decode(errors="replace")
             if STOPPED not in text:
-                raise _ServerGone(f"the model server stopped before answering (its log: {where})")
+                raise _ServerGone(f"the model server stopped before answering (its log: {log_file})")
             reason = text[text.rfind(STOPPED) + len(STOPPED) :]
-            raise ServerError(f"the model server stopped before answering (its log: {where}):\n{reason.strip()}")
+            raise ServerError(f"the model server stopped before answering (its log: {log_file}):\n{reason.strip()}")
         if time.monotonic() > deadline:
-            raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {where})")
+            raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {log_file})")
         time.sleep(0.1)
 
 
@@ -425,11 +418,12 @@ def ask(
     identity = checkpoint_identity(checkpoint)
     folder, key = server_folder(), server_key(identity, label_map, kind)
     idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
+    log_file = Path(server_log) if server_log else folder / f"{key}.log"
     for attempt in (1, 2):
-        log_from = _log_size(folder, key, server_log)
-        _start_unless_running(folder, key, checkpoint, label_map, threads, server_log, idle_seconds, kind)
+        log_from = log_file.stat().st_size if log_file.exists() else 0
+        _start_unless_running(folder, key, checkpoint, label_map, threads, log_file, idle_seconds, kind)
         try:
-            sock, info = _connect(folder, key, identity, server_log, timeout, log_from)
+            sock, info = _connect(folder, key, identity, log_file, timeout, log_from)
             break
         except _ServerGone:
             # Most often an idle server that was stopping as this job came: it had removed its
@@ -447,7 +441,7 @@ def ask(
             "settings": settings,
         }
         _send(sock, json.dumps(request).encode())
-        log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], server_log)
+        log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], log_file)
         try:
             header = json.loads(_receive(sock))
             body = _receive(sock) if header.get("ok") else b""
