@@ -39,6 +39,7 @@ from .models import (
     fingerprint,
     pick_device,
     predictions_table,
+    read_config,
     require_base,
     resolve_precision,
     run_in_blocks,
@@ -121,13 +122,7 @@ def check_checkpoint(checkpoint: str | Path) -> Path:
     """The folder of a causal-LM checkpoint the jobs would accept as far as its files go:
     safetensors weights, a config.json and a fast tokenizer (tokenizer.json). Nothing is loaded."""
     path = require_base(str(checkpoint))
-    try:
-        settings = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"{path}: no config.json; model.save_pretrained(dir) writes it") from None
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise ModelError(f"{path}/config.json: cannot be read as JSON ({err})") from None
-    architectures = settings.get("architectures") if isinstance(settings, dict) else None
+    architectures = read_config(path).get("architectures")
     if architectures and not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures):
         raise ModelError(
             f"{path}: not a causal language model (its config.json names {', '.join(architectures)}); "
@@ -167,14 +162,6 @@ def context_problems(model_config: Mapping, max_length: int) -> list[str]:
     ]
 
 
-def read_model_config(checkpoint: str | Path) -> dict:
-    path = require_base(str(checkpoint))
-    try:
-        return json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-
-
 class _TokenizerFile:
     """The checkpoint's tokenizer.json through the tokenizers library, called like a transformers
     tokenizer for what `verbaliser_ids` needs: a config check without importing transformers."""
@@ -198,9 +185,9 @@ def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
     prompting = Prompting.from_settings({k: v for k, v in settings.items() if k != "shots"})
     if prompting.chat_template:
         return []
-    end = prompting.fill(CONTENT_FREE, CONTENT_FREE)[0][-32:]
     try:
-        verbaliser_ids(_TokenizerFile(require_base(str(settings["checkpoint"])) / "tokenizer.json"), prompting, end)
+        tokenizer = _TokenizerFile(require_base(str(settings["checkpoint"])) / "tokenizer.json")
+        verbaliser_ids(tokenizer, prompting, PromptBuilder(tokenizer, prompting, "para").end)
     except ModelError as err:  # "config key causal.verbalisers[.<label>]: <problem>"
         key, problem = str(err).removeprefix("config key causal.").split(": ", 1)
         return [(key.split("."), problem)]

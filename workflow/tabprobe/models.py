@@ -194,11 +194,8 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
     return [by_label[lab] for lab in LABELS]
 
 
-def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
-    """The id2label of a checkpoint that load_classifier would accept as far as its files go
-    (a folder with safetensors weights, a tokenizer and a config.json), read from config.json alone: nothing
-    is unpickled or imported, so a bad checkpoint can stop the run before any job."""
-    path = require_base(str(checkpoint))
+def read_config(path: Path) -> dict:
+    """A checkpoint folder's config.json, read as JSON alone (nothing imported or unpickled)."""
     config_file = path / "config.json"
     try:
         settings = json.loads(config_file.read_text(encoding="utf-8"))
@@ -215,6 +212,15 @@ def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
         raise ModelError(
             f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)"
         )
+    return settings
+
+
+def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
+    """The id2label of a checkpoint that load_classifier would accept as far as its files go
+    (a folder with safetensors weights, a tokenizer and a config.json), read from config.json alone: nothing
+    is unpickled or imported, so a bad checkpoint can stop the run before any job."""
+    path = require_base(str(checkpoint))
+    settings = read_config(path)
     id2label = settings.get("id2label")
     try:
         # As transformers reads it: no id2label means LABEL_0 ... LABEL_{num_labels - 1} (2 by default).
@@ -222,7 +228,7 @@ def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
         return {int(i): str(name) for i, name in id2label.items()}
     except (AttributeError, TypeError, ValueError):
         raise ModelError(
-            f"{config_file}: id2label {id2label!r} is not a map of output indices to label names; "
+            f"{path / 'config.json'}: id2label {id2label!r} is not a map of output indices to label names; "
             "save the checkpoint again with model.save_pretrained(dir)"
         ) from None
 

@@ -73,21 +73,21 @@ def _causal_problems(name: str, causal: dict[str, Any], max_length: Any) -> list
     """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
     fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
     library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
-    from ..causal import check_checkpoint, context_problems, read_model_config, template_problems, verbaliser_problems
+    from ..causal import check_checkpoint, context_problems, template_problems, verbaliser_problems
+    from ..models import read_config
 
     problems = []
     if isinstance(causal.get("template"), str):
         problems += [(["models", name, "causal", "template"], p) for p in template_problems(causal["template"])]
     if isinstance(causal.get("checkpoint"), str):
         try:
-            check_checkpoint(causal["checkpoint"])
+            path = check_checkpoint(causal["checkpoint"])
         except TabprobeError as err:
             return problems + [(["models", name, "causal", "checkpoint"], str(err))]
         if not problems:
             problems += [(["models", name, "causal", *key], p) for key, p in verbaliser_problems(causal)]
         if isinstance(max_length, int):
-            model_config = read_model_config(causal["checkpoint"])
-            problems += [(["models", name, "max_length"], p) for p in context_problems(model_config, max_length)]
+            problems += [(["models", name, "max_length"], p) for p in context_problems(read_config(path), max_length)]
     return problems
 
 
