@@ -82,9 +82,8 @@ rule infer_nli:
         "logs/infer_nli/{model}/{probe}/{split}.log",
     benchmark:
         "benchmarks/infer_nli/{model}/{probe}/{split}.tsv"
-    # A server killed mid-job fails it; the retry starts a new server and resumes the job from
-    # its saved blocks.
-    retries: 1
+    # No retries: a server killed mid-job is replaced by the job itself, which resumes from its
+    # saved blocks (tabprobe.serving.ask); a retry would only repeat an error that cannot go away.
     conda:
         "../envs/tabprobe.yaml"
     # One torch thread per job: a run has dozens of short inference jobs, and two one-thread

@@ -292,8 +292,77 @@ def missing_split_file(env, tmp) -> Run:
     )
 
 
+def a_key_given_twice(env, tmp) -> Run:
+    """Two `probes:` blocks: YAML keeps the last, and the first block's probes would vanish."""
+    config = base_config(env)
+    text = yaml.safe_dump(config, sort_keys=False) + "probes:\n  row_deletion: {}\n"
+    path = tmp / "bad.yaml"
+    path.write_text(text)
+    first, second = line_of(path, "probes:"), line_of(path, "probes:", after="scoring:")
+    return Run(
+        path,
+        [
+            rf"{path}:{second}: config key probes: given twice in one block \(lines {first} and {second}\); YAML keeps "
+            rf"only the last, so what line {first} sets would be dropped without a word: merge the two into one"
+        ],
+    )
+
+
+def an_option_the_probe_does_not_take(env, tmp) -> Run:
+    config = base_config(
+        env, probes={"original": {}, "num_distractor_rows": {"row": 5}, "num_comparative": {"range": [9, 3]}}
+    )
+    path = write_config(tmp / "bad.yaml", config)
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'row: 5')}: config key probes\.num_distractor_rows\.row: num_distractor_rows takes "
+            r"no option 'row'\. Did you mean 'rows'\? Its options: rows",
+            rf"{path}:\d+: config key probes\.num_comparative\.range: \[9, 3\] is not \[low, high\] with low < high",
+        ],
+    )
+
+
+def a_list_given_as_a_word_on_the_command_line(env, tmp) -> Run:
+    path = write_config(tmp / "good.yaml", base_config(env))
+    return Run(
+        path,
+        [
+            r"--config: config key splits: 'alpha1' is not of type 'array'; write a list in brackets, in a file "
+            r"`splits: \[alpha1\]`, on the command line `--config 'splits=\[alpha1\]'`"
+        ],
+        ["--config", "splits=alpha1"],
+    )
+
+
+def curation_lines_that_can_never_apply(env, tmp) -> Run:
+    """A uid without its split and one past the split's last line: named with the config, file and
+    line, instead of counted as stale in a job's log."""
+    curated = tmp / "negation_flip.curation.tsv"
+    curated.write_text(
+        "uid\tdecision\tlabel\thypothesis\n"
+        "12/negation_flip\taccept\t\tAda was not born.\n"
+        "alpha1:999999/negation_flip\treject\t\tAda was not born.\n"
+    )
+    config = base_config(env, probes={"original": {}, "negation_flip": {"curation": str(curated)}})
+    path = write_config(tmp / "bad.yaml", config)
+    return Run(
+        path,
+        [
+            rf"{path}:{line_of(path, 'curation:')}: config key probes\.negation_flip\.curation: {curated}:2: uid "
+            r"'12/negation_flip' names no example: a uid starts with <split>:<line>",
+            rf"config key probes\.negation_flip\.curation: {curated}:3: uid alpha1:999999/negation_flip: alpha1 has no "
+            r"example on line 999999 \(its examples are on lines 2-\d+\); remove the line",
+        ],
+    )
+
+
 FRESH_CASES = [
     malformed_yaml,
+    a_key_given_twice,
+    an_option_the_probe_does_not_take,
+    a_list_given_as_a_word_on_the_command_line,
+    curation_lines_that_can_never_apply,
     wrong_types_and_keys,
     unknown_probe_in_config,
     unknown_model_references,
@@ -331,8 +400,9 @@ def target(path: str) -> Callable:
     return make
 
 
-def with_model(build: Callable, labels: dict | None = None) -> Callable:
-    """The finished run's config with a second model whose checkpoint `build` makes."""
+def with_model(build: Callable, labels: dict | None = None, max_length: int | None = 64) -> Callable:
+    """The finished run's config with a second model whose checkpoint `build` makes (max_length
+    None: left out, the schema's default)."""
 
     def make(env, finished, tmp) -> Run:
         config = json.loads(json.dumps(finished["config"]))
@@ -340,6 +410,7 @@ def with_model(build: Callable, labels: dict | None = None) -> Callable:
             "checkpoint": str(build(tmp / "ckpt2")),
             "premise": "para",
             **({"labels": labels} if labels else {}),
+            **({"max_length": max_length} if max_length else {}),
         }
         return Run(write_config(tmp / "run.yaml", config), [])
 
@@ -354,6 +425,14 @@ def without(path: Path, *names: str) -> Path:
 
 def no_weights(path: Path) -> Path:
     return without(tiny_checkpoint(path), "model.safetensors")
+
+
+def cut_short(path: Path) -> Path:
+    """The checkpoint with its weights file cut at two thirds, as a full disk or a broken copy leaves it."""
+    weights = path / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) * 2 // 3])
+    return path
 
 
 FINISHED_CASES = {
@@ -424,6 +503,28 @@ FINISHED_CASES = {
             r"tabprobe error \(full log: logs/infer_nli/tiny2/original/alpha1\.log\)",
         ],
     ),
+    "checkpoint_weights_cut_short": (
+        with_model(lambda p: cut_short(tiny_checkpoint(p))),
+        [
+            r"config key models\.tiny2\.checkpoint: .*ckpt2/model\.safetensors: cut short: its header describes \d+ "
+            r"bytes of tensors and header, the file holds \d+; copy or save the checkpoint again"
+        ],
+    ),
+    "checkpoint_path_naming_a_file": (
+        with_model(lambda p: tiny_checkpoint(p) / "config.json"),
+        [
+            r"config key models\.tiny2\.checkpoint: .*ckpt2/config\.json: is a file \(config\.json\), not a "
+            r"checkpoint folder; give the folder that holds it: .*ckpt2"
+        ],
+    ),
+    # The model block leaves max_length out: the schema's 512, past the checkpoint's 128 positions.
+    "classifier_max_length_past_its_positions": (
+        with_model(tiny_checkpoint, max_length=None),
+        [
+            r"config key models\.tiny2\.max_length: 512 tokens are more than this model's context window \(128 "
+            r"tokens, its config\.json's max_position_embeddings\); set max_length to at most 128"
+        ],
+    ),
     "labels_that_do_not_map_onto_ENC": (
         with_model(lambda p: tiny_checkpoint(p, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})),
         [
@@ -470,6 +571,7 @@ def test_bad_input_added_to_a_finished_run_stops_and_changes_nothing(env, finish
     assert result.returncode != 0, output[-3000:]
     for pattern in expect + run.expect:
         assert re.search(pattern, output), f"{pattern!r} not in:\n{output[-4000:]}"
+    assert "Trying to restart" not in output, "a job was retried for an error that cannot go away"
     assert snapshot(finished["dir"]) == before, "the failed run changed or added files"
     assert sorted(env["tmp"].iterdir()) == around and not list(env["tmp"].rglob("escaped")), "a file outside the run"
 

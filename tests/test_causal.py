@@ -409,3 +409,25 @@ def test_a_hypothesis_only_prompt_starts_with_its_question():
     prompting = causal.Prompting.from_settings({})
     text, (start, stop) = prompting.fill("", "T is v.")
     assert text == "Question: T is v. True, false, or neither?\nAnswer:" and start == stop == 0
+
+
+def test_a_verbaliser_key_other_than_ENC_is_named_once_and_the_tokenizer_is_not_blamed(tmp_path):
+    """`X` for `C`: the schema names the stray and the missing key; the tokenizer, which reads
+    fine, is not said to be unreadable (it once was, from a KeyError on the missing label)."""
+    from tabprobe.config import SCHEMA, ConfigError, check, load_files
+
+    path = tiny_causal(tmp_path / "llama", "llama")
+    config = load_files([Path(__file__).resolve().parents[1] / "config.yaml"])
+    config["models"] = {
+        "lm": {
+            "causal": {"checkpoint": str(path), "verbalisers": {"E": "true", "N": "neither", "X": "false"}},
+            "premise": "para",
+        }
+    }
+    config["inoculation"] = config["controlled_variance"] = None
+    with pytest.raises(ConfigError) as raised:
+        check(config, SCHEMA)
+    message = str(raised.value)
+    assert "config key models.lm.causal.verbalisers: unknown key(s) 'X'" in message, message
+    assert "'C' is a required property" in message, message
+    assert "tokenizer" not in message, message

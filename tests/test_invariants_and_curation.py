@@ -343,3 +343,25 @@ def test_the_review_tsv_round_trips_through_read_decisions(monkeypatch, tmp_path
     )
     assert "</script><script>" not in page.split('id="curation-data"')[1].split("</script>")[0]
     assert '"filename": "flip.dev.curation.tsv"' in page
+
+
+def test_decisions_that_can_never_apply_are_named_with_their_file_and_line():
+    """A uid without its split, of a split the probe does not run on, or of no example there: said
+    with the config (before any job), not counted as stale in a job's log."""
+    decisions = {
+        uid: curation.Decision(uid, "h", "accept", None, f"c.tsv:{line}")
+        for line, uid in enumerate(["999/flip", "alpha2:4/flip", "alpha1:999999/flip", "alpha1:3/flip"], start=2)
+    }
+    problems = curation.uid_problems(decisions, ["alpha1"], lambda split: {2, 3, 4} if split == "alpha1" else None)
+    assert problems == [
+        "c.tsv:2: uid '999/flip' names no example: a uid starts with <split>:<line> (a split of train, dev, alpha1, "
+        "alpha2, alpha3), as `tabprobe curate` writes it",
+        "c.tsv:3: uid alpha2:4/flip is of alpha2, where this probe does not run (alpha1): remove the line, or add "
+        "the split to the probe's `splits:`",
+        "c.tsv:4: uid alpha1:999999/flip: alpha1 has no example on line 999999 (its examples are on lines 2-4); "
+        "remove the line, or curate the data it was made on",
+    ]
+    # Without the data at hand (a download still to come) the lines are not checked.
+    assert (
+        curation.uid_problems({"alpha1:999999/flip": decisions["alpha1:999999/flip"]}, ["alpha1"], lambda s: None) == []
+    )

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -108,7 +109,7 @@ def test_jobs_share_one_server_and_write_the_bytes_of_jobs_that_load_the_model(t
         assert "sent " in job_log and "inference: " in job_log and "import torch" not in job_log
 
 
-def test_a_server_killed_mid_job_fails_it_and_the_retry_resumes_to_the_same_bytes(tmp_path, checkpoint, probes):
+def test_a_server_killed_mid_job_is_replaced_by_the_job_which_resumes_to_the_same_bytes(tmp_path, checkpoint, probes):
     probe = probes["row_deletion"]
     uninterrupted = in_process(probe, checkpoint, tmp_path / "alone.parquet")
     server_log, out = tmp_path / "server.log", tmp_path / "served" / "pred.parquet"
@@ -118,12 +119,14 @@ def test_a_server_killed_mid_job_fails_it_and_the_retry_resumes_to_the_same_byte
     while time.monotonic() < deadline and len(list(shards.glob("block-*.npy"))) < 2:
         time.sleep(0.02)
     killed = server_pid(server_log)
+    saved_when_killed = len(list(shards.glob("block-*.npy")))
     os.kill(killed, signal.SIGKILL)
-    _, stderr = job.communicate(timeout=120)
-    assert job.returncode != 0 and "ended before answering" in stderr, stderr[-2000:]
-    assert not out.exists() and 2 <= len(list(shards.glob("block-*.npy"))) < 15
-    # The retry: its server lock is free again, so it starts a new server and resumes its blocks.
-    subprocess.run(served_job(probe, checkpoint, out, server_log), check=True, timeout=600)
+    _, stderr = job.communicate(timeout=600)
+    # The same job (no retry by Snakemake): it saw the server end, started a new one, resumed.
+    assert job.returncode == 0, stderr[-2000:]
+    assert 2 <= saved_when_killed < 15
+    job_log = Path(str(out) + ".log").read_text()
+    assert f"the model server ended mid-answer (pid {killed}; " in job_log and "starting a new one" in job_log
     assert server_pid(server_log) == killed  # the first "serving" line; the new server logged its own
     assert server_log.read_text().count("serving ") == 2
     assert out.read_bytes() == uninterrupted.read_bytes()
@@ -223,3 +226,36 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0].lower()
     except (OSError, IndexError):
         return "zombie"
+
+
+def test_a_servers_folder_someone_else_could_enter_is_refused(tmp_path, checkpoint, probes):
+    """On a shared machine another user could make the folder first (world-writable, or their
+    own), hold a server's lock and answer this user's jobs: the job refuses such a folder, saying
+    how to fix it, before it reads or writes anything there."""
+    folder = Path(serving.tempfile.gettempdir()) / f"tabprobe-servers-{os.getuid()}"
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o777)  # what a stranger's `mkdir -m 777` leaves
+    with pytest.raises(ServerError, match=rf"{folder}: .* is open to others \(mode 777\).*chmod 700 {folder}"):
+        serving.ask(str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS)
+    assert list(folder.iterdir()) == []
+    folder.chmod(0o700)
+    if os.geteuid() != 0:
+        pytest.skip("giving the folder to another user needs root (the open-folder case above ran)")
+    os.chown(folder, 65534, 65534)  # nobody's
+    try:
+        with pytest.raises(ServerError, match=rf"{folder}: .* belongs to user id 65534, not to you.*rm -r {folder}"):
+            serving.ask(str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS)
+        assert list(folder.iterdir()) == []
+    finally:
+        os.chown(folder, os.getuid(), os.getgid())  # for the fixture that stops this test's servers
+
+
+def test_the_servers_address_and_token_are_readable_by_their_owner_alone(tmp_path, checkpoint, probes):
+    server_log = tmp_path / "server.log"
+    subprocess.run(served_job(probes["original"], checkpoint, tmp_path / "a.parquet", server_log), check=True)
+    folder = serving.server_folder()
+    (address,) = folder.glob("*.json")  # the live (idle) server's
+    assert "token" in json.loads(address.read_text())
+    assert stat.S_IMODE(address.stat().st_mode) == 0o600
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(lock.stat().st_mode) == 0o600 for lock in folder.glob("*.lock"))

@@ -36,6 +36,7 @@ from .encoding import collate
 from .errors import ModelError
 from .models import (
     LoadedModel,
+    context_problems,
     fingerprint,
     pick_device,
     predictions_table,
@@ -136,32 +137,6 @@ def check_checkpoint(checkpoint: str | Path) -> Path:
     return path
 
 
-# Where a model's config.json states the longest input it was trained for, by architecture.
-CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_sequence_length")
-
-
-def context_window(model_config: Mapping) -> tuple[int, str] | None:
-    """(tokens, config key) of the longest input the model was trained for, or None when its
-    config does not say."""
-    for key in CONTEXT_KEYS:
-        value = model_config.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value, key
-    return None
-
-
-def context_problems(model_config: Mapping, max_length: int) -> list[str]:
-    """A max_length past the model's context window: a model with learned positions fails
-    there, and one with rotary positions gives numbers from positions it never saw."""
-    window = context_window(model_config)
-    if window is None or max_length <= window[0]:
-        return []
-    return [
-        f"{max_length} tokens are more than this model's context window ({window[0]} tokens, its config.json's "
-        f"{window[1]}); set max_length to at most {window[0]}"
-    ]
-
-
 class _TokenizerFile:
     """The checkpoint's tokenizer.json through the tokenizers library, called like a transformers
     tokenizer for what `verbaliser_ids` needs: a config check without importing transformers."""
@@ -183,16 +158,17 @@ def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
     checks with the real prompt)."""
     # The config's `shots` is a count; the shots themselves do not shape the prompt's end.
     prompting = Prompting.from_settings({k: v for k, v in settings.items() if k != "shots"})
-    if prompting.chat_template:
-        return []
+    if prompting.chat_template or sorted(prompting.verbalisers) != sorted(LABELS):
+        return []  # a chat template's prompt end is the job's to check; other keys than E, N, C the schema's
     try:
         tokenizer = _TokenizerFile(require_base(str(settings["checkpoint"])) / "tokenizer.json")
+    except Exception as err:  # a tokenizer.json the tokenizers library cannot read
+        return [(["checkpoint"], f"its tokenizer.json cannot be read ({type(err).__name__}: {err})")]
+    try:
         verbaliser_ids(tokenizer, prompting, PromptBuilder(tokenizer, prompting, "para").end)
     except ModelError as err:  # "config key causal.verbalisers[.<label>]: <problem>"
         key, problem = str(err).removeprefix("config key causal.").split(": ", 1)
         return [(key.split("."), problem)]
-    except Exception as err:  # a tokenizer.json the tokenizers library cannot read
-        return [(["checkpoint"], f"its tokenizer.json cannot be read ({type(err).__name__}: {err})")]
     return []
 
 
@@ -410,7 +386,11 @@ def label_log_likelihoods(
 
     labels = len(continuations)
     longest = max(len(c) for c in continuations)
-    keep_last = "logits_to_keep" in inspect.signature(model.forward).parameters
+    takes = inspect.signature(model.forward).parameters
+    keep_last = "logits_to_keep" in takes
+    # The key-value cache is `cache` in and out since transformers 5.x (`past_key_values`, its
+    # old name, is deprecated and goes in 5.40); older releases know only `past_key_values`.
+    cache_name = "cache" if "cache" in takes else "past_key_values"
     on_gpu = device.startswith("cuda")
     # Continuations' tokens as fed (all but the last) and as predicted (all but the first),
     # right-padded: the padding comes after the real tokens, so it changes none of them.
@@ -440,7 +420,7 @@ def label_log_likelihoods(
             scores = first[:, targets[:, 0]]  # [b, labels]
             if longest > 1:
                 b = len(rows)
-                cache = out.past_key_values
+                cache = getattr(out, cache_name)
                 cache.batch_repeat_interleave(labels)
                 cont_ids = fed.to(device).repeat(b, 1)  # row i * labels + j: prompt i, label j
                 cont_mask = fed_mask.to(device).repeat(b, 1)
@@ -451,7 +431,7 @@ def label_log_likelihoods(
                     + torch.arange(cont_ids.shape[1], device=device)
                 )
                 more = model(
-                    input_ids=cont_ids, attention_mask=full_mask, position_ids=cont_positions, past_key_values=cache
+                    input_ids=cont_ids, attention_mask=full_mask, position_ids=cont_positions, **{cache_name: cache}
                 )
                 rest = torch.log_softmax(more.logits.float(), dim=-1)  # [b*labels, fed, vocab]
                 picked = rest.gather(-1, targets[:, 1:].repeat(b, 1)[:, : rest.shape[1], None])[..., 0]

@@ -26,7 +26,7 @@ import io
 import json
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ import pyarrow as pa
 
 from . import LABELS
 from .errors import InputDataError, Problem
+from .infotabs import SPLITS
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,36 @@ def read_decisions(paths: Sequence[str | Path]) -> dict[str, Decision]:
             "curate`'s TSV), or remove the file from the probe's `curation:` in config",
         )
     return decisions
+
+
+def uid_problems(
+    decisions: Mapping[str, Decision], splits: Sequence[str], example_lines: Callable[[str], set[int] | None]
+) -> list[str]:
+    """ "file:line: why" for each decision that can never apply: its uid names no split
+    (`tabprobe curate` writes <split>:<line>), a split the probe does not run on, or no example of
+    its split (`example_lines(split)`: the line numbers of the split's examples, None where the
+    data is not at hand yet). Found with the config, before any job: a stale decision (the probe now
+    writes another edit for that example) is only known once the probe has run."""
+    problems = []
+    for uid, decision in decisions.items():
+        # A probe example's uid is its gold example's (split:line) with the probe after a slash.
+        split, _, line = uid.split("/")[0].partition(":")
+        if not line.isdigit() or split not in SPLITS:
+            problems.append(
+                f"{decision.source}: uid {uid!r} names no example: a uid starts with <split>:<line> (a split of "
+                f"{', '.join(SPLITS)}), as `tabprobe curate` writes it"
+            )
+        elif split not in splits:
+            problems.append(
+                f"{decision.source}: uid {uid} is of {split}, where this probe does not run ({', '.join(splits)}): "
+                "remove the line, or add the split to the probe's `splits:`"
+            )
+        elif (lines := example_lines(split)) is not None and int(line) not in lines:
+            problems.append(
+                f"{decision.source}: uid {uid}: {split} has no example on line {line} (its examples are on lines "
+                f"{min(lines, default=0)}-{max(lines, default=0)}); remove the line, or curate the data it was made on"
+            )
+    return problems
 
 
 @dataclass

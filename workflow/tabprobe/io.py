@@ -39,15 +39,17 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path in the destination's folder; rename it onto `path` on success."""
+def atomic_path(path: str | os.PathLike, private: bool = False) -> Iterator[Path]:
+    """Yield a temporary path in the destination's folder; rename it onto `path` on success.
+    `private`: readable by its owner alone (0600), for a file holding a secret."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
-    tmp.chmod(0o666 & ~_umask())  # mkstemp makes it private; outputs get the usual permissions
+    if not private:
+        tmp.chmod(0o666 & ~_umask())  # mkstemp makes it private; outputs get the usual permissions
     try:
         yield tmp
         with open(tmp, "rb") as fh:  # on disk before it gets its final name, even after a crash
@@ -163,10 +165,11 @@ def read_json(path: str | os.PathLike):
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def write_json(obj, path: str | os.PathLike, sort_keys: bool = True) -> None:
+def write_json(obj, path: str | os.PathLike, sort_keys: bool = True, private: bool = False) -> None:
     """Write JSON atomically, by default with sorted keys (stable bytes for the same content);
-    `sort_keys=False` for an object whose order is itself deterministic and means something."""
-    with atomic_path(path) as tmp:
+    `sort_keys=False` for an object whose order is itself deterministic and means something;
+    `private` for a file its owner alone may read (atomic_path)."""
+    with atomic_path(path, private) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

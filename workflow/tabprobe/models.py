@@ -51,18 +51,55 @@ def resolve_base(base: str) -> Path:
         path = Path(list(spec.submodule_search_locations)[0]) / subdir
     else:
         path = Path(base)
+    if path.is_file():
+        raise ModelError(
+            f"{base}: is a file ({path.name}), not a checkpoint folder; give the folder that holds it: {path.parent}"
+        )
     if not path.is_dir():
         raise ModelError(f"{base}: checkpoint directory {path} does not exist")
     return path
 
 
 def _require_safetensors(path: Path) -> None:
-    if not any(path.glob("*.safetensors")):
+    files = sorted(path.glob("*.safetensors"))
+    if not files:
         found = sorted(p.name for p in path.iterdir())
         raise ModelError(
             f"{path}: no *.safetensors weights (found {found}). tabprobe loads safetensors only, "
             "because pickled weights (.bin/.pt) can run arbitrary code. Convert the checkpoint with "
             "model.save_pretrained(dir, safe_serialization=True)."
+        )
+    for file in files:
+        _require_whole(file)
+
+
+# A safetensors header larger than this is not a header (the largest released checkpoints' are a
+# few MB): reading it would only spend memory on a damaged file.
+_MAX_HEADER_BYTES = 100 << 20
+
+
+def _require_whole(file: Path) -> None:
+    """A safetensors file whose header can be read and whose tensors all lie inside the file. A copy
+    cut short (a full disk, an interrupted download or rsync) passes every other check and would
+    fail only when a job loads it; this reads the header alone (the first bytes of the file)."""
+    size = file.stat().st_size
+    fix = "copy or save the checkpoint again (model.save_pretrained(dir, safe_serialization=True))"
+    with open(file, "rb") as opened:
+        head = opened.read(8)
+        length = int.from_bytes(head, "little") if len(head) == 8 else None
+        if length is None or not 2 <= length <= min(size - 8, _MAX_HEADER_BYTES):
+            raise ModelError(
+                f"{file}: not a whole safetensors file ({size} bytes, too short for the header it announces); {fix}"
+            )
+        try:
+            header = json.loads(opened.read(length))
+            end = max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+            raise ModelError(f"{file}: its safetensors header cannot be read ({err}); {fix}") from None
+    if 8 + length + end > size:
+        raise ModelError(
+            f"{file}: cut short: its header describes {8 + length + end} bytes of tensors and header, the file "
+            f"holds {size}; {fix}"
         )
 
 
@@ -213,6 +250,55 @@ def read_config(path: Path) -> dict:
             f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)"
         )
     return settings
+
+
+# Where a model's config.json states the longest input it was trained for, by architecture.
+CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_sequence_length")
+# Model types whose position ids start after the padding token's id (RoBERTa and its kin): of
+# their max_position_embeddings (514 for RoBERTa), pad_token_id + 1 never hold a token.
+PADDING_OFFSET_TYPES = frozenset(
+    {
+        "roberta",
+        "roberta-prelayernorm",
+        "xlm-roberta",
+        "xlm-roberta-xl",
+        "camembert",
+        "longformer",
+        "data2vec-text",
+        "ibert",
+        "xmod",
+        "mpnet",
+        "luke",
+        "markuplm",
+    }
+)
+
+
+def context_window(model_config: Mapping) -> tuple[int, str] | None:
+    """(tokens, where config.json says so) of the longest input the model takes, or None when its
+    config does not say."""
+    for key in CONTEXT_KEYS:
+        value = model_config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            pad = model_config.get("pad_token_id")
+            if key == "max_position_embeddings" and model_config.get("model_type") in PADDING_OFFSET_TYPES:
+                if isinstance(pad, int) and 0 <= pad < value:
+                    return value - pad - 1, f"{key} {value} less the {pad + 1} positions up to its padding id"
+            return value, key
+    return None
+
+
+def context_problems(model_config: Mapping, max_length: int) -> list[str]:
+    """A max_length past the longest input the model takes: a model with learned positions fails
+    there (a tensor size mismatch deep in the forward pass), and one with rotary positions gives
+    numbers from positions it never saw."""
+    window = context_window(model_config)
+    if window is None or max_length <= window[0]:
+        return []
+    return [
+        f"{max_length} tokens are more than this model's context window ({window[0]} tokens, its config.json's "
+        f"{window[1]}); set max_length to at most {window[0]}"
+    ]
 
 
 def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
@@ -453,6 +539,8 @@ def infer(
     same inputs loads the finished blocks and computes only the rest. Blocks hold whole batches,
     so a resumed run computes exactly the batches an uninterrupted run would.
     """
+    for problem in context_problems(loaded.model.config.to_dict(), max_length):
+        raise ModelError(f"config key max_length: {problem}")  # the config check names its file and line
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
     encoded = encode(loaded.tokenizer, premises, [r["hypothesis"] for r in records], max_length, pair_order)

@@ -66,6 +66,9 @@ def perturbations(
         raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
     if probe.needs_relevance and relevance is None:
         raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
+    problems = probe.option_problems(options or {})
+    if problems:  # the config check names them first, with file and line; this is for direct callers
+        raise ValueError("; ".join(f"probes.{probe_name}.{name}: {problem}" for name, problem in problems))
     return _perturbations(probe, examples, tables, seed, options, docs, relevance, tally or Tally())
 
 

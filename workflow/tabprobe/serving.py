@@ -21,14 +21,15 @@ many clusters make per job):
   <key>.json  the address of the live server, written once it listens;
   the server's log is the rule's `server_log` (logs/model_server/<model>.log, appended).
 
-Faults. A server killed mid-job closes the connection: the job fails, saying so, and its retry
-(the rule's `retries:`) starts a new server and resumes from the blocks it saved
-(models.ShardStore), ending with the same bytes. A job killed mid-request loses only its answer.
+Faults. A server killed mid-job closes the connection: the job starts a new server and resumes
+from the blocks it saved (models.ShardStore), ending with the same bytes; a job is not retried by
+Snakemake, so an error that cannot go away (a bad checkpoint) fails it once. A job killed
+mid-request loses only its answer.
 Nothing stale is ever used: on Linux the socket is in the abstract namespace, which vanishes with
 the process (elsewhere a file in a fresh private folder per server), an address file whose lock
 is free is removed before a new server starts, and a server that cannot load the model exits
 with the reason in its log, which the waiting job shows. A job that reaches a server as it stops
-(idle: its address gone, its lock not yet released) starts a new one, once.
+(idle: its address gone, its lock not yet released) starts a new one; at most two new servers per job.
 
 Protocol, one request per connection: the job sends a length-prefixed JSON request; the server
 answers a length-prefixed JSON header, then (on success) the predictions as Parquet bytes,
@@ -45,6 +46,7 @@ import logging
 import os
 import secrets
 import socket
+import stat
 import struct
 import subprocess
 import sys
@@ -87,7 +89,12 @@ class ServerError(TabprobeError):
 
 
 class _ServerGone(ServerError):
-    """The server stopped without an error of its own (idle, or killed) before it took this job."""
+    """The server stopped without an error of its own (idle, or killed): before it took this job
+    (`when` "stopped before answering") or while computing its answer ("ended mid-answer")."""
+
+    def __init__(self, message: str, when: str = "stopped before answering"):
+        super().__init__(f"the model server {when} ({message})")
+        self.when = when
 
 
 def enabled() -> bool:
@@ -113,8 +120,29 @@ def server_key(identity: str, label_map, kind: str = "classifier") -> str:
 
 
 def server_folder() -> Path:
+    """The folder of this user's servers' locks and addresses, made private (0700) if new. One
+    that exists is used only if this user owns it and no one else may enter or write it: on a
+    shared machine another user could make it first, hold a server's lock and answer this user's
+    jobs with predictions of their own (the address file also holds the server's token)."""
     folder = Path(tempfile.gettempdir()) / f"tabprobe-servers-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    found = folder.lstat()
+    fix = f"remove it (rm -r {folder}) and run again, or set TMPDIR to a folder of your own"
+    if not stat.S_ISDIR(found.st_mode):
+        raise ServerError(f"{folder}: the model servers' folder is not a folder (a link or a file); {fix}")
+    if found.st_uid != os.getuid():
+        raise ServerError(
+            f"{folder}: the model servers' folder belongs to user id {found.st_uid}, not to you ({os.getuid()}): "
+            f"another user could answer your jobs through it; {fix}"
+        )
+    if stat.S_IMODE(found.st_mode) & 0o077:
+        raise ServerError(
+            f"{folder}: the model servers' folder is open to others (mode {stat.S_IMODE(found.st_mode):o}): another "
+            f"user could answer your jobs through it; make it private (chmod 700 {folder}) or {fix}"
+        )
     return folder
 
 
@@ -210,6 +238,7 @@ def serve(
                 "token": token,
             },
             address_file,
+            private=True,  # it holds the token that a request must carry
         )
         log.info("serving %s on %s (pid %d, %d threads per request)", checkpoint, loaded.device, os.getpid(), threads)
         activity = _Activity()
@@ -392,12 +421,33 @@ def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: flo
                     logged.seek(log_from)
                     text = logged.read().decode(errors="replace")
             if STOPPED not in text:
-                raise _ServerGone(f"the model server stopped before answering (its log: {log_file})")
+                raise _ServerGone(f"its log: {log_file}")
             reason = text[text.rfind(STOPPED) + len(STOPPED) :]
             raise ServerError(f"the model server stopped before answering (its log: {log_file}):\n{reason.strip()}")
         if time.monotonic() > deadline:
             raise ServerError(f"the model server did not answer within {timeout:.0f} s (its log: {log_file})")
         time.sleep(0.1)
+
+
+def _request(sock, info: dict, checkpoint, probe_path, shard_dir, settings: dict, log_file: Path) -> tuple[dict, bytes]:
+    """Send one job to a connected server: its answer's header and body (Parquet bytes, on success)."""
+    with sock:
+        request = {
+            "token": info["token"],
+            "checkpoint": str(checkpoint),
+            "probe": str(Path(probe_path).resolve()),
+            "shard_dir": str(Path(shard_dir).resolve()),
+            "settings": settings,
+        }
+        _send(sock, json.dumps(request).encode())
+        log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], log_file)
+        try:
+            header = json.loads(_receive(sock))
+            return header, _receive(sock) if header.get("ok") else b""
+        except ConnectionError:
+            raise _ServerGone(
+                f"pid {info['pid']}; a new one keeps the blocks already computed", when="ended mid-answer"
+            ) from None
 
 
 def ask(
@@ -419,37 +469,25 @@ def ask(
     folder, key = server_folder(), server_key(identity, label_map, kind)
     idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
     log_file = Path(server_log) if server_log else folder / f"{key}.log"
-    for attempt in (1, 2):
+    # A server can vanish without a reason of its own: an idle one stopping as this job reaches it
+    # (its address removed, its lock not yet released), or one killed while it computes this
+    # job's answer (then the next one resumes from the blocks already saved, ending with the same
+    # bytes). A new one is started, up to twice. A server that stops with a reason (it cannot load
+    # the model) or fails the request ends the job at once: a repeat would only fail again, so the
+    # rule has no retries of its own.
+    restarts_left = 2
+    while True:
         log_from = log_file.stat().st_size if log_file.exists() else 0
         _start_unless_running(folder, key, checkpoint, label_map, threads, log_file, idle_seconds, kind)
         try:
             sock, info = _connect(folder, key, identity, log_file, timeout, log_from)
+            header, body = _request(sock, info, checkpoint, probe_path, shard_dir, settings, log_file)
             break
-        except _ServerGone:
-            # Most often an idle server that was stopping as this job came: it had removed its
-            # address but not yet released its lock. A new one is started once; a server that
-            # failed with a reason of its own is not (the reason is the job's error).
-            if attempt == 2:
+        except _ServerGone as gone:
+            if not restarts_left:
                 raise
-            log.info("the model server stopped as this job reached it: starting a new one")
-    with sock:
-        request = {
-            "token": info["token"],
-            "checkpoint": str(checkpoint),
-            "probe": str(Path(probe_path).resolve()),
-            "shard_dir": str(Path(shard_dir).resolve()),
-            "settings": settings,
-        }
-        _send(sock, json.dumps(request).encode())
-        log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], log_file)
-        try:
-            header = json.loads(_receive(sock))
-            body = _receive(sock) if header.get("ok") else b""
-        except ConnectionError:
-            raise ServerError(
-                f"the model server (pid {info['pid']}) ended before answering; a retry of this job starts "
-                "a new one and keeps the blocks already computed"
-            ) from None
+            restarts_left -= 1
+            log.warning("%s: starting a new one", gone)
     if not header["ok"]:
         shown = header["error"] if header["kind"] == "TabprobeError" else f"{header['kind']}: {header['error']}"
         raise ServerError(f"the model server failed this job (its log has the traceback): {shown}")

@@ -4,6 +4,7 @@ not valid YAML only "Config file is not valid JSON or YAML"; this names the file
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 
@@ -14,13 +15,21 @@ from .files import load_files
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    paths = list(sys.argv[1:] if argv is None else argv)
-    if not paths:
-        print(
-            "usage: python -m tabprobe.config config.yaml [more.yaml ...] (merged in order, as Snakemake does)",
-            file=sys.stderr,
-        )
-        return 2
+    parser = argparse.ArgumentParser(
+        prog="python -m tabprobe.config",
+        description="Check tabprobe config files as the workflow does, before running it: every problem is "
+        "listed with the file and line that set the key.",
+    )
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="config.yaml",
+        help="config files, merged in order as Snakemake merges config.yaml and each --configfile",
+    )
+    try:
+        paths = parser.parse_args(sys.argv[1:] if argv is None else argv).files
+    except SystemExit as stop:  # --help (0) or a usage error (2): argparse has printed why
+        return int(stop.code or 0)
     try:
         check(load_files(paths), SCHEMA, sources=paths, schema_shown="workflow/schemas/config.schema.yaml")
     except ConfigError as err:

@@ -12,7 +12,7 @@ import yaml
 from ..errors import closest, did_you_mean
 from ..probes import REGISTRY
 from .errors import ConfigError
-from .locations import locate, located
+from .locations import duplicate_keys, locate, located
 from .names import NAME_RULES
 from .problems import semantic_problems
 
@@ -20,6 +20,18 @@ _TYPE_HINT = (
     "; on the command line write it as in config.yaml: `--config key=true` or `false`, "
     "`null`, a number, or a quoted string"
 )
+
+
+def _type_hint(error: jsonschema.ValidationError) -> str:
+    """How to write a value of the expected type, for a value that came as text (often from
+    `--config`, where a list or a block needs YAML's brackets, quoted for the shell)."""
+    expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    key = ".".join(str(p) for p in error.absolute_path) or "key"
+    if "array" in expected:
+        return f"; write a list in brackets, in a file `{key}: [{error.instance}]`, on the command line `--config '{key}=[{error.instance}]'`"
+    if "object" in expected:
+        return f"; write a block of keys, in a file indented under `{key}:`, on the command line `--config '{key}={{name: value}}'`"
+    return _TYPE_HINT
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -45,7 +57,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
         hint = did_you_mean(error.instance, choices)
         return error.message + ("." + hint if hint else "")
     if error.validator == "type" and isinstance(error.instance, str):
-        return error.message + _TYPE_HINT
+        return error.message + _type_hint(error)
     return error.message
 
 
@@ -84,7 +96,8 @@ def check(
             problems = []
     else:
         problems = semantic_problems(config)
-    problems = found + [located(p, sources, overrides) for p in problems]
+    duplicates = [problem for source in sources for problem in duplicate_keys(source)]
+    problems = duplicates + found + [located(p, sources, overrides) for p in problems]
     if problems:
         read = [*map(str, sources), *(["--config"] if overrides else [])]
         read_from = f" (read from {', then '.join(read)})" if read else ""

@@ -56,3 +56,8 @@ def schema_default(key: str) -> Any:
     """The schema's default of the top-level config key `key` (KeyError where it gives none).
     Read when asked, not at import: the workflow imports this package at every parse."""
     return copy.deepcopy(_schema_properties()[key]["default"])
+
+
+def model_default(key: str) -> Any:
+    """The schema's default of `key` in a model's block (`models: {<name>: {<key>: ...}}`)."""
+    return copy.deepcopy(_schema_properties()["models"]["additionalProperties"]["properties"][key]["default"])

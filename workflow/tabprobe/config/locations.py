@@ -79,3 +79,37 @@ def located(problem: str, sources: Sequence[str | Path], overrides: dict | None 
     match = re.match(r"config key ([^:\s]+): ", problem)
     where = locate([match.group(1)], sources, overrides) if match else None
     return f"{where}: {problem}" if where else problem
+
+
+def duplicate_keys(source: str | Path) -> list[str]:
+    """A problem line for every key a config file gives twice in one block. YAML keeps the last
+    silently (so do Snakemake and PyYAML), and the first block's entries vanish from the plan: two
+    `probes:` blocks run only the probes of the second."""
+    try:
+        root = yaml.compose(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []  # reported by whoever reads the file
+    problems, pending = [], [(root, [])]
+    while pending:
+        node, path = pending.pop()
+        if isinstance(node, yaml.SequenceNode):
+            pending += [(item, [*path, str(i)]) for i, item in enumerate(node.value)]
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        first_line: dict[str, int] = {}
+        for key, value in node.value:
+            name, line = str(key.value), key.start_mark.line + 1
+            if name in first_line:
+                dotted = ".".join([*path, name])
+                problems.append(
+                    (
+                        line,
+                        f"{source}:{line}: config key {dotted}: given twice in one block (lines {first_line[name]} "
+                        f"and {line}); YAML keeps only the last, so what line {first_line[name]} sets would be "
+                        "dropped without a word: merge the two into one",
+                    )
+                )
+            else:
+                first_line[name] = line
+            pending.append((value, [*path, name]))
+    return [problem for _, problem in sorted(problems)]

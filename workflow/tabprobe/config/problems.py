@@ -11,15 +11,18 @@ from typing import Any
 from ..errors import TabprobeError, did_you_mean
 from ..infotabs import SPLITS, split_tsv
 from ..probes import REGISTRY, get_probe
+from .defaults import model_default
 from .names import PROBE_NAME
 from .settings import (
     INOCULATION_TABLES,
+    WORKFLOW_PROBE_OPTIONS,
     cap_covered,
     curation_files,
     external_probes,
     inoculation_plan,
     model_max_length,
     probe_limit,
+    probe_options,
     probe_splits,
     variance_plan,
 )
@@ -49,8 +52,12 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
     return problems
 
 
-def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
-    """A curation file belongs to a generated probe judged by expected labels, and must exist."""
+def _curation_problems(name: str, externals, files: list[str], config: Mapping[str, Any]) -> list[str]:
+    """A curation file belongs to a generated probe judged by expected labels, must exist, be
+    readable, and decide examples the probe can meet (curation.uid_problems)."""
+    from ..curation import read_decisions, uid_problems
+    from ..errors import InputDataError
+
     if name in externals:
         return [f"config key probes.{name}.curation: an external probe set is read as it is; curate its TSV itself"]
     if name in REGISTRY and get_probe(name).judged_by != "expected":
@@ -58,10 +65,54 @@ def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
             f"config key probes.{name}.curation: {name} is judged by {get_probe(name).judged_by}, not by expected "
             "labels, so there is nothing to curate"
         ]
-    return [
+    missing = [
         f"config key probes.{name}.curation: {path} is not a file (write it with `tabprobe curate {name}`)"
         for path in files
         if not Path(path).is_file()
+    ]
+    if missing:
+        return missing
+    try:
+        decisions = read_decisions(files)
+    except InputDataError as err:
+        return [f"config key probes.{name}.curation: {problem}" for problem in err.problems]
+    return [
+        f"config key probes.{name}.curation: {problem}"
+        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config))
+    ]
+
+
+def _example_lines(config: Mapping[str, Any]):
+    """split -> the line numbers of its examples in the local InfoTabS copy (None without one: a
+    download is checked once it is there, by the job)."""
+    from ..infotabs import _Problems, read_tsv
+
+    root = config.get("infotabs_dir")
+
+    def lines(split: str) -> set[int] | None:
+        if not isinstance(root, str) or not split_tsv(root, split).is_file():
+            return None
+        read = read_tsv(split_tsv(root, split), _Problems())
+        return {line for line, _ in read[1]} if read else None
+
+    return lines
+
+
+def _option_problems(name: str, externals, config) -> list[str]:
+    """Options a probe does not declare (Probe.options), or values outside their schema: without
+    this, `num_distractor_rows: {row: 5}` would be stored in run.json and do nothing."""
+    options = probe_options(config, name)
+    if name in externals:
+        return [
+            f"config key probes.{name}.{key}: an external probe set takes no option {key!r}; it takes "
+            f"{', '.join(k for k in WORKFLOW_PROBE_OPTIONS if k != 'curation')}"
+            for key in options
+        ]
+    if name not in REGISTRY:
+        return []  # "no such probe", said below
+    return [
+        f"config key probes.{name}.{key}: {problem}"
+        for key, problem in get_probe(name).option_problems(options, also_known=WORKFLOW_PROBE_OPTIONS)
     ]
 
 
@@ -69,12 +120,11 @@ def _curation_problems(name: str, externals, files: list[str]) -> list[str]:
 MODEL_KINDS = ("checkpoint", "train", "init", "causal")
 
 
-def _causal_problems(name: str, causal: dict[str, Any], max_length: Any) -> list[tuple[list, str]]:
+def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any]) -> list[tuple[list, str]]:
     """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
     fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
     library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
-    from ..causal import check_checkpoint, context_problems, template_problems, verbaliser_problems
-    from ..models import read_config
+    from ..causal import check_checkpoint, template_problems, verbaliser_problems
 
     problems = []
     if isinstance(causal.get("template"), str):
@@ -86,26 +136,40 @@ def _causal_problems(name: str, causal: dict[str, Any], max_length: Any) -> list
             return problems + [(["models", name, "causal", "checkpoint"], str(err))]
         if not problems:
             problems += [(["models", name, "causal", *key], p) for key, p in verbaliser_problems(causal)]
-        if isinstance(max_length, int):
-            problems += [(["models", name, "max_length"], p) for p in context_problems(read_config(path), max_length)]
+        problems += _length_problems(name, path, *length)
     return problems
 
 
-def _model_problems(name: str, model: dict[str, Any], max_length: Any = None) -> list[tuple[list, str]]:
+def _length_problems(name: str, path, key: str, max_length: Any) -> list[tuple[list, str]]:
+    """A max_length past the positions of the checkpoint (or base) at `path`: the job would fail
+    deep in the forward pass (a tensor size mismatch), after every job before it ran."""
+    from ..models import context_problems, read_config
+
+    if not isinstance(max_length, int):
+        return []
+    return [(["models", name, *key.split(".")], p) for p in context_problems(read_config(path), max_length)]
+
+
+def _model_problems(name: str, model: dict[str, Any], length: tuple[str, Any]) -> list[tuple[list, str]]:
     """(key path, problem) for a user's checkpoint, or the base of a trained or initialised
     model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
-    imported), rather than after the upstream jobs ran."""
-    from ..models import checkpoint_labels, label_order, require_base
+    imported), rather than after the upstream jobs ran. `length`: (key, tokens) of the inputs
+    the model will read, the key that set them."""
+    from ..models import checkpoint_labels, label_order, require_base, resolve_base
 
     if isinstance(model.get("causal"), dict):
-        return _causal_problems(name, model["causal"], max_length)
+        return _causal_problems(name, model["causal"], length)
     problems = []
     for key in ("train", "init"):
         if isinstance(model.get(key), dict) and isinstance(model[key].get("base"), str):
             try:
-                require_base(model[key]["base"])
+                base = require_base(model[key]["base"])
             except TabprobeError as err:
                 problems.append((["models", name, key, "base"], str(err)))
+                continue
+            # Training reads its own max_length where it has one, the model's otherwise.
+            own = model[key].get("max_length") if key == "train" else None
+            problems += _length_problems(name, base, *((f"{key}.max_length", own) if own else length))
     if isinstance(model.get("checkpoint"), str):
         labels = model.get("labels") if isinstance(model.get("labels"), dict) else None
         try:
@@ -117,6 +181,7 @@ def _model_problems(name: str, model: dict[str, Any], max_length: Any = None) ->
                 label_order(id2label, labels, model["checkpoint"])
             except TabprobeError as err:
                 problems.append((["models", name, "labels" if labels else "checkpoint"], str(err)))
+            problems += _length_problems(name, resolve_base(model["checkpoint"]), *length)
     return problems
 
 
@@ -144,7 +209,8 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 "(a registered probe declares its own)"
             )
         if isinstance(settings, dict) and settings.get("curation"):
-            problems += _curation_problems(name, externals, curation_files(config, name))
+            problems += _curation_problems(name, externals, curation_files(config, name), config)
+        problems += _option_problems(name, externals, config)
     relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
     if relevance.get("source") == "annotations" and not relevance.get("annotations"):
         problems.append("config key relevance.annotations: relevance.source is `annotations`; give the TSV's path")
@@ -174,9 +240,14 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 "(a causal language model, prompted)"
             )
         elif isinstance(model, dict):
-            max_length = model_max_length(config, model) if "max_length" in model else None
+            # A model that leaves max_length out reads the schema's default (512), which a small
+            # checkpoint may not take.
+            lengths = {"max_length": model_default("max_length"), **model}
+            max_length = model_max_length(config, lengths)
+            length_key = "max_length" if max_length == lengths["max_length"] else "full_max_length"
             problems += [
-                f"config key {'.'.join(path)}: {problem}" for path, problem in _model_problems(name, model, max_length)
+                f"config key {'.'.join(path)}: {problem}"
+                for path, problem in _model_problems(name, model, (length_key, max_length))
             ]
     problems += _inoculation_problems(config, probes, models)
     problems += _variance_problems(config, models)

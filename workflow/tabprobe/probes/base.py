@@ -103,7 +103,42 @@ class Probe:
     # on each one by generate_probe: a breach is dropped, counted and logged. None: the default
     # promise that the table or the hypothesis changed (probes/invariants.py).
     invariants: tuple | None = None
+    # The options it reads from ctx.options (config: `probes: {<name>: {<option>: value}}`), each a
+    # JSON schema (type, range, default, description): the config check refuses an option not
+    # declared here ("did you mean") and a value outside its schema, before any job runs.
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # What a schema cannot say (a range's low below its high): a function of the probe's options
+    # returning (option, problem) pairs, run after the schemas.
+    check_options: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):
             raise ValueError(f"probe {self.name}: a transition_rule is needed exactly when judged_by='transitions'")
+
+    def option_problems(self, options: Mapping[str, Any], also_known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+        """(option, problem) for each option this probe does not declare (with the closest it
+        does, or of `also_known`: keys the workflow reads) and each value outside its schema. The
+        config check reports them before any job runs; generating the probe refuses them too."""
+        import jsonschema
+
+        from ..errors import did_you_mean
+
+        problems = []
+        for name, value in options.items():
+            if name not in self.options:
+                declared = ", ".join(sorted(self.options)) or "none"
+                problems.append(
+                    (
+                        name,
+                        f"{self.name} takes no option {name!r}.{did_you_mean(name, [*self.options, *also_known])} "
+                        f"Its options: {declared}",
+                    )
+                )
+                continue
+            problems += [
+                (name, error.message)
+                for error in jsonschema.Draft202012Validator(self.options[name]).iter_errors(value)
+            ]
+        if not problems and self.check_options:
+            problems += self.check_options(options)
+        return problems

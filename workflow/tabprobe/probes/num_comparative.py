@@ -28,18 +28,29 @@ def label_for(relation: str, value: int, n: int) -> str:
     return "E" if holds else "C"
 
 
-def number_range(options) -> tuple[int, int] | None:
+OPTIONS = {
+    "range": {
+        "description": "[low, high]: draw the cell's value and N from these integers",
+        "type": ["array", "null"],
+        "items": {"type": "integer", "minimum": 1},
+        "minItems": 2,
+        "maxItems": 2,
+        "default": None,
+    }
+}
+
+
+def range_problems(options) -> list[tuple[str, str]]:
     bounds = options.get("range")
-    if bounds is None:
-        return None
-    if (
-        not isinstance(bounds, list)
-        or len(bounds) != 2
-        or not all(isinstance(b, int) for b in bounds)
-        or not 0 < bounds[0] < bounds[1]
-    ):
-        raise ValueError(f"probes.num_comparative.range must be [low, high] with 0 < low < high, not {bounds!r}")
-    return bounds[0], bounds[1]
+    if bounds and not bounds[0] < bounds[1]:
+        return [("range", f"{bounds} is not [low, high] with low < high")]
+    return []
+
+
+def number_range(options) -> tuple[int, int] | None:
+    """The option `range` as (low, high), or None; checked with the config (OPTIONS, range_problems)."""
+    bounds = options.get("range")
+    return None if bounds is None else (bounds[0], bounds[1])
 
 
 def _lower(words: str) -> str:
@@ -133,4 +144,6 @@ PROBE = Probe(
     paper_reference="diversify-your-datasets section 3 (numerical reasoning)",
     family="numeric",
     invariants=(Invariant("labels the comparison by the table's cell", _label_by_rule),),
+    options=OPTIONS,
+    check_options=range_problems,
 )

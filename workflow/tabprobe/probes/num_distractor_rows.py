@@ -21,10 +21,13 @@ MONEY = re.compile(
 )
 
 
+OPTIONS = {
+    "rows": {"type": "integer", "minimum": 1, "maximum": 20, "default": 2, "description": "distractor rows to insert"}
+}
+
+
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    wanted = ctx.options.get("rows", 2)
-    if not isinstance(wanted, int) or wanted < 1:
-        raise ValueError(f"probes.num_distractor_rows.rows must be a positive integer, not {wanted!r}")
+    wanted = ctx.options.get("rows", OPTIONS["rows"]["default"])  # checked with the config (OPTIONS)
     hypothesis = normalised(example.hypothesis)
 
     about_money = bool(MONEY.search(example.hypothesis))
@@ -59,4 +62,5 @@ PROBE = Probe(
     paper_reference="numerical-qa-robustness section 4.2 (Extra)",
     family="numeric",
     invariants=(*TABLE_EDIT, INSERTED_KEYS_NEW),
+    options=OPTIONS,
 )
