@@ -43,3 +43,18 @@ onstart:
 
     plugin = workflow.executor_plugin
     slurm_queue.watch_if_on_slurm(plugin.name if plugin else None, os.getcwd(), logger.error)
+
+
+onerror:
+    # On a Slurm run: the end of each failed job's Slurm log, where the reason is (without
+    # accounting the plugin says only "Detailed failure reason unavailable").
+    from pathlib import Path
+    from snakemake.logging import logger
+    from tabprobe import slurm_queue
+
+    plugin = workflow.executor_plugin
+    if plugin and plugin.name == "slurm":
+        logs = log if isinstance(log, list) else [log]  # Snakemake 9 hands a list
+        failed = slurm_queue.failed_jobs_report("".join(Path(f).read_text(errors="replace") for f in logs))
+        if failed:
+            logger.error(failed)

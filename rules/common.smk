@@ -24,6 +24,8 @@ CODE_DIR = os.path.relpath(LIBRARY_DIR)
 from snakemake.utils import validate
 from tabprobe.config import (
     INOCULATION_TABLES,
+    adopt_planned,
+    hand_to_jobs,
     MODEL_NAME,
     PROBE_NAME,
     check as check_config,
@@ -58,6 +60,10 @@ _CONFIG_SOURCES = (
     if workflow.config_settings.replace_workflow_config
     else [str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES]
 )
+# A cluster job computes with the config its run was planned with (tabprobe.config.planned): it
+# re-reads the config files, but not every flag (--replace-workflow-config does not reach it).
+if not workflow.is_main_process:
+    adopt_planned(config)
 type_command_line_values(config, workflow.config_settings.config)
 check_config(
     config,
@@ -67,6 +73,8 @@ check_config(
     overrides=workflow.config_settings.config,
 )
 validate(config, SCHEMA)
+if workflow.is_main_process:
+    hand_to_jobs(config)
 
 # External probe sets (folders in InfoTabS format named in config) become probes like the rest.
 EXTERNALS = external_probes(config)

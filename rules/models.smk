@@ -94,8 +94,11 @@ rule infer_nli:
     threads: 1
     # One GPU on a cluster node; locally, a resource not given with --resources is not
     # limited, so the job also runs on a CPU-only workstation (it uses CUDA when present).
+    # inference_slot: the Slurm profile allows one per submission, so one model's grouped jobs
+    # run in series whatever the GPU setting (with `gpu: 0` nothing else would keep them so).
     resources:
         gpu=1,
+        inference_slot=1,
     params:
         settings=get_inference_settings,
         server_log="logs/model_server/{model}.log",

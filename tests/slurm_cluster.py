@@ -17,6 +17,8 @@ The cluster is what the executor plugin (snakemake-executor-plugin-slurm 2.8) ne
   real (a job asking for more GPUs than the node has is refused, two one-GPU jobs on a one-GPU
   node run one after the other); the job just gets no device to bind.
 - `select/cons_tres`: the only selector that understands `--gpus`.
+- Besides the default partition, a `cpu` partition limited to 60 minutes and a `gpu` partition
+  limited to 120, as on a cluster someone else set up (tests/test_slurm.py, the stranger's cluster).
 
 Use the `slurm_cluster` fixture (module scope: one cluster per test module). It skips, saying
 why, where slurmctld, slurmd or munged is not installed or the daemons cannot run (e.g. not
@@ -39,6 +41,7 @@ DAEMONS = ("munged", "slurmctld", "slurmd")
 # Plenty of GPUs to share out; how many a job asks for is what the tests look at.
 GPUS = 2
 PARTITION = "tabprobe"
+CPU_PARTITION, GPU_PARTITION = "cpu", "gpu"
 ACCOUNT = "tabprobe-tests"
 # Seconds slurmctld keeps a finished job where squeue sees it (the plugin needs >= 3 x its
 # first status-check delay; an hour keeps any test's jobs visible to the end).
@@ -140,6 +143,10 @@ SchedulerParameters=sched_interval=2
 KillWait=5
 NodeName=localhost NodeAddr=127.0.0.1 {_hardware()} Gres=gpu:{GPUS} State=UNKNOWN
 PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+# A cluster set up by someone else: a CPU partition with a one-hour limit and a GPU partition
+# with two hours (whose jobs ask no GPUs there: `gpu: 0`, as on a cluster without GRES).
+PartitionName={CPU_PARTITION} Nodes=localhost MaxTime=60 State=UP
+PartitionName={GPU_PARTITION} Nodes=localhost MaxTime=120 State=UP
 """)
         # Slurm 22.05 drops a GPU without a device File ("Removing file-less GPU"), so each one
         # gets a stand-in file: an empty regular file, which no process opens.
@@ -210,18 +217,19 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
                 _binary("slurmd"),
             ],
         )
-        self._wait(
-            "node localhost to be idle",
-            lambda: (
-                self.run("sinfo", "-h", "-N", "-o", "%T", check=False).stdout.strip() in ("idle", "mixed", "allocated")
-            ),
-        )
+        self._wait("node localhost to be idle", self._node_ready)
         return self
+
+    def _node_ready(self) -> bool:
+        # One line per partition the node is in.
+        states = self.run("sinfo", "-h", "-N", "-o", "%T", check=False).stdout.split()
+        return bool(states) and set(states) <= {"idle", "mixed", "allocated"}
 
     def stop(self) -> None:
         """Cancel this cluster's jobs, then stop the daemons this object started, by their pids."""
         if "slurmctld" in self.processes and self.processes["slurmctld"].poll() is None:
-            self.run("scancel", "--full", "--partition", self.partition, check=False)
+            for partition in (self.partition, CPU_PARTITION, GPU_PARTITION):
+                self.run("scancel", "--full", "--partition", partition, check=False)
         for name in reversed(list(self.processes)):
             process = self.processes[name]
             if process.poll() is None:

@@ -184,6 +184,17 @@ def test_truncation_cuts_the_premise_and_keeps_the_hypothesis(tokenizer):
     assert ids[-len(hyp_ids) - 1 : -1] == hyp_ids
 
 
+def test_a_hypothesis_longer_than_max_length_is_cut_too_and_counted(tokenizer):
+    """The README's exception to "the hypothesis is kept whole": one that alone does not fit."""
+    hypothesis = "Ada Quill wrote poems about the sea " * 12
+    encoded = encode(tokenizer, ["a short premise", ""], [hypothesis, hypothesis], max_length=32)
+    assert encoded.truncated == 2
+    assert all(len(f["input_ids"]) == 32 for f in encoded.features)
+    # What is left of the hypothesis is its start (hypothesis-only: all but the special tokens).
+    start = tokenizer(hypothesis, add_special_tokens=False)["input_ids"][:30]
+    assert encoded.features[1]["input_ids"][1:-1] == start
+
+
 def test_hypothesis_only_encodes_the_hypothesis_alone(tokenizer):
     encoded = encode(tokenizer, [""], ["Ada Quill was a poet."], max_length=64)
     assert encoded.features[0]["input_ids"] == tokenizer("Ada Quill was a poet.")["input_ids"]

@@ -32,7 +32,22 @@ def test_every_rule_that_asks_for_a_gpu_is_routed_to_the_gpu_partition():
         assert resources.get("slurm_partition", defaults["slurm_partition"]).endswith("gpu_partition"), rule
         assert resources.get("mem_mb", defaults["mem_mb"]) >= 16000, rule
         # A grouped rule's runtime is per job: its group asks for the sum.
-        assert resources.get("runtime", defaults["runtime"]) >= (5 if rule in profile["groups"] else 60), rule
+        assert resources.get("runtime", defaults["runtime"]) >= (2 if rule in profile["groups"] else 60), rule
+
+
+def test_every_shipped_runtime_fits_an_ordinary_partition():
+    """A job over its partition's time limit is accepted by sbatch and never starts: the shipped
+    runtimes fit a one-hour CPU partition and a two-hour GPU partition (a stranger's cluster with
+    480-minute jobs in it had four that never started), a model's grouped inference included."""
+    profile = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    defaults, per_rule = profile["default-resources"], profile["set-resources"]
+    assert defaults["runtime"] <= 60
+    gpu = set(gpu_rules())
+    for rule, resources in per_rule.items():
+        runtime = resources.get("runtime", defaults["runtime"])
+        assert runtime <= (120 if rule in gpu else 60), (rule, runtime)
+    # The default run's largest inference group, in series, within the GPU limit.
+    assert per_rule["infer_nli"]["runtime"] * 50 <= 120
 
 
 def test_one_models_inference_is_one_submission_with_one_gpu():
@@ -42,7 +57,11 @@ def test_one_models_inference_is_one_submission_with_one_gpu():
     group = profile["groups"]["infer_nli"]
     assert "{model}" in group and "{probe}" not in group and "{split}" not in group
     assert profile["group-components"][group] >= 1000  # every probe x split of a model
-    assert profile["resources"] == {"gpu": 1} and profile["set-resource-scopes"] == {"gpu": "local"}
+    assert profile["resources"] == {"gpu": 1, "inference_slot": 1}
+    assert profile["set-resource-scopes"] == {"gpu": "local", "inference_slot": "local"}
+    # Every infer_nli job takes the slot: in series whatever the GPU setting (`gpu: 0` included).
+    rule = (ROOT / "rules" / "models.smk").read_text().split("rule infer_nli:")[1].split("\nrule ")[0]
+    assert re.search(r"resources:\s+gpu=1,\s+inference_slot=1,", rule)
     assert set(profile["groups"]) == {"infer_nli"}  # training jobs run side by side, each on its GPU
 
 

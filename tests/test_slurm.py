@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 import yaml
-from slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
+from slurm_cluster import CPU_PARTITION, GPU_PARTITION, slurm_cluster  # noqa: F401  (the fixture)
 from workflow_copy import copy_workflow, snakemake_command
 
 pytest.importorskip(
@@ -36,8 +37,13 @@ SUBMITTED = re.compile(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+) 
 
 
 def workflow_with_config(workdir: Path, shared_infotabs: Path) -> Path:
-    """The workflow, its profiles and a small config in `workdir`; returns the config file."""
+    """The workflow, its profiles, its config.yaml and a small config of a user's own in
+    `workdir`; returns the user's config file, which the runs read with --replace-workflow-config
+    as the README says. Merged into config.yaml, it would not validate (config.yaml's evidence
+    probes ask 500 `original` predictions; this caps `original` at 20): a job that merged the two
+    instead of using the planner's config would fail its config check."""
     copy_workflow(workdir)
+    shutil.copy(ROOT / "config.yaml", workdir / "config.yaml")
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(
         infotabs_dir=str(shared_infotabs),
@@ -82,6 +88,7 @@ def slurm_command(workdir: Path, configfile: Path) -> list[str]:
     return snakemake_command(
         workdir,
         configfile,
+        "--replace-workflow-config",
         "--workflow-profile",
         str(workdir / "workflow" / "profiles" / "slurm"),
         # No slurmdbd here, so sacct knows nothing: job states come from squeue (the cluster keeps
@@ -121,7 +128,17 @@ def local_run(tmp_path_factory, shared_infotabs):
     config = workflow_with_config(workdir, shared_infotabs)
     # With the threads the Slurm profile gives each inference job: predictions repeat byte for
     # byte on the same machine at one thread (at two they do not, even locally).
-    run(snakemake_command(workdir, config, "--cores", "2", "--set-threads", f"infer_nli={INFERENCE_THREADS}"))
+    run(
+        snakemake_command(
+            workdir,
+            config,
+            "--replace-workflow-config",
+            "--cores",
+            "2",
+            "--set-threads",
+            f"infer_nli={INFERENCE_THREADS}",
+        )
+    )
     return workdir
 
 
@@ -233,7 +250,9 @@ def test_a_gpu_rule_becomes_an_sbatch_gpu_request(slurm_run):
     assert re.search(r" --gpus=1(\s|$)", call) and "--ntasks=" not in call
     assert f"-p {slurm_run['cluster'].partition}" in call and f"-A {slurm_run['cluster'].account}" in call
     assert "--mem 1000" in call and f"--cpus-per-task={INFERENCE_THREADS}" in call
-    assert re.search(rf" -t {5 * len(PROBES)}(\s|$)", call), call  # 5 minutes per job, in series
+    per_job = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())["set-resources"]
+    per_job = per_job["infer_nli"]["runtime"]
+    assert re.search(rf" -t {per_job * len(PROBES)}(\s|$)", call), call[:400]  # the jobs' runtimes, in series
     for rule in ("ingest_infotabs", "generate_probe", "score_probe", "init_model"):
         for call in by_rule[rule]:
             assert "--gpus" not in call and "--gres" not in call and "--ntasks=1" in call
@@ -363,3 +382,89 @@ def test_a_job_that_can_never_start_is_named_in_the_runs_log(slurm_cluster, tmp_
     assert said, "".join(lines)[-4000:]
     assert "reason PartitionTimeLimit" in said[0] and "its runtime is above its partition's time limit" in said[0]
     assert re.search(r"Slurm job \d+ \((ingest_infotabs|init_model)", said[0]), said[0]
+    # What it asks against what its partition allows, and the profile this run reads.
+    assert f"it asks 30 minutes; partition {cluster.partition} allows 10 (MaxTime)" in said[0], said[0]
+    assert f"Slurm profile this run uses ({workdir / 'workflow' / 'profiles' / 'slurm'}/config.yaml:" in said[0], said[
+        0
+    ]
+
+
+# ---------------------------------------------------------------- a cluster set up by someone else
+
+
+def fill_in_as_the_readme_says(profile: Path, cluster) -> None:
+    """The shipped profile filled in for a cluster with a `cpu` and a `gpu` partition, no
+    accounting (any word for the account) and GPUs that `--gpus` cannot ask for (`gpu: 0` on the
+    GPU rules, as the README says), memory scaled to this machine; runtimes as shipped."""
+    settings = yaml.safe_load((profile / "config.yaml").read_text())
+    settings["default-resources"].update(slurm_partition=CPU_PARTITION, slurm_account="none")
+    for resources in settings["set-resources"].values():
+        if str(resources.get("slurm_partition", "")).startswith("CHANGE_ME_gpu"):
+            resources.update(slurm_partition=GPU_PARTITION, slurm_account="none", gpu=0)
+        if "mem_mb" in resources:
+            resources["mem_mb"] = min(resources["mem_mb"], 1000)
+    settings["set-threads"] = {rule: min(n, os.cpu_count()) for rule, n in settings["set-threads"].items()}
+    (profile / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+
+
+@pytest.fixture(scope="module")
+def stranger_run(tmp_path_factory, shared_infotabs, slurm_cluster):  # noqa: F811
+    workdir = tmp_path_factory.mktemp("stranger") / "workflow"
+    config = workflow_with_config(workdir, shared_infotabs)
+    fill_in_as_the_readme_says(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
+    result = run(slurm_command(workdir, config), env=slurm_cluster.env())
+    return {"dir": workdir, "config": config, "log": result.stdout + result.stderr}
+
+
+def test_on_a_cluster_without_gpu_requests_a_models_inference_is_one_job_in_series(stranger_run, local_run):
+    """`gpu: 0` takes away the GPU that kept one model's grouped jobs in series: without the
+    inference slot the group asked for the CPUs and memory of all its jobs at once and five
+    minutes, and never started (PartitionConfig). Now it asks for one job's and the sum of the
+    runtimes, finishes on the partitions' limits, loads the model once, and writes the bytes of a
+    local run."""
+    calls = re.findall(r"sbatch call: (sbatch .*)", stranger_run["log"])
+    (group,) = [call for call in calls if f"--comment rule_{INFERENCE_GROUP}" in call]
+    assert f"-p {GPU_PARTITION}" in group and "--gpus" not in group and "--gres" not in group
+    assert f"--cpus-per-task={INFERENCE_THREADS}" in group and "--mem 1000" in group
+    profile = yaml.safe_load((stranger_run["dir"] / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    assert re.search(rf" -t {profile['set-resources']['infer_nli']['runtime'] * len(PROBES)}(\s|$)", group), group
+    others = [call for call in calls if call is not group]
+    assert others and all(f"-p {CPU_PARTITION}" in call for call in others)
+    server_log = (stranger_run["dir"] / "logs" / "model_server" / f"{MODEL}.log").read_text()
+    assert server_log.count("loaded ") == 1
+    assert result_files(stranger_run["dir"]) == result_files(local_run)
+
+
+def test_a_failed_cluster_jobs_reason_reaches_the_runs_log(stranger_run, slurm_cluster):  # noqa: F811
+    """Without accounting the plugin can only say "Detailed failure reason unavailable". Here the
+    user's config file goes away once the run is planned (a file on the login node's own disk, not
+    on the shared filesystem): the jobs fail before their rule logs anything, and the run's log
+    must show the end of each failed job's Slurm log, where the reason is."""
+    workdir = stranger_run["dir"]
+    mine = workdir / "gone.yaml"
+    shutil.copy(stranger_run["config"], mine)
+    forced = f"results/predictions/{MODEL}/row_deletion/alpha1.parquet"
+    process = subprocess.Popen(
+        slurm_command(workdir, mine) + ["--forcerun", "ingest_infotabs", "--until", forced],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=slurm_cluster.env(),
+    )
+    lines = []
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            if "has been submitted with SLURM jobid" in line and mine.exists():
+                mine.unlink()  # the job starts seconds later, and reads it then
+        process.wait(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    log = "".join(lines)
+    assert process.returncode != 0 and not mine.exists(), log[-4000:]
+    assert "Detailed failure reason unavailable" in log
+    assert re.search(
+        r"Slurm job \d+ failed; the end of its log \(\S+/slurm_logs/rule_ingest_infotabs/alpha1/\d+\.log\):", log
+    ), log[-4000:]
+    assert f"No such file or directory: '{mine}'" in log.split("the end of its log")[1], log[-4000:]

@@ -34,8 +34,9 @@ PAIR_ORDERS = ("premise_first", "hypothesis_first")
 def encode(
     tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_length: int, pair_order: str = "premise_first"
 ) -> Encoded:
-    """Features of premise + hypothesis pairs: the hypothesis is kept whole and the premise cut
-    to fit `max_length`. An empty premise (hypothesis-only) encodes the hypothesis alone, as the
+    """Features of premise + hypothesis pairs: the premise is cut to fit `max_length`, the
+    hypothesis kept whole unless it alone does not fit (then it is cut too; counted in
+    `truncated` like every cut example). An empty premise (hypothesis-only) encodes the hypothesis alone, as the
     paper's hypothesis-only model sees it. Tokenises in batches (the fast tokenizer's Rust loop).
 
     `pair_order` is premise_first (the usual NLI input, and what most checkpoints were trained

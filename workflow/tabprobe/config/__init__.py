@@ -7,6 +7,7 @@ messages that name the key (and the file and line that set it) before any job ru
     settings   a probe's splits, cap and options; the inoculation and controlled-variance plans
     names      the patterns of probe and model names
     checks     check(): the schema, then problems (what the schema cannot see); require_configured
+    planned    the planner's config, handed to cluster jobs as a file
     errors     ConfigError
     __main__   `python -m tabprobe.config config.yaml [more.yaml ...]`
 """
@@ -19,6 +20,7 @@ from .errors import ConfigError
 from .files import NotYaml, load_files, read_yaml, type_command_line_values
 from .locations import locate
 from .names import MODEL_NAME, PROBE_NAME
+from .planned import adopt_planned, hand_to_jobs
 from .settings import (
     INOCULATION_TABLES,
     WORKFLOW_PROBE_OPTIONS,
@@ -40,6 +42,8 @@ __all__ = [
     "check",
     "require_configured",
     "locate",
+    "adopt_planned",
+    "hand_to_jobs",
     "read_yaml",
     "load_files",
     "type_command_line_values",
