@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import curation, schemas
-from .probes import Example, NotApplicable, ProbeContext, get_probe, invariants
+from .probes import Example, NotApplicable, ProbeContext, get_probe, invariants, option_problems
 from .seeding import seeded_rng
 from .table import Table
 
@@ -66,7 +66,7 @@ def perturbations(
         raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
     if probe.needs_relevance and relevance is None:
         raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
-    problems = probe.option_problems(options or {})
+    problems = option_problems(probe, options or {})
     if problems:  # the config check names them first, with file and line; this is for direct callers
         raise ValueError("; ".join(f"probes.{probe_name}.{name}: {problem}" for name, problem in problems))
     return _perturbations(probe, examples, tables, seed, options, docs, relevance, tally or Tally())

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import TabprobeError, did_you_mean
 from ..infotabs import SPLITS, split_tsv
-from ..probes import REGISTRY, get_probe
+from ..probes import REGISTRY, get_probe, option_problems
 from .defaults import model_default
 from .names import PROBE_NAME
 from .settings import (
@@ -112,7 +112,7 @@ def _option_problems(name: str, externals, config) -> list[str]:
         return []  # "no such probe", said below
     return [
         f"config key probes.{name}.{key}: {problem}"
-        for key, problem in get_probe(name).option_problems(options, also_known=WORKFLOW_PROBE_OPTIONS)
+        for key, problem in option_problems(get_probe(name), options, also_known=WORKFLOW_PROBE_OPTIONS)
     ]
 
 

@@ -100,6 +100,27 @@ def get_probe(name: str) -> Probe:
     return probe
 
 
+def option_problems(probe: Probe, options: Mapping, also_known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(option, problem) for each option `probe` does not declare (Probe.options; with the closest it
+    does, or of `also_known`: keys the workflow reads) and each value outside its schema, then what
+    its `check_options` finds. The config check reports them before any job runs; generating the
+    probe refuses them too. (Here, not in base.py: a probe's code inputs stay its own modules.)"""
+    import jsonschema
+
+    problems = []
+    for name, value in options.items():
+        if name not in probe.options:
+            declared = ", ".join(sorted(probe.options)) or "none"
+            hint = did_you_mean(name, [*probe.options, *also_known])
+            problems.append((name, f"{probe.name} takes no option {name!r}.{hint} Its options: {declared}"))
+            continue
+        validator = jsonschema.Draft202012Validator(probe.options[name])
+        problems += [(name, error.message) for error in validator.iter_errors(value)]
+    if not problems and probe.check_options:
+        problems += probe.check_options(options)
+    return problems
+
+
 # The paper tables that pool one sampled edit per gold example from several probes: Table 4
 # (hypothesis edits) and Table 7 (counterfactuals), by Probe.family; their columns by
 # Probe.label_change.
@@ -139,6 +160,7 @@ __all__ = [
     "get_probe",
     "is_external",
     "module_path",
+    "option_problems",
     "pooled_members",
     "register_external",
     "register_externals",

@@ -114,31 +114,3 @@ class Probe:
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):
             raise ValueError(f"probe {self.name}: a transition_rule is needed exactly when judged_by='transitions'")
-
-    def option_problems(self, options: Mapping[str, Any], also_known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-        """(option, problem) for each option this probe does not declare (with the closest it
-        does, or of `also_known`: keys the workflow reads) and each value outside its schema. The
-        config check reports them before any job runs; generating the probe refuses them too."""
-        import jsonschema
-
-        from ..errors import did_you_mean
-
-        problems = []
-        for name, value in options.items():
-            if name not in self.options:
-                declared = ", ".join(sorted(self.options)) or "none"
-                problems.append(
-                    (
-                        name,
-                        f"{self.name} takes no option {name!r}.{did_you_mean(name, [*self.options, *also_known])} "
-                        f"Its options: {declared}",
-                    )
-                )
-                continue
-            problems += [
-                (name, error.message)
-                for error in jsonschema.Draft202012Validator(self.options[name]).iter_errors(value)
-            ]
-        if not problems and self.check_options:
-            problems += self.check_options(options)
-        return problems
