@@ -92,18 +92,17 @@ def pooled_table_blocks(scores: Index, run: RunInfo, table: str, reference: dict
             original = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="EC")
             directions = flip_directions(scores, model, flipped, split)
             side = one_sided(directions)
-
-            def shown(name: str, statistic: str) -> Stat | str:
-                if name == flipped and side:
-                    return ONE_SIDED.format(side.replace("->", "→"))
-                row = scores.get(model=model, probe=name, split=split, statistic=statistic, label="all")
-                return Stat.of(row, signed=statistic == "accuracy_drop")
-
             cells = [model, Stat.of(original)]
-            cells += [shown(name, "accuracy") for name in names]
-            cells += [Stat.of(directions.get(d)) for d in FLIP_DIRECTIONS]
-            cells.append(Stat.of(scores.get(model=model, probe=flipped, split=split, statistic="cue_accuracy")))
-            cells += [shown(name, "accuracy_drop") for name in names]
+            for statistic in ("accuracy", "accuracy_drop"):
+                for name in names:
+                    if name == flipped and side:  # a pooled number would credit the cue follower
+                        cells.append(ONE_SIDED.format(side.replace("->", "→")))
+                    else:
+                        row = scores.get(model=model, probe=name, split=split, statistic=statistic, label="all")
+                        cells.append(Stat.of(row, signed=statistic == "accuracy_drop"))
+                if statistic == "accuracy":
+                    cells += [Stat.of(directions.get(d)) for d in FLIP_DIRECTIONS]
+                    cells.append(Stat.of(scores.get(model=model, probe=flipped, split=split, statistic="cue_accuracy")))
             rows.append(cells)
         for name, values in reference.get(split, {}).items():
             rows.append(
