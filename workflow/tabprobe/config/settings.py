@@ -9,7 +9,7 @@ from ..probes import REGISTRY, get_probe
 from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
 
 # read by the workflow, not passed to the probe
-WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change", "curation")
+WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")
 # The challenge family of each experiment and the paper table pooling its probes.
 INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
 
@@ -25,7 +25,12 @@ def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
 
 
 def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
+    """The splits a probe runs on: its `full_splits` under `full: true` where it gives them (the
+    evidence probes: alpha1 on the CPU budget, all three test splits at the paper's scale), else
+    its `splits`, else the top-level `splits`."""
     settings = config["probes"].get(probe) or {}
+    if config.get("full") and settings.get("full_splits"):
+        return list(settings["full_splits"])
     return list(settings.get("splits") or config["splits"])
 
 
