@@ -25,6 +25,7 @@ include: "rules/report.smk"
 localrules:
     all,
     download_infotabs,
+    download_counterfactuals,
     check_infotabs,
     collect_results,
     assemble_report,

@@ -75,6 +75,7 @@ def summarise(workdir: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
+    parser.add_argument("--counterfactuals", default="../shared/infotabs-counterfactuals")
     parser.add_argument("--workdir", default="bench/results/gpu_run", help="emptied first")
     parser.add_argument("--cores", default="all")
     parser.add_argument("--config", nargs="*", default=["full=true"], help="extra --config values")
@@ -85,9 +86,16 @@ def main() -> None:
     shutil.rmtree(workdir, ignore_errors=True)
     copy_workflow(workdir)
     shutil.copy(ROOT / "config.yaml", workdir / "config.yaml")
-    infotabs = str(Path(args.infotabs).resolve())
+    infotabs, counterfactuals = (str(Path(p).resolve()) for p in (args.infotabs, args.counterfactuals))
     command = snakemake_command(
-        workdir, None, "--cores", args.cores, "--config", f"infotabs_dir={infotabs}", *args.config
+        workdir,
+        None,
+        "--cores",
+        args.cores,
+        "--config",
+        f"infotabs_dir={infotabs}",
+        f"counterfactuals_dir={counterfactuals}",
+        *args.config,
     )
     start = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True)

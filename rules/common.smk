@@ -42,7 +42,7 @@ from tabprobe.config import (
     probe_splits,
     require_configured,
 )
-from tabprobe import code_inputs, layout
+from tabprobe import code_inputs, human_counterfactuals, layout
 from tabprobe.download import INFOTABS_COMMIT, split_digest, tables_digest
 from tabprobe.external import files_below
 from tabprobe.infotabs import SPLITS
@@ -272,6 +272,17 @@ def get_probe_sources(wildcards):
     edits to the modules it imports, so listing them as inputs makes an edited probe re-run
     (that probe only), and an edited helper re-run the probes that use it."""
     return [str(Path(CODE_DIR) / "tabprobe" / path) for path in source_files(wildcards.probe)]
+
+
+def get_human_counterfactuals(wildcards):
+    """The split's hand-made counterfactual files (TSV first), for a probe that reads them: an
+    edited line or table re-generates it. Without a local copy, the downloaded release."""
+    if not get_probe(wildcards.probe).needs_human_counterfactuals:
+        return {}
+    root = config["counterfactuals_dir"]
+    if not root:
+        return {"counterfactuals": [layout.downloaded_counterfactuals()]}
+    return {"counterfactuals": [str(p) for p in human_counterfactuals.split_files(root, wildcards.split)]}
 
 
 def get_relevance(wildcards):

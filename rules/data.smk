@@ -13,6 +13,21 @@ rule download_infotabs:
         "../workflow/scripts/download_infotabs.py"
 
 
+# The paper's hand-made counterfactual tables (probe cf_human), when no local copy is named;
+# checked against the release's checksums by the jobs that read them.
+rule download_counterfactuals:
+    output:
+        directory(layout.downloaded_counterfactuals()),
+    log:
+        "logs/download_counterfactuals.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    params:
+        url=config["counterfactuals_url"],
+    script:
+        "../workflow/scripts/download_counterfactuals.py"
+
+
 # The raw split is checked in a job of its own, before ingest_infotabs replaces anything: bad
 # input (a line edited in place, a deleted table) then stops this job, and the results of the
 # last good ingest stay as they were (Snakemake deletes a job's outputs before it runs). Its

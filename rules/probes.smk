@@ -2,6 +2,7 @@ rule generate_probe:
     input:
         unpack(get_parses),
         unpack(get_relevance),
+        unpack(get_human_counterfactuals),
         examples=layout.examples("{split}"),
         tables=layout.tables("{split}"),
         probe_sources=get_probe_sources,
@@ -22,6 +23,7 @@ rule generate_probe:
         options=get_probe_options,
         seed=config["seed"],
         limit=get_probe_limit,
+        verify_counterfactuals=config["counterfactuals_verify"],
     script:
         "../workflow/scripts/generate_probe.py"
 

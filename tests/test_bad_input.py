@@ -561,6 +561,28 @@ def add_broken_split(env, finished, tmp) -> Run:
 FINISHED_CASES["broken_rows_in_an_added_split"] = (add_broken_split, [])
 
 
+def add_damaged_hand_made_counterfactuals(env, finished, tmp) -> Run:
+    """The paper's hand-made counterfactuals are read as any input: a pair whose modified label is
+    not E or C stops the job that reads them, naming the file and line."""
+    root = tmp / "counterfactuals"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "mini_counterfactuals", root)
+    tsv = root / "data" / "counterfactuals" / "alpha1" / "cf_alpha1_anonymized.tsv"
+    lines = tsv.read_bytes().decode("utf-8").split("\r\n")
+    lines[2] = lines[2].rsplit("\t", 1)[0] + "\tMAYBE"
+    tsv.write_bytes("\r\n".join(lines).encode("utf-8"))
+    config = json.loads(json.dumps(finished["config"]))
+    config["probes"]["cf_human"] = {"splits": ["alpha1"]}
+    # A hand-written stand-in for the release (tests/fixtures/mini_counterfactuals), not the release.
+    config.update(counterfactuals_dir=str(root), counterfactuals_verify=False)
+    return Run(
+        write_config(tmp / "run.yaml", config),
+        [rf"{tsv}:3: labels 'C' -> 'MAYBE': each must be E or C", r"How to fix: ", r"Error in rule generate_probe"],
+    )
+
+
+FINISHED_CASES["damaged_hand_made_counterfactuals"] = (add_damaged_hand_made_counterfactuals, [])
+
+
 @pytest.mark.parametrize("name", FINISHED_CASES)
 def test_bad_input_added_to_a_finished_run_stops_and_changes_nothing(env, finished, tmp_path, name):
     make, expect = FINISHED_CASES[name]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tabprobe.config import ConfigError, check, model_max_length
+from tabprobe.config import ConfigError, check, model_max_length, probe_limit, probe_splits
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -233,6 +233,23 @@ def test_command_line_values_are_read_as_yaml_spells_them(tmp_path):
     assert job_count(full.stdout, "inoculate") == 3 * job_count(default.stdout, "inoculate") > 0
 
 
+def test_full_runs_the_evidence_probes_on_every_test_split(tmp_path):
+    """Paper Tables 6 and 16 have alpha1, alpha2 and alpha3 columns: `full: true` runs the evidence
+    probes on all three (their `full_splits`), with no cap; the CPU budget on alpha1 alone."""
+    full, default = dry_run(tmp_path, "full=true"), dry_run(tmp_path)
+    assert full.returncode == 0 and default.returncode == 0, full.stderr[-3000:] + default.stderr[-3000:]
+    for probe in ("relevant_row_deletion", "irrelevant_row_deletion", "evidence_selection"):
+
+        def planned(output: str, probe: str = probe) -> set[str]:
+            return set(re.findall(rf"rule generate_probe:.*?wildcards: probe={probe}, split=(\w+)", output, flags=re.S))
+
+        assert planned(full.stdout) == {"alpha1", "alpha2", "alpha3"}, probe
+        assert planned(default.stdout) == {"alpha1"}, probe
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    assert probe_splits({**config, "full": True}, "relevant_row_deletion") == ["alpha1", "alpha2", "alpha3"]
+    assert probe_limit({**config, "full": True}, "relevant_row_deletion") is None
+
+
 def test_a_misspelt_command_line_value_is_a_type_error_with_the_spelling_to_use(tmp_path):
     result = dry_run(tmp_path, "full=maybe", "max_examples=abc")
     output = result.stdout + result.stderr
@@ -345,8 +362,8 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     assert "no model 'minilm-pra' in config. Did you mean 'minilm-para'?" in str(error.value)
 
     def counterfactuals_on_alpha1_only(config):
-        config["probes"]["cf_row_swap"]["splits"] = ["alpha1"]
-        config["probes"]["cf_title_swap"]["splits"] = ["alpha1"]
+        for probe in ("cf_row_swap", "cf_title_swap", "cf_human"):
+            config["probes"][probe]["splits"] = ["alpha1"]
 
     with pytest.raises(ConfigError) as error:
         check(with_change(counterfactuals_on_alpha1_only), SCHEMA)

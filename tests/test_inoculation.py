@@ -87,3 +87,38 @@ def test_fine_tuning_is_deterministic(trained, tmp_path):
     fine_tune(trained, records(24), records(8, offset=50), "para", settings, tmp_path / "a")
     fine_tune(trained, records(24), records(8, offset=50), "para", settings, tmp_path / "b")
     assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
+
+
+def test_liu_outcome_is_judged_on_every_original_test_set():
+    """The paper reads its outcomes on alpha1, alpha2 and alpha3 (Tables 9 and 11): one outcome
+    per test set, each from that set's paired change and the challenge set's."""
+    import polars as pl
+
+    from tabprobe.report.inoculation import Experiment, outcomes_table
+    from tabprobe.results import Index
+
+    def row(model, probe, split, statistic, mean, low, high):
+        return dict(
+            model=model, probe=probe, split=split, statistic=statistic, label="all", mean=mean, std=1.0,
+            ci_low=low, ci_high=high, n=100, paper=None,
+        )  # fmt: skip
+
+    rows = [
+        row("m.ino-hypothesis-0", "original", s, "accuracy", 70.0, 65.0, 75.0) for s in ("alpha1", "alpha2", "alpha3")
+    ]
+    rows += [
+        row("m.ino-hypothesis-100", "table4:challenge", "alpha1", "accuracy_change", 8.0, 4.0, 12.0),  # up
+        row("m.ino-hypothesis-100", "original", "alpha1", "accuracy_change", 0.5, -1.5, 2.5),  # unchanged
+        row("m.ino-hypothesis-100", "original", "alpha2", "accuracy_change", -4.0, -6.0, -2.0),  # down
+        row("m.ino-hypothesis-100", "original", "alpha3", "accuracy_change", -0.5, -2.0, 1.0),  # unchanged
+    ]
+    index = Index(pl.DataFrame(rows))
+    experiment = Experiment(
+        "hypothesis",
+        {"table": "table4", "before": "m.ino-hypothesis-0", "sizes": {"100": {"model": "m.ino-hypothesis-100"}}},
+    )
+    table = outcomes_table(index, experiment)
+    assert table.header[1:4] == ["Outcome, judged on alpha1", "Outcome, judged on alpha2", "Outcome, judged on alpha3"]
+    (cells,) = table.rows
+    assert cells[:4] == ["100", "1", "3", "1"]
+    assert "alpha2: Outcome 3" in cells[4] and "alpha1: Outcome 1" in cells[4]

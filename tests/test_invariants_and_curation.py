@@ -365,3 +365,10 @@ def test_decisions_that_can_never_apply_are_named_with_their_file_and_line():
     assert (
         curation.uid_problems({"alpha1:999999/flip": decisions["alpha1:999999/flip"]}, ["alpha1"], lambda s: None) == []
     )
+
+
+def test_a_pair_people_made_is_not_a_curation_candidate():
+    """C -> E flips of the paper's hand-made counterfactuals are the annotators' labels: they count
+    without review, while the same flip made by a machine waits for a person."""
+    assert curation.needs_review("flipped", "C", "E", {}) == ["C2E"]
+    assert curation.needs_review("flipped", "C", "E", {"made_by": "human"}) == []

@@ -277,3 +277,40 @@ def test_a_premise_model_is_paired_with_the_hypothesis_only_baseline_on_the_same
     assert ("accuracy_gain_over_baseline", "all") not in _by_key(
         score_probe("original", examples, model, None, settings, "m", "alpha1").to_pylist()
     )
+
+
+def test_a_flipped_column_is_scored_per_direction_beside_the_always_contradict_answer():
+    """Two directions, told apart, each with its n; and what answering CONTRADICT to every edit
+    scores on the same examples: all of E->C, none of C->E."""
+    from tabprobe.scoring import score_pooled_column
+
+    gold = [f"dev:{i}" for i in range(30)]
+    labels = ["E"] * 20 + ["C"] * 10
+    flipped = ["C" if lab == "E" else "E" for lab in labels]
+    negation = _probe_examples("negation_flip", [u + "/negation_flip" for u in gold], gold, labels, flipped)
+    # A cue follower: CONTRADICT to every edit.
+    members = {"negation_flip": (negation, _predictions(negation["uid"].to_pylist(), gold, ["C"] * 30))}
+    settings = ScoringSettings(samplings=20, fraction=0.8, bootstrap=50, seed=4)
+    rows = _by_key(
+        score_pooled_column("table4", "label_flipped", members, None, settings, model="m", split="alpha1").to_pylist()
+    )
+    assert (rows[("accuracy", "E->C")]["n"], rows[("accuracy", "C->E")]["n"]) == (20, 10)
+    assert rows[("accuracy", "E->C")]["mean"] == pytest.approx(100.0)
+    assert rows[("accuracy", "C->E")]["mean"] == pytest.approx(0.0)
+    assert rows[("cue_accuracy", "E->C")]["mean"] == pytest.approx(100.0)
+    assert rows[("cue_accuracy", "C->E")]["mean"] == pytest.approx(0.0)
+    # Overall the cue scores the share of E->C edits, exactly what this model scores.
+    assert rows[("cue_accuracy", "all")]["mean"] == pytest.approx(rows[("accuracy", "all")]["mean"])
+    # A label-keeping column has no directions.
+    kept = _probe_examples("number_preserve", [u + "/number_preserve" for u in gold], gold, labels, labels)
+    preserved = score_pooled_column(
+        "table4",
+        "label_preserved",
+        {"number_preserve": (kept, _predictions(kept["uid"].to_pylist(), gold, labels))},
+        None,
+        settings,
+        model="m",
+        split="alpha1",
+    )
+    assert not {r["label"] for r in preserved.to_pylist()} & {"E->C", "C->E"}
+    assert "cue_accuracy" not in preserved["statistic"].to_pylist()

@@ -31,7 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.e2e
 MODEL = "minilm-struct"
 PROBES = ["original", "row_deletion"]
-LOCAL_RULES = {"download_infotabs", "check_infotabs", "collect_results", "assemble_report", "all"}
+LOCAL_RULES = {
+    "download_infotabs",
+    "download_counterfactuals",
+    "check_infotabs",
+    "collect_results",
+    "assemble_report",
+    "all",
+}
 # A job is numbered, a group job named by a UUID.
 SUBMITTED = re.compile(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 
@@ -292,7 +299,9 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         assert re.search(r"resources:\s+gpu=1,", rule_text)
     snakefile = (ROOT / "Snakefile").read_text()
     assert re.search(
-        r"localrules:\s+all,\s+download_infotabs,\s+check_infotabs,\s+collect_results,\s+assemble_report,", snakefile
+        r"localrules:\s+all,\s+download_infotabs,\s+download_counterfactuals,\s+check_infotabs,\s+collect_results,"
+        r"\s+assemble_report,",
+        snakefile,
     )
 
 

@@ -376,3 +376,39 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
 )
 def test_the_short_verdict_of_the_scorecard(model, cells, expected):
     assert verdicts.short_verdict(verdicts.verdict(results(model, cells), model, PARA)) == expected
+
+
+def with_directions(index_rows: list[dict], directions: dict[str, int], probe: str = "table4:label_flipped") -> Index:
+    """A results table plus the per-direction accuracy rows of a flipped column (direction -> n)."""
+    extra = [
+        {
+            "model": "minilm-para",
+            "probe": probe,
+            "split": "alpha1",
+            "statistic": "accuracy",
+            "label": direction,
+            "mean": 70.0,
+            "std": 1.0,
+            "ci_low": 65.0,
+            "ci_high": 75.0,
+            "n": n,
+            "paper": None,
+        }
+        for direction, n in directions.items()
+    ]
+    return Index(frame(index_rows + extra))
+
+
+def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
+    """EVIDENCE_USING's flipped edits show no drop, which says no when they hold both directions;
+    on E->C edits alone a model answering CONTRADICT to every edit loses nothing either, so the
+    answer is cannot tell, and a caveat says why."""
+    base = results("minilm-para", EVIDENCE_USING).table.to_dicts()
+    both = verdicts.verdict(with_directions(base, {"E->C": 60, "C->E": 50}), "minilm-para", PARA)
+    assert both.finding(verdicts.ARTIFACTS).answer == NO
+    assert not [c for c in both.caveats if "label-flipped column" in c]
+    one = verdicts.verdict(with_directions(base, {"E->C": 60, "C->E": 0}), "minilm-para", PARA)
+    artifacts = one.finding(verdicts.ARTIFACTS)
+    assert artifacts.answer == CANNOT_TELL and "E→C only" in artifacts.sentence
+    (caveat,) = [c for c in one.caveats if "label-flipped column" in c]
+    assert "holds E→C edits only on alpha1" in caveat and "never no" in caveat

@@ -15,4 +15,6 @@ generate_probe(
     parses_path=snakemake.input.get("parses"),
     relevance_path=snakemake.input.get("relevance"),
     curation_paths=list(snakemake.input.curation),
+    counterfactuals=snakemake.input.get("counterfactuals"),
+    verify_counterfactuals=snakemake.params.verify_counterfactuals,
 )

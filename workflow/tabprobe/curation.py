@@ -64,7 +64,10 @@ def needs_review(label_change: str | None, gold: str, expected: str | None, prov
     """The reasons (REVIEW_KINDS) a person must look at this example before its label counts: an
     edit of a CONTRADICT hypothesis said to make it ENTAIL (a probe that flips labels), or a label
     set by a heuristic. (A probe that writes a new hypothesis and labels it by rule, such as
-    num_comparative, flips nothing.)"""
+    num_comparative, flips nothing.) A pair people made (provenance `made_by: human`, the paper's
+    hand-made counterfactuals) is not a candidate: its label is theirs."""
+    if provenance.get("made_by") == "human":
+        return []
     needs = []
     if label_change == "flipped" and gold == "C" and expected == "E":
         needs.append("C2E")

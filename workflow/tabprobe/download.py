@@ -101,10 +101,11 @@ def verify(root: str | Path) -> None:
         )
 
 
-def _extract_data_files(archive: tarfile.TarFile, dest: Path) -> int:
-    """Write the regular files under data/ that tabprobe reads, with the archive's top folder
-    stripped. Files are copied one by one (no links, no devices, nothing outside `dest`), so a
-    hostile archive cannot write elsewhere, on any Python 3.11 (extractall's filter= needs 3.11.4)."""
+def _extract_data_files(archive: tarfile.TarFile, dest: Path, keep: tuple[str, ...] = KEEP_PREFIXES) -> int:
+    """Write the regular files under the `keep` prefixes (paths below the archive's top folder),
+    with that top folder stripped. Files are copied one by one (no links, no devices, nothing
+    outside `dest`), so a hostile archive cannot write elsewhere, on any Python 3.11 (extractall's
+    filter= needs 3.11.4)."""
     written = 0
     root = dest.resolve()
     for member in archive:
@@ -112,7 +113,7 @@ def _extract_data_files(archive: tarfile.TarFile, dest: Path) -> int:
         if not member.isfile() or len(parts) < 2 or member.name.startswith("/") or ".." in parts:
             continue
         inner = "/".join(parts[1:])
-        if not inner.startswith(KEEP_PREFIXES):
+        if not inner.startswith(keep):
             continue
         target = (dest / inner).resolve()
         if root not in target.parents:
@@ -124,27 +125,36 @@ def _extract_data_files(archive: tarfile.TarFile, dest: Path) -> int:
     return written
 
 
-def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -> None:
-    """Download the archive, keep the data files, verify them, then move them into `dest`."""
+def fetch_release(
+    dest: str | Path, url: str, keep: tuple[str, ...], verify_copy, what: str, hint: str, timeout: float = 30.0
+) -> None:
+    """Download a tar.gz release, keep the files under `keep`, check them with `verify_copy`
+    (which raises DownloadError), then move them into `dest`: nothing half-downloaded or
+    unverified ever sits at `dest`."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{dest.name}-") as tmp:
-        archive_path = Path(tmp) / "infotabs.tar.gz"
+        archive_path = Path(tmp) / "release.tar.gz"
         log.info("downloading %s", url)
         try:
             with urllib.request.urlopen(url, timeout=timeout) as response, archive_path.open("wb") as out:
                 shutil.copyfileobj(response, out)
         except (urllib.error.URLError, OSError) as err:
             reason = getattr(err, "reason", err)
-            raise DownloadError(f"cannot download InfoTabS from {url}: {reason}. {LOCAL_COPY_HINT}") from err
-        extracted = Path(tmp) / "infotabs"
+            raise DownloadError(f"cannot download {what} from {url}: {reason}. {hint}") from err
+        extracted = Path(tmp) / "release"
         try:
             with tarfile.open(archive_path) as archive:
-                _extract_data_files(archive, extracted)
+                _extract_data_files(archive, extracted, keep)
         except (tarfile.TarError, EOFError, zlib.error, OSError) as err:  # truncated transfers end up here
-            raise DownloadError(f"{url}: not a readable tar.gz archive ({err}). {LOCAL_COPY_HINT}") from err
-        verify(extracted)
+            raise DownloadError(f"{url}: not a readable tar.gz archive ({err}). {hint}") from err
+        verify_copy(extracted)
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(extracted, dest)
+
+
+def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -> None:
+    """Download the archive, keep the data files, verify them, then move them into `dest`."""
+    fetch_release(dest, url, KEEP_PREFIXES, verify, "InfoTabS", LOCAL_COPY_HINT, timeout)
     log.info("InfoTabS at %s verified against commit %s", dest, INFOTABS_COMMIT[:12])

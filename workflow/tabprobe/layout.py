@@ -151,6 +151,11 @@ def downloaded_infotabs() -> str:
     return _in(RESOURCES, "infotabs")
 
 
+def downloaded_counterfactuals() -> str:
+    """The paper's hand-made counterfactual release, where no local copy is named."""
+    return _in(RESOURCES, "infotabs-counterfactuals")
+
+
 def shots(model: str, root: str | Path = RESULTS) -> str:
     """The k-shot examples of a causal LM's prompts (JSON), the same for every probe."""
     return _in(root, "shots", f"{model}.json")

@@ -55,6 +55,7 @@ def perturbations(
     docs: Mapping[str, Any] | None = None,
     relevance: Mapping[str, tuple[str, ...]] | None = None,
     tally: Tally | None = None,
+    counterfactuals: Mapping[tuple[str, str], Any] | None = None,
 ) -> Iterator[list[dict]]:
     """The probe applied to the examples one by one, lazily: for each gold example it perturbs,
     in the order of `examples`, the list of its probe examples (`schemas.PROBE_EXAMPLES`
@@ -66,13 +67,17 @@ def perturbations(
         raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
     if probe.needs_relevance and relevance is None:
         raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
+    if probe.needs_human_counterfactuals and counterfactuals is None:
+        raise ValueError(f"probe {probe_name} reads the hand-made counterfactuals; pass the split's set")
     problems = option_problems(probe, options or {})
     if problems:  # the config check names them first, with file and line; this is for direct callers
         raise ValueError("; ".join(f"probes.{probe_name}.{name}: {problem}" for name, problem in problems))
-    return _perturbations(probe, examples, tables, seed, options, docs, relevance, tally or Tally())
+    return _perturbations(probe, examples, tables, seed, options, docs, relevance, tally or Tally(), counterfactuals)
 
 
-def _perturbations(probe, examples, tables, seed, options, docs, relevance, tally: Tally) -> Iterator[list[dict]]:
+def _perturbations(
+    probe, examples, tables, seed, options, docs, relevance, tally: Tally, counterfactuals=None
+) -> Iterator[list[dict]]:
     probe_name = probe.name
     promises = invariants.of(probe)
     records = examples.to_pylist()
@@ -95,6 +100,7 @@ def _perturbations(probe, examples, tables, seed, options, docs, relevance, tall
             shared=shared,
             relevance=relevance,
             seed=seed,
+            counterfactuals=counterfactuals,
         )
         doc = docs[example.uid] if docs is not None else None
         table = tables[example.table_id]
@@ -162,15 +168,17 @@ def generate(
     relevance: Mapping[str, tuple[str, ...]] | None = None,
     decisions: Mapping[str, curation.Decision] | None = None,
     split: str = "",
+    counterfactuals: Mapping[tuple[str, str], Any] | None = None,
 ) -> tuple[pa.Table, dict]:
     """Apply a probe to every example; returns the probe examples and a coverage summary.
     `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
     uid -> relevant row keys, for probes that read it; `decisions` uid -> a person's curation
-    decision (tabprobe.curation), applied to the examples of `split`."""
+    decision (tabprobe.curation), applied to the examples of `split`; `counterfactuals` the split's
+    hand-made counterfactuals by (table id, hypothesis), for probes that read them."""
     tally = Tally(curator=curation.Curator(decisions or {}, split, get_probe(probe_name).label_change))
     rows = [
         row
-        for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, tally)
+        for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, tally, counterfactuals)
         for row in kept
     ]
     coverage = {

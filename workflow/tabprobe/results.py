@@ -190,6 +190,28 @@ def run_record(
             for split, r in sorted(relevance.items())
         },
         "caps": caps,
+        "data": data_provenance(config, coverage),
+    }
+
+
+def data_provenance(config: Mapping[str, Any], coverage: Iterable[Mapping]) -> dict:
+    """Which data the numbers rest on: the InfoTabS copy, and for each probe who made its examples
+    (probes.MADE_BY) and, for a set read as it is, where it was read from."""
+    from .download import INFOTABS_COMMIT
+    from .probes import MADE_BY, made_by
+
+    probes: dict[str, dict] = {}
+    for c in coverage:
+        entry = probes.setdefault(c["probe"], {"made_by": made_by(c["probe"])})
+        entry["made_by_text"] = MADE_BY[entry["made_by"]]
+        if c.get("source"):
+            entry.setdefault("sources", {})[c["split"]] = c["source"]
+    return {
+        "infotabs": {
+            "source": config.get("infotabs_dir") or f"downloaded: infotabs/infotabs@{INFOTABS_COMMIT[:12]}",
+            "checked_against_release": bool(config.get("infotabs_verify", True)),
+        },
+        "probes": dict(sorted(probes.items())),
     }
 
 

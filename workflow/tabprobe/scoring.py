@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import LABELS, schemas
-from .probes import get_probe, is_external
+from .probes import get_probe, is_fixed_set
 from .seeding import seeded_rng
 from .transitions import RULES
 
@@ -105,6 +105,35 @@ def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> li
     rows.append({"statistic": "accuracy", "label": "EC", **scorer.stat(correct * not_neutral, not_neutral)})
     for lab, mask in _label_masks(expected).items():
         rows.append({"statistic": "accuracy", "label": lab, **scorer.stat(correct * mask, mask)})
+    return rows
+
+
+def direction(gold: str, expected: str) -> str:
+    """How a label-flipping edit moves the gold label: "E->C", "C->E", ..."""
+    return f"{gold}->{expected}"
+
+
+# The answer of a model that follows the edit's cue and not the table: an edited hypothesis (or
+# table) is a contradiction. On E->C flips it is always right, on C->E always wrong, so a flipped
+# column holding E->C edits alone would credit it in full.
+CUE_ANSWER = "C"
+
+
+def score_directions(gold: np.ndarray, expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> list[dict]:
+    """A label-flipping column split by direction (gold -> expected: E->C, C->E), each with its n,
+    and the accuracy the cue-following answer (CUE_ANSWER on every example) gets on the same
+    examples and samplings, overall and per direction. A column with one direction only cannot
+    tell a model that reads the table from one that follows the cue; the report says so."""
+    correct = (pred == expected).astype(np.float64)
+    cue = (expected == CUE_ANSWER).astype(np.float64)
+    ones = np.ones(len(gold))
+    rows = [{"statistic": "cue_accuracy", "label": "all", **scorer.stat(cue, ones)}]
+    flips = sorted({direction(g, e) for g, e in zip(gold, expected) if g != e})
+    for name in flips:
+        before, after = name.split("->")
+        mask = ((gold == before) & (expected == after)).astype(np.float64)
+        rows.append({"statistic": "accuracy", "label": name, **scorer.stat(correct * mask, mask)})
+        rows.append({"statistic": "cue_accuracy", "label": name, **scorer.stat(cue * mask, mask)})
     return rows
 
 
@@ -305,7 +334,7 @@ def score_probe(
         raise ValueError(f"probe {probe_name} is judged by {probe.judged_by} and needs the original predictions")
     if original_predictions is not None and probe_name != "original":
         orig_uids = probe_examples["orig_uid"].to_pylist()
-        lenient = is_external(probe_name)
+        lenient = is_fixed_set(probe_name)
         before = original_predictions_for(original_predictions, orig_uids, missing_ok=lenient)
         # Did the tokens the model saw differ from the original's? An edit to a row cut off past
         # max_length never reaches the model, and counting it as a stable prediction flatters it.
@@ -316,6 +345,10 @@ def score_probe(
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
         rows = score_expected(expected, pred, scorer)
+        if probe.label_change == "flipped":
+            rows += score_directions(
+                np.array(probe_examples["label"].to_pylist(), dtype=object), expected, pred, scorer
+            )
         paired = (
             np.array([b is not None for b in before])
             if original_predictions is not None and probe_name != "original"
@@ -423,8 +456,10 @@ def score_pooled_column(
         else Scorer(len(chosen), settings, split, table, column)
     )
     rows = score_expected(expected, pred, scorer)
+    gold = np.array([r["label"] for _, r in chosen], dtype=object)
+    if column == "label_flipped":
+        rows += score_directions(gold, expected, pred, scorer)
     if original_predictions is not None and chosen:
-        gold = np.array([r["label"] for _, r in chosen], dtype=object)
         orig_uids = [r["orig_uid"] for _, r in chosen]
         before = original_predictions_for(original_predictions, orig_uids, missing_ok=True)
         paired = np.array([b is not None for b in before])

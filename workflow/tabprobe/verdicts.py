@@ -64,8 +64,9 @@ RULES = [
     "none says no; cannot tell otherwise. Few moves after an irrelevant row is deleted is never counted for a model: a "
     "model that ignores its table does not move either.",
     "Leans on hypothesis artifacts: yes when label-flipping hypothesis edits clearly lower accuracy and by more "
-    "than label-preserving ones (the intervals do not overlap); no when the flipping edits show no effect; "
-    "cannot tell otherwise, a clear rise included (it follows cues in the edited wording).",
+    "than label-preserving ones (the intervals do not overlap); no when the flipping edits show no effect and hold "
+    "both directions (E→C and C→E: on E→C alone a model that answers CONTRADICT to every edit loses nothing "
+    "either); cannot tell otherwise, a clear rise included (it follows cues in the edited wording).",
     "Leans on pre-trained knowledge: yes when counterfactual tables that keep the label clearly lower accuracy "
     "(paper Table 7); no when they show no effect; cannot tell otherwise. For a model that does not use its table "
     "the question does not apply: it answers from the hypothesis and pre-training throughout.",
@@ -329,6 +330,18 @@ def _artifacts(results: Index, model: str) -> Finding:
             )
         )
     if effect(f) == "none":
+        side = one_sided_flips(results, model, split)
+        if side:
+            # On E->C edits alone, answering CONTRADICT to every edit keeps the accuracy: no drop
+            # cannot tell a model that reads its table from one that follows the edit's cue.
+            return Finding(
+                ARTIFACTS,
+                CANNOT_TELL,
+                f"Cannot tell: the label-flipping edits are {side.replace('->', '→')} only (the other direction is "
+                "left out until a person checks it), and on those a model that answers CONTRADICT to every edit "
+                "loses nothing either.",
+                numbers,
+            )
         return Finding(ARTIFACTS, NO, "No sign of it: edits that flip the label do not lower its accuracy.", numbers)
     if effect(f) == "rise":
         # Not "no": a model that reads a negation as contradiction gains on negation flips. It
@@ -355,6 +368,16 @@ def _artifacts(results: Index, model: str) -> Finding:
         "Cannot tell: the edits that flip the label do not hurt it clearly more than those that keep it.",
         numbers,
     )
+
+
+def one_sided_flips(results: Index, model: str, split: str, column: str = "table4:label_flipped") -> str | None:
+    """ "E->C" where a label-flipped column holds one direction alone on `split` (None: both)."""
+    found = [
+        d
+        for d in ("E->C", "C->E")
+        if (row := results.get(model=model, probe=column, split=split, statistic="accuracy", label=d)) and row["n"]
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
@@ -422,6 +445,13 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
             f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
             "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
             "which lowers invalid transitions and raises the share that stays put."
+        )
+    flips = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
+    if flips and (side := one_sided_flips(results, model, flips[0])):
+        caveats.append(
+            f"Paper Table 4's label-flipped column holds {side.replace('->', '→')} edits only on {flips[0]} (the "
+            "other direction waits for a person's check: `tabprobe curate`): a model that answers CONTRADICT to "
+            "every edited hypothesis would look robust there, so its artifacts answer is never no."
         )
     if facts.relevance_source == "aligner":
         caveats.append(

@@ -211,6 +211,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
         if isinstance(settings, dict) and settings.get("curation"):
             problems += _curation_problems(name, externals, curation_files(config, name), config)
         problems += _option_problems(name, externals, config)
+    problems += _counterfactual_problems(config)
     relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
     if relevance.get("source") == "annotations" and not relevance.get("annotations"):
         problems.append("config key relevance.annotations: relevance.source is `annotations`; give the TSV's path")
@@ -267,6 +268,39 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                     "of `splits:` and the probes' splits"
                 )
     return problems
+
+
+def _counterfactual_problems(config: Mapping[str, Any]) -> list[str]:
+    """The hand-made counterfactuals exist for alpha1 and train only, and a local copy must hold
+    the files of every split a probe reads them on."""
+    from ..human_counterfactuals import FOLDERS, split_tsv
+
+    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
+    readers = [n for n in probes if n in REGISTRY and get_probe(n).needs_human_counterfactuals]
+    problems = []
+    root = config.get("counterfactuals_dir")
+    for name in readers:
+        splits = probe_splits(config, name) if isinstance(config.get("splits"), list) else []
+        other = [s for s in splits if s not in FOLDERS]
+        if other:
+            problems.append(
+                f"config key probes.{name}.splits: the paper's hand-made counterfactuals exist for "
+                f"{' and '.join(FOLDERS)} only, not {', '.join(other)}; give `splits: [alpha1, train]` or a part of it"
+            )
+        if isinstance(root, str) and not (Path(root) / "data" / "counterfactuals").is_dir():
+            problems.append(
+                f"config key counterfactuals_dir: {root} has no data/counterfactuals/ folder; give the folder that holds "
+                "it (a copy of utahnlp/table_probing's, on the project machines ../shared/infotabs-counterfactuals), "
+                f"null to download the release, or leave {name} out of `probes:`"
+            )
+        elif isinstance(root, str):
+            problems += [
+                f"config key counterfactuals_dir: {root} lacks {split_tsv(root, s).relative_to(root)}, the {s} pairs "
+                f"{name} reads; restore it from the release"
+                for s in splits
+                if s in FOLDERS and not split_tsv(root, s).is_file()
+            ]
+    return list(dict.fromkeys(problems))
 
 
 def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) -> list[str]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..probes import REGISTRY, get_probe
 from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
 
 # read by the workflow, not passed to the probe
-WORKFLOW_PROBE_OPTIONS = ("splits", "max_examples", "external", "label_change", "curation")
+WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")
 # The challenge family of each experiment and the paper table pooling its probes.
 INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
 
@@ -24,7 +25,12 @@ def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
 
 
 def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
+    """The splits a probe runs on: its `full_splits` under `full: true` where it gives them (the
+    evidence probes: alpha1 on the CPU budget, all three test splits at the paper's scale), else
+    its `splits`, else the top-level `splits`."""
     settings = config["probes"].get(probe) or {}
+    if config.get("full") and settings.get("full_splits"):
+        return list(settings["full_splits"])
     return list(settings.get("splits") or config["splits"])
 
 
@@ -93,11 +99,12 @@ def inoculated_name(model: str, experiment: str, size: int) -> str:
 def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     """Whether `original` has predictions for every gold example `probe` sees on `split`: it runs
     there with a cap at least as large (capped subsets are nested, see perturb.select_examples).
-    An external probe set pairs with whichever gold examples `original` predicted, so for it
-    `original` running on the split is enough."""
+    A set made beforehand (an external set, the hand-made counterfactuals) pairs with whichever
+    gold examples `original` predicted, so for it `original` running on the split is enough."""
     if "original" not in config["probes"] or split not in probe_splits(config, "original"):
         return False
-    return probe in external_probes(config) or cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
+    fixed = probe in external_probes(config) or (probe in REGISTRY and get_probe(probe).needs_human_counterfactuals)
+    return fixed or cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
 
 
 def cap_covered(cap: int | None, original_cap: int | None) -> bool:

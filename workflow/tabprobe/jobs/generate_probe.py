@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import curation, infotabs, parsing, perturb, schemas
+from .. import curation, human_counterfactuals, infotabs, parsing, perturb, schemas
 from ..io import read_parquet, write_json, write_parquet
 
 log = logging.getLogger(__name__)
@@ -23,6 +23,8 @@ class ProbeInputs:
     docs: Mapping[str, Any] | None = None  # uid -> spaCy Doc
     relevance: Mapping[str, tuple[str, ...]] | None = None  # uid -> relevant row keys
     relevance_source: str | None = None
+    # (table id, hypothesis) -> the paper's hand-made counterfactuals (tabprobe.human_counterfactuals)
+    counterfactuals: Mapping[tuple[str, str], Any] | None = None
 
 
 def read_probe_inputs(
@@ -33,8 +35,11 @@ def read_probe_inputs(
     limit: int | None = None,
     parses_path: str | None = None,
     relevance_path: str | None = None,
+    counterfactuals_root: str | None = None,
+    verify_counterfactuals: bool = True,
 ) -> ProbeInputs:
-    """The inputs of generate_probe (also read by `tabprobe show`)."""
+    """The inputs of generate_probe (also read by `tabprobe show`). `counterfactuals_root`: a copy
+    of the hand-made counterfactual release, checked against its checksums unless told not to."""
     examples = perturb.select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
     docs = None
@@ -46,7 +51,15 @@ def read_probe_inputs(
         found = read_parquet(relevance_path, schemas.RELEVANCE)
         relevant = schemas.relevant_keys(found)
         source = found["source"][0].as_py() if found.num_rows else "none"
-    return ProbeInputs(examples, tables, docs, relevant, source)
+    counterfactuals = None
+    if counterfactuals_root:
+        if verify_counterfactuals:
+            human_counterfactuals.verify(counterfactuals_root)
+        categories = {table_id: table.category for table_id, table in tables.items()}
+        pairs = human_counterfactuals.read_split(counterfactuals_root, split, categories)
+        counterfactuals = human_counterfactuals.by_example(pairs)
+        log.info("read %d hand-made counterfactuals of %s from %s", len(pairs), split, counterfactuals_root)
+    return ProbeInputs(examples, tables, docs, relevant, source, counterfactuals)
 
 
 def generate_probe(
@@ -62,11 +75,35 @@ def generate_probe(
     parses_path: str | None = None,
     relevance_path: str | None = None,
     curation_paths: Sequence[str] = (),
+    counterfactuals: Sequence[str] | None = None,
+    verify_counterfactuals: bool = True,
 ) -> None:
+    """`counterfactuals`: the hand-made counterfactual files of the split (its TSV first), or the
+    downloaded copy's folder, for a probe that reads them."""
+    counterfactuals_root = str(human_counterfactuals.root_of(counterfactuals[0])) if counterfactuals else None
     decisions = curation.read_decisions(curation_paths) if curation_paths else {}
-    inputs = read_probe_inputs(split, examples_path, tables_path, seed, limit, parses_path, relevance_path)
+    inputs = read_probe_inputs(
+        split,
+        examples_path,
+        tables_path,
+        seed,
+        limit,
+        parses_path,
+        relevance_path,
+        counterfactuals_root,
+        verify_counterfactuals,
+    )
     probe_examples, coverage = perturb.generate(
-        probe, inputs.examples, inputs.tables, seed, options, inputs.docs, inputs.relevance, decisions, split
+        probe,
+        inputs.examples,
+        inputs.tables,
+        seed,
+        options,
+        inputs.docs,
+        inputs.relevance,
+        decisions,
+        split,
+        inputs.counterfactuals,
     )
     write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
     write_json(
@@ -75,6 +112,7 @@ def generate_probe(
             "limit": limit,
             **coverage,
             **({"relevance": inputs.relevance_source} if relevance_path else {}),
+            **({"made_by": "human", "source": counterfactuals_root} if counterfactuals_root else {}),
         },
         coverage_out,
     )

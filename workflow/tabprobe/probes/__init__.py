@@ -41,6 +41,7 @@ REGISTRY: dict[str, str] = {
     "evidence_selection": "tabprobe.probes.evidence_selection:PROBE",
     "cf_row_swap": "tabprobe.probes.cf_row_swap:PROBE",
     "cf_title_swap": "tabprobe.probes.cf_title_swap:PROBE",
+    "cf_human": "tabprobe.probes.cf_human:PROBE",
 }
 
 # External probe sets named in config (`probes: {name: {external: folder}}`): folders of tables
@@ -81,6 +82,31 @@ def _read_not_generated(*_args):
 
 def is_external(name: str) -> bool:
     return name in _EXTERNAL
+
+
+# Who made a probe's examples, as the report and the run record say it.
+MADE_BY = {
+    "original": "InfoTabS as released (crowd-written hypotheses and labels)",
+    "human": "human-made: the paper's hand-made counterfactual tables (release), read as they are",
+    "machine": "machine-made: tabprobe's edits of InfoTabS examples",
+    "external": "an external set given in config, read as it is",
+}
+
+
+def made_by(name: str) -> str:
+    """Who made a probe's examples: a key of MADE_BY."""
+    if name == "original":
+        return "original"
+    if is_external(name):
+        return "external"
+    return "human" if get_probe(name).needs_human_counterfactuals else "machine"
+
+
+def is_fixed_set(name: str) -> bool:
+    """Whether a probe's examples are a set made beforehand (an external set, the paper's
+    hand-made counterfactuals) rather than edits of every gold example: such a set pairs with
+    whichever gold examples `original` predicted, and the others are scored unpaired."""
+    return is_external(name) or get_probe(name).needs_human_counterfactuals
 
 
 @cache
@@ -159,6 +185,9 @@ __all__ = [
     "POOLED_TABLES",
     "get_probe",
     "is_external",
+    "is_fixed_set",
+    "MADE_BY",
+    "made_by",
     "module_path",
     "option_problems",
     "pooled_members",

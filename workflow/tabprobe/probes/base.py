@@ -59,6 +59,9 @@ class ProbeContext:
     # The run's seed, for choices made once per split (e.g. which tables swap titles) rather than
     # per example (those use `rng`).
     seed: int = 0
+    # (table id, hypothesis) -> the paper's hand-made counterfactuals of that example
+    # (tabprobe.human_counterfactuals); None unless the probe needs_human_counterfactuals.
+    counterfactuals: Mapping[tuple[str, str], Any] | None = None
 
 
 class NotApplicable(Exception):
@@ -96,6 +99,10 @@ class Probe:
     # True for probes that read which rows the hypothesis needs (ctx.relevance); the workflow then
     # hands them the split's relevance (rule find_relevant_rows) and the report names its source.
     needs_relevance: bool = False
+    # True for probes whose edits people made (the paper's hand-made counterfactual tables,
+    # ctx.counterfactuals): the workflow hands them the split's set (rule generate_probe), and the
+    # report and run record say their numbers rest on human-made data.
+    needs_human_counterfactuals: bool = False
     # False keeps every perturbation of a gold example instead of sampling one (uids
     # "<uid>/<probe>/<i>"): evidence selection deletes each row in turn.
     one_per_gold: bool = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import paper
 from ..infotabs import SPLITS
-from ..probes import pooled_members
+from ..probes import made_by, pooled_members
 from ..results import Index
 from .blocks import Section, Stat, TableBlock
 from .evidence import relevance_note
@@ -24,6 +24,18 @@ TABLE8_ROWS = [
 ]
 
 
+HUMAN_COUNTERFACTUALS_NOTE = (
+    "`cf_human` is the paper's own hand-made set: annotators edited a table so that an ENTAIL hypothesis "
+    "becomes CONTRADICT or the reverse, the hypothesis kept (utahnlp/table_probing, commit 2faf898, checked "
+    "against the release's checksums unless `counterfactuals_verify: false`). Every pair of the release is used "
+    "(α1 1,127: E→C 576, C→E 551; train 1,109: E→C 567, C→E 542), fewer where a cap or `original`'s cap "
+    "leaves gold examples out (the coverage table says how many). The paper reports 942 (α1) and 885 (train) "
+    "after the annotators' cross-check of each other's labels (86.57% and 88.45% agreed), which the release "
+    "does not mark: the n here is larger and includes the pairs that check dropped. Machine-made "
+    "counterfactuals keep the label and sit in the preserved column; they are never pooled with these."
+)
+
+
 def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper section 6: Table 7 (accuracy on counterfactuals) and Table 8 (paired correctness)."""
     members = pooled_members("table7", run.probes)
@@ -35,11 +47,13 @@ def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
     section.blocks.append(
         "Tables whose facts no longer match the real world, with hypotheses whose gold label is known. Label "
         "preserved: one counterfactual per gold ENTAIL/CONTRADICT example, sampled (seeded) from "
-        f"{', '.join(f'`{p}`' for p in members['label_preserved']) or 'none'}; label flipped: "
-        f"{', '.join(f'`{p}`' for p in members['label_flipped']) or 'none (the paper made these by hand; give such a set as an external probe set with label_change: flipped)'}. "
+        f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_preserved']) or 'none'}; label flipped: "
+        f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_flipped']) or 'none (the paper made these by hand: add probe cf_human)'}. "
         "A model that reasons from its table keeps its accuracy; one that answers from what it memorised "
         "loses it. " + relevance_note(run)
     )
+    if "cf_human" in run.probes:
+        section.blocks.append(HUMAN_COUNTERFACTUALS_NOTE)
     section.blocks += pooled_table_blocks(scores, run, "table7", paper.TABLE7)
     section.blocks.append(DROP_EXPLAINED)
     section.blocks.append(

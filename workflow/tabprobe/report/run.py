@@ -4,6 +4,7 @@ seed, and accuracy on the unperturbed splits beside the paper's Table 1."""
 from __future__ import annotations
 
 from .. import paper
+from ..probes import MADE_BY, made_by
 from ..results import Index
 from .blocks import Alert, Section, Stat, TableBlock
 from .inputs import RunInfo
@@ -96,7 +97,27 @@ def run_section(run: RunInfo) -> Section:
     section.blocks.append(
         f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."
     )
+    section.blocks.append(provenance_table(run))
     return section
+
+
+def provenance_table(run: RunInfo) -> TableBlock:
+    """Which data each probe's numbers rest on: who made its examples, and where a set read as it
+    is was read from (run.json's `data` holds the same)."""
+    sources: dict[str, dict[str, str]] = {}
+    for c in run.coverage:
+        sources.setdefault(c["probe"], {})
+        if c.get("source"):
+            sources[c["probe"]][c["split"]] = c["source"]
+    rows = [
+        [
+            f"`{probe}`",
+            MADE_BY[made_by(probe)],
+            "; ".join(f"{s}: {p}" for s, p in sorted(sources.get(probe, {}).items())),
+        ]
+        for probe in run.probes
+    ]
+    return TableBlock(["Probe", "Its examples are", "Read from"], rows, caption="Which data each number rests on")
 
 
 def accuracy_section(scores: Index, run: RunInfo) -> Section:

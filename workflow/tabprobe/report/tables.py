@@ -56,46 +56,75 @@ def probe_accuracy_table(
     return TableBlock(header, rows, caption=caption)
 
 
+FLIP_DIRECTIONS = ("E->C", "C->E")
+ONE_SIDED = "one-sided ({} only): not pooled"
+
+
+def flip_directions(scores: Index, model: str, name: str, split: str) -> dict[str, dict]:
+    """The directions (FLIP_DIRECTIONS) a label-flipping column or probe holds examples of, with
+    each one's accuracy row."""
+    found = {
+        d: scores.get(model=model, probe=name, split=split, statistic="accuracy", label=d) for d in FLIP_DIRECTIONS
+    }
+    return {d: row for d, row in found.items() if row and row["n"]}
+
+
+def one_sided(directions: dict[str, dict]) -> str | None:
+    """ "E->C" when a flipped column holds that direction alone (None: both, or none)."""
+    return next(iter(directions)) if len(directions) == 1 else None
+
+
 def pooled_table_blocks(scores: Index, run: RunInfo, table: str, reference: dict) -> list[TableBlock]:
     """Paper Table 4 or 7 per split: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
     label-preserving / label-flipping edit per gold example, with the paired drops, and the
-    paper's rows beneath."""
+    paper's rows beneath. The flipped column is shown per direction (E->C, C->E) with the accuracy
+    of always answering CONTRADICT beside it; its pooled number and drop only when it holds both
+    directions: on E->C edits alone a model that answers CONTRADICT to every edit scores 100%."""
     members = pooled_members(table, run.probes)
     columns = list(members)
     names = [f"{table}:{c}" for c in columns]
+    flipped = f"{table}:label_flipped"
     splits = scores.splits_with(names)
     blocks = []
     for split in splits:
         rows = []
         for model in run.models:
             original = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="EC")
+            directions = flip_directions(scores, model, flipped, split)
+            side = one_sided(directions)
             cells = [model, Stat.of(original)]
-            for name in names:
-                cells.append(
-                    Stat.of(scores.get(model=model, probe=name, split=split, statistic="accuracy", label="all"))
-                )
-            for name in names:
-                cells.append(
-                    Stat.of(
-                        scores.get(model=model, probe=name, split=split, statistic="accuracy_drop", label="all"),
-                        signed=True,
-                    )
-                )
+            for statistic in ("accuracy", "accuracy_drop"):
+                for name in names:
+                    if name == flipped and side:  # a pooled number would credit the cue follower
+                        cells.append(ONE_SIDED.format(side.replace("->", "→")))
+                    else:
+                        row = scores.get(model=model, probe=name, split=split, statistic=statistic, label="all")
+                        cells.append(Stat.of(row, signed=statistic == "accuracy_drop"))
+                if statistic == "accuracy":
+                    cells += [Stat.of(directions.get(d)) for d in FLIP_DIRECTIONS]
+                    cells.append(Stat.of(scores.get(model=model, probe=flipped, split=split, statistic="cue_accuracy")))
             rows.append(cells)
         for name, values in reference.get(split, {}).items():
-            rows.append([f"paper: {name}"] + [Stat.reference(values[k]) for k in ("original", *columns)] + ["", ""])
+            rows.append(
+                [f"paper: {name}"] + [Stat.reference(values[k]) for k in ("original", *columns)] + ["", "", "", "", ""]
+            )
         blocks.append(
             TableBlock(
                 [
                     "Model",
                     "Original (w/o NEUTRAL)",
                     "Label preserved",
-                    "Label flipped",
+                    "Label flipped (both directions)",
+                    "Flipped E→C",
+                    "Flipped C→E",
+                    "Always CONTRADICT, on the flipped",
                     "Drop, preserved (paired, 95% CI)",
                     "Drop, flipped (paired, 95% CI)",
                 ],
                 rows,
-                caption=f"Split {split}",
+                caption=f"Split {split}. Label flipped is shown per direction, with n; pooled only where both "
+                "directions are present. Always CONTRADICT: the accuracy of a model that answers CONTRADICT to "
+                "every edited example, the score a cue follower gets on the same examples",
             )
         )
     return blocks
