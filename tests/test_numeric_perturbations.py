@@ -307,3 +307,21 @@ def test_the_perturbations_are_deterministic():
         first, _ = generate(name, EXAMPLES, TABLES, seed=9)
         second, _ = generate(name, EXAMPLES, TABLES, seed=9)
         assert first.num_rows and first.equals(second)
+
+
+@pytest.mark.parametrize("name", ["num_comparative", "num_noise", "num_distribution", "num_logic"])
+def test_a_bound_is_no_value_to_compare(name):
+    # Jenga's "Players: 1 or more" leaves the count open: "less than 3" would be NEUTRAL, not CONTRADICT
+    table = Table("T60", "Jenga", (Row("Players", ("1 or more",)), Row("Playing time", ("20 minutes",))), "Game")
+    examples = pa.table(
+        {
+            "uid": [f"dev:{i}" for i in range(2, 22)],
+            "table_id": ["T60"] * 20,
+            "hypothesis": ["x"] * 20,
+            "label": ["N"] * 20,
+        },
+        schema=schemas.EXAMPLES,
+    )
+    out, _ = generate(name, examples, {"T60": table}, seed=1)
+    assert out.num_rows == 20
+    assert {json.loads(p)["key"] for p in out["provenance"].to_pylist()} == {"Playing time"}

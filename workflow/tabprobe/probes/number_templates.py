@@ -78,12 +78,17 @@ def sentence(key: str, name: str, relation: str, n: Number, unit: str, grouped: 
 NO_ENGLISH = 'no comparison with a quantity of the table reads as English ("1 children")'
 
 
+# A unit that starts so makes the number a bound or a range, not the value: Jenga's Players "1 or
+# more" is not "less than 3" (CONTRADICT): it leaves the count open.
+BOUND_WORDS = frozenset({"or", "and", "to", "plus"})
+
+
 def comparison_cells(table: Table) -> tuple[str, list[tuple[int, int, int, str]]]:
-    """The subject's name and the cells a template may compare (`quantity_cells`); NotApplicable
-    when the title names no subject or no cell holds one quantity."""
+    """The subject's name and the cells a template may compare (`quantity_cells`, bar a bound such
+    as "1 or more"); NotApplicable when the title names no subject or no cell holds one quantity."""
     if not is_name_like(table):
         raise NotApplicable("the table's title is not its subject's name (a section header such as \"Free agent\")")
-    cells = quantity_cells(table)
+    cells = [cell for cell in quantity_cells(table) if not (cell[3] and cell[3].split()[0].lower() in BOUND_WORDS)]
     if not cells:
         raise NotApplicable("no cell holding one quantity (a count or measure: not a date, year, rank or list item)")
     return name_part(table.title), cells
