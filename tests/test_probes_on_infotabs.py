@@ -210,8 +210,9 @@ def test_a_bracketed_name_after_the_title_is_the_title(shared_infotabs):
 # ---------------------------------------------------------------- numbers, dates, negation, modifiers
 
 
-def test_only_cells_that_hold_a_quantity_are_compared(split, outputs):
-    records, coverage = outputs["num_comparative"]
+@pytest.mark.parametrize("name", ["num_comparative", "num_noise", "num_distribution", "num_logic"])
+def test_only_cells_that_hold_a_quantity_are_compared(split, outputs, name):
+    records, coverage = outputs[name]
     assert records, coverage
     for record in records:
         provenance = json.loads(record["provenance"])
@@ -220,7 +221,7 @@ def test_only_cells_that_hold_a_quantity_are_compared(split, outputs):
         assert not re.search(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", row.values[0])
         assert not re.search(r"(?i)establish|founded|date|year|label|number\b", row.key), row.key
         # "The labels of X is" is not English: a plural key takes "are", or counts ("X has 3 children")
-        the = re.match(r"The (.+?) of .+ (is|are) (?:more|less|exactly)", record["hypothesis"])
+        the = re.match(r"The (.+?) of .+ (is|are) (?:more|less|exactly|at)", record["hypothesis"])
         if the and not the.group(1).startswith("number of"):
             assert (the.group(2) == "are") == is_plural(the.group(1).split()[-1]), record["hypothesis"]
 

@@ -11,22 +11,21 @@ Option `range: [low, high]` (default none): draw both V (written into the cell) 
 range of integers, so a model can be trained on one range and tested on another (the
 controlled-variance splits); without it V is the table's own value and N lies near it."""
 
-import re
-
-from ..table import Row
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .invariants import Invariant
-from .number_edits import COUNT_KEY, NUMERIC_CELL, integer_value, quantity_cells
-from .text_edits import is_plural
-from .titles import is_name_like, name_part
+from .number_edits import NUMERIC_CELL, integer_value
+from .number_templates import (
+    NO_ENGLISH,
+    RELATIONS,
+    base_comparison,
+    cell_text,
+    comparison_cells,
+    label_for,
+    sentence,
+    with_cell,
+)
 
-RELATIONS = ("more than", "less than", "exactly")
-
-
-def label_for(relation: str, value: int, n: int) -> str:
-    holds = {"more than": value > n, "less than": value < n, "exactly": value == n}[relation]
-    return "E" if holds else "C"
-
+__all__ = ["PROBE", "RELATIONS", "label_for", "sentence"]
 
 OPTIONS = {
     "range": {
@@ -53,57 +52,24 @@ def number_range(options) -> tuple[int, int] | None:
     return None if bounds is None else (bounds[0], bounds[1])
 
 
-def _lower(words: str) -> str:
-    """A key in a sentence: lower case, acronyms kept ("HDI rank" stays "HDI")."""
-    return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words.split())
-
-
-def sentence(key: str, name: str, relation: str, n: int, unit: str, grouped: bool = False) -> str | None:
-    """The hypothesis: "The length of Fearless is more than 50 minutes.", "The number of episodes
-    of Lost is exactly 121.", "Kate Hudson has fewer than 3 children." (a plural key counts), "The
-    earnings of Danehill are more than 177,465 Euros." (digits grouped as the cell groups them)."""
-    number = f"{n:,}" if grouped else str(n)
-    amount = f"{number}{' ' + unit if unit else ''}"
-    key = re.sub(r"\(s\)$", "", key.strip()).strip()
-    if count := COUNT_KEY.match(key):
-        return f"The number of {_lower(count.group(1))} of {name} is {relation} {amount}."
-    plural = bool(key.split()) and is_plural(key.split()[-1])
-    if plural and not unit and n == 1:
-        return None  # "has exactly 1 children": no plural for one
-    if plural and not unit:
-        verb = {"more than": "more than", "less than": "fewer than", "exactly": "exactly"}[relation]
-        return f"{name} has {verb} {number} {_lower(key)}."
-    return f"The {_lower(key)} of {name} {'are' if plural else 'is'} {relation} {amount}."
-
-
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
-    if not is_name_like(table):
-        raise NotApplicable("the table's title is not its subject's name (a section header such as \"Free agent\")")
-    cells = quantity_cells(table)
-    if not cells:
-        raise NotApplicable("no cell holding one quantity (a count or measure: not a date, year, rank or list item)")
+    name, cells = comparison_cells(table)
     bounds = number_range(ctx.options)
-    name = name_part(table.title)
     out = []
     for row_index, value_index, value, unit in cells:
         row = table.rows[row_index]
         new_table = table
         if bounds:
             value = int(ctx.rng.integers(bounds[0], bounds[1] + 1))
-            values = list(row.values)
-            values[value_index] = f"{value}{' ' + unit if unit else ''}"
-            rows = list(table.rows)
-            rows[row_index] = Row(row.key, tuple(values))
-            new_table = table.with_rows(rows)
-        relation = RELATIONS[int(ctx.rng.integers(len(RELATIONS)))]
-        if relation == "exactly" and ctx.rng.random() < 0.5:
-            n = value
-        elif bounds:
-            choices = [k for k in range(bounds[0], bounds[1] + 1) if k != value]
-            n = choices[int(ctx.rng.integers(len(choices)))]
+            new_table, _ = with_cell(table, row_index, value_index, cell_text(value, unit, grouped=False))
+            relation = RELATIONS[int(ctx.rng.integers(len(RELATIONS)))]
+            if relation == "exactly" and ctx.rng.random() < 0.5:
+                n = value
+            else:
+                choices = [k for k in range(bounds[0], bounds[1] + 1) if k != value]
+                n = choices[int(ctx.rng.integers(len(choices)))]
         else:
-            step = max(1, round(value * float(ctx.rng.uniform(0.05, 0.5))))
-            n = value + step if value - step <= 0 or ctx.rng.random() < 0.5 else value - step
+            relation, n = base_comparison(value, ctx.rng)
         provenance = {
             "rule": "comparative_template",
             "row": row_index,
@@ -118,7 +84,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
         if text is not None:
             out.append(ProbeExample(text, new_table, label_for(relation, value, n), provenance))
     if not out:
-        raise NotApplicable('no comparison with a quantity of the table reads as English ("1 children")')
+        raise NotApplicable(NO_ENGLISH)
     return out
 
 
