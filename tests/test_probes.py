@@ -54,6 +54,20 @@ EXAMPLES = pa.table(
 )
 
 
+def hand_made_counterfactuals() -> dict:
+    """What the paper's annotators would have made of the fixture's ENTAIL and CONTRADICT
+    examples: each table with one value edited so its label flips (tabprobe.human_counterfactuals)."""
+    from tabprobe.human_counterfactuals import Counterfactual
+
+    poet = TABLES["T1"].with_rows([Row("Born", ("1901",)), Row("Occupation", ("Painter",)), Row("Spouse(s)", ("Rui",))])
+    single = TABLES["T1"].with_rows([Row("Born", ("1901",)), Row("Occupation", ("Poet", "editor"))])
+    pairs = [
+        Counterfactual("cf.tsv:2", "IA0", "T1", "Ada Quill was a poet.", "E", "T1_mod_1", poet, "C"),
+        Counterfactual("cf.tsv:3", "IA1", "T1", "Ada Quill never married.", "C", "T1_mod_2", single, "E"),
+    ]
+    return {(p.table_id, p.hypothesis): [p] for p in pairs}
+
+
 @pytest.fixture(scope="module")
 def docs():
     """The fixture hypotheses parsed by the real spaCy model, for probes that read a parse."""
@@ -75,7 +89,8 @@ def test_every_registered_probe_honours_the_contract(name, docs):
         assert probe.transition_rule in RULES
     docs = docs if probe.needs_parse else None
     relevance = RELEVANCE if probe.needs_relevance else None
-    ctx = ProbeContext(rng=seeded_rng(1, name), tables=TABLES, docs=docs, relevance=relevance)
+    made = hand_made_counterfactuals() if probe.needs_human_counterfactuals else None
+    ctx = ProbeContext(rng=seeded_rng(1, name), tables=TABLES, docs=docs, relevance=relevance, counterfactuals=made)
     for record in EXAMPLES.to_pylist():
         example = Example(**record)
         if example.label not in probe.labels:
@@ -94,8 +109,8 @@ def test_every_registered_probe_honours_the_contract(name, docs):
             # what the probe promises of its output holds here (probes/invariants.py)
             assert invariants.breaches(invariants.of(probe), example, TABLES[example.table_id], item) == []
     # The generator produces the Parquet contract, deterministically.
-    first, coverage = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance)
-    second, _ = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance)
+    first, coverage = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance, counterfactuals=made)
+    second, _ = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance, counterfactuals=made)
     assert first.schema.equals(schemas.PROBE_EXAMPLES)
     assert first.equals(second)
     assert coverage["gold"] == EXAMPLES.num_rows

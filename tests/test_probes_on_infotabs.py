@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -50,9 +51,18 @@ def split(shared_infotabs):
 @pytest.fixture(scope="module")
 def outputs(split):
     """Every registered probe on all of alpha1: (probe examples as records, coverage)."""
+    from tabprobe import human_counterfactuals
+
+    release = Path(__file__).resolve().parents[2] / "shared" / "infotabs-counterfactuals"
     out = {}
     for name in sorted(REGISTRY):
         probe = get_probe(name)
+        made = None
+        if probe.needs_human_counterfactuals:
+            if not release.is_dir():
+                continue  # the paper's hand-made set is not beside the checkout: test_human_counterfactuals says so
+            categories = {table_id: table.category for table_id, table in split["tables"].items()}
+            made = human_counterfactuals.by_example(human_counterfactuals.read_split(release, "alpha1", categories))
         table, coverage = generate(
             name,
             split["examples"],
@@ -60,6 +70,7 @@ def outputs(split):
             seed=2022,
             docs=split["docs"] if probe.needs_parse else None,
             relevance=split["relevance"] if probe.needs_relevance else None,
+            counterfactuals=made,
         )
         out[name] = (table.to_pylist(), coverage)
     return out
