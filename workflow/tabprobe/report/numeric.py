@@ -19,7 +19,11 @@ def numeric_section(scores: Index, run: RunInfo) -> Section | None:
         "Rewrites that keep the label (numbers as words, integers as decimals, 'N (not M)' in the "
         "table, distractor numeric rows: numerical-qa-robustness section 4.2) and templated "
         "comparisons whose label a rule computes (diversify-your-datasets section 3), scored "
-        "against the expected label. " + DROP_EXPLAINED,
+        "against the expected label. The template's own perturbations (numerical-qa-robustness's Noise: "
+        "`num_noise`, a one-digit fraction on the cell's and the hypothesis's numbers; Distribution: "
+        "`num_distribution`, both moved above 500; Logic: `num_logic`, another relation on the same numbers, "
+        "relabelled by rule) replace the hypothesis as `num_comparative` does: read them beside "
+        "`num_comparative`, not beside `original`, whose hypotheses they do not keep. " + DROP_EXPLAINED,
         "Accuracy (mean (std), n; paired drop: lower is better, a drop means the rewrite misled it)",
     )
 
