@@ -325,3 +325,77 @@ def test_every_written_example_keeps_its_probes_promises(split, outputs):
                 json.loads(record["provenance"]),
             )
             assert invariants.breaches(invariants.of(probe), example, split["tables"][gold["table_id"]], out) == []
+
+
+# ---------------------------------------------------------------- issue 32: label-keeping names and years, durations, quantifiers
+
+
+def test_a_name_swapped_in_a_false_hypothesis_is_one_the_table_does_not_support(split, outputs):
+    from tabprobe.probes.entity_preserve import unsupported
+    from tabprobe.probes.titles import filled_slots
+
+    records, coverage = outputs["entity_preserve"]
+    assert records, coverage
+    for record in records:
+        table = split["tables"][record["table_id"]]
+        provenance = json.loads(record["provenance"])
+        assert split["by_uid"][record["orig_uid"]]["label"] == "C" == record["expected"]
+        (edit,) = provenance["changes"]
+        assert unsupported(edit["new"].rstrip("."), table) is None, (record["uid"], edit)
+        assert not names_subject(edit["old"], table)
+        filled = filled_slots(table)
+        assert all((slot["key"], slot["place"]) in filled for slot in provenance["slots"]), record["uid"]
+
+
+def test_a_false_date_gets_a_year_that_crosses_no_year_of_its_table(split, outputs):
+    from tabprobe.probes.hypothesis_edits import RELATIVE_TIME, table_years
+
+    changed = [r for r in outputs["temporal_preserve"][0] if "year_changed_kept_false" in r["provenance"]]
+    assert changed
+    for record in changed:
+        gold = split["by_uid"][record["orig_uid"]]
+        (edit,) = json.loads(record["provenance"])["changes"]
+        old, new = int(edit["old"]), int(edit["new"])
+        marks, spans = table_years(split["tables"][record["table_id"]])
+        assert gold["label"] == "C" == record["expected"]
+        assert new not in marks and not any(first <= new <= last for first, last in spans), record["uid"]
+        assert all((new > mark) == (old > mark) for mark in marks if mark != old), record["uid"]
+        assert not {w.lower() for w in re.findall(r"\w+", gold["hypothesis"])} & RELATIVE_TIME
+    # the review of issue 32: a quantified claim ("any album released in January 2017") and a
+    # future one ("will be released in June 2019") keep their years
+    assert not [r for r in changed if r["orig_uid"] in ("alpha1:796", "alpha1:673")]
+
+
+def test_durations_are_the_ones_the_number_probes_leave_and_keep_their_units(split, outputs):
+    from tabprobe.probes.hypothesis_edits import monotone_numbers
+
+    for probe in ("duration_preserve", "duration_flip"):
+        records, coverage = outputs[probe]
+        assert records, coverage
+        for record in records:
+            doc = split["docs"][record["orig_uid"]]
+            (edit,) = json.loads(record["provenance"])["changes"]
+            moved = {(m.start, m.end) for m in monotone_numbers(doc)}
+            assert not [s for s in moved if edit["start"] <= s[0] < edit["end"]], (record["uid"], edit)
+            # a unit only ever gets smaller where a whole number of it is not left ("an hour" ->
+            # "50 minutes"), never an age in months or "one century" in years
+            assert not re.search(r"months old|\bin more than \d+ years", record["hypothesis"]), record["hypothesis"]
+    flips = {r["orig_uid"]: r for r in outputs["duration_flip"][0]}
+    assert "alpha1:1709" in flips  # "Hugo has a running time of 126 minutes." (paper Table 3's kind)
+    assert json.loads(flips["alpha1:1709"]["provenance"])["checked"]["value"] == "126 minutes"
+
+
+def test_quantifiers_are_weakened_when_true_and_strengthened_when_false_on_real_data(split, outputs):
+    weaker = {"most", "some", "multiple"}
+    records, coverage = outputs["quantifier_preserve"]
+    assert records, coverage
+    for record in records:
+        provenance = json.loads(record["provenance"])
+        gold = split["by_uid"][record["orig_uid"]]
+        if provenance["rule"] == "quantifier_weakened":
+            assert gold["label"] == "E" and provenance["replacement"].split()[0] in weaker
+        elif provenance["rule"] == "quantifier_strengthened":
+            assert gold["label"] == "C" and provenance["replacement"] == "all"
+        else:
+            assert {provenance["quantifier"], provenance["replacement"]} == {"every", "each"}
+        assert not re.search(r"\bthe (?:most|many|all)\b", gold["hypothesis"], re.IGNORECASE)

@@ -1,0 +1,441 @@
+"""The hypothesis edits of paper section 4 added for issue 32, on hand-written sentences parsed by
+the real spaCy English model: names swapped in a false hypothesis (entity_preserve), another year
+for a false date (temporal_preserve), durations (duration_preserve, duration_flip) and the
+quantifiers most / many / every (quantifier_preserve, quantifier_flip). What each must do, and
+what it must leave alone."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from tabprobe import parsing, schemas
+from tabprobe.perturb import generate
+from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe, invariants
+from tabprobe.probes import entity_preserve as ep
+from tabprobe.probes import hypothesis_edits as he
+from tabprobe.table import Row, Table
+
+TABLES = {
+    "T1": Table(
+        "T1",
+        "Ada Quill",
+        (
+            Row("Born", ("March 3, 1950",)),
+            Row("Residence", ("Oslo, Norway",)),
+            Row("Spouse", ("Rui Costa",)),
+            Row("Occupation", ("Poet",)),
+        ),
+        "Person",
+    ),
+    "T2": Table(
+        "T2",
+        "Bo Lind",
+        (Row("Born", ("1975",)), Row("Residence", ("Bergen, Norway",)), Row("Spouse", ("Maria Holm",))),
+        "Person",
+    ),
+    "T3": Table(
+        "T3",
+        "Cy Moss",
+        (Row("Residence", ("Madrid, Spain",)), Row("Spouse", ("Tom Hale",))),
+        "Person",
+    ),
+    # a name only a table holds (no hypothesis mentions Vienna): a substitute all the same
+    "T4": Table("T4", "Di Roe", (Row("Residence", ("Vienna, Austria",)),), "Person"),
+    "T10": Table(
+        "T10",
+        "Bridesmaids",
+        (Row("Directed by", ("Paul Feig",)), Row("Running time", ("125 minutes",)), Row("Country", ("United States",))),
+        "Movie",
+    ),
+    "T11": Table(
+        "T11",
+        "Breakfast in America",
+        (
+            Row("Released", ("29 March 1979",)),
+            Row("Recorded", ("May–December 1978",)),
+            Row("Genre", ("Pop",)),
+            Row("Length", ("46:06",)),
+        ),
+        "Album",
+    ),
+}
+HYPOTHESES = [
+    # entity_preserve: what the pool of names learns from (ENTAIL), and what it edits (CONTRADICT)
+    ("T2", "Bo Lind lives in Bergen.", "E"),
+    ("T3", "Cy Moss lives in Madrid.", "E"),
+    ("T2", "Bo Lind married Maria Holm.", "E"),
+    ("T1", "Ada Quill lives in Bergen.", "C"),  # 5: Bergen stands in other tables' Residence
+    ("T1", "Ada Quill married Rui Costa in Paris.", "C"),  # 6: Rui Costa is her Spouse
+    ("T1", "Rui Costa is the manager of Ada Quill.", "C"),  # 7: no Manager row: another name is unknown
+    ("T1", "Ada Quill lives in Bergen or Madrid.", "C"),  # 8: a disjunction
+    ("T1", "Ada Quill does not live in Bergen.", "C"),  # 9: negated
+    # temporal_preserve: another year for a false date
+    ("T11", "Breakfast in America was released in the summer of 1979.", "C"),  # 10
+    ("T2", "Bo Lind died in 1970.", "C"),  # 11: born 1975, so only earlier years
+    ("T11", "Breakfast in America was mixed in June 1978.", "C"),  # 12: no row dates a mixing
+    ("T2", "Bo Lind was still married in 1990.", "C"),  # 13: a lasting state
+    # durations
+    ("T11", "Breakfast in America is an album with a length of 46 minutes.", "E"),  # 14
+    ("T10", "Bridesmaids runs for over three hours.", "C"),  # 15
+    ("T10", "Bridesmaids has a running time of 90 minutes.", "C"),  # 16
+    ("T1", "Ada Quill has been writing for over twenty years.", "E"),  # 17
+    ("T10", "Bridesmaids runs for over 3 hours.", "C"),  # 18: digits: number_preserve's
+    ("T1", "Ada Quill took a four year break.", "E"),  # 19: an adjective
+    # quantifiers
+    ("T1", "Most people in Oslo speak Norwegian.", "E"),  # 20
+    ("T11", "Most of the songs were written by Ada Quill.", "C"),  # 21
+    ("T1", "Ada Quill has won several awards.", "E"),  # 22
+    ("T10", "The prize is awarded every year.", "C"),  # 23
+    ("T10", "All Burn Energy drinks are sugar free.", "C"),  # 24
+    ("T10", "Some nations send athletes.", "E"),  # 25
+    ("T1", "Ada Quill is the most popular poet in Oslo.", "C"),  # 26: a superlative
+    ("T1", "Ada Quill has been married for several years.", "C"),  # 27
+]
+EXAMPLES = pa.table(
+    {
+        "uid": [f"dev:{i + 2}" for i in range(len(HYPOTHESES))],
+        "table_id": [t for t, _, _ in HYPOTHESES],
+        "hypothesis": [h for _, h, _ in HYPOTHESES],
+        "label": [lab for _, _, lab in HYPOTHESES],
+    },
+    schema=schemas.EXAMPLES,
+)
+NEW_PROBES = ["entity_preserve", "duration_preserve", "duration_flip", "quantifier_preserve"]
+EXTENDED_PROBES = ["temporal_preserve", "quantifier_flip"]
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return parsing.load_pipeline("auto")
+
+
+@pytest.fixture(scope="module")
+def docs(nlp, tmp_path_factory):
+    path = tmp_path_factory.mktemp("parses") / "dev.spacy"
+    parsing.write(
+        parsing.parse(
+            nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(), EXAMPLES["table_id"].to_pylist()
+        ),
+        path,
+    )
+    return parsing.read(path, zip(EXAMPLES["uid"].to_pylist(), EXAMPLES["hypothesis"].to_pylist()))
+
+
+@pytest.fixture(scope="module")
+def outputs(docs):
+    """Each probe over the fixture split: {probe: {orig_uid: record}} and its coverage."""
+    out = {}
+    for name in NEW_PROBES + EXTENDED_PROBES:
+        table, coverage = generate(name, EXAMPLES, TABLES, seed=3, docs=docs)
+        out[name] = ({r["orig_uid"]: r for r in table.to_pylist()}, coverage)
+    return out
+
+
+def uid(text: str) -> str:
+    return f"dev:{[h for _, h, _ in HYPOTHESES].index(text) + 2}"
+
+
+def edited(outputs, probe: str, text: str) -> dict | None:
+    return outputs[probe][0].get(uid(text))
+
+
+def all_edits(docs, probe: str, text: str) -> list:
+    """Every perturbation the probe offers for one fixture sentence (not only the sampled one)."""
+    record = [r for r in EXAMPLES.to_pylist() if r["hypothesis"] == text][0]
+    example = Example(record["uid"], record["table_id"], text, record["label"])
+    ctx = ProbeContext(rng=np.random.default_rng(0), tables=TABLES, docs=docs)
+    try:
+        return get_probe(probe).apply(example, TABLES[record["table_id"]], docs[record["uid"]], ctx)
+    except NotApplicable:
+        return []
+
+
+# ---------------------------------------------------------------- every new probe, end to end
+
+
+@pytest.mark.parametrize("name", NEW_PROBES + EXTENDED_PROBES)
+def test_each_edit_is_what_its_provenance_says_and_keeps_its_probes_promises(name, outputs, docs):
+    records, coverage = outputs[name]
+    assert records, coverage
+    assert coverage["dropped"] == {}
+    probe = get_probe(name)
+    assert probe.family == "hypothesis" and probe.needs_parse and probe.labels == probe.labels & {"E", "C"}
+    originals = {r["uid"]: r for r in EXAMPLES.to_pylist()}
+    for record in records.values():
+        gold = originals[record["orig_uid"]]
+        provenance = json.loads(record["provenance"])
+        assert he.apply_changes(gold["hypothesis"], provenance["changes"]) == record["hypothesis"] != gold["hypothesis"]
+        expected = {"E": "C", "C": "E"}[gold["label"]] if probe.label_change == "flipped" else gold["label"]
+        assert record["expected"] == expected
+        example = Example(gold["uid"], gold["table_id"], gold["hypothesis"], gold["label"])
+        from tabprobe.probes import ProbeExample
+
+        out = ProbeExample(record["hypothesis"], Table.from_arrow(record["table"]), record["expected"], provenance)
+        assert invariants.breaches(invariants.of(probe), example, TABLES[gold["table_id"]], out) == []
+    again, _ = generate(name, EXAMPLES, TABLES, seed=3, docs=docs)
+    assert {r["orig_uid"]: r for r in again.to_pylist()} == records
+
+
+# ---------------------------------------------------------------- entity_preserve (C -> C)
+
+
+def test_a_name_the_table_contradicts_is_swapped_for_another_it_does_not_support(outputs, docs):
+    record = edited(outputs, "entity_preserve", "Ada Quill lives in Bergen.")
+    provenance = json.loads(record["provenance"])
+    (change,) = provenance["changes"]
+    assert record["expected"] == "C" and change["old"] == "Bergen"
+    # another city standing in the Residence of a Person table: from a hypothesis (Madrid) or a
+    # table (Vienna); never Oslo, which her table holds
+    assert change["new"] in ("Madrid", "Vienna")
+    assert provenance["old_in_table"] is False and provenance["table_holds"] == ["Oslo"]
+    options = {
+        e.provenance["changes"][0]["new"] for e in all_edits(docs, "entity_preserve", "Ada Quill lives in Bergen.")
+    }
+    assert options <= {"Madrid", "Vienna"} and "Oslo" not in options
+
+
+def test_a_name_the_table_holds_is_swapped_where_the_sentence_names_its_row(outputs):
+    record = edited(outputs, "entity_preserve", "Ada Quill married Rui Costa in Paris.")
+    changes = json.loads(record["provenance"])["changes"]
+    assert [(c["old"], c["new"]) for c in changes] in ([("Rui Costa", "Maria Holm")], [("Rui Costa", "Tom Hale")])
+    assert json.loads(record["provenance"])["old_in_table"] is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rui Costa is the manager of Ada Quill.",  # a relation her table lacks: another name is NEUTRAL
+        "Ada Quill lives in Bergen or Madrid.",  # a disjunction
+        "Ada Quill does not live in Bergen.",  # negated
+    ],
+)
+def test_entity_preserve_leaves_alone_what_another_name_might_make_true(outputs, docs, text):
+    assert edited(outputs, "entity_preserve", text) is None
+    assert all_edits(docs, "entity_preserve", text) == []
+
+
+def test_entity_preserve_takes_contradict_only(outputs):
+    assert get_probe("entity_preserve").labels == frozenset({"C"})
+    assert edited(outputs, "entity_preserve", "Bo Lind lives in Bergen.") is None  # ENTAIL: entity_flip's
+
+
+def test_the_table_supports_a_name_it_holds_contains_or_names_otherwise():
+    table = Table("T9", "Zed", (Row("Born", ("New York, United Kingdom",)), Row("Spouse", ("Ann Roe",))), "Person")
+    assert ep.unsupported("France", table) is None
+    assert ep.unsupported("New York City", table)  # holds "New York"
+    assert ep.unsupported("UK", table) and ep.unsupported("Great Britain", table)  # another name of one
+    assert ep.unsupported("Ann Roe", table) and ep.unsupported("Zed", table)
+
+
+# ---------------------------------------------------------------- temporal_preserve: a false date's year
+
+
+def test_a_false_date_gets_another_year_the_table_does_not_name(outputs):
+    record = edited(outputs, "temporal_preserve", "Breakfast in America was released in the summer of 1979.")
+    provenance = json.loads(record["provenance"])
+    assert record["expected"] == "C" and provenance["rule"] == "year_changed_kept_false"
+    year = int(provenance["changes"][0]["new"])
+    # not 1978-1980 (the table's years, and one beside them under a season), never before the
+    # recording (1978): released in the summer of 1981-1989
+    assert 1981 <= year <= 1989
+    assert provenance["event_year"] == [1979]  # "released" names the Released row
+
+
+def test_a_false_date_stays_on_its_side_of_every_year_of_the_table(docs):
+    # "Bo Lind died in 1970" of a man born in 1975: any year before 1975, never one after
+    years = {
+        int(e.provenance["changes"][0]["new"])
+        for seed in range(20)
+        for e in get_probe("temporal_preserve").apply(
+            Example(uid("Bo Lind died in 1970."), "T2", "Bo Lind died in 1970.", "C"),
+            TABLES["T2"],
+            docs[uid("Bo Lind died in 1970.")],
+            ProbeContext(rng=np.random.default_rng(seed), tables=TABLES, docs=docs),
+        )
+    }
+    assert years and all(1960 <= y < 1975 and y != 1970 for y in years), years
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Breakfast in America was mixed in June 1978.",  # a year of the table, no row dating a mixing
+        "Bo Lind was still married in 1990.",  # a lasting state: another year may be true
+    ],
+)
+def test_a_false_date_keeps_its_year_where_another_might_make_it_true(outputs, text):
+    assert edited(outputs, "temporal_preserve", text) is None
+
+
+def test_the_years_and_spans_of_a_table():
+    table = Table(
+        "T9",
+        "Zed",
+        (
+            Row("Years active", ("1995 (1995)-present", "1939–45")),
+            Row("Born", ("(2008-12-01) 1 December 2008",)),
+            Row("Era", ("the 1880s",)),
+        ),
+        "Person",
+    )
+    years, spans = he.table_years(table)
+    assert {1995, 1939, 1945, 2008, he.PRESENT_YEAR} <= years
+    assert sorted(spans) == [(1880, 1889), (1939, 1945), (1995, he.PRESENT_YEAR)]  # no span from an ISO date
+
+
+# ---------------------------------------------------------------- durations
+
+
+def test_durations_are_read_with_their_unit_number_and_monotone_word(nlp):
+    found = he.durations(nlp("The album is over an hour long and took two years, not 46 minutes, to make."))
+    assert [(d.value, d.unit, d.digits, d.word) for d in found] == [
+        (1, "hour", False, "over"),
+        (2, "year", False, None),
+        (46, "minute", True, None),
+    ]
+    for text in [
+        "Jet took a four year hiatus.",  # an adjective
+        "It runs 2 hours and 5 minutes.",  # a compound
+        "It is pretty close to two hours long.",  # an approximation
+        "It came out once a month.",  # a frequency
+        "It ran for about 30 years.",
+        "It was active for more than a quarter of a century.",
+        "Identity Crisis only ran in one year.",  # a calendar year
+    ]:
+        assert he.durations(nlp(text)) == [], text
+
+
+def test_a_duration_moves_into_a_smaller_unit_rather_than_to_zero_or_a_fraction(nlp):
+    (item,) = he.durations(nlp("It is over an hour long."))
+    new, unit = he.moved_duration(item, "down", large=False, rng=np.random.default_rng(0))
+    assert unit == "minute" and 42 <= new <= 54
+    assert he.moved_duration(item, "down", large=True, rng=np.random.default_rng(0)) == (30, "minute")
+    (item,) = he.durations(nlp("It was active in more than one century."))
+    assert he.moved_duration(item, "down", large=False, rng=np.random.default_rng(0)) is None  # a count: no years
+    assert he.write_duration(item, 2, "century", "century") == "two centuries"
+
+
+def test_a_bare_duration_the_table_gives_becomes_false_as_in_paper_table3(outputs):
+    record = edited(outputs, "duration_flip", "Breakfast in America is an album with a length of 46 minutes.")
+    provenance = json.loads(record["provenance"])
+    assert record["expected"] == "C" and provenance["checked"] == {"key": "Length", "value": "46:06"}
+    assert "heuristic" not in provenance and "review" not in provenance
+    minutes = int(re.match(r"\d+", provenance["changes"][0]["new"]).group(0))
+    assert abs(minutes * 60 - 2766) > 0.1 * 2766  # clearly not 46:06
+    assert edited(outputs, "duration_preserve", "Breakfast in America is an album with a length of 46 minutes.") is None
+
+
+def test_a_duration_under_a_monotone_word_follows_paper_table2(outputs):
+    text = "Bridesmaids runs for over three hours."  # CONTRADICT: 125 minutes
+    kept = json.loads(edited(outputs, "duration_preserve", text)["provenance"])
+    assert kept["direction"] == "up" and kept["checked"]["value"] == "125 minutes"
+    assert edited(outputs, "duration_preserve", text)["hypothesis"] in (
+        "Bridesmaids runs for over four hours.",
+        "Bridesmaids runs for over five hours.",
+    )
+    flipped = edited(outputs, "duration_flip", text)
+    assert flipped["hypothesis"] == "Bridesmaids runs for over ninety minutes." and flipped["expected"] == "E"
+    # checked against the table, yet CONTRADICT -> ENTAIL: a person still looks at it
+    assert json.loads(flipped["provenance"])["review"]["needs"] == ["C2E"]
+
+
+def test_a_false_bare_duration_moves_further_from_the_tables(outputs):
+    record = edited(outputs, "duration_preserve", "Bridesmaids has a running time of 90 minutes.")
+    minutes = int(re.search(r"(\d+) minutes", record["hypothesis"]).group(1))
+    assert record["expected"] == "C" and minutes < 90
+    assert edited(outputs, "duration_flip", "Bridesmaids has a running time of 90 minutes.") is None
+
+
+def test_an_unchecked_duration_flip_is_a_heuristic_for_a_person(outputs):
+    text = "Ada Quill has been writing for over twenty years."
+    flipped = edited(outputs, "duration_flip", text)
+    assert flipped["hypothesis"] == "Ada Quill has been writing for over forty years."
+    assert json.loads(flipped["provenance"])["heuristic"] == "half/twice"
+    assert json.loads(flipped["provenance"])["review"]["status"] == "unverified"
+    kept = edited(outputs, "duration_preserve", text)
+    assert re.fullmatch(
+        r"Ada Quill has been writing for over (fourteen|fifteen|sixteen|seventeen|eighteen) years\.", kept["hypothesis"]
+    )
+
+
+@pytest.mark.parametrize("text", ["Bridesmaids runs for over 3 hours.", "Ada Quill took a four year break."])
+def test_duration_probes_leave_the_number_probes_digits_and_adjectives(outputs, text):
+    for name in ("duration_preserve", "duration_flip"):
+        assert edited(outputs, name, text) is None
+    if "3 hours" in text:
+        assert edited(outputs, "duration_preserve", text) is None  # number_preserve moves it
+
+
+# ---------------------------------------------------------------- quantifiers
+
+
+@pytest.mark.parametrize(
+    "text,label,kept",
+    [
+        ("Most people in Oslo speak Norwegian.", "E", "Some people in Oslo speak Norwegian."),
+        ("Most of the songs were written by Ada Quill.", "C", "All of the songs were written by Ada Quill."),
+        ("Ada Quill has won several awards.", "E", "Ada Quill has won multiple awards."),
+        ("The prize is awarded every year.", "C", "The prize is awarded each year."),
+        ("All the songs are pop songs.", "E", "Most of the songs are pop songs."),
+        ("Some nations send athletes.", "C", "All nations send athletes."),
+        ("Kanye West has won many awards.", "E", "Kanye West has won multiple awards."),
+    ],
+)
+def test_a_quantifier_is_weakened_when_true_and_strengthened_when_false(nlp, text, label, kept):
+    ((hypothesis, provenance),) = he.quantifier_preserving_edits(nlp(text), label)
+    assert hypothesis == kept
+    assert provenance["quantifier"] in he.QUANTIFIER_DETERMINERS
+
+
+@pytest.mark.parametrize(
+    "text,label",
+    [
+        ("Ada Quill is the most popular poet in Oslo.", "C"),  # a superlative
+        ("Ada Quill has as many awards as Bo Lind.", "E"),  # a comparison
+        ("Ada Quill did not win many awards.", "E"),  # negated: weakening would strengthen
+        ("Most people like some songs.", "E"),  # two quantifiers
+        ("Ada Quill has been married for several years.", "C"),  # "several" may be false for too many
+        ("Kanye West has won many awards.", "C"),  # nothing stronger than "many" is sure to be false
+        ("It happens every four years.", "E"),  # a frequency
+    ],
+)
+def test_quantifiers_that_do_not_simply_weaken_or_strengthen_are_left_alone(nlp, text, label):
+    assert he.quantifier_preserving_edits(nlp(text), label) == []
+
+
+@pytest.mark.parametrize(
+    "text,label,flipped,heuristic",
+    [
+        ("All Burn Energy drinks are sugar free.", "C", "Not all Burn Energy drinks are sugar free.", False),
+        ("Every issue was published on a Monday.", "E", "Not every issue was published on a Monday.", False),
+        ("Some nations send athletes.", "E", "No nations send athletes.", False),
+        ("Some of the nations send athletes.", "E", "None of the nations send athletes.", False),
+        ("Most people in Oslo speak Norwegian.", "E", "Few people in Oslo speak Norwegian.", True),
+        ("Kanye West has won many awards.", "E", "Kanye West has won few awards.", True),
+    ],
+)
+def test_a_quantifier_is_flipped_by_its_contradictory_or_as_a_heuristic(nlp, text, label, flipped, heuristic):
+    ((hypothesis, provenance),) = he.quantifier_flipping_edits(nlp(text), label)
+    assert hypothesis == flipped
+    assert ("heuristic" in provenance) == heuristic
+
+
+def test_a_contrary_is_no_flip_of_a_false_sentence(nlp):
+    # "won many awards" false (two awards) does not make "won few awards" true for sure
+    assert he.quantifier_flipping_edits(nlp("Kanye West has won many awards."), "C") == []
+    assert he.quantifier_flipping_edits(nlp("Kanye West won most of the awards."), "E") == []  # "few of": not English
+
+
+def test_quantifier_probes_on_the_split(outputs):
+    assert edited(outputs, "quantifier_preserve", "Ada Quill has been married for several years.") is None
+    flipped = edited(outputs, "quantifier_flip", "All Burn Energy drinks are sugar free.")
+    assert flipped["expected"] == "E" and json.loads(flipped["provenance"])["review"]["needs"] == ["C2E"]
+    few = edited(outputs, "quantifier_flip", "Most people in Oslo speak Norwegian.")
+    assert few["hypothesis"] == "Few people in Oslo speak Norwegian."
+    assert json.loads(few["provenance"])["review"]["needs"] == ["heuristic"]
+    assert edited(outputs, "quantifier_flip", "Ada Quill is the most popular poet in Oslo.") is None
