@@ -1,8 +1,9 @@
-"""tabprobe used as a Snakemake module (README: Use as a module): a folder of the user's own with
+"""tabprobe used as a Snakemake module (docs/module.md): a folder of the user's own with
 their config and results, a Snakefile that names this checkout, and nothing copied from it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,20 +13,13 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 MINI = ROOT / "tests" / "fixtures" / "mini_infotabs"
 
-# As the README shows it, with the checkout's path filled in.
-MODULE_SNAKEFILE = """\
-configfile: "config/config.yaml"
 
-
-module tabprobe:
-    snakefile:
-        "{checkout}/Snakefile"
-    config:
-        config
-
-
-use rule * from tabprobe
-"""
+def module_snakefile(checkout: Path) -> str:
+    """The Snakefile docs/module.md shows, with the checkout's path filled in."""
+    page = (ROOT / "docs" / "module.md").read_text()
+    shown = re.search(r"^```\n(configfile: .*?)^```", page, re.M | re.S)
+    assert shown and '"/path/to/tabprobe/Snakefile"' in shown.group(1), "docs/module.md no longer shows the Snakefile"
+    return shown.group(1).replace("/path/to/tabprobe", str(checkout))
 
 
 def test_a_workflow_of_ones_own_runs_tabprobe_as_a_module(tmp_path):
@@ -34,7 +28,7 @@ def test_a_workflow_of_ones_own_runs_tabprobe_as_a_module(tmp_path):
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(infotabs_dir=str(MINI), infotabs_verify=False)
     (user / "config" / "config.yaml").write_text(yaml.safe_dump(config))
-    (user / "Snakefile").write_text(MODULE_SNAKEFILE.format(checkout=ROOT))
+    (user / "Snakefile").write_text(module_snakefile(ROOT))
 
     def snakemake(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
