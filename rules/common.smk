@@ -12,7 +12,7 @@ from pathlib import Path
 # The library lives in workflow/tabprobe. The workflow imports this checkout's copy, and so do its
 # jobs (code_inputs.jobs_import_from: an installed tabprobe would otherwise come first for them).
 # The checkout this file belongs to: workflow.basedir is the main Snakefile's folder, which is the
-# user's own when tabprobe is used as a module (README: Use as a module).
+# user's own when tabprobe is used as a module (docs/module.md).
 WORKFLOW_ROOT = Path(workflow.current_basedir.get_path_or_uri(secret_free=True)).parent
 LIBRARY_DIR = str(WORKFLOW_ROOT / "workflow")
 sys.path.insert(0, LIBRARY_DIR)

@@ -636,7 +636,7 @@ def test_a_copied_finished_run_with_its_data_spelled_another_way_has_nothing_to_
 
 
 def test_the_config_checker_names_the_file_and_line_snakemake_does_not(tmp_path):
-    """What the README tells a user to run when Snakemake says only "not valid JSON or YAML"."""
+    """What docs/configuration.md and docs/bad-input.md tell a user to run when Snakemake says only "not valid JSON or YAML"."""
     bad = tmp_path / "bad.yaml"
     bad.write_text(MALFORMED_YAML)
     command = [sys.executable, "-m", "tabprobe.config", str(ROOT / "config.yaml"), str(bad)]

@@ -93,7 +93,7 @@ def test_the_title_in_the_hypothesis_does_not_make_a_row_relevant():
 
 def test_aligner_on_the_hand_checked_gold_set(shared_infotabs):
     """The measured quality, as a floor: held-out row precision and recall (bench/relevance.py
-    prints the figures; README states them), and better than both baselines where each is weak."""
+    prints the figures; docs/relevance.md states them), and better than both baselines where each is weak."""
     sys.path.insert(0, str(ROOT / "bench"))
     import relevance as bench
 

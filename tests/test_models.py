@@ -185,7 +185,7 @@ def test_truncation_cuts_the_premise_and_keeps_the_hypothesis(tokenizer):
 
 
 def test_a_hypothesis_longer_than_max_length_is_cut_too_and_counted(tokenizer):
-    """The README's exception to "the hypothesis is kept whole": one that alone does not fit."""
+    """docs/models.md's exception to "the hypothesis is kept whole": one that alone does not fit."""
     hypothesis = "Ada Quill wrote poems about the sea " * 12
     encoded = encode(tokenizer, ["a short premise", ""], [hypothesis, hypothesis], max_length=32)
     assert encoded.truncated == 2

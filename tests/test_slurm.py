@@ -46,7 +46,7 @@ SUBMITTED = re.compile(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+) 
 def workflow_with_config(workdir: Path, shared_infotabs: Path) -> Path:
     """The workflow, its profiles, its config.yaml and a small config of a user's own in
     `workdir`; returns the user's config file, which the runs read with --replace-workflow-config
-    as the README says. Merged into config.yaml, it would not validate (config.yaml's evidence
+    as docs/cluster.md says. Merged into config.yaml, it would not validate (config.yaml's evidence
     probes ask 500 `original` predictions; this caps `original` at 20): a job that merged the two
     instead of using the planner's config would fail its config check."""
     copy_workflow(workdir)
@@ -401,10 +401,10 @@ def test_a_job_that_can_never_start_is_named_in_the_runs_log(slurm_cluster, tmp_
 # ---------------------------------------------------------------- a cluster set up by someone else
 
 
-def fill_in_as_the_readme_says(profile: Path, cluster) -> None:
+def fill_in_as_docs_cluster_says(profile: Path, cluster) -> None:
     """The shipped profile filled in for a cluster with a `cpu` and a `gpu` partition, no
     accounting (any word for the account) and GPUs that `--gpus` cannot ask for (`gpu: 0` on the
-    GPU rules, as the README says), memory scaled to this machine; runtimes as shipped."""
+    GPU rules, as docs/cluster.md says), memory scaled to this machine; runtimes as shipped."""
     settings = yaml.safe_load((profile / "config.yaml").read_text())
     settings["default-resources"].update(slurm_partition=CPU_PARTITION, slurm_account="none")
     for resources in settings["set-resources"].values():
@@ -420,7 +420,7 @@ def fill_in_as_the_readme_says(profile: Path, cluster) -> None:
 def stranger_run(tmp_path_factory, shared_infotabs, slurm_cluster):  # noqa: F811
     workdir = tmp_path_factory.mktemp("stranger") / "workflow"
     config = workflow_with_config(workdir, shared_infotabs)
-    fill_in_as_the_readme_says(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
+    fill_in_as_docs_cluster_says(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
     result = run(slurm_command(workdir, config), env=slurm_cluster.env())
     return {"dir": workdir, "config": config, "log": result.stdout + result.stderr}
 

@@ -241,7 +241,7 @@ PROBE = Probe(name="shouted_hypothesis", description="The hypothesis in capitals
 
 
 def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run):
-    """What a user does to add a probe (README "Adding a probe"): a new module, one registry
+    """What a user does to add a probe (docs/adding-a-probe.md): a new module, one registry
     line, one config entry. The registry module is edited, yet no other probe may re-run."""
     probes = run["dir"] / "workflow" / "tabprobe" / "probes"
     registry = probes / "__init__.py"
@@ -811,8 +811,8 @@ def test_a_users_own_checkpoint_is_probed_by_config_alone(run, tmp_path):
     assert "| my-bert | struct | user checkpoint |" in report
 
 
-def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in_the_report(run):
-    """README "Adding a probe", step by step: `tabprobe new-probe`, a config entry, a dry run that
+def test_the_adding_a_probe_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in_the_report(run):
+    """docs/adding-a-probe.md, step by step: `tabprobe new-probe`, a config entry, a dry run that
     schedules only the new probe's jobs, the run, and the probe in the report and in
     `tabprobe show --model`. (Last in this module: it leaves the probe in the workflow copy.)"""
     # The copy's library, for the command and for the jobs: the editable install puts the
@@ -873,7 +873,7 @@ def test_the_readme_walkthrough_scaffold_a_probe_run_only_its_jobs_and_see_it_in
 
 
 def test_the_curation_loop_on_real_alpha1_reruns_only_that_probe_and_table4_counts_what_was_verified(run, tmp_path):
-    """README "Curating label flips", step by step on the real alpha1 slice: `tabprobe curate`
+    """docs/curation.md, step by step on the real alpha1 slice: `tabprobe curate`
     writes the CONTRADICT -> ENTAIL candidates of negation_flip to a page; a person accepts one,
     rejects one and relabels one with the keyboard and saves the TSV; named under the probe's
     `curation:` in config it re-runs that probe's jobs and the Table 4 column it is pooled into,

@@ -41,7 +41,7 @@ def encode(
 
     `pair_order` is premise_first (the usual NLI input, and what most checkpoints were trained
     on) or hypothesis_first, which puts the short hypothesis right after [CLS]: a small encoder
-    fine-tuned on a CPU budget learns from that order much sooner (see README, default models).
+    fine-tuned on a CPU budget learns from that order much sooner (see docs/models.md, The default models).
     """
     if pair_order not in PAIR_ORDERS:
         raise ValueError(f"pair_order must be one of {PAIR_ORDERS}, not {pair_order!r}")

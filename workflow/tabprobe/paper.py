@@ -1,6 +1,8 @@
 """Reference numbers from the papers, shown beside this run's (RoBERTa-large, Table as a Paragraph).
 
-Source: papers/evidence-probes-tabular-nli.txt. Values are percentages.
+Source: the tables of Gupta et al., "Is My Model Using the Right Evidence? Systematic Probes for
+Examining Evidence-Based Tabular Reasoning" (and of the InfoTabS paper, where a comment says so).
+Values are percentages.
 """
 
 # Table 1: accuracy on the unperturbed splits.

@@ -1,4 +1,4 @@
-"""The data contracts between stages (DESIGN.md section 2): one Arrow schema per stage.
+"""The data contracts between stages (docs/layout.md, "Data contracts between stages"): one Arrow schema per stage.
 
 Every reader checks the file it reads against one of these (`io.read_parquet`), so a stage
 never works on data of the wrong shape.

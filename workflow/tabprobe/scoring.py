@@ -158,7 +158,7 @@ def score_paired_drop(
 ) -> list[dict]:
     """Accuracy of the unperturbed examples (against gold) on exactly the gold examples the probe
     edited, and the drop to the probe's accuracy, both on the same samplings: a paired
-    comparison (DESIGN section 5), so sampling noise common to both cancels."""
+    comparison (docs/report.md, "How a score is computed"), so sampling noise common to both cancels."""
     original_correct = (original_pred == gold).astype(np.float64)
     probe_correct = (pred == expected).astype(np.float64)
     ones = np.ones(len(gold))
@@ -436,8 +436,8 @@ def score_pooled_column(
 ) -> pa.Table:
     """Accuracy on the pooled examples of one column of paper Table 4 or 7 (`members`: probe ->
     (probe examples, predictions)), and, with the original predictions, the accuracy on the same
-    gold examples before the edit and the paired drop (same samplings for both: DESIGN section
-    5); with a hypothesis-only model's original predictions too, paper Table 8. Examples paired
+    gold examples before the edit and the paired drop (same samplings for both: docs/report.md,
+    "How a score is computed"); with a hypothesis-only model's original predictions too, paper Table 8. Examples paired
     with no original prediction (external sets) are left out of the paired numbers. Scores are
     filed under probe "<table>:<column>"."""
     chosen = pool_one_per_gold(

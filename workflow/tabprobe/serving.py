@@ -9,7 +9,7 @@ How: the first infer_nli job of a model that finds no server of it starts one (`
 `_start_unless_running`): a process of its own, which outlives that job. That job and every
 later job of the model send their probe file to it and write the answer as their outputs; the
 server stops after `IDLE_SECONDS` without a request. The plan does not change: the jobs stay one
-per model, probe and split, so adding a probe still runs only that probe's jobs (the README says
+per model, probe and split, so adding a probe still runs only that probe's jobs (docs/serving.md says
 why this design and not a Snakemake service job).
 
 Which server: one per key, a hash of the checkpoint's version (`checkpoint_identity`), the label

@@ -1,4 +1,5 @@
-"""Transition rules: which changes of prediction a table perturbation allows (DESIGN.md section 3).
+"""Transition rules: which changes of prediction a table perturbation allows (docs/probes.md: the
+catalogue's "judged by" column).
 
 Keys are the label the model predicted before the perturbation; values the labels it may
 predict after. Anything else is an invalid transition.

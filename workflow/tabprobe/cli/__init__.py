@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tabprobe",
         description="Probes of tabular NLI models: list them, show what they do, start a new one. "
-        "The workflow itself runs with `snakemake --cores all` (README.md).",
+        "The workflow itself runs with `snakemake --cores all` (README.md; this command: docs/cli.md).",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 

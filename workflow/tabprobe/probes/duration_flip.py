@@ -6,7 +6,7 @@ ENTAIL hypothesis changed (ENTAIL -> CONTRADICT).
 Where the table gives the subject's length (Running time, Length, Duration) and the sentence
 speaks of it, the new label is checked against that cell (`checked` in provenance); elsewhere
 ("has been performing for 23 years") the flip is the paper's half/twice heuristic, marked
-`heuristic`, and waits for a person (README: Curating label flips). Which durations it takes:
+`heuristic`, and waits for a person (docs/curation.md). Which durations it takes:
 duration_preserve."""
 
 from .base import Example, Probe, ProbeContext, ProbeExample

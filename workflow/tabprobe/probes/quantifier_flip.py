@@ -6,8 +6,7 @@ quantifiers, where the rule is clear):
 - a quantified subject ("All Burn Energy drinks are sugar free" -> "Not all ...", "Some nations
   send ..." -> "No nations send ...", "Every issue" -> "Not every issue"): the contradictory;
 - and, for ENTAIL only, "most"/"many" -> "few" ("has won many awards" -> "has won few awards"):
-  a contrary on a vague scale, not certain, so marked `heuristic` for a person to check (README:
-  Curating label flips), as every CONTRADICT -> ENTAIL flip is."""
+  a contrary on a vague scale, not certain, so marked `heuristic` for a person to check (docs/curation.md), as every CONTRADICT -> ENTAIL flip is."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .hypothesis_edits import FLIPPED, is_negated, quantified_subject, quantifier_edits, quantifier_flipping_edits

@@ -2,7 +2,7 @@
 same category (paper section 5.1, appendix Table 14): a value new to the row (compared without
 case, spacing and bracketed asides), of the same kind (a date for a date, a number for a
 number), in a row of plain values (no labelled slots such as "1st: 762.5 kJ/mol"). Only C -> E is named as prohibited by
-the paper; the full rule set is this project's reading (DESIGN.md)."""
+the paper; the full rule set is this project's reading (docs/probes.md, marked "ours")."""
 
 import re
 

@@ -102,5 +102,5 @@ def curation_note(run: RunInfo, probe_names: Sequence[str]) -> str | None:
         f"{total['accepted'] + total['relabelled']} verified ({total['accepted']} accepted, {total['relabelled']} "
         f"relabelled), {total['rejected']} rejected (dropped), {total['unverified']} not checked; "
         + UNVERIFIED_POLICY[run.unverified_flips]
-        + f" Per probe: {per}. Check them with `tabprobe curate PROBE` (README: curation)."
+        + f" Per probe: {per}. Check them with `tabprobe curate PROBE` (docs/curation.md)."
     )

@@ -32,7 +32,7 @@ def relevance_note(run: RunInfo) -> str:
         + "."
         + (
             " The aligner matches hypothesis words, stems, numbers and dates with row keys and values; its "
-            "row precision and recall on a hand-checked gold set of 300 alpha1 pairs are in the README "
+            "row precision and recall on a hand-checked gold set of 300 alpha1 pairs are in docs/relevance.md "
             "(bench/relevance.py). The paper used crowd annotations: where the aligner errs, relevant-row "
             "numbers mix in irrelevant rows and the reverse."
             if aligner
