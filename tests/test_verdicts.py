@@ -412,3 +412,10 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
     assert artifacts.answer == CANNOT_TELL and "E→C only" in artifacts.sentence
     (caveat,) = [c for c in one.caveats if "label-flipped column" in c]
     assert "holds E→C edits only on alpha1" in caveat and "never no" in caveat
+
+
+def test_knowledge_with_label_flipping_counterfactuals_only_says_which_ones_it_reads():
+    cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "table7:label_preserved"}
+    cells[("table7:label_flipped", "accuracy")] = (55.0, 50.0, 60.0)
+    finding = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdicts.KNOWLEDGE)
+    assert finding.answer == NOT_MEASURED and "only label-flipping ones" in finding.sentence

@@ -383,6 +383,13 @@ def one_sided_flips(results: Index, model: str, split: str, column: str = "table
 def _knowledge(results: Index, model: str, uses_table: str) -> Finding:
     found = results.first(model, "table7:label_preserved", "accuracy_drop", needs_interval=True)
     if not found:
+        if results.first(model, "table7:label_flipped", "accuracy", needs_interval=True):
+            return Finding(
+                KNOWLEDGE,
+                NOT_MEASURED,
+                "Not measured: the verdict reads counterfactual tables that keep the label (cf_row_swap, "
+                "cf_title_swap), and this run has only label-flipping ones; see Tables 7 and 8 for them.",
+            )
         return Finding(KNOWLEDGE, NOT_MEASURED, "Not measured: no counterfactual tables in this run.")
     split, d = found
     numbers = [
