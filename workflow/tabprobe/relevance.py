@@ -1,11 +1,15 @@
 """Which rows of its table a hypothesis needs (paper section 5.2): the relevance source.
 
 The paper had crowd workers mark the relevant rows of every dev/test pair; those annotations
-are not part of InfoTabS. tabprobe therefore takes relevance from one of two sources:
+are not part of InfoTabS (one public batch is: ../shared/infotabs-relevance). tabprobe therefore
+takes relevance from one of two sources:
 
-- `annotations`: a TSV the user has (columns table_id, hypothesis, relevant_keys, where
-  relevant_keys is a JSON list of row keys); pairs it does not list have no relevance and the
-  evidence probes skip them.
+- `annotations`: a file the user has, read by `read_annotations` in either of two formats: a TSV
+  with columns table_id, hypothesis, relevant_keys (a JSON list of row keys), or the paper's crowd
+  CSV (utahnlp/table_probing: Table ID, Hypothesis, Majority Label, ...), whose bits name the rows
+  in the order of the table's JSON keys, title left out, then one bit for "information outside the
+  table" (not a row; kept as `Annotation.outside`). Pairs the file does not list have no relevance
+  and the evidence probes skip them.
 - `aligner`: an automatic word aligner (`align`). It scores each row by the hypothesis words
   found in its values (exact words, crude stems, numbers and years; rarer matches within the
   table weigh more), by the words of its key, and by cue words that name a key without using
@@ -18,9 +22,12 @@ Every evidence number in the report names the source it rests on.
 
 from __future__ import annotations
 
+import ast
 import csv
+import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +36,7 @@ import pyarrow as pa
 
 from .errors import InputDataError, Problem
 from .schemas import RELEVANCE
-from .table import Table
+from .table import Table, normalised
 
 SOURCES = ("aligner", "annotations")
 
@@ -350,60 +357,206 @@ def align(hypothesis: str, table: Table, settings: AlignerSettings = AlignerSett
 # ---------------------------------------------------------------- annotation files
 
 ANNOTATION_COLUMNS = ("table_id", "hypothesis", "relevant_keys")
+# The crowd file of the paper (utahnlp/table_probing, remaining_annotations.csv): the columns read.
+CROWD_COLUMNS = ("Table ID", "Hypothesis", "Majority Label")
+OUTSIDE = "none"  # the JSON column's name for the last bit, "information outside the table"
+
+_ANNOTATION_FIX = (
+    "give config key relevance.annotations either a TSV with a header line holding table_id, hypothesis and "
+    'relevant_keys (a JSON list of the row keys, e.g. ["Born", "Died"]), or the paper\'s crowd CSV with columns '
+    "Table ID, Hypothesis and Majority Label (one 0/1 bit per row of the table in its JSON key order, title left "
+    "out, then the information-outside-the-table bit), optionally Labels and JSON, which are then checked"
+)
 
 
-def read_annotations(path: str | Path, tables: Mapping[str, Table] | None = None) -> dict[tuple[str, str], list[str]]:
-    """(table_id, hypothesis) -> relevant keys, from a TSV with the ANNOTATION_COLUMNS (extra
-    columns are ignored). With `tables`, every key must be a row of its table (tables not in
-    `tables` belong to other splits and are not checked). Errors name the file and line."""
-    path = Path(path)
-    problems: list[Problem] = []
-    annotations: dict[tuple[str, str], list[str]] = {}
+@dataclass(frozen=True)
+class Annotation:
+    """One annotated pair: the keys of its relevant rows (table order for the crowd CSV), whether
+    the workers also marked information outside the table (None where the format has no such
+    field), and the line of the file it came from."""
+
+    keys: tuple[str, ...]
+    outside: bool | None
+    line: int
+
+
+def pair_key(table_id: str, hypothesis: str) -> tuple[str, str]:
+    """How an annotated pair is looked up: the hypothesis as ingest writes it (HTML entities
+    decoded, runs of whitespace one space), so a file copied from the raw TSVs still matches."""
+    from .infotabs import unescape_entities
+
+    return table_id.strip(), " ".join(unescape_entities(hypothesis).split())
+
+
+def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]]]:
+    """(line, fields) of each non-blank record, numbered by the line it starts on (header = 1);
+    fields are CSV-quoted, as in the InfoTabS files."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    records, start = [], 1
     try:
-        text = path.read_text(encoding="utf-8")
+        for fields in reader:
+            if any(f.strip() for f in fields):
+                records.append((start, fields))
+            start = reader.line_num + 1
+    except csv.Error as err:
+        raise InputDataError(
+            [
+                Problem(
+                    str(path),
+                    start,
+                    f"malformed quoting ({err}): a field that starts with a double quote must end with one, "
+                    'and a quote inside it is written twice ("")',
+                )
+            ],
+            _ANNOTATION_FIX,
+        ) from None
+    return records
+
+
+def _bits(text: str) -> str | None:
+    text = text.strip()
+    return text if text and set(text) <= {"0", "1"} else None
+
+
+def _crowd_annotation(
+    where: Mapping[str, int], fields: list[str], tables: Mapping[str, Table] | None
+) -> tuple[str, str, list[str], bool] | str:
+    """(table_id, hypothesis, keys, outside) of one crowd CSV line, or what is wrong with it."""
+    from .infotabs import clean_key
+
+    table_id, hypothesis = fields[where["Table ID"]].strip(), fields[where["Hypothesis"]]
+    majority = _bits(fields[where["Majority Label"]])
+    if majority is None or len(majority) < 2:
+        return f"Majority Label {fields[where['Majority Label']]!r} is not a string of 0/1 bits (one per row, then one more)"
+    if "Labels" in where:
+        try:
+            labels = ast.literal_eval(fields[where["Labels"]].strip())
+        except (ValueError, SyntaxError):
+            labels = None
+        if (
+            not isinstance(labels, list)
+            or not labels
+            or any(not isinstance(b, str) or _bits(b) is None for b in labels)
+        ):
+            return f"Labels {fields[where['Labels']]!r} is not a Python list of 0/1 bit strings"
+        if any(len(b) != len(majority) for b in labels):
+            return f"Labels {labels} and Majority Label {majority} differ in length"
+        recount = "".join(
+            "1" if 2 * sum(b[i] == "1" for b in labels) > len(labels) else "0" for i in range(len(majority))
+        )
+        if recount != majority:
+            return f"Majority Label {majority} is not the per-row majority of Labels {labels} ({recount})"
+    named = None
+    if "JSON" in where and fields[where["JSON"]].strip():
+        try:
+            named = json.loads(fields[where["JSON"]], object_pairs_hook=list)
+            if not isinstance(named, list) or any(not isinstance(v, str) for _, v in named):
+                raise ValueError
+        except ValueError:
+            return f'JSON {fields[where["JSON"]][:80]!r} is not a JSON object of row -> "0"/"1"'
+        if "".join(v.strip() for _, v in named) != majority:
+            return f"JSON {dict(named)} does not hold the bits of Majority Label {majority}"
+        if named[-1][0] != OUTSIDE:
+            return f"JSON's last entry is {named[-1][0]!r}, not {OUTSIDE!r} (information outside the table)"
+        named = [clean_key(k, Counter()) for k, _ in named[:-1]]
+    if tables is not None and table_id in tables:
+        keys = list(tables[table_id].keys)
+        if len(majority) != len(keys) + 1:
+            return (
+                f"Majority Label {majority} has {len(majority)} bits; table {table_id} has {len(keys)} rows, so it "
+                f"needs {len(keys) + 1} (one per row, then the information-outside-the-table bit)"
+            )
+        if named is not None and [normalised(k) for k in named] != [normalised(k) for k in keys]:
+            return f"JSON names the rows {named}, but table {table_id} has {keys} in that order: the bits do not match the table"
+    elif named is not None:
+        keys = named  # a table of another split: the file names its rows
+    else:
+        return f"table {table_id} is not among the tables read, and the line has no JSON naming its rows"
+    relevant = [key for key, bit in zip(keys, majority) if bit == "1"]
+    return table_id, hypothesis, relevant, majority[-1] == "1"
+
+
+def read_annotation_file(
+    path: str | Path, tables: Mapping[str, Table] | None = None
+) -> dict[tuple[str, str], Annotation]:
+    """pair_key(table_id, hypothesis) -> Annotation, from a relevance TSV (ANNOTATION_COLUMNS,
+    extra columns ignored) or the paper's crowd CSV (CROWD_COLUMNS, see the module docstring),
+    told apart by the header (and the extension where the header says nothing). With `tables`,
+    every key must be a row of its table, and a crowd line's bits must fit its table (tables not
+    in `tables` belong to other splits and are not checked). Errors name the file and line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
         raise InputDataError(
-            [Problem(str(path), None, f"cannot read the relevance annotations: {err}")],
-            "give config key relevance.annotations a readable UTF-8 TSV",
+            [Problem(str(path), None, f"cannot read the relevance annotations: {err}")], _ANNOTATION_FIX
         ) from None
-    reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
-    header = next(reader, None)
-    fix = (
-        "a TSV with a header line holding table_id, hypothesis and relevant_keys (a JSON list of the "
-        'row keys, e.g. ["Born", "Died"])'
-    )
-    if header is None or any(c not in header for c in ANNOTATION_COLUMNS):
-        raise InputDataError([Problem(str(path), 1, f"header {header} lacks one of {list(ANNOTATION_COLUMNS)}")], fix)
-    where = {c: header.index(c) for c in ANNOTATION_COLUMNS}
-    for line, fields in enumerate(reader, start=2):
-        if not fields or fields == [""]:
-            continue
+    first = text.split("\n", 1)[0]
+    crowd = all(c in first for c in CROWD_COLUMNS) or ("\t" not in first and path.suffix.lower() == ".csv")
+    problems: list[Problem] = []
+    annotations: dict[tuple[str, str], Annotation] = {}
+    records = _records(path, text, "," if crowd else "\t")
+    header = [c.strip() for c in records[0][1]] if records else []
+    needed = CROWD_COLUMNS if crowd else ANNOTATION_COLUMNS
+    if any(c not in header for c in needed):
+        raise InputDataError([Problem(str(path), 1, f"header {header} lacks one of {list(needed)}")], _ANNOTATION_FIX)
+    where = {c: header.index(c) for c in header}
+    for line, fields in records[1:]:
         if len(fields) != len(header):
             problems.append(Problem(str(path), line, f"{len(fields)} fields, the header has {len(header)}"))
             continue
-        table_id, hypothesis, keys_text = (fields[where[c]] for c in ANNOTATION_COLUMNS)
-        try:
-            keys = json.loads(keys_text)
-            if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-                raise ValueError
-        except ValueError:
-            problems.append(Problem(str(path), line, f"relevant_keys {keys_text!r} is not a JSON list of strings"))
-            continue
-        if tables is not None and table_id in tables:
-            unknown = [k for k in keys if k not in tables[table_id].keys]
-            if unknown:
-                problems.append(
-                    Problem(
-                        str(path),
-                        line,
-                        f"keys {unknown} are not rows of table {table_id} (its keys: {list(tables[table_id].keys)})",
-                    )
-                )
+        if crowd:
+            found = _crowd_annotation(where, fields, tables)
+            if isinstance(found, str):
+                problems.append(Problem(str(path), line, found))
                 continue
-        annotations[(table_id, hypothesis.strip())] = keys
+            table_id, hypothesis, keys, outside = found
+        else:
+            table_id, hypothesis, keys_text = (fields[where[c]] for c in ANNOTATION_COLUMNS)
+            outside = None
+            try:
+                keys = json.loads(keys_text)
+                if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+                    raise ValueError
+            except ValueError:
+                problems.append(Problem(str(path), line, f"relevant_keys {keys_text!r} is not a JSON list of strings"))
+                continue
+            table_id = table_id.strip()
+            if tables is not None and table_id in tables:
+                unknown = [k for k in keys if k not in tables[table_id].keys]
+                if unknown:
+                    problems.append(
+                        Problem(
+                            str(path),
+                            line,
+                            f"keys {unknown} are not rows of table {table_id} (its keys: {list(tables[table_id].keys)})",
+                        )
+                    )
+                    continue
+        key = pair_key(table_id, hypothesis)
+        # InfoTabS repeats a few table+hypothesis pairs, so a file may annotate a pair twice: alike, or not at all.
+        if key in annotations and annotations[key].keys != tuple(keys):
+            first = annotations[key]
+            problems.append(
+                Problem(
+                    str(path),
+                    line,
+                    f"annotates the pair of line {first.line} again, with other rows ({keys}; there {list(first.keys)})",
+                )
+            )
+            continue
+        if key in annotations:
+            continue
+        annotations[key] = Annotation(tuple(keys), outside, line)
     if problems:
-        raise InputDataError(problems[:20], fix, more=max(0, len(problems) - 20))
+        raise InputDataError(problems[:20], _ANNOTATION_FIX, more=max(0, len(problems) - 20))
     return annotations
+
+
+def read_annotations(path: str | Path, tables: Mapping[str, Table] | None = None) -> dict[tuple[str, str], list[str]]:
+    """pair_key(table_id, hypothesis) -> relevant keys, from either annotation format (see
+    `read_annotation_file`)."""
+    return {pair: list(a.keys) for pair, a in read_annotation_file(path, tables).items()}
 
 
 def relevance_table(
@@ -426,7 +579,7 @@ def relevance_table(
         if annotations is None:
             keys = align(record["hypothesis"], table, settings)
         else:
-            keys = annotations.get((record["table_id"], record["hypothesis"].strip()))
+            keys = annotations.get(pair_key(record["table_id"], record["hypothesis"]))
             if keys is None:
                 counts["not_annotated"] += 1
                 continue
@@ -456,10 +609,13 @@ def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, 
 
 __all__ = [
     "AlignerSettings",
+    "Annotation",
     "RELEVANCE",
     "SOURCES",
     "align",
+    "pair_key",
     "precision_recall",
+    "read_annotation_file",
     "read_annotations",
     "relevance_table",
     "row_scores",

@@ -1,0 +1,195 @@
+"""The relevance source: the annotation reader (TSV and the paper's crowd CSV) and the find_relevant_rows
+job with annotations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from tabprobe import infotabs, relevance, schemas
+from tabprobe.errors import InputDataError
+from tabprobe.io import read_parquet, write_parquet
+from tabprobe.jobs.find_relevant_rows import find_relevant_rows
+from tabprobe.table import Row, Table
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_CROWD = ROOT.parent / "shared" / "infotabs-relevance"
+CROWD_FILE = SHARED_CROWD / "annotation_analysis_scripts" / "data" / "results" / "remaining_annotations.csv"
+
+BAND = Table(
+    "T7",
+    "Grey Owls",
+    (
+        Row("Origin", ("Leeds, England",)),
+        Row("Genres", ("Folk", "rock")),
+        Row("Years active", ("1999 - present",)),
+        Row("Labels", ("Sun Records",)),
+    ),
+    "Musician",
+)
+TABLES = {"T7": BAND}
+HEADER = "Table ID,Hypothesis,Generator ID,Truth Label,Worker IDs,Labels,Majority Label,JSON\n"
+
+
+def crowd_line(hypothesis: str, labels: list[str], majority: str, keys=("Origin", "Genres", "Years active", "Labels")):
+    """One line of the crowd CSV as upstream writes it (CSV quoting, Python-literal lists, JSON)."""
+    named = json.dumps(dict(zip([*keys, "none"], majority)))
+    workers = [f"MTW0{i}" for i in range(1, len(labels) + 1)]
+    quote = lambda text: '"' + text.replace('"', '""') + '"'  # noqa: E731
+    return f"T7,{quote(hypothesis)},GW1,E,{quote(str(workers))},{quote(str(labels))},{majority},{quote(named)}\n"
+
+
+# ---------------------------------------------------------------- the crowd CSV
+
+
+def test_crowd_csv_gives_the_majority_rows_and_keeps_the_outside_bit_apart(tmp_path):
+    path = tmp_path / "remaining_annotations.csv"
+    path.write_text(
+        HEADER
+        # 3 of 5 mark Genres, 2 of 5 Labels: only Genres is a majority; the outside bit has 4 of 5.
+        + crowd_line("Grey Owls play folk rock.", ["01001", "01011", "01001", "00001", "01010"], "01001")
+        + crowd_line("Grey Owls formed in 1999 in Leeds.", ["10100"] * 5, "10100")
+        + crowd_line("Grey Owls have fans.", ["00001", "00000", "00001", "00001", "10000"], "00001")
+    )
+    found = relevance.read_annotation_file(path, TABLES)
+    assert found[("T7", "Grey Owls play folk rock.")] == relevance.Annotation(("Genres",), True, 2)
+    assert found[("T7", "Grey Owls formed in 1999 in Leeds.")] == relevance.Annotation(
+        ("Origin", "Years active"), False, 3
+    )
+    # Only information outside the table: no row, and the flag says why.
+    assert found[("T7", "Grey Owls have fans.")] == relevance.Annotation((), True, 4)
+    # The plain reader (what relevance_table uses) gives the keys alone; without the tables, the
+    # JSON column names the rows.
+    assert relevance.read_annotations(path, TABLES)[("T7", "Grey Owls play folk rock.")] == ["Genres"]
+    assert relevance.read_annotations(path) == relevance.read_annotations(path, TABLES)
+
+
+def test_crowd_csv_is_told_apart_by_its_header_whatever_the_file_is_called(tmp_path):
+    path = tmp_path / "relevance.txt"
+    path.write_text(HEADER + crowd_line("Grey Owls play folk rock.", ["01000"] * 5, "01000"))
+    assert relevance.read_annotations(path, TABLES) == {("T7", "Grey Owls play folk rock."): ["Genres"]}
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            crowd_line("Too few bits.", ["0100"] * 5, "0100", keys=("Origin", "Genres", "Labels")),
+            "has 4 bits; table T7 has 4 rows, so it needs 5",
+        ),
+        (
+            crowd_line("Wrong majority.", ["01000", "01000", "00000", "00000", "00000"], "01000"),
+            "is not the per-row majority of Labels",
+        ),
+        (crowd_line("Not bits.", ["01000"] * 5, "01x00"), "is not a string of 0/1 bits"),
+        (
+            crowd_line(
+                "Rows in another order.", ["01000"] * 5, "01000", keys=("Genres", "Origin", "Years active", "Labels")
+            ),
+            "the bits do not match the table",
+        ),
+        ('T7,"Cut short.",GW1,E,"[\'MTW01\']","[\'01000\'",01000,"{}"\n', "is not a Python list of 0/1 bit strings"),
+        ("T7,Three fields only,GW1\n", "3 fields, the header has 8"),
+    ],
+)
+def test_a_damaged_crowd_line_is_named_by_file_and_line(tmp_path, line, message):
+    path = tmp_path / "remaining_annotations.csv"
+    path.write_text(HEADER + crowd_line("Grey Owls play folk rock.", ["01000"] * 5, "01000") + line)
+    with pytest.raises(InputDataError) as err:
+        relevance.read_annotation_file(path, TABLES)
+    assert f"{path}:3: " in str(err.value) and message in str(err.value)
+    assert f"{path}:2" not in str(err.value)  # the good line is not blamed
+    assert "Majority Label" in err.value.fix and "relevant_keys" in err.value.fix
+
+
+def test_a_csv_without_the_crowd_columns_names_them(tmp_path):
+    path = tmp_path / "relevance.csv"
+    path.write_text("table,hypothesis,rows\nT7,Grey Owls rock.,Genres\n")
+    with pytest.raises(
+        InputDataError, match=r"relevance.csv:1: header .* lacks one of \['Table ID', 'Hypothesis', 'Majority Label'\]"
+    ):
+        relevance.read_annotation_file(path, TABLES)
+
+
+def test_a_pair_annotated_twice_must_agree(tmp_path):
+    path = tmp_path / "relevance.tsv"
+    path.write_text(
+        'table_id\thypothesis\trelevant_keys\nT7\tGrey Owls rock.\t["Genres"]\nT7\tGrey  Owls rock.\t["Genres"]\n'
+        'T7\tGrey Owls rock.\t["Labels"]\n'
+    )
+    with pytest.raises(InputDataError) as err:
+        relevance.read_annotations(path, TABLES)
+    assert f"{path}:4: annotates the pair of line 2 again" in str(err.value) and f"{path}:3" not in str(err.value)
+
+
+def test_find_relevant_rows_takes_the_crowd_csv_as_annotations(tmp_path):
+    """What rule find_relevant_rows runs, with `relevance: {source: annotations, annotations: <csv>}`."""
+    crowd = tmp_path / "remaining_annotations.csv"
+    crowd.write_text(
+        HEADER
+        # as copied from the raw InfoTabS TSV: an HTML entity and a double space, which ingest cleans
+        + crowd_line("Grey Owls play folk  &amp; rock.", ["01001"] * 5, "01001")
+        + crowd_line("Grey Owls have fans.", ["00001"] * 5, "00001")
+    )
+    examples = pa.table(
+        {
+            "uid": ["dev:2", "dev:3", "dev:4"],
+            "table_id": ["T7", "T7", "T7"],
+            "hypothesis": ["Grey Owls play folk & rock.", "Grey Owls have fans.", "Grey Owls split up."],
+            "label": ["E", "N", "C"],
+        },
+        schema=schemas.EXAMPLES,
+    )
+    tables = pa.Table.from_pylist([BAND.to_arrow()], schema=schemas.TABLES)
+    write_parquet(examples, tmp_path / "examples.parquet", schemas.EXAMPLES)
+    write_parquet(tables, tmp_path / "tables.parquet", schemas.TABLES)
+    out, summary = tmp_path / "relevance.parquet", tmp_path / "relevance.json"
+    find_relevant_rows(
+        str(tmp_path / "examples.parquet"),
+        str(tmp_path / "tables.parquet"),
+        str(out),
+        str(summary),
+        "annotations",
+        str(crowd),
+    )
+    found = read_parquet(out, schemas.RELEVANCE).to_pylist()
+    assert [(r["uid"], r["relevant_keys"], r["source"]) for r in found] == [
+        ("dev:2", ["Genres"], "annotations:remaining_annotations.csv"),
+        ("dev:3", [], "annotations:remaining_annotations.csv"),
+    ]
+    assert json.loads(summary.read_text()) == {
+        "source": "annotations:remaining_annotations.csv",
+        "examples": 3,
+        "with_relevant_rows": 1,
+        "not_annotated": 1,
+    }
+
+
+# ---------------------------------------------------------------- the public crowd batch
+
+
+@pytest.fixture(scope="module")
+def crowd_data(shared_infotabs):
+    if not CROWD_FILE.is_file():
+        pytest.skip(f"the paper's public relevance batch is not at {SHARED_CROWD}")
+    return SHARED_CROWD
+
+
+def test_the_public_batch_reads_as_its_readme_counts_it(crowd_data, shared_infotabs):
+    ingested = infotabs.ingest_split(shared_infotabs, "train")
+    tables = infotabs.load_tables(ingested.tables)
+    found, summary = relevance.relevance_table(ingested.examples, tables, "annotations", CROWD_FILE)
+    keys = dict(zip(found["uid"].to_pylist(), found["relevant_keys"].to_pylist()))
+    assert summary["examples"] - summary["not_annotated"] == len(keys) == 140  # every pair is in train
+    sizes = [len(k) for k in keys.values()]
+    assert {n: sizes.count(n) for n in set(sizes)} == {0: 18, 1: 81, 2: 39, 3: 1, 4: 1}
+    annotations = relevance.read_annotation_file(CROWD_FILE, tables)
+    assert sum(a.outside for a in annotations.values()) == 56
+    assert annotations[("T1976", "It involved the BMG label.")].keys == ("Labels",)
+    assert annotations[("T613", "Republic of Costa Rica is a multi-ethnic, multi-lingual nation.")].keys == (
+        "Recognized regional languages",
+        "Ethnic groups (2011)",  # "Ethnic groups  (2011)" in the table's JSON: keys compare as ingest cleans them
+    )
