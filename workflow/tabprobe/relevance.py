@@ -589,17 +589,23 @@ def relevance_table(
 
 
 def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, Iterable[str]]) -> dict:
-    """Row precision and recall (micro: pooled over examples) of `predicted` against `gold`,
-    over the uids in `gold`."""
-    hits = n_pred = n_gold = 0
+    """Row precision and recall (micro: pooled over examples) of `predicted` against `gold`, over
+    the uids in `gold`, and the share of examples whose predicted set is exactly the gold one. An
+    example with no gold row adds each row predicted for it to the precision's denominator, nothing
+    to recall, and counts as an exact match only when no row is predicted. Keys are compared as
+    `normalised` (case and runs of whitespace ignored)."""
+    hits = n_pred = n_gold = exact = 0
     for uid, gold_keys in gold.items():
-        g, p = set(gold_keys), set(predicted.get(uid, ()))
+        g = {normalised(k) for k in gold_keys}
+        p = {normalised(k) for k in predicted.get(uid, ())}
         hits += len(g & p)
         n_pred += len(p)
         n_gold += len(g)
+        exact += g == p
     return {
         "precision": hits / n_pred if n_pred else None,
         "recall": hits / n_gold if n_gold else None,
+        "exact": exact / len(gold) if gold else None,
         "examples": len(gold),
         "gold_rows": n_gold,
         "predicted_rows": n_pred,
