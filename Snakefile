@@ -27,6 +27,7 @@ localrules:
     download_infotabs,
     check_infotabs,
     collect_results,
+    collect_variance,
     assemble_report,
 
 

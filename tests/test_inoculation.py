@@ -87,3 +87,16 @@ def test_fine_tuning_is_deterministic(trained, tmp_path):
     fine_tune(trained, records(24), records(8, offset=50), "para", settings, tmp_path / "a")
     fine_tune(trained, records(24), records(8, offset=50), "para", settings, tmp_path / "b")
     assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
+
+
+def test_the_report_calls_a_grid_the_papers_only_where_it_is():
+    """Under `full: true` a key the config writes holds (config.settings._plan), so the report
+    says the grid is the paper's only when every value is."""
+    from tabprobe.config import FULL_INOCULATION, INOCULATION_DEFAULTS
+    from tabprobe.report.inoculation import grid_text
+
+    paper = {**INOCULATION_DEFAULTS, **FULL_INOCULATION, "full": True}
+    assert grid_text(paper).endswith("(the paper's).")
+    own = grid_text({**paper, "max_epochs": 5})
+    assert "at most 5 epoch(s)" in own and "with the config's own values where it sets them" in own
+    assert "the CPU budget's reduced grid" in grid_text({**INOCULATION_DEFAULTS, "full": False})
