@@ -28,6 +28,7 @@ localrules:
     download_counterfactuals,
     check_infotabs,
     collect_results,
+    collect_variance,
     assemble_report,
 
 

@@ -429,7 +429,7 @@ def inoculation_summaries():
 
 
 def variance_summaries():
-    """{model: score_variance's summary}."""
+    """{model: collect_variance's summary}."""
     return {VARIANCE["model"]: layout.variance_summary(VARIANCE["model"])} if VARIANCE else {}
 
 

@@ -77,28 +77,34 @@ rule score_inoculation:
 
 
 # Controlled variance (diversify-your-datasets section 3): fine-tune on num_comparative examples
-# with numbers in one range, test on several ranges; each repeat is its own GPU job.
+# with numbers in one range, test on several ranges, along a learning curve. Each (training size,
+# repeat) is its own GPU job, trained and then scored (size 0: the model before), so a cluster
+# runs the curve in parallel and adding a size, a repeat or a test range runs only the jobs it
+# changes; collect_variance gathers them.
 
 
 rule train_variance:
     input:
         unpack(get_variance_inputs),
+        probe_sources=VARIANCE_PROBE_SOURCES,
         code=code_of("train_variance"),
     output:
-        directory(layout.variance_checkpoint("{model}", "{resample}")),
+        directory(layout.variance_checkpoint("{model}", "{size}", "{resample}")),
     log:
-        "logs/train_variance/{model}/r{resample}.log",
+        "logs/train_variance/{model}/{size}/r{resample}.log",
     benchmark:
-        "benchmarks/train_variance/{model}/r{resample}.tsv"
+        "benchmarks/train_variance/{model}/{size}/r{resample}.tsv"
     wildcard_constraints:
         resample=r"\d+",
+        size=r"[1-9]\d*",
     conda:
         "../envs/tabprobe.yaml"
+    # torch's intra-op threads, as for train_model.
     threads: 2
     resources:
         gpu=1,
     params:
-        settings=get_variance_settings,
+        settings=get_variance_train_settings,
         model=get_base_model_settings,
         seed=config["seed"],
     script:
@@ -107,28 +113,46 @@ rule train_variance:
 
 rule score_variance:
     input:
-        checkpoint=get_variance_base,
-        repeats=get_variance_repeat_dirs,
+        checkpoint=get_variance_checkpoint,
         test=layout.examples(VARIANCE_TEST_SPLIT),
         test_tables=layout.tables(VARIANCE_TEST_SPLIT),
+        probe_sources=VARIANCE_PROBE_SOURCES,
         code=code_of("score_variance"),
     output:
-        scores=layout.variance_scores("{model}"),
-        summary=layout.variance_summary("{model}"),
+        layout.variance_job_scores("{model}", "{size}", "{resample}"),
     log:
-        "logs/score_variance/{model}.log",
+        "logs/score_variance/{model}/{size}/r{resample}.log",
     benchmark:
-        "benchmarks/score_variance/{model}.tsv"
+        "benchmarks/score_variance/{model}/{size}/r{resample}.tsv"
+    wildcard_constraints:
+        resample=r"\d+",
     conda:
         "../envs/tabprobe.yaml"
     threads: 2
     resources:
         gpu=1,
     params:
-        checkpoints=get_variance_repeats,
-        settings=get_variance_settings,
+        settings=get_variance_test_settings,
         model=get_base_model_settings,
         scoring=SCORING,
         seed=config["seed"],
     script:
         "../workflow/scripts/score_variance.py"
+
+
+rule collect_variance:
+    input:
+        get_variance_job_scores_list,
+        code=code_of("collect_variance"),
+    output:
+        scores=layout.variance_scores("{model}"),
+        summary=layout.variance_summary("{model}"),
+    log:
+        "logs/collect_variance/{model}.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    params:
+        scores=get_variance_job_scores,
+        settings=get_variance_plan_settings,
+    script:
+        "../workflow/scripts/collect_variance.py"

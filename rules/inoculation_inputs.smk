@@ -134,8 +134,26 @@ def get_inoculation_plan():
     return canonical({**INOCULATION, "full": FULL}) if INOCULATION else None
 
 
-def get_variance_settings(wildcards):
-    return canonical({k: v for k, v in VARIANCE.items() if k != "model"})
+# Controlled variance: each job gets only the settings it depends on, so a new training size
+# or repeat adds jobs without re-running the others, and a new test range re-scores without
+# re-training.
+VARIANCE_TRAIN_KEYS = ("train_range", "dev_examples", "learning_rate", "max_epochs", "patience", "batch_size")
+VARIANCE_TEST_KEYS = ("test_ranges", "test_examples")
+# The generator of the examples (probes are loaded by name, so code_of does not see it): editing
+# num_comparative re-runs the experiment, as it re-runs the probe's own jobs.
+VARIANCE_PROBE_SOURCES = [str(Path(CODE_DIR) / "tabprobe" / path) for path in source_files("num_comparative")]
+
+
+def get_variance_train_settings(wildcards):
+    return canonical({k: VARIANCE[k] for k in VARIANCE_TRAIN_KEYS})
+
+
+def get_variance_test_settings(wildcards):
+    return canonical({k: VARIANCE[k] for k in VARIANCE_TEST_KEYS})
+
+
+def get_variance_plan_settings(wildcards):
+    return canonical({k: VARIANCE[k] for k in ("train_range", "test_ranges", "train_sizes", "resamples")})
 
 
 def get_variance_inputs(wildcards):
@@ -149,17 +167,24 @@ def get_variance_inputs(wildcards):
     }
 
 
-def get_variance_repeats(wildcards):
-    return {r: layout.variance_checkpoint(wildcards.model, r) for r in range(1, VARIANCE["resamples"] + 1)}
-
-
-def get_variance_repeat_dirs(wildcards):
-    return list(get_variance_repeats(wildcards).values())
-
-
-def get_variance_base(wildcards):
+def get_variance_checkpoint(wildcards):
+    """The model a score_variance job tests: size 0 is the model before fine-tuning."""
     require_configured(config, model=wildcards.model)
-    return checkpoint_of(wildcards.model)
+    if int(wildcards.size) == 0:
+        return checkpoint_of(wildcards.model)
+    return layout.variance_checkpoint(wildcards.model, wildcards.size, wildcards.resample)
+
+
+def get_variance_job_scores(wildcards):
+    """{size: {repeat: score_variance's file}}, size 0 (the model before) first."""
+    return {
+        size: {r: layout.variance_job_scores(wildcards.model, size, r) for r in range(1, VARIANCE["resamples"] + 1)}
+        for size in [0, *VARIANCE["train_sizes"]]
+    }
+
+
+def get_variance_job_scores_list(wildcards):
+    return [path for by_repeat in get_variance_job_scores(wildcards).values() for path in by_repeat.values()]
 
 
 def variance_outputs():

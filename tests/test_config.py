@@ -66,8 +66,12 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
     assert {"seed", "unverified_flips", "scoring.samplings"} <= set(checked)
     assert schema_default("seed") == DEFAULT["seed"]
 
-    def full_values(text: str) -> list:
-        return [None if value == "all" else float(value) for value in text.split(", ")]
+    def full_value(text: str, like):
+        """The value a "(full: ...)" says, as FULL_ holds it: a YAML list, "all" (None) or numbers."""
+        if text.startswith("["):
+            return yaml.safe_load(text)
+        values = [None if value == "all" else float(value) for value in text.split(", ")]
+        return values if isinstance(like, list) else values[0]
 
     full_said = r"\(full: (?:the paper's )?([^)]+)\)"
     lines = (ROOT / "config.yaml").read_text().splitlines()
@@ -76,25 +80,30 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
         ("inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION),
         ("controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE),
     ):
-        assert {key: value for key, value in DEFAULT[block].items() if key != "model"} == defaults, block
         properties = schema["properties"][block]["properties"]
         assert set(properties) == {"model", *defaults} and set(full) <= set(defaults), block
         for key, spec in properties.items():
             said = re.search(full_said, spec.get("description", ""))
             assert (said is not None) == (key in full), f"the schema's {block}.{key} and FULL_ disagree on full: true"
             if said:
-                expected = full[key] if isinstance(full[key], list) else [full[key]]
-                assert full_values(said.group(1)) == expected, f"the schema's {block}.{key}"
+                assert full_value(said.group(1), full[key]) == full[key], f"the schema's {block}.{key}"
+        # config.yaml sets the keys `full` leaves alone, and shows the ones it changes as comments
+        # holding the CPU budget's value: a key written there would hold under `full: true` too.
         start = lines.index(f"{block}:")
+        commented = {}
         for line in lines[start + 1 :]:
             if line and not line.startswith(" "):
                 break
-            if commented := re.match(rf"\s+(\w+):.*#.*{full_said}", line):
-                key, said = commented.groups()
-                expected = full[key] if isinstance(full[key], list) else [full[key]]
-                assert full_values(said) == expected, f"config.yaml's comment on {block}.{key}"
+            if match := re.match(r"\s+# (\w+): (.*?)\s+#", line):
+                commented[match.group(1)] = yaml.safe_load(match.group(2))
+            if said := re.match(rf"\s+(?:# )?(\w+):.*#.*{full_said}", line):
+                key, text = said.groups()
+                assert full_value(text, full[key]) == full[key], f"config.yaml's comment on {block}.{key}"
                 comments += 1
-    assert comments >= 3  # inoculation's max_epochs, patience and dev_examples
+        written = {key: value for key, value in DEFAULT[block].items() if key != "model"}
+        assert set(commented) == set(full), f"config.yaml's {block}: comment out exactly the keys full changes"
+        assert {**written, **commented} == defaults, block
+    assert comments == len(FULL_INOCULATION) + len(FULL_VARIANCE)  # each says what full gives
 
 
 @pytest.mark.parametrize(
@@ -102,6 +111,10 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
     [
         (lambda c: c.update(sede=1), r"config key \(top level\): unknown key\(s\) 'sede' \(did you mean 'seed'\?\)"),
         (lambda c: c.update(seed="abc"), r"config key seed: 'abc' is not of type 'integer'"),
+        (
+            lambda c: c["controlled_variance"].update(train_examples=300),
+            r"config key controlled_variance: unknown key\(s\) 'train_examples' \(now `train_sizes`, a list",
+        ),
         (lambda c: c.update(splits=["alpha4"]), r"config key splits\.0: 'alpha4' is not one of"),
         (
             lambda c: c["scoring"].update(fraction=1.5),
@@ -340,7 +353,10 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     assert inoculation_plan(DEFAULT)["learning_rates"] == [0.00005]
     full = inoculation_plan({**DEFAULT, "full": True})
     assert full["learning_rates"] == [1e-4, 5e-5, 1e-5] and full["max_epochs"] == 30  # the paper's grid
-    assert variance_plan({**DEFAULT, "full": True})["train_examples"] == 2000
+    full_variance = variance_plan({**DEFAULT, "full": True})
+    assert full_variance["resamples"] == 5 and full_variance["train_sizes"] == [250, 500, 1000, 2000, 3000]
+    assert full_variance["test_ranges"][-1] == [1000, 9999]  # the paper's test-only range
+    assert variance_plan(DEFAULT)["train_sizes"] == [300] and variance_plan(DEFAULT)["resamples"] == 3
     assert inoculation_plan({**DEFAULT, "inoculation": None}) is None
 
     def hypothesis_only(config):
@@ -376,6 +392,28 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     with pytest.raises(ConfigError) as error:
         check(with_change(backwards_range), SCHEMA)
     assert "controlled_variance.test_ranges.0: [60, 40] is not [low, high]" in str(error.value)
+
+
+def test_a_key_the_user_writes_holds_under_full():
+    """defaults < full < the user's keys: `full: true` fills in the paper's values for the keys
+    a config leaves out, never over one it writes (in config.yaml, a --configfile or --config)."""
+    from tabprobe.config import inoculation_plan, variance_plan
+
+    def own_keys(config):
+        config["full"] = True
+        config["controlled_variance"].update(resamples=4, train_sizes=[2000, 500])
+        config["inoculation"]["max_epochs"] = 7
+
+    config = with_change(own_keys)
+    check(config, SCHEMA)
+    plan = variance_plan(config)
+    assert plan["resamples"] == 4 and plan["train_sizes"] == [500, 2000]  # the user's, in order
+    assert plan["max_epochs"] == 10 and plan["test_ranges"][-1] == [1000, 9999]  # the rest: the paper's
+    inoculation = inoculation_plan(config)
+    assert inoculation["max_epochs"] == 7 and inoculation["learning_rates"] == [1e-4, 5e-5, 1e-5]
+    # A user's value equal to the CPU budget's holds too: written is written.
+    config["controlled_variance"]["resamples"] = 3
+    assert variance_plan(config)["resamples"] == 3
 
 
 def test_full_runs_a_premise_model_at_the_papers_512_tokens():

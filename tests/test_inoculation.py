@@ -122,3 +122,16 @@ def test_liu_outcome_is_judged_on_every_original_test_set():
     (cells,) = table.rows
     assert cells[:4] == ["100", "1", "3", "1"]
     assert "alpha2: Outcome 3" in cells[4] and "alpha1: Outcome 1" in cells[4]
+
+
+def test_the_report_calls_a_grid_the_papers_only_where_it_is():
+    """Under `full: true` a key the config writes holds (config.settings._plan), so the report
+    says the grid is the paper's only when every value is."""
+    from tabprobe.config import FULL_INOCULATION, INOCULATION_DEFAULTS
+    from tabprobe.report.inoculation import grid_text
+
+    paper = {**INOCULATION_DEFAULTS, **FULL_INOCULATION, "full": True}
+    assert grid_text(paper).endswith("(the paper's).")
+    own = grid_text({**paper, "max_epochs": 5})
+    assert "at most 5 epoch(s)" in own and "with the config's own values where it sets them" in own
+    assert "the CPU budget's reduced grid" in grid_text({**INOCULATION_DEFAULTS, "full": False})

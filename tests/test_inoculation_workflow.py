@@ -1,8 +1,9 @@
 """Inoculation (paper section 7) and controlled variance (diversify-your-datasets section 3)
 through the real workflow, on a slice of the real InfoTabS with a tiny checkpoint: one GPU job per
-(experiment, size, learning rate) and per repeat, the best rate kept per size, the kept models
-probed, paper Tables 9-12 with Liu et al.'s outcomes, and accuracy by number range with its
-spread over the repeats, in the report."""
+(experiment, size, learning rate) and per (training size, repeat), the best rate kept per size,
+the kept models probed, paper Tables 9-12 with Liu et al.'s outcomes, and accuracy by number
+range along the learning curve with its spread over the repeats, in the report (table and
+figure); re-runs that add a training size or a test range run only the jobs they change."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from workflow_copy import copy_workflow, snakemake_command
 pytestmark = pytest.mark.e2e
 LEARNING_RATES = [0.001, 0.0001]
 SIZES = [4, 8]
+CURVE = [8, 16]  # controlled variance's training sizes
 
 
 def snakemake(workdir, configfile, *args):
@@ -58,7 +60,7 @@ def run(tmp_path_factory, shared_infotabs):
             "train_range": [30, 49],
             "test_ranges": [[30, 49], [200, 299]],
             "resamples": 3,
-            "train_examples": 16,
+            "train_sizes": CURVE,
             "test_examples": 12,
             "dev_examples": 8,
             "learning_rate": 0.001,
@@ -131,30 +133,156 @@ def test_the_changes_are_paired_and_the_report_has_tables_9_to_12_with_outcomes(
     )  # an outcome per inoculation
 
 
-def test_full_gives_the_papers_grid(run):
+def test_full_gives_the_papers_grid_where_the_config_leaves_it_out(run):
     config = yaml.safe_load(run["config"].read_text())
     config["full"] = True
+    for key in ("learning_rates", "max_epochs", "patience", "dev_examples"):
+        del config["inoculation"][key]
     full = run["dir"] / "full.yaml"
     full.write_text(yaml.safe_dump(config, sort_keys=False))
     plan = snakemake(run["dir"], full, "--dry-run").stdout
     rates = set(re.findall(r"experiment=hypothesis, size=4, lr=([0-9.e-]+)", plan))
     assert rates == {"0.0001", "5e-05", "1e-05"}
+    # The controlled-variance keys the config writes hold under full: its sizes and 3 repeats.
+    trained = set(re.findall(r"rule train_variance:.*?wildcards: model=tiny, size=(\d+), resample=(\d+)", plan, re.S))
+    assert trained <= {(str(s), str(r)) for s in CURVE for r in (1, 2, 3)}
 
 
-def test_controlled_variance_trains_each_repeat_as_a_job_and_reports_the_spread(run):
-    jobs = re.findall(r"rule train_variance:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
-    assert sorted(w for w, _ in jobs) == [f"model=tiny, resample={r}" for r in (1, 2, 3)]
-    assert all("gpu=1" in resources for _, resources in jobs)
+def planned_rules(plan: str) -> set[str]:
+    """The rules of a dry run's first "Job stats" table."""
+    table = plan.split("Job stats:")[1].strip().split("\n\n")[0].splitlines()[2:]
+    return {line.split()[0] for line in table} - {"total"}
+
+
+def variance_jobs(plan: str, rule: str) -> list[str]:
+    return sorted(re.findall(rf"rule {rule}:.*?wildcards: (.*?)\n\s+resources: .*?gpu=1", plan, flags=re.S))
+
+
+def test_controlled_variance_trains_and_scores_each_repeat_and_size_as_a_job(run):
+    assert variance_jobs(run["plan"], "train_variance") == sorted(
+        f"model=tiny, size={s}, resample={r}" for s in CURVE for r in (1, 2, 3)
+    )
+    # Size 0: the model before fine-tuning, on each repeat's test examples.
+    assert variance_jobs(run["plan"], "score_variance") == sorted(
+        f"model=tiny, size={s}, resample={r}" for s in [0, *CURVE] for r in (1, 2, 3)
+    )
+    for size in CURVE:
+        for r in (1, 2, 3):
+            meta = json.loads(
+                (run["dir"] / "resources" / "variance" / "tiny" / str(size) / f"r{r}" / "tabprobe.json").read_text()
+            )
+            assert meta["train_examples"] == size
+
+
+def test_the_summary_and_report_show_the_learning_curve_with_the_spread_over_repeats(run):
     summary = json.loads((run["dir"] / "results" / "variance" / "tiny.json").read_text())
     assert summary["train_range"] == "30-49" and [r["range"] for r in summary["ranges"]] == ["30-49", "200-299"]
+    assert summary["sizes"] == [0, *CURVE] and summary["repeats"] == 3
     scores = pq.read_table(run["dir"] / "results" / "variance" / "tiny.parquet").to_pylist()
+    assert {r["model"] for r in scores} == {"tiny", *(f"tiny.cv-{s}" for s in CURVE)}
     for ranges in summary["ranges"]:
         label = ranges["range"]
-        repeats = [r["mean"] for r in scores if r["model"] == "tiny.cv" and r["probe"] == f"num_comparative[{label}]"]
-        assert len(repeats) == 3 and ranges["after"]["repeats"] == 3
-        assert ranges["after"]["mean"] == pytest.approx(sum(repeats) / 3)
-        assert ranges["after"]["min"] == min(repeats) and ranges["after"]["max"] == max(repeats)
+        for point in ranges["curve"]:
+            model = "tiny" if point["size"] == 0 else f"tiny.cv-{point['size']}"
+            repeats = [r["mean"] for r in scores if r["model"] == model and r["probe"] == f"num_comparative[{label}]"]
+            assert len(repeats) == 3 and point["repeats"] == 3
+            assert point["mean"] == pytest.approx(sum(repeats) / 3)
+            assert point["min"] == min(repeats) and point["max"] == max(repeats)
+        assert ranges["before"] == {k: v for k, v in ranges["curve"][0].items() if k != "size"}
+        assert ranges["after"] == {k: v for k, v in ranges["curve"][-1].items() if k != "size"}
         assert all(r["n"] == 12 for r in scores if r["probe"] == f"num_comparative[{label}]")
+    # Every size of a repeat is scored on the same examples, with the same samplings.
+    intervals = {(r["model"], r["probe"], r["label"]): r["n"] for r in scores}
+    assert len({n for n in intervals.values()}) == 1
     markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
     section = markdown.split("Controlled variance: number ranges")[1].split("\n## ")[0]
+    assert "| Test range | 0 (before) | 8 | 16 |" in section
     assert "| 30-49 (trained on) |" in section and "| 200-299 |" in section and "repeat 3" in section
+    assert "after fine-tuning on 16 examples, each repeat" in section
+    figure = run["dir"] / "results" / "report" / "figures" / "numeric" / "tiny" / "controlled-variance.svg"
+    svg = figure.read_text()
+    assert "30-49 (trained on)" in svg and "200-299" in svg and "0 (before)" in svg
+    html = (run["dir"] / "results" / "report" / "index.html").read_text()
+    assert "tiny: accuracy by number range against training size" in html  # inlined in the page too
+
+
+def test_the_variance_scores_repeat_byte_for_byte(run, tmp_path):
+    """Same config and seed, same bytes: one (size, repeat) trained and scored again outside
+    Snakemake gives the workflow's checkpoint and scores exactly."""
+    from tabprobe import stages
+
+    config = yaml.safe_load(run["config"].read_text())
+    plan = {**config["controlled_variance"]}
+    from tabprobe.config.defaults import model_default
+
+    tiny = config["models"]["tiny"]
+    # What get_base_model_settings hands the jobs: the model's keys, the schema's defaults for the rest.
+    model = {
+        "premise": tiny["premise"],
+        "max_length": tiny["max_length"],
+        "batch_size": tiny["batch_size"],
+        "gpu_batch_tokens": model_default("gpu_batch_tokens"),
+        "precision": model_default("precision"),
+        "pair_order": model_default("pair_order"),
+        "label_map": None,
+    }
+    data, resources = run["dir"] / "results" / "data", run["dir"] / "resources"
+    checkpoint = str(run["dir"] / "tiny-checkpoint")
+    stages.train_variance(
+        checkpoint,
+        str(data / "train.parquet"),
+        str(data / "train.tables.parquet"),
+        str(data / "dev.parquet"),
+        str(data / "dev.tables.parquet"),
+        str(tmp_path / "model"),
+        resample=2,
+        size=CURVE[0],
+        settings=plan,
+        model=model,
+        seed=config["seed"],
+    )
+    kept = resources / "variance" / "tiny" / str(CURVE[0]) / "r2"
+    assert (tmp_path / "model" / "model.safetensors").read_bytes() == (kept / "model.safetensors").read_bytes()
+    for size, path in ((0, checkpoint), (CURVE[0], str(tmp_path / "model"))):
+        out = tmp_path / f"{size}.parquet"
+        stages.score_variance(
+            "tiny",
+            path,
+            2,
+            size,
+            str(data / "alpha1.parquet"),
+            str(data / "alpha1.tables.parquet"),
+            str(out),
+            settings=plan,
+            model=model,
+            scoring_settings=config["scoring"],
+            seed=config["seed"],
+        )
+        workflow = run["dir"] / "results" / "variance" / "tiny" / str(size) / "r2.parquet"
+        assert out.read_bytes() == workflow.read_bytes(), size
+
+
+def test_adding_a_training_size_or_a_test_range_runs_only_the_jobs_it_changes(run, tmp_path):
+    config = yaml.safe_load(run["config"].read_text())
+    config["controlled_variance"]["train_sizes"] = [*CURVE, 4]
+    bigger = tmp_path / "bigger.yaml"
+    bigger.write_text(yaml.safe_dump(config, sort_keys=False))
+    plan = snakemake(run["dir"], bigger, "--dry-run").stdout
+    assert variance_jobs(plan, "train_variance") == [f"model=tiny, size=4, resample={r}" for r in (1, 2, 3)]
+    assert variance_jobs(plan, "score_variance") == [f"model=tiny, size=4, resample={r}" for r in (1, 2, 3)]
+    assert planned_rules(plan) == {
+        "train_variance",
+        "score_variance",
+        "collect_variance",
+        "collect_results",
+        "assemble_report",
+        "all",
+    }
+    # A new test range re-scores every (size, repeat) and trains nothing.
+    config = yaml.safe_load(run["config"].read_text())
+    config["controlled_variance"]["test_ranges"].append([1000, 9999])
+    wider = tmp_path / "wider.yaml"
+    wider.write_text(yaml.safe_dump(config, sort_keys=False))
+    plan = snakemake(run["dir"], wider, "--dry-run").stdout
+    assert variance_jobs(plan, "train_variance") == []
+    assert len(variance_jobs(plan, "score_variance")) == 3 * (1 + len(CURVE))

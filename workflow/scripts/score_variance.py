@@ -4,12 +4,12 @@ from tabprobe.jobs.score_variance import score_variance
 logs.to_file(snakemake.log[0])
 score_variance(
     base=snakemake.wildcards.model,
-    base_checkpoint=snakemake.input.checkpoint,
-    checkpoints=snakemake.params.checkpoints,
+    checkpoint=snakemake.input.checkpoint,
+    resample=int(snakemake.wildcards.resample),
+    size=int(snakemake.wildcards.size),
     test_path=snakemake.input.test,
     test_tables_path=snakemake.input.test_tables,
-    out=snakemake.output.scores,
-    summary_out=snakemake.output.summary,
+    out=snakemake.output[0],
     settings=snakemake.params.settings,
     model=snakemake.params.model,
     scoring_settings=snakemake.params.scoring,

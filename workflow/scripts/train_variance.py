@@ -10,6 +10,7 @@ train_variance(
     dev_tables_path=snakemake.input.dev_tables,
     out=snakemake.output[0],
     resample=int(snakemake.wildcards.resample),
+    size=int(snakemake.wildcards.size),
     settings=snakemake.params.settings,
     model=snakemake.params.model,
     seed=snakemake.params.seed,

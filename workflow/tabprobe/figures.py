@@ -4,7 +4,8 @@
 three label nodes, one directed edge per (before, after) pair including the self-loops, each
 edge labelled with its percentage for every split, invalid edges red and dashed (so they stay
 apart in a greyscale print). `dot_chart` draws the summary's means with interval bars with
-matplotlib.
+matplotlib, and `learning_curve` the controlled-variance experiment's accuracy against training
+size.
 """
 
 from __future__ import annotations
@@ -180,18 +181,10 @@ class ChartPanel:
     zero_line: bool = False
 
 
-def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
-    """SVG of one or more panels of horizontal dot-and-interval rows (a forest plot), grouped.
-
-    `salt` must differ between the figures of one page: matplotlib derives the ids inside an
-    SVG from it, and two inline SVGs must not share an id.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    style = {
+def _style(salt: str) -> dict:
+    """matplotlib settings of every chart. `salt` must differ between the figures of one page:
+    matplotlib derives the ids inside an SVG from it, and two inline SVGs must not share an id."""
+    return {
         "svg.hashsalt": salt,
         "svg.fonttype": "none",
         "font.family": "DejaVu Sans",
@@ -199,8 +192,38 @@ def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
         "axes.spines.top": False,
         "axes.spines.right": False,
     }
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    return plt
+
+
+def _svg_text(figure, title: str, salt: str) -> str:
+    """The figure as SVG text to inline in a page: no date (same data, same bytes), no prolog, no
+    page-wide <style>, ids prefixed by `salt`."""
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
+    # matplotlib's <style>*{...}</style> would style every element of the page that inlines it.
+    svg = re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)
+    svg = _prefix_ids(svg, re.sub(r"[^A-Za-z0-9_-]+", "-", salt))
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(title)}" ', 1)
+
+
+def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
+    """SVG of one or more panels of horizontal dot-and-interval rows (a forest plot), grouped.
+
+    `salt` must differ between the figures of one page (see `_style`).
+    """
+    plt = _pyplot()
     heights = [len(p.points) + len({pt.group for pt in p.points}) + 1.5 for p in panels]
-    with plt.rc_context(style):
+    with plt.rc_context(_style(salt)):
         figure, axes = plt.subplots(
             len(panels),
             1,
@@ -212,15 +235,71 @@ def dot_chart(panels: Sequence[ChartPanel], title: str, salt: str) -> str:
             _draw_panel(ax, panel)
         figure.suptitle(title, x=0.01, ha="left", fontsize=11, fontweight="bold")
         figure.tight_layout()
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        svg = _svg_text(figure, title, salt)
         plt.close(figure)
-    svg = buffer.getvalue()
-    svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inlined in HTML too
-    # matplotlib's <style>*{...}</style> would style every element of the page that inlines it.
-    svg = re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)
-    svg = _prefix_ids(svg, re.sub(r"[^A-Za-z0-9_-]+", "-", salt))
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(title)}" ', 1)
+    return svg
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    size: int  # training examples; 0 is the model before fine-tuning
+    mean: float | None
+    low: float | None  # the bar: here the lowest and highest repeat
+    high: float | None
+
+
+@dataclass(frozen=True)
+class CurveSeries:
+    label: str  # in the legend
+    points: Sequence[CurvePoint]
+    emphasised: bool = False  # drawn solid and thicker (the range trained on); the others dashed
+
+
+# Colour-blind-safe (Okabe-Ito), distinct in greyscale through the markers and dashes too.
+CURVE_COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
+CURVE_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def learning_curve(series: Sequence[CurveSeries], title: str, y_label: str, salt: str) -> str:
+    """SVG of a learning curve: one line per series over the training sizes, a point at each size
+    with a bar from `low` to `high`. The sizes sit at even steps, labelled with their values (they
+    double, and 0 has no place on a log axis); `salt` as for `dot_chart`."""
+    plt = _pyplot()
+    sizes = sorted({p.size for s in series for p in s.points})
+    step = {size: i for i, size in enumerate(sizes)}
+    offset = 0.06  # series side by side at a size, so their bars do not hide each other
+    with plt.rc_context(_style(salt)):
+        figure, ax = plt.subplots(figsize=(7.0, 4.2))
+        for k, one in enumerate(series):
+            colour, marker = CURVE_COLOURS[k % len(CURVE_COLOURS)], CURVE_MARKERS[k % len(CURVE_MARKERS)]
+            shift = (k - (len(series) - 1) / 2) * offset
+            drawn = [p for p in one.points if p.mean is not None]
+            xs = [step[p.size] + shift for p in drawn]
+            ax.plot(
+                xs,
+                [p.mean for p in drawn],
+                color=colour,
+                marker=marker,
+                markersize=5,
+                linewidth=2.0 if one.emphasised else 1.3,
+                linestyle="-" if one.emphasised else (0, (5, 3)),
+                label=one.label,
+            )
+            for x, p in zip(xs, drawn):
+                if p.low is not None and p.high is not None:
+                    ax.plot([x, x], [p.low, p.high], color=colour, linewidth=1.0, alpha=0.8)
+        ax.set_xticks(range(len(sizes)), [f"{size:,}" + (" (before)" if size == 0 else "") for size in sizes])
+        ax.set_xlim(-0.4, len(sizes) - 0.6)
+        ax.set_xlabel("training examples")
+        ax.set_ylabel(y_label)
+        ax.grid(axis="y", color="#e0e0e0", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.legend(loc="best", frameon=False, title="test range")
+        figure.suptitle(title, x=0.01, ha="left", fontsize=11, fontweight="bold")
+        figure.tight_layout()
+        svg = _svg_text(figure, title, salt)
+        plt.close(figure)
+    return svg
 
 
 def _prefix_ids(svg: str, prefix: str) -> str:

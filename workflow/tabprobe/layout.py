@@ -111,6 +111,11 @@ def variance_scores(model: str, root: str | Path = RESULTS) -> str:
     return _in(root, "variance", f"{model}.parquet")
 
 
+def variance_job_scores(model: str, size: str | int, resample: str | int, root: str | Path = RESULTS) -> str:
+    """One (training size, repeat) of the controlled-variance experiment; size 0: the model before."""
+    return _in(root, "variance", model, str(size), f"r{resample}.parquet")
+
+
 def variance_summary(model: str, root: str | Path = RESULTS) -> str:
     return _in(root, "variance", f"{model}.json")
 
@@ -178,8 +183,8 @@ def inoculated_checkpoint(model: str, experiment: str, size: str | int, learning
     )
 
 
-def variance_checkpoint(model: str, resample: str | int) -> str:
-    return _in(RESOURCES, "variance", model, f"r{resample}")
+def variance_checkpoint(model: str, size: str | int, resample: str | int) -> str:
+    return _in(RESOURCES, "variance", model, str(size), f"r{resample}")
 
 
 # ---------------------------------------------------------------- the report's failing examples

@@ -38,7 +38,7 @@ PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars",
 def reference_of(model: str, premise: str | None) -> str | None:
     """Which of the paper's rows a model stands beside: RoBERTa-large's for a model that reads its
     table, the hypothesis-only model's for one that does not; none for the models derived from
-    them (inoculated `<model>.ino-...`, controlled variance `<model>.cv`), whose paper numbers are
+    them (inoculated `<model>.ino-...`, controlled variance `<model>.cv-<size>`), whose paper numbers are
     in the report's inoculation tables."""
     if premise is None or "." in model:
         return None

@@ -39,14 +39,24 @@ def _key_path(error: jsonschema.ValidationError) -> str:
     return path or "(top level)"
 
 
+# Keys an earlier version took, and what to write now (a closest spelling would mislead).
+RENAMED_KEYS = {
+    "controlled_variance.train_examples": "now `train_sizes`, a list: `train_sizes: [300]` for one size",
+}
+
+
 def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         unknown = sorted(set(error.instance) - set(allowed))
         hints = []
         for key in unknown:
+            renamed = RENAMED_KEYS.get(".".join([*(str(p) for p in error.absolute_path), key]))
             match = closest(key, allowed)
-            hints.append(f"{key!r}" + (f" (did you mean {match!r}?)" if match else ""))
+            if renamed:
+                hints.append(f"{key!r} ({renamed})")
+            else:
+                hints.append(f"{key!r}" + (f" (did you mean {match!r}?)" if match else ""))
         return f"unknown key(s) {', '.join(hints)}; allowed keys here: {', '.join(allowed)}"
     if error.validator == "pattern" and "propertyNames" in error.schema_path:
         # The names are folder names (results/<kind>/<name>/...); say so rather than show a regex.

@@ -3,8 +3,10 @@
 The schema's `default:`s are the defaults of top-level keys (Snakemake's validate fills them in;
 the tabprobe command reads them where there is no config file). The inoculation and
 controlled-variance blocks cannot hold defaults in the schema (Snakemake's validate would set them
-on a block given as null), so theirs are here. config.yaml restates all of them for its readers;
-tests/test_config.py fails where it, the schema and these disagree.
+on a block given as null), so theirs are here, with what `full: true` changes (FULL_*). A key a
+user writes wins over both (config.settings._plan: defaults < full < the user's keys), so
+config.yaml sets the keys `full` leaves alone and shows the others as comments, which restate
+their values here; tests/test_config.py fails where it, the schema and these disagree.
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ INOCULATION_DEFAULTS = {
 }
 FULL_INOCULATION = {"learning_rates": [1e-4, 5e-5, 1e-5], "max_epochs": 30, "patience": 3, "dev_examples": None}
 
-# The paper's ranges (diversify-your-datasets section 3.5) on the CPU budget; `full: true` gives
-# more examples and epochs.
+# The paper's ranges (diversify-your-datasets section 4.3: train on 30-49, test on it, 60-79 and
+# 200-299) on the CPU budget: one training size (with size 0, the model before fine-tuning, a
+# two-point curve), 3 repeats. `full: true` gives the paper's experiment as far as InfoTabS holds
+# it: its 5 repeats (section 4.2), its 1000-9999 test range, and a learning curve of nested
+# training sizes up to 3000 (the paper's text names 3,000; train holds about 3,600 such examples).
 VARIANCE_DEFAULTS = {
     "train_range": [30, 49],
     "test_ranges": [[30, 49], [60, 79], [200, 299]],
     "resamples": 3,
-    "train_examples": 300,
+    "train_sizes": [300],
     "test_examples": 200,
     "dev_examples": 100,
     "learning_rate": 5e-5,
@@ -44,7 +49,15 @@ VARIANCE_DEFAULTS = {
     "patience": 1,
     "batch_size": 16,
 }
-FULL_VARIANCE = {"train_examples": 2000, "test_examples": 1000, "dev_examples": 300, "max_epochs": 10, "patience": 3}
+FULL_VARIANCE = {
+    "test_ranges": [[30, 49], [60, 79], [200, 299], [1000, 9999]],
+    "resamples": 5,
+    "train_sizes": [250, 500, 1000, 2000, 3000],
+    "test_examples": 1000,
+    "dev_examples": 300,
+    "max_epochs": 10,
+    "patience": 3,
+}
 
 
 @cache

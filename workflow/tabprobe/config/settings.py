@@ -68,12 +68,13 @@ def probe_options(config: Mapping[str, Any], probe: str) -> dict[str, Any]:
 def _plan(
     config: Mapping[str, Any], key: str, defaults: Mapping[str, Any], full: Mapping[str, Any]
 ) -> dict[str, Any] | None:
-    """The settings in force of an optional config block: its defaults, the user's keys, then
-    `full` when `full: true`; None when the block names no model."""
+    """The settings in force of an optional config block: its defaults, then `full` when `full:
+    true`, then the keys the user wrote (so a user's `resamples: 3` holds under `full: true`
+    too); None when the block names no model."""
     settings = config.get(key) or {}
     if not settings.get("model"):
         return None
-    return {**defaults, **settings, **(full if config.get("full") else {})}
+    return {**defaults, **(full if config.get("full") else {}), **settings}
 
 
 def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -86,9 +87,12 @@ def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def variance_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The controlled-variance settings in force (`full: true` gives more examples and epochs),
-    or None when config asks for none."""
-    return _plan(config, "controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE)
+    """The controlled-variance settings in force (`full: true` gives the paper's repeats, test
+    ranges and learning curve), or None when config asks for none. `train_sizes` ascending."""
+    plan = _plan(config, "controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE)
+    if plan and isinstance(plan.get("train_sizes"), list):
+        plan["train_sizes"] = sorted(plan["train_sizes"])
+    return plan
 
 
 def inoculated_name(model: str, experiment: str, size: int) -> str:

@@ -39,7 +39,7 @@ def assemble_report(
 ) -> None:
     """`results_path` and `run_path`: collect_results's table and run record; the summaries, each
     {name: path}: find_relevant_rows's per split, score_inoculation's per experiment,
-    score_variance's per model; `showcase` maps a probe to the split and files its failing
+    collect_variance's per model; `showcase` maps a probe to the split and files its failing
     examples are drawn from (layout.showcase_inputs)."""
     register_externals(externals)
     recorded = read_json(run_path)["models"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import paper
+from ..config.defaults import FULL_INOCULATION
 from ..infotabs import SPLITS
 from ..inoculation import CHALLENGE_SPLIT, Change, liu_outcome
 from ..results import Index
@@ -54,10 +55,17 @@ def grid_text(plan: dict) -> str:
         f"epoch(s), stopping after {plan['patience']} without a better dev accuracy on "
         f"{plan['dev_examples'] or 'all'} dev examples"
     )
-    return grid + (
-        " (the paper's)."
-        if plan.get("full")
-        else ". This is the CPU budget's reduced grid; `full: true` runs the paper's (1e-4, 5e-5, 1e-5, up to 30 epochs)."
+    if all(plan.get(key) == value for key, value in FULL_INOCULATION.items()):
+        return grid + " (the paper's)."
+    if plan.get("full"):
+        # A key the config writes holds under `full: true` (config.settings._plan).
+        return (
+            grid
+            + ": `full: true`, with the config's own values where it sets them (the paper's: 1e-4, 5e-5, 1e-5, up to 30 epochs)."
+        )
+    return (
+        grid
+        + ". This is the CPU budget's reduced grid; `full: true` runs the paper's (1e-4, 5e-5, 1e-5, up to 30 epochs)."
     )
 
 

@@ -29,7 +29,7 @@ class RunInfo:
     # experiment -> score_inoculation's summary (chosen learning rate per size...), and the plan
     inoculation: dict[str, dict] = field(default_factory=dict)
     inoculation_plan: dict | None = None
-    variance: dict[str, dict] = field(default_factory=dict)  # model -> score_variance's summary
+    variance: dict[str, dict] = field(default_factory=dict)  # model -> collect_variance's summary
     unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.curation)
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)

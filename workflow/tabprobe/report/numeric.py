@@ -1,11 +1,11 @@
 """The numeric probes (numerical-qa-robustness, diversify-your-datasets) and the controlled-variance
-experiment: accuracy by number range after fine-tuning on one range."""
+experiment: accuracy by number range along a learning curve of fine-tuning on one range."""
 
 from __future__ import annotations
 
+from .. import figures, variance
 from ..results import Index
-from ..variance import TEST_SPLIT
-from .blocks import Section, Stat, TableBlock
+from .blocks import Figure, Section, Stat, TableBlock
 from .inputs import RunInfo
 from .tables import DROP_EXPLAINED, probe_family_section
 
@@ -28,43 +28,80 @@ def numeric_section(scores: Index, run: RunInfo) -> Section | None:
     )
 
 
+def _spread_text(s: dict) -> str:
+    """mean (std) [lowest, highest] over the repeats, as the summary holds it."""
+    if s["mean"] is None:
+        return "–"
+    return (
+        f"{s['mean']:.2f}"
+        + (f" ({s['std']:.2f})" if s["std"] is not None else "")
+        + f" [{s['min']:.2f}, {s['max']:.2f}] over {s['repeats']}"
+    )
+
+
+def _size_heading(size: int) -> str:
+    return "0 (before)" if size == 0 else f"{size:,}"
+
+
 def variance_section(scores: Index, run: RunInfo) -> Section | None:
-    """Controlled variance (diversify-your-datasets section 3): accuracy by number range after
-    fine-tuning on one range, each repeat, and the mean and spread over the repeats."""
+    """Controlled variance (diversify-your-datasets section 3): accuracy by number range along the
+    learning curve (training size 0, the model before, to the largest), as a figure and a table of
+    the mean and spread over the repeats, and each repeat's own accuracy at the largest size."""
     if not run.variance:
         return None
     section = Section("Controlled variance: number ranges (diversify-your-datasets section 3)")
     for model, summary in run.variance.items():
+        sizes = summary["sizes"]
+        largest = sizes[-1]
         section.blocks.append(
             f"`{model}` fine-tuned on `num_comparative` examples ('The {{key}} of {{title}} is more than / less than / exactly "
             f"N', labelled by rule) from train tables whose numbers lie in {summary['train_range']}, then tested on such "
             f"examples from alpha1 tables in each range; {summary['repeats']} repeats, each with its own examples, numbers "
-            "and training subset. A model that learned to compare numbers does as well on every range; the paper's BERT "
-            "stayed below 70% on ranges it was not trained on. Cells: mean over the repeats (standard deviation) "
-            "[lowest, highest]; each repeat's own accuracy, with its interval over the samplings, below."
+            f"and seed, and within a repeat one fine-tuning per training size ({', '.join(f'{s:,}' for s in sizes[1:])}), "
+            "nested: a smaller size trains on the start of a larger one's examples. Size 0 is the model before "
+            "fine-tuning; every size of a repeat is tested on the same examples. A model that learned to compare "
+            "numbers does as well on every range; the paper's BERT learned its training range and stayed below 70% on "
+            "the others however many examples it saw (its Figure 3, right; 1000-9999 looked like 200-299). Cells: "
+            "mean over the repeats (standard deviation) [lowest, highest]; each repeat's own accuracy, with its "
+            "interval over the samplings, below."
+        )
+        section.blocks.append(
+            Figure(
+                figures.learning_curve(
+                    [
+                        figures.CurveSeries(
+                            ranges["range"] + (" (trained on)" if ranges["range"] == summary["train_range"] else ""),
+                            [figures.CurvePoint(p["size"], p["mean"], p["min"], p["max"]) for p in ranges["curve"]],
+                            emphasised=ranges["range"] == summary["train_range"],
+                        )
+                        for ranges in summary["ranges"]
+                    ],
+                    f"{model}: accuracy by number range against training size",
+                    "accuracy (%), mean over the repeats",
+                    salt=f"variance-{model}",
+                ),
+                f"Model {model}: accuracy on each test range against the number of training examples in "
+                f"{summary['train_range']} (0: before fine-tuning); points are the mean over {summary['repeats']} "
+                "repeats, bars run from the lowest repeat to the highest. The table below holds the same numbers.",
+                path=f"numeric/{model}/controlled-variance.svg",
+            )
         )
         rows = []
         for ranges in summary["ranges"]:
             label = ranges["range"]
-            cells = [label + (" (trained on)" if label == summary["train_range"] else "")]
-            for when in ("before", "after"):
-                s = ranges[when]
-                cells.append(
-                    "–"
-                    if s["mean"] is None
-                    else f"{s['mean']:.2f}"
-                    + (f" ({s['std']:.2f})" if s["std"] is not None else "")
-                    + f" [{s['min']:.2f}, {s['max']:.2f}] over {s['repeats']}"
-                )
-            rows.append(cells)
+            rows.append(
+                [label + (" (trained on)" if label == summary["train_range"] else "")]
+                + [_spread_text(p) for p in ranges["curve"]]
+            )
         section.blocks.append(
             TableBlock(
-                ["Test range", "Before fine-tuning", "After fine-tuning on " + summary["train_range"]],
+                ["Test range"] + [_size_heading(size) for size in sizes],
                 rows,
-                caption=f"Model {model}: accuracy by number range",
+                caption=f"Model {model}: accuracy by number range and training size (the learning curve)",
             )
         )
-        repeats = sorted(scores.labels(f"{model}.cv"), key=lambda label: int(label[1:]))  # r1, r2, ...
+        trained = variance.trained_name(model, largest)
+        repeats = sorted(scores.labels(trained), key=lambda label: int(label[1:]))  # r1, r2, ...
         per_repeat = []
         for label in (r["range"] for r in summary["ranges"]):
             cells = [label]
@@ -72,9 +109,9 @@ def variance_section(scores: Index, run: RunInfo) -> Section | None:
                 cells.append(
                     Stat.of(
                         scores.get(
-                            model=f"{model}.cv",
-                            probe=f"num_comparative[{label}]",
-                            split=TEST_SPLIT,
+                            model=trained,
+                            probe=variance.range_probe(label),
+                            split=variance.TEST_SPLIT,
                             statistic="accuracy",
                             label=repeat,
                         )
@@ -85,7 +122,7 @@ def variance_section(scores: Index, run: RunInfo) -> Section | None:
             TableBlock(
                 ["Test range"] + [f"repeat {r[1:]}" for r in repeats],
                 per_repeat,
-                caption=f"Model {model} after fine-tuning, each repeat",
+                caption=f"Model {model} after fine-tuning on {largest:,} examples, each repeat",
             )
         )
     return section

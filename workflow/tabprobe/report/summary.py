@@ -3,7 +3,7 @@ decide them, and every probe's effect at a glance, each read in the direction th
 
 from __future__ import annotations
 
-from .. import figures, paper, verdicts
+from .. import figures, paper, variance, verdicts
 from ..layout import SHOWCASE_ORDER
 from ..probes import get_probe, pooled_members
 from ..results import Index
@@ -25,7 +25,7 @@ def verdict_section(run: RunInfo) -> Section:
 
 def _scorecard_models(scores: Index, run: RunInfo) -> list[str]:
     """The probed models, then the models derived from them (inoculated), in name order."""
-    derived = [m for m in scores.models() if m not in run.models and not m.endswith(".cv")]
+    derived = [m for m in scores.models() if m not in run.models and not variance.is_trained_name(m)]
     return list(run.models) + derived
 
 
