@@ -25,6 +25,7 @@ import argparse
 import collections
 import json
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -72,6 +73,22 @@ def summarise(workdir: Path) -> dict:
     }
 
 
+def verdict_headlines(workdir: Path) -> list[str]:
+    """Each model's verdict headline and the answer to each question, as the report's Markdown
+    states them ("headline", then "question: answer" lines)."""
+    report = workdir / "results" / "report" / "report.md"
+    if not report.exists():
+        return []
+    part = report.read_text().split("## Verdicts", 1)[-1].split("\n## ", 1)[0]
+    found = []
+    for line in part.splitlines():
+        if re.fullmatch(r"\*\*[^*]+\*\*", line.strip()):
+            found.append(line.strip().strip("*"))
+        elif answer := re.match(r"- (Does it [^?]+\?) \*\*([^*]+)\*\*", line):
+            found.append(f"  {answer.group(1)} {answer.group(2)}")
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
@@ -97,13 +114,23 @@ def main() -> None:
         f"counterfactuals_dir={counterfactuals}",
         *args.config,
     )
-    start = time.monotonic()
+    start, cpu_before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
     (workdir / "snakemake.log").write_text(result.stdout + result.stderr)
     if result.returncode != 0:
         sys.exit(f"the run failed after {wall:.0f} s; see {workdir / 'snakemake.log'}")
-    figures = {"command": " ".join(command), "wall_seconds": round(wall, 1), **summarise(workdir)}
+    figures = {
+        "command": " ".join(command),
+        "wall_seconds": round(wall, 1),
+        # Every process of the run, Snakemake's own included (what the cores were busy with).
+        "cpu_seconds": round(cpu, 1),
+        "jobs_total": len(re.findall(r"^\[.*\]\n(?:local)?rule \w+:", result.stdout + result.stderr, flags=re.M)),
+        **summarise(workdir),
+        "verdicts": verdict_headlines(workdir),
+    }
     busy = figures["inference_seconds_in_model"] + figures["training_seconds"]
     figures["model_busy_share_of_wall_pct"] = round(100 * busy / wall, 1)
     print(json.dumps(figures, indent=2))

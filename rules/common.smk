@@ -40,6 +40,7 @@ from tabprobe.config import (
     probe_limit,
     probe_options,
     probe_splits,
+    report_splits,
     require_configured,
 )
 from tabprobe import code_inputs, human_counterfactuals, layout
@@ -83,7 +84,7 @@ for _name, _label_change in EXTERNALS.items():
 PROBES = list(config["probes"])
 GENERATED_PROBES = [p for p in PROBES if p not in EXTERNALS]
 MODELS = list(config["models"])
-REPORT_SPLITS = list(config["splits"])
+REPORT_SPLITS = report_splits(config)
 
 
 def canonical(value):

@@ -14,10 +14,15 @@ def lr_text(learning_rate):
 
 
 def challenge_members(experiment, split):
-    """{column: {probe: its examples on split}} for the probes pooled into the experiment's table."""
+    """{column: {probe: its examples on split}} for the probes pooled into the experiment's table:
+    on train (what the experiment fine-tunes on) every such probe's, generated for it whether or
+    not the probe is scored on train (the report's Table 4 and 7 train rows: the probe's splits);
+    on the test split, the probes that run there."""
     columns = pooled_members(INOCULATION_TABLES[experiment], PROBES)
     return {
-        column: {p: layout.probe_examples(p, split) for p in probes if split in probe_splits(config, p)}
+        column: {
+            p: layout.probe_examples(p, split) for p in probes if split == "train" or split in probe_splits(config, p)
+        }
         for column, probes in columns.items()
     }
 

@@ -377,14 +377,16 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
         check(with_change(no_train), SCHEMA)
     assert "no model 'minilm-pra' in config. Did you mean 'minilm-para'?" in str(error.value)
 
-    def counterfactuals_on_alpha1_only(config):
+    def counterfactuals_on_train_only(config):
         for probe in ("cf_row_swap", "cf_title_swap", "cf_human"):
-            config["probes"][probe]["splits"] = ["alpha1"]
+            config["probes"][probe].update(splits=["train"], full_splits=["train"])
 
     with pytest.raises(ConfigError) as error:
-        check(with_change(counterfactuals_on_alpha1_only), SCHEMA)
+        check(with_change(counterfactuals_on_train_only), SCHEMA)
     assert "counterfactual fine-tunes on its probes' examples from train" in str(error.value)
-    assert "run at least one of them on train" in str(error.value)
+    assert "run at least one of them on alpha1" in str(error.value)
+    # Its train examples are generated for it: the probes need not be scored on train.
+    check(with_change(lambda c: [c["probes"][p].update(splits=["alpha1"]) for p in ("cf_row_swap", "cf_title_swap")]), SCHEMA)
 
     def backwards_range(config):
         config["controlled_variance"]["test_ranges"] = [[60, 40]]
@@ -414,6 +416,14 @@ def test_a_key_the_user_writes_holds_under_full():
     # A user's value equal to the CPU budget's holds too: written is written.
     config["controlled_variance"]["resamples"] = 3
     assert variance_plan(config)["resamples"] == 3
+    # run.json says which layer each setting came from.
+    from tabprobe.config import plan_layers
+
+    layers = plan_layers(config)
+    assert layers["inoculation"]["max_epochs"] == {"value": 7, "from": "config"}
+    assert layers["inoculation"]["learning_rates"] == {"value": [1e-4, 5e-5, 1e-5], "from": "full"}
+    assert layers["controlled_variance"]["resamples"] == {"value": 3, "from": "config"}
+    assert plan_layers({**config, "full": False})["inoculation"]["learning_rates"]["from"] == "default"
 
 
 def test_full_runs_a_premise_model_at_the_papers_512_tokens():

@@ -25,6 +25,7 @@ import polars as pl
 
 from . import paper, schemas
 from .errors import CorruptFileError
+from .config import plan_layers
 from .infotabs import SPLITS
 from .io import atomic_path, read_parquet, write_json, write_parquet
 from .layout import SHOWCASE_ORDER
@@ -191,6 +192,8 @@ def run_record(
         },
         "caps": caps,
         "data": data_provenance(config, coverage),
+        # Where each setting of the experiment blocks came from: the config, `full: true`, or the defaults.
+        "layers": plan_layers(config),
     }
 
 

@@ -30,9 +30,11 @@ from .settings import (
     inoculation_plan,
     model_max_length,
     original_covers,
+    plan_layers,
     probe_limit,
     probe_options,
     probe_splits,
+    report_splits,
     variance_plan,
 )
 
@@ -63,8 +65,10 @@ __all__ = [
     "inoculation_plan",
     "model_max_length",
     "original_covers",
+    "plan_layers",
     "probe_limit",
     "probe_options",
     "probe_splits",
+    "report_splits",
     "variance_plan",
 ]

@@ -25,10 +25,10 @@ INOCULATION_DEFAULTS = {
     "experiments": ["hypothesis", "counterfactual"],
     "sizes": [100, 200, 300],
     "learning_rates": [5e-5],
-    "max_epochs": 3,
+    "max_epochs": 2,
     "patience": 1,
     "batch_size": 16,
-    "dev_examples": 300,
+    "dev_examples": 200,
 }
 FULL_INOCULATION = {"learning_rates": [1e-4, 5e-5, 1e-5], "max_epochs": 30, "patience": 3, "dev_examples": None}
 
@@ -41,8 +41,8 @@ VARIANCE_DEFAULTS = {
     "train_range": [30, 49],
     "test_ranges": [[30, 49], [60, 79], [200, 299]],
     "resamples": 3,
-    "train_sizes": [300],
-    "test_examples": 200,
+    "train_sizes": [200],
+    "test_examples": 120,
     "dev_examples": 100,
     "learning_rate": 5e-5,
     "max_epochs": 3,

@@ -24,6 +24,7 @@ from .settings import (
     probe_limit,
     probe_options,
     probe_splits,
+    report_splits,
     variance_plan,
 )
 
@@ -305,7 +306,7 @@ def _counterfactual_problems(config: Mapping[str, Any]) -> list[str]:
 
 def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) -> list[str]:
     """The splits of InfoTabS the workflow will read with this config, in SPLITS order."""
-    wanted = set(config.get("splits") or [])
+    wanted = set(report_splits(config) if isinstance(config.get("splits"), list) else [])
     for name in probes:
         wanted.update(probe_splits(config, name))
     if any(
@@ -345,13 +346,13 @@ def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) ->
     known = [p for p in probes if p in REGISTRY]
     for experiment in plan["experiments"]:
         members = [p for column in pooled_members(INOCULATION_TABLES[experiment], known).values() for p in column]
-        for split in ("train", "alpha1"):
-            if not any(split in probe_splits(config, p) for p in members):
-                problems.append(
-                    f"config key inoculation.experiments: {experiment} fine-tunes on its probes' examples "
-                    f"from train and tests on those from alpha1; run at least one of them on {split} "
-                    f"(e.g. `splits: [alpha1, train]` for {', '.join(members) or 'one of its probes'})"
-                )
+        # Its train examples are generated for it whatever the probes' splits; it tests on alpha1's.
+        if not any("alpha1" in probe_splits(config, p) for p in members):
+            problems.append(
+                f"config key inoculation.experiments: {experiment} fine-tunes on its probes' examples "
+                "from train and tests on those from alpha1; run at least one of them on alpha1 "
+                f"(e.g. `splits: [alpha1]` for {', '.join(members) or 'one of its probes'})"
+            )
         if "original" in probes and "alpha1" not in probe_splits(config, "original"):
             problems.append(
                 "config key probes.original.splits: inoculation compares accuracy on alpha1 before and after; "

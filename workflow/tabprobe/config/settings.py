@@ -24,14 +24,21 @@ def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
     }
 
 
-def probe_splits(config: dict[str, Any], probe: str) -> list[str]:
-    """The splits a probe runs on: its `full_splits` under `full: true` where it gives them (the
-    evidence probes: alpha1 on the CPU budget, all three test splits at the paper's scale), else
-    its `splits`, else the top-level `splits`."""
+def report_splits(config: Mapping[str, Any]) -> list[str]:
+    """The splits the report covers: `full_splits` under `full: true` where config gives them (the
+    default: alpha1 on the CPU budget, all three test splits at the paper's scale), else `splits`."""
+    if config.get("full") and config.get("full_splits"):
+        return list(config["full_splits"])
+    return list(config["splits"])
+
+
+def probe_splits(config: Mapping[str, Any], probe: str) -> list[str]:
+    """The splits a probe runs on: under `full: true` its `full_splits` where it gives them, else
+    its `splits`, else the report's (report_splits)."""
     settings = config["probes"].get(probe) or {}
     if config.get("full") and settings.get("full_splits"):
         return list(settings["full_splits"])
-    return list(settings.get("splits") or config["splits"])
+    return list(settings.get("splits") or report_splits(config))
 
 
 def probe_limit(config: dict[str, Any], probe: str) -> int | None:
@@ -75,6 +82,29 @@ def _plan(
     if not settings.get("model"):
         return None
     return {**defaults, **(full if config.get("full") else {}), **settings}
+
+
+def plan_layers(config: Mapping[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """For run.json: each setting of the inoculation and controlled-variance blocks in force, with
+    the layer it came from: "config" (a key the config wrote; it holds under `full: true` too),
+    "full" (the paper's, under `full: true`) or "default" (the CPU budget's)."""
+    out = {}
+    for key, defaults, full in (
+        ("inoculation", INOCULATION_DEFAULTS, FULL_INOCULATION),
+        ("controlled_variance", VARIANCE_DEFAULTS, FULL_VARIANCE),
+    ):
+        plan = _plan(config, key, defaults, full)
+        if plan is None:
+            continue
+        written = config.get(key) or {}
+        out[key] = {
+            name: {
+                "value": value,
+                "from": "config" if name in written else "full" if config.get("full") and name in full else "default",
+            }
+            for name, value in plan.items()
+        }
+    return out
 
 
 def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
