@@ -196,6 +196,11 @@ def get_shots(wildcards):
     return [layout.shots(wildcards.model)] if model.get("causal", {}).get("shots") else []
 
 
+def get_shot_count(wildcards):
+    """How many k-shot examples select_shots picks for a causal LM."""
+    return model_config(wildcards)["causal"]["shots"]
+
+
 def get_model_init(wildcards):
     return canonical(model_config(wildcards)["init"])
 

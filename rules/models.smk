@@ -62,7 +62,7 @@ rule select_shots:
     conda:
         "../envs/tabprobe.yaml"
     params:
-        shots=lambda wildcards: config["models"][wildcards.model]["causal"]["shots"],
+        shots=get_shot_count,
         seed=config["seed"],
     script:
         "../workflow/scripts/select_shots.py"

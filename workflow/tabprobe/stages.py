@@ -1,5 +1,5 @@
-"""Every rule's job by the rule's name, for code that runs jobs outside Snakemake (tests, the
-CLI): `stages.score_probe(...)` is tabprobe.jobs.score_probe.score_probe, imported when first used."""
+"""Every rule's job by the rule's name, for code that runs one job outside Snakemake (the tests):
+`stages.score_probe(...)` is tabprobe.jobs.score_probe.score_probe, imported when first used."""
 
 from __future__ import annotations
 
