@@ -19,8 +19,10 @@ rule inoculate:
         lr=r"[0-9][0-9.e+-]*",
     conda:
         "../envs/tabprobe.yaml"
-    # torch's intra-op threads, as for train_model.
-    threads: 2
+    # One thread: these fine-tunings of a few hundred examples kept one core busy with two threads
+    # (default run of 2026-11-26: 4 inoculate jobs, 236 s wall, 234 s CPU; train_variance 292 s
+    # wall, 298 s CPU), so a second thread only kept the other core from the jobs waiting for it.
+    threads: 1
     resources:
         gpu=1,
     params:
@@ -99,8 +101,10 @@ rule train_variance:
         size=r"[1-9]\d*",
     conda:
         "../envs/tabprobe.yaml"
-    # torch's intra-op threads, as for train_model.
-    threads: 2
+    # One thread: these fine-tunings of a few hundred examples kept one core busy with two threads
+    # (default run of 2026-11-26: 4 inoculate jobs, 236 s wall, 234 s CPU; train_variance 292 s
+    # wall, 298 s CPU), so a second thread only kept the other core from the jobs waiting for it.
+    threads: 1
     resources:
         gpu=1,
     params:
@@ -128,7 +132,8 @@ rule score_variance:
         resample=r"\d+",
     conda:
         "../envs/tabprobe.yaml"
-    threads: 2
+    # One thread, as for train_variance (it loads a model and scores a few hundred examples).
+    threads: 1
     resources:
         gpu=1,
     params:
