@@ -294,8 +294,8 @@ def test_aligner_on_the_human_pairs(figures):
     each is weak."""
     human = figures["human"]
     assert human["all"]["aligner"]["examples"] == 140 and human["heldout"]["aligner"]["examples"] == 66
-    assert human["all"]["aligner"]["precision"] >= 0.62 and human["all"]["aligner"]["recall"] >= 0.70
-    assert human["heldout"]["aligner"]["precision"] >= 0.62 and human["heldout"]["aligner"]["recall"] >= 0.70
+    assert human["all"]["aligner"]["precision"] >= 0.69 and human["all"]["aligner"]["recall"] >= 0.74
+    assert human["heldout"]["aligner"]["precision"] >= 0.63 and human["heldout"]["aligner"]["recall"] >= 0.75
     for part in ("all", "heldout"):
         assert human[part]["aligner"]["recall"] > human[part]["best single row"]["recall"] + 0.2
         assert human[part]["aligner"]["precision"] > human[part]["every row"]["precision"] + 0.4
@@ -320,8 +320,9 @@ def test_the_human_ceiling_on_the_public_batch(figures):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the goal of issue 32 is not met: the aligner reaches precision 0.632 / recall 0.705 on the 140 "
-    "human pairs (0.628 / 0.720 on the 66 held out)",
+    reason="the goal of issue 32 is not met: the aligner reaches precision 0.701 / recall 0.747 on the 140 "
+    "human pairs (0.640 / 0.760 on the 66 held out); one worker against the other four reaches 0.809 / 0.755 "
+    "(2-2 ties relevant) or 0.735 / 0.899 (ties not relevant)",
 )
 def test_aligner_meets_the_goal_on_the_human_pairs(figures):
     human = figures["human"]["all"]["aligner"]
@@ -332,6 +333,6 @@ def test_aligner_on_the_hand_checked_gold_set(figures):
     """The held-out part of the project's gold set (240 alpha1 pairs), as floors."""
     heldout = figures["gold"]["heldout"]
     assert heldout["aligner"]["examples"] == 240
-    assert heldout["aligner"]["precision"] >= 0.70 and heldout["aligner"]["recall"] >= 0.70
+    assert heldout["aligner"]["precision"] >= 0.72 and heldout["aligner"]["recall"] >= 0.72
     assert heldout["aligner"]["precision"] > heldout["every row"]["precision"] + 0.4
     assert heldout["aligner"]["recall"] > heldout["best single row"]["recall"] + 0.2
