@@ -17,6 +17,13 @@ Methods, side by side:
   commas); ties go to the earlier row; no row when none shares a word. A lexical baseline that uses
   nothing of the aligner but its stop-word list and stemmer.
 - every row: all rows of the table.
+- one worker vs the other four (human set only): the human ceiling. For each pair and each of its 5
+  workers, that worker's rows (the Labels column, outside bit left out) are the prediction and the
+  per-row majority of the other 4 the reference; the 700 comparisons are pooled like any method. A row
+  the other four split 2-2 on has no majority: printed twice, once with such ties counted relevant and
+  once not relevant.
+- aligner vs the other four: the aligner's rows against the same 700 leave-one-out references (each
+  pair's prediction counted 5 times), so that it is compared with a worker on equal terms.
 
 Counting: precision and recall are pooled over rows (micro). A pair with no relevant row adds every row
 predicted for it to the precision's denominator and nothing to recall; it is an exact match only when
@@ -32,6 +39,8 @@ least 0.8.
 from __future__ import annotations
 
 import argparse
+import ast
+import csv
 import json
 import re
 import sys
@@ -48,6 +57,8 @@ CROWD_CSV = Path("annotation_analysis_scripts") / "data" / "results" / "remainin
 # (T344, T469, T480, T1976), and 5 of the other 14 drawn with numpy's default_rng(32).
 TUNING_TABLES = frozenset({"T108", "T344", "T469", "T480", "T613", "T801", "T808", "T1110", "T1976"})
 GOAL = 0.8
+# How a row that the other workers split evenly on (2 of 4) counts in the leave-one-out reference.
+TIE_RULES = ("relevant", "not relevant")
 
 
 def read_gold(path: Path = GOLD) -> list[dict]:
@@ -78,12 +89,31 @@ def gold_pairs(infotabs: str, gold_rows: list[dict] | None = None) -> list[dict]
     ]
 
 
+def worker_marks(path: Path, tables: dict) -> dict[tuple[str, str], list[tuple[str, ...]]]:
+    """pair_key -> each worker's relevant row keys (one tuple per worker, in the file's order), from the
+    Labels column of the crowd CSV: a bit per row in the table's key order, the last bit (information
+    outside the table) left out. The file must have passed relevance.read_annotation_file, which checks
+    the bits against the tables and the majority against Labels."""
+    out = {}
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        for record in csv.DictReader(handle):
+            table_id = record["Table ID"].strip()
+            keys = tables[table_id].keys
+            labels = ast.literal_eval(record["Labels"].strip())
+            out[relevance.pair_key(table_id, record["Hypothesis"])] = [
+                tuple(key for key, bit in zip(keys, bits[:-1]) if bit == "1") for bits in labels
+            ]
+    return out
+
+
 def human_pairs(infotabs: str, crowd: str) -> list[dict]:
     """The crowd-marked train pairs: uid (train:<line>), hypothesis, table, keys (majority), outside
-    (the information-outside-the-table bit), label, part (tuning / heldout)."""
+    (the information-outside-the-table bit), label, part (tuning / heldout), workers (each worker's
+    rows, see worker_marks)."""
     split = ingest_split(infotabs, "train")
     tables = load_tables(split.tables)
     annotations = relevance.read_annotation_file(Path(crowd) / CROWD_CSV, tables)
+    workers = worker_marks(Path(crowd) / CROWD_CSV, tables)
     out = []
     for example in split.examples.to_pylist():
         found = annotations.pop(relevance.pair_key(example["table_id"], example["hypothesis"]), None)
@@ -97,6 +127,7 @@ def human_pairs(infotabs: str, crowd: str) -> list[dict]:
                     "outside": found.outside,
                     "label": example["label"],
                     "part": "tuning" if example["table_id"] in TUNING_TABLES else "heldout",
+                    "workers": workers[relevance.pair_key(example["table_id"], example["hypothesis"])],
                 }
             )
     if annotations:
@@ -135,8 +166,41 @@ def methods(settings: relevance.AlignerSettings) -> dict:
     }
 
 
+def leave_one_out(workers: list[tuple[str, ...]], tie: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """(one worker's rows, the per-row majority of the others' rows) for each worker of a pair. A row is
+    in the others' majority when more than half of them marked it; when exactly half did, `tie` (one of
+    TIE_RULES) decides. Rows keep the order of their first mention."""
+    if tie not in TIE_RULES:
+        raise ValueError(f"tie must be one of {TIE_RULES}, not {tie!r}")
+    out = []
+    for i, mine in enumerate(workers):
+        others = workers[:i] + workers[i + 1 :]
+        counts = {}
+        for rows in others:
+            for key in rows:
+                counts[key] = counts.get(key, 0) + 1
+        majority = [k for k, n in counts.items() if 2 * n > len(others) or (2 * n == len(others) and tie == "relevant")]
+        out.append((mine, majority))
+    return out
+
+
+def against_the_others(pairs: list[dict], tie: str, predictions: dict[str, list[str]] | None = None) -> dict:
+    """precision_recall pooled over every (pair, worker) of `pairs`: the prediction is that worker's rows
+    (or, with `predictions`, the pair's predicted rows, alike for each of its workers), the reference the
+    majority of the other workers (leave_one_out). `examples` is the number of pairs; `comparisons` the
+    number of (pair, worker) references pooled."""
+    predicted, gold = {}, {}
+    for p in pairs:
+        for i, (mine, others) in enumerate(leave_one_out(p["workers"], tie)):
+            predicted[f"{p['uid']}#{i}"] = mine if predictions is None else predictions[p["uid"]]
+            gold[f"{p['uid']}#{i}"] = others
+    return relevance.precision_recall(predicted, gold) | {"examples": len(pairs), "comparisons": len(gold)}
+
+
 def evaluate(sets: dict[str, list[dict]], settings: relevance.AlignerSettings | None = None) -> dict:
-    """{set: {part: {method: precision_recall}}}, parts being all, and each set's tuning and held-out part."""
+    """{set: {part: {method: precision_recall}}}, parts being all, and each set's tuning and held-out part.
+    A set whose pairs carry `workers` (the human set) also gets the leave-one-out rows, one worker and
+    the aligner against the majority of the other workers, under each of TIE_RULES."""
     chosen = methods(settings or relevance.AlignerSettings())
     results = {}
     for name, pairs in sets.items():
@@ -147,6 +211,13 @@ def evaluate(sets: dict[str, list[dict]], settings: relevance.AlignerSettings | 
         for part in ["all"] + sorted({p["part"] for p in pairs}):
             gold = {p["uid"]: p["keys"] for p in pairs if part in ("all", p["part"])}
             results[name][part] = {m: relevance.precision_recall(predictions[m], gold) for m in chosen}
+            if pairs and all(p.get("workers") for p in pairs):
+                in_part = [p for p in pairs if part in ("all", p["part"])]
+                for tie in TIE_RULES:
+                    results[name][part][f"one worker vs the other four, tie {tie}"] = against_the_others(in_part, tie)
+                    results[name][part][f"aligner vs the other four, tie {tie}"] = against_the_others(
+                        in_part, tie, predictions["aligner"]
+                    )
     return results
 
 
@@ -164,14 +235,15 @@ def timing(infotabs: str, n: int = 1000) -> dict:
 
 def print_results(results: dict) -> None:
     print(
-        f"{'set':22s} {'pairs':>5s}  {'method':16s} {'precision':>9s} {'recall':>7s} {'exact':>6s}  rows (gold/predicted)"
+        f"{'set':22s} {'pairs':>5s}  {'method':46s} {'precision':>9s} {'recall':>7s} {'exact':>6s}  rows (gold/predicted)"
     )
     for name, parts in results.items():
         for part, by_method in parts.items():
             for method, r in by_method.items():
                 print(
-                    f"{name + ': ' + part:22s} {r['examples']:5d}  {method:16s} {r['precision']:9.3f} {r['recall']:7.3f} "
+                    f"{name + ': ' + part:22s} {r['examples']:5d}  {method:46s} {r['precision']:9.3f} {r['recall']:7.3f} "
                     f"{r['exact']:6.3f}  {r['gold_rows']}/{r['predicted_rows']}"
+                    + (f" over {r['comparisons']} (pair, worker)" if "comparisons" in r else "")
                 )
 
 

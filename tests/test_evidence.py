@@ -82,6 +82,50 @@ def test_aligner_finds_the_rows_a_hypothesis_names(hypothesis, table, expected):
     assert relevance.align(hypothesis, table) == expected
 
 
+FILM = Table(
+    "T10",
+    "Hot Fuzz",
+    (
+        Row("Production company", ("Working Title Films",)),
+        Row("Release date", ("16 February 2007",)),
+        Row("Budget", ("$8 million",)),
+        Row("Box office", ("$80.7 million",)),
+    ),
+    "Movie",
+)
+RECORD = Table(
+    "T11",
+    "Blue Hours",
+    (Row("Released", ("4 November 2016",)), Row("Recorded", ("2015 - 16",)), Row("Label", ("Sun",))),
+    "Album",
+)
+NATION = Table(
+    "T12",
+    "Republic of Costa Rica",
+    (Row("Religion", ("57% Catholic", "2% Buddhism")), Row("2nd Vice-President", ("Marvin Ruiz",))),
+    "Country",
+)
+
+
+@pytest.mark.parametrize(
+    "hypothesis, table, expected",
+    [
+        # "film" names the subject's kind, not the row that says "Films"
+        ("The film Hot Fuzz is from February.", FILM, ["Release date"]),
+        ("Hot Fuzz was a profitable film.", FILM, ["Budget", "Box office"]),  # a cue word for money rows
+        # a century no row states: the rows that hold a year
+        ("Hot Fuzz is from the 20th century.", FILM, ["Release date"]),
+        # the hypothesis's 2016 does not match the row's 2015 through their decade
+        ("Blue Hours was released in 2016.", RECORD, ["Released"]),
+        ("Blue Hours was recorded in two days.", RECORD, ["Recorded"]),  # "recorded" is no cue for Label
+        # "2nd" is one word (not the 2 of "2%"), and "Rica's" is the title's "Rica"
+        ("Costa Rica's 2nd Vice-President is a lawyer.", NATION, ["2nd Vice-President"]),
+    ],
+)
+def test_aligner_leaves_out_the_rows_a_word_only_seems_to_name(hypothesis, table, expected):
+    assert relevance.align(hypothesis, table) == expected
+
+
 def test_the_title_in_the_hypothesis_does_not_make_a_row_relevant():
     table = Table(
         "T9", "Faro Isles", (Row("Religion", ("Church of the Faro Isles",)), Row("Capital", ("Tors",))), "Country"

@@ -169,6 +169,86 @@ def test_find_relevant_rows_takes_the_crowd_csv_as_annotations(tmp_path):
     }
 
 
+# ---------------------------------------------------------------- the human ceiling (bench/relevance.py)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import relevance as bench
+
+    return bench
+
+
+def test_worker_marks_are_each_workers_rows_without_the_outside_bit(tmp_path, bench):
+    path = tmp_path / "remaining_annotations.csv"
+    path.write_text(
+        HEADER + crowd_line("Grey Owls play folk rock.", ["01001", "01011", "01001", "00001", "01010"], "01001")
+    )
+    relevance.read_annotation_file(path, TABLES)  # what the bench reads first: the file is sound
+    assert bench.worker_marks(path, TABLES) == {
+        ("T7", "Grey Owls play folk rock."): [
+            ("Genres",),
+            ("Genres", "Labels"),
+            ("Genres",),
+            (),  # only information outside the table
+            ("Genres", "Labels"),
+        ]
+    }
+
+
+# Two pairs of BAND, 5 workers each. In the first, with one worker left out, the other four split
+# 2-2 on Genres (workers 0 and 1 left out) or on Labels (worker 4 left out); the second is unanimous.
+SPLIT = [("Genres",), ("Genres",), ("Genres", "Labels"), ("Labels",), ()]
+UNANIMOUS = [("Origin", "Years active")] * 5
+
+
+def test_leave_one_out_reference_is_the_others_majority_with_a_stated_tie_rule(bench):
+    # worker 0 left out: the others mark Genres 2 times of 4 and Labels 2 of 4
+    assert bench.leave_one_out(SPLIT, "relevant")[0] == (("Genres",), ["Genres", "Labels"])
+    assert bench.leave_one_out(SPLIT, "not relevant")[0] == (("Genres",), [])
+    # worker 4 left out: Genres 3 of 4 is a majority under either rule; Labels 2 of 4 is a tie
+    assert bench.leave_one_out(SPLIT, "relevant")[4] == ((), ["Genres", "Labels"])
+    assert bench.leave_one_out(SPLIT, "not relevant")[4] == ((), ["Genres"])
+    assert bench.leave_one_out(UNANIMOUS, "not relevant") == [(UNANIMOUS[0], list(UNANIMOUS[0]))] * 5
+    with pytest.raises(ValueError, match="tie must be one of"):
+        bench.leave_one_out(SPLIT, "coin")
+
+
+def test_one_worker_against_the_other_four_pools_every_pair_and_worker(bench):
+    pairs = [
+        {"uid": "a", "hypothesis": "", "table": BAND, "keys": ["Genres"], "workers": SPLIT},
+        {"uid": "b", "hypothesis": "", "table": BAND, "keys": ["Origin", "Years active"], "workers": UNANIMOUS},
+    ]
+    # Counted by hand. Tie relevant: pair a's references are {G, L}, {G, L}, {G}, {G}, {G, L} against
+    # the workers' {G}, {G}, {G, L}, {L}, {}: 3 hits of 5 marked rows and 8 reference rows; pair b adds
+    # 10 hits of 10 and 10, and 5 exact matches.
+    ties_relevant = bench.against_the_others(pairs, "relevant")
+    assert ties_relevant["precision"] == pytest.approx(13 / 15) and ties_relevant["recall"] == pytest.approx(13 / 18)
+    assert (ties_relevant["exact"], ties_relevant["examples"], ties_relevant["comparisons"]) == (0.5, 2, 10)
+    # Tie not relevant: pair a's references are {}, {}, {}, {G}, {G}: no hit, 5 marked rows, 2 reference rows.
+    ties_not = bench.against_the_others(pairs, "not relevant")
+    assert ties_not["precision"] == pytest.approx(10 / 15) and ties_not["recall"] == pytest.approx(10 / 12)
+    assert ties_not["gold_rows"] == 12 and ties_not["predicted_rows"] == 15
+    # A method's rows are scored against the same 10 references, once per worker.
+    aligned = bench.against_the_others(pairs, "relevant", {"a": ["Genres"], "b": ["Origin"]})
+    assert (aligned["hits"], aligned["predicted_rows"], aligned["gold_rows"]) == (10, 10, 18)
+
+
+def test_evaluate_prints_the_ceiling_beside_the_methods_only_where_workers_are_known(bench):
+    pairs = [
+        {"uid": "a", "hypothesis": "Grey Owls play folk.", "table": BAND, "keys": ["Genres"], "part": "tuning"},
+        {"uid": "b", "hypothesis": "Formed in 1999.", "table": BAND, "keys": ["Years active"], "part": "heldout"},
+    ]
+    with_workers = [p | {"workers": w} for p, w in zip(pairs, (SPLIT, UNANIMOUS))]
+    results = bench.evaluate({"human": with_workers, "gold": pairs})
+    ceiling = "one worker vs the other four, tie relevant"
+    assert ceiling in results["human"]["all"] and ceiling not in results["gold"]["all"]
+    assert results["human"]["all"][ceiling] == bench.against_the_others(with_workers, "relevant")
+    assert results["human"]["tuning"][ceiling]["comparisons"] == 5
+    assert "aligner vs the other four, tie not relevant" in results["human"]["heldout"]
+
+
 # ---------------------------------------------------------------- the public crowd batch
 
 
@@ -214,17 +294,35 @@ def test_aligner_on_the_human_pairs(figures):
     each is weak."""
     human = figures["human"]
     assert human["all"]["aligner"]["examples"] == 140 and human["heldout"]["aligner"]["examples"] == 66
-    assert human["all"]["aligner"]["precision"] >= 0.62 and human["all"]["aligner"]["recall"] >= 0.70
-    assert human["heldout"]["aligner"]["precision"] >= 0.62 and human["heldout"]["aligner"]["recall"] >= 0.70
+    assert human["all"]["aligner"]["precision"] >= 0.69 and human["all"]["aligner"]["recall"] >= 0.74
+    assert human["heldout"]["aligner"]["precision"] >= 0.63 and human["heldout"]["aligner"]["recall"] >= 0.75
     for part in ("all", "heldout"):
         assert human[part]["aligner"]["recall"] > human[part]["best single row"]["recall"] + 0.2
         assert human[part]["aligner"]["precision"] > human[part]["every row"]["precision"] + 0.4
 
 
+def test_the_human_ceiling_on_the_public_batch(figures):
+    """One worker against the majority of the other four, pooled over 140 pairs x 5 workers: what people
+    themselves reach (docs/relevance.md). Under neither tie rule does a worker reach 0.80 on both."""
+    human = figures["human"]["all"]
+    relevant, not_relevant = (human[f"one worker vs the other four, tie {t}"] for t in ("relevant", "not relevant"))
+    assert (relevant["examples"], relevant["comparisons"]) == (140, 700)
+    assert (relevant["precision"], relevant["recall"]) == (
+        pytest.approx(0.809, abs=5e-4),
+        pytest.approx(0.755, abs=5e-4),
+    )
+    assert (not_relevant["precision"], not_relevant["recall"]) == (
+        pytest.approx(0.735, abs=5e-4),
+        pytest.approx(0.899, abs=5e-4),
+    )
+    assert relevant["hits"] == 753 and relevant["predicted_rows"] == not_relevant["predicted_rows"] == 931
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="the goal of issue 32 is not met: the aligner reaches precision 0.632 / recall 0.705 on the 140 "
-    "human pairs (0.628 / 0.720 on the 66 held out)",
+    reason="the goal of issue 32 is not met: the aligner reaches precision 0.701 / recall 0.747 on the 140 "
+    "human pairs (0.640 / 0.760 on the 66 held out); one worker against the other four reaches 0.809 / 0.755 "
+    "(2-2 ties relevant) or 0.735 / 0.899 (ties not relevant)",
 )
 def test_aligner_meets_the_goal_on_the_human_pairs(figures):
     human = figures["human"]["all"]["aligner"]
@@ -235,6 +333,6 @@ def test_aligner_on_the_hand_checked_gold_set(figures):
     """The held-out part of the project's gold set (240 alpha1 pairs), as floors."""
     heldout = figures["gold"]["heldout"]
     assert heldout["aligner"]["examples"] == 240
-    assert heldout["aligner"]["precision"] >= 0.70 and heldout["aligner"]["recall"] >= 0.70
+    assert heldout["aligner"]["precision"] >= 0.72 and heldout["aligner"]["recall"] >= 0.72
     assert heldout["aligner"]["precision"] > heldout["every row"]["precision"] + 0.4
     assert heldout["aligner"]["recall"] > heldout["best single row"]["recall"] + 0.2
