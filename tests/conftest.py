@@ -10,6 +10,7 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # On the project machines the official data sits beside the repository (read only, never copied into it).
 SHARED_INFOTABS = Path(__file__).resolve().parents[2] / "shared" / "infotabs"
+SHARED_COUNTERFACTUALS = SHARED_INFOTABS.with_name("infotabs-counterfactuals")
 
 
 @pytest.fixture
@@ -36,3 +37,61 @@ def shared_infotabs() -> Path:
     if not (SHARED_INFOTABS / "data" / "maindata").is_dir():
         pytest.skip(f"real InfoTabS data not found at {SHARED_INFOTABS} (expected data/maindata/ there)")
     return SHARED_INFOTABS
+
+
+@pytest.fixture(scope="session")
+def alpha1(shared_infotabs) -> dict:
+    """alpha1 as the workflow reads it: ingested, every hypothesis parsed, relevance aligned. For
+    tests/test_probes_on_infotabs.py and the probes' own files (tests/probes/): made once a session."""
+    from tabprobe import infotabs, parsing
+    from tabprobe.relevance import relevance_table
+    from tabprobe.schemas import relevant_keys
+
+    ingested = infotabs.ingest_split(shared_infotabs, "alpha1")
+    tables = infotabs.load_tables(ingested.tables)
+    nlp = parsing.load_pipeline("auto")
+    examples = ingested.examples
+    parsed = parsing.parse(
+        nlp, examples["hypothesis"].to_pylist(), examples["uid"].to_pylist(), examples["table_id"].to_pylist()
+    )
+    docs = {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
+    found, _ = relevance_table(examples, tables, "aligner")
+    return {
+        "examples": examples,
+        "tables": tables,
+        "docs": docs,
+        "relevance": relevant_keys(found),
+        "summary": ingested.summary,
+        "by_uid": {r["uid"]: r for r in examples.to_pylist()},
+    }
+
+
+@pytest.fixture(scope="session")
+def alpha1_outputs(alpha1) -> dict:
+    """Every registered probe on all of alpha1: (probe examples as records, coverage)."""
+    from tabprobe import human_counterfactuals
+    from tabprobe.perturb import generate
+    from tabprobe.probes import REGISTRY, get_probe
+
+    out = {}
+    for name in sorted(REGISTRY):
+        probe = get_probe(name)
+        made = None
+        if probe.needs_human_counterfactuals:
+            if not SHARED_COUNTERFACTUALS.is_dir():
+                continue  # the paper's hand-made set is not beside the checkout: test_human_counterfactuals says so
+            categories = {table_id: table.category for table_id, table in alpha1["tables"].items()}
+            made = human_counterfactuals.by_example(
+                human_counterfactuals.read_split(SHARED_COUNTERFACTUALS, "alpha1", categories)
+            )
+        table, coverage = generate(
+            name,
+            alpha1["examples"],
+            alpha1["tables"],
+            seed=2022,
+            docs=alpha1["docs"] if probe.needs_parse else None,
+            relevance=alpha1["relevance"] if probe.needs_relevance else None,
+            counterfactuals=made,
+        )
+        out[name] = (table.to_pylist(), coverage)
+    return out

@@ -241,8 +241,8 @@ def snapshot(root: Path) -> dict[str, str]:
 def checkout(tmp_path) -> Path:
     """A copy of the workflow with the tests a new probe is checked by."""
     root = copy_workflow(tmp_path / "checkout")
-    (root / "tests").mkdir()
-    for name in ("test_probes.py", "conftest.py"):
+    (root / "tests" / "probes").mkdir(parents=True)
+    for name in ("test_probes.py", "conftest.py", "probes/conftest.py"):
         shutil.copy(ROOT / "tests" / name, root / "tests" / name)
     shutil.copytree(ROOT / "tests" / "fixtures", root / "tests" / "fixtures")
     return root
@@ -267,7 +267,7 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
     )
     for name in ("my_probe", "my_hyp_probe"):
         assert (checkout / "workflow" / "tabprobe" / "probes" / f"{name}.py").is_file()
-        assert (checkout / "tests" / f"test_probe_{name}.py").is_file()
+        assert (checkout / "tests" / "probes" / f"test_probe_{name}.py").is_file()
     assert "needs_parse=True" in (checkout / "workflow" / "tabprobe" / "probes" / "my_hyp_probe.py").read_text()
 
     # The copy's library, not this checkout's, is imported (this one has no my_probe).
@@ -289,8 +289,8 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
             "-p",
             "no:cacheprovider",
             "-v",
-            "tests/test_probe_my_probe.py",
-            "tests/test_probe_my_hyp_probe.py",
+            "tests/probes/test_probe_my_probe.py",
+            "tests/probes/test_probe_my_hyp_probe.py",
             "tests/test_probes.py",
             "-k",
             "my_probe or my_hyp_probe",
@@ -303,7 +303,7 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     for name in ("my_probe", "my_hyp_probe"):
         assert f"test_every_registered_probe_honours_the_contract[{name}] PASSED" in tests.stdout
-        assert f"tests/test_probe_{name}.py::" in tests.stdout
+        assert f"tests/probes/test_probe_{name}.py::" in tests.stdout
     assert " failed" not in tests.stdout.splitlines()[-1] and " passed" in tests.stdout.splitlines()[-1]
 
 
@@ -319,7 +319,7 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
     ],
 )
 def test_new_probe_refuses_and_writes_nothing(capsys, checkout, argv, message):
-    (checkout / "tests" / "test_probe_taken.py").write_text("# someone's test\n")
+    (checkout / "tests" / "probes" / "test_probe_taken.py").write_text("# someone's test\n")
     before = snapshot(checkout)
     code, _, err = run(capsys, *argv, "--root", checkout)
     assert code == 2

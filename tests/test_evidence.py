@@ -1,5 +1,6 @@
-"""Relevance, the evidence probes (paper sections 5.2-5.3), the counterfactuals (section 6) and
-external probe sets, on tables and hypotheses written for these tests."""
+"""Relevance, what the evidence probes (paper sections 5.2-5.3) and the counterfactuals (section 6)
+share and how they are scored, and external probe sets, on tables and hypotheses written for these
+tests. What each of those probes does is in tests/probes/test_probe_<name>.py."""
 
 from __future__ import annotations
 
@@ -220,128 +221,6 @@ def test_table_pairs_are_mutual_seeded_and_stay_in_their_group():
     assert set(partners) == set(tables) - {"T8"}
     mutual = [t for t in partners if partners[partners[t]] == t]
     assert len(mutual) == 8  # four Person, four Album: every pair mutual
-
-
-# ---------------------------------------------------------------- the probes
-
-EXAMPLES = pa.table(
-    {
-        "uid": ["dev:2", "dev:3", "dev:4", "dev:5", "dev:6"],
-        "table_id": ["T1", "T1", "T2", "T3", "T4"],
-        "hypothesis": [
-            "Ada Quill was born in 1901 and married Rui Vale.",
-            "Quill won no prizes.",
-            "Bo Tarn sings folk.",
-            "The Grey Hours runs 46 minutes.",
-            "Cy Moss married Lia Moss.",
-        ],
-        "label": ["E", "C", "E", "N", "E"],
-    },
-    schema=schemas.EXAMPLES,
-)
-# A poet with every key of Ada Quill's table (and one more): the only partner cf_row_swap can use.
-POET2 = Table(
-    "T4",
-    "Cy Moss",
-    (
-        Row("Born", ("2 May 1920", "Porto, Portugal")),
-        Row("Died", ("1 June 1990",)),
-        Row("Occupation", ("Poet",)),
-        Row("Spouse(s)", ("Lia Moss",)),
-        Row("Awards", ("Moss Medal",)),
-        Row("Website", ("moss.example",)),
-    ),
-    "Person",
-)
-TABLES = {**TABLES, "T4": POET2}
-RELEVANT = {
-    "dev:2": ("Born", "Spouse(s)"),
-    "dev:3": ("Awards",),
-    "dev:4": ("Genres",),
-    "dev:5": ("Length",),
-    "dev:6": ("Spouse(s)",),
-}
-
-
-@pytest.fixture(scope="module")
-def docs():
-    """The hypotheses parsed by the real spaCy model: the counterfactuals read how the split's
-    hypotheses name each subject."""
-    from tabprobe import parsing
-
-    nlp = parsing.load_pipeline("auto")
-    parsed = parsing.parse(
-        nlp, EXAMPLES["hypothesis"].to_pylist(), EXAMPLES["uid"].to_pylist(), EXAMPLES["table_id"].to_pylist()
-    )
-    return {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
-
-
-def _records(name, relevant=RELEVANT, seed=4, docs=None):
-    out, coverage = generate(name, EXAMPLES, TABLES, seed=seed, relevance=relevant, docs=docs)
-    return out.to_pylist(), coverage
-
-
-def test_relevant_row_deletion_deletes_every_relevant_row_and_nothing_else():
-    records, _ = _records("relevant_row_deletion")
-    first = next(r for r in records if r["orig_uid"] == "dev:2")
-    assert [row["key"] for row in first["table"]["rows"]] == ["Died", "Occupation", "Awards"]
-    assert [d["key"] for d in json.loads(first["provenance"])["deleted_rows"]] == ["Born", "Spouse(s)"]
-
-
-def test_irrelevant_row_deletion_never_deletes_a_relevant_row():
-    for seed in range(10):
-        for record in _records("irrelevant_row_deletion", seed=seed)[0]:
-            deleted = json.loads(record["provenance"])["deleted_row"]["key"]
-            assert deleted not in RELEVANT[record["orig_uid"]]
-            assert len(record["table"]["rows"]) == len(TABLES[record["table_id"]].rows) - 1
-
-
-def test_examples_the_relevance_source_does_not_cover_are_skipped_and_counted():
-    records, coverage = _records("relevant_row_deletion", relevant={"dev:2": ("Born",), "dev:3": ()})
-    assert [r["orig_uid"] for r in records] == ["dev:2"]
-    assert coverage["skipped"] == {
-        "the relevance source does not cover this example": 3,
-        "the relevance source names no row of the table": 1,
-    }
-
-
-def test_evidence_selection_deletes_each_row_of_ENTAIL_and_CONTRADICT_examples():
-    records, coverage = _records("evidence_selection")
-    by_gold = {}
-    for r in records:
-        by_gold.setdefault(r["orig_uid"], []).append(r)
-    assert sorted(by_gold) == ["dev:2", "dev:3", "dev:4", "dev:6"]  # dev:5 is NEUTRAL
-    rows = by_gold["dev:2"]
-    assert [r["uid"] for r in rows] == [f"dev:2/evidence_selection/{i}" for i in range(5)]
-    provenance = [json.loads(r["provenance"]) for r in rows]
-    assert [p["deleted_row"]["key"] for p in provenance] == list(POET.keys)
-    assert [p["relevant"] for p in provenance] == [True, False, False, True, False]
-    assert coverage["perturbed"] == 4 and coverage["probe_examples"] == 5 + 5 + 4 + 6
-
-
-def test_cf_row_swap_moves_every_row_into_a_partner_with_all_the_keys_and_renames_the_subject(docs):
-    records, coverage = _records("cf_row_swap", docs=docs)
-    record = next(r for r in records if r["orig_uid"] == "dev:2")
-    table = Table.from_arrow(record["table"])
-    # the partner (Cy Moss, the only other table with every key of Ada Quill's) now holds her
-    # rows; its own row under a key she lacks stays (a website cannot contradict her table)
-    assert table.title == "Cy Moss"
-    assert list(table.rows) == [*POET.rows, Row("Website", ("moss.example",))]
-    assert record["hypothesis"] == "Cy Moss was born in 1901 and married Rui Vale."
-    assert record["expected"] == "E"  # the label is preserved
-    assert coverage["skipped"]["no other table has all of this table's keys"] >= 1  # Bo Tarn: Genres is his alone
-
-
-def test_cf_title_swap_gives_all_hypotheses_of_a_table_the_same_partner(docs):
-    records, coverage = _records("cf_title_swap", docs=docs)
-    partners = {r["table_id"]: json.loads(r["provenance"])["partner_table"] for r in records}
-    assert {t: TABLES[p].category for t, p in partners.items()} == {t: "Person" for t in partners}  # the album has none
-    titles = {r["orig_uid"]: r["table"]["title"] for r in records}
-    assert titles["dev:2"] == TABLES[partners["T1"]].title
-    assert all(r["expected"] == r["label"] for r in records)
-    quill = next(r for r in records if r["orig_uid"] == "dev:3")
-    surname = TABLES[partners["T1"]].title.split()[-1]
-    assert quill["hypothesis"] == f"{surname} won no prizes."  # surname for surname
 
 
 # ---------------------------------------------------------------- external probe sets

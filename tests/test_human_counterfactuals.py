@@ -1,5 +1,6 @@
 """The paper's hand-made counterfactual tables (tabprobe.human_counterfactuals, probe cf_human):
-the release read and checked as it is (../shared/infotabs-counterfactuals), bad lines named with
+the release read and checked as it is (../shared/infotabs-counterfactuals; the probe's pairing with
+the gold examples is in tests/probes/test_probe_cf_human.py), bad lines named with
 their file and line, the download checked against the release's checksums, and a small run of
 the workflow whose report shows Tables 7 and 8 from them, per direction, with their provenance."""
 
@@ -21,7 +22,6 @@ from test_download import server  # noqa: F401  (the fixture)
 from workflow_copy import copy_workflow, snakemake_command
 
 from tabprobe import human_counterfactuals as hc
-from tabprobe import infotabs, perturb
 from tabprobe.errors import DownloadError, InputDataError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,26 +48,6 @@ def test_the_release_is_read_whole_and_matches_its_checksums(release):
     # Two train lines quote a field CSV-style (doubled quotes): read as one field each.
     quoted = [p for p in hc.read_split(release, "train") if '"Isabella"' in p.hypothesis]
     assert quoted and all(p.hypothesis.count('"') == 2 for p in quoted)
-
-
-def test_the_probe_pairs_every_release_pair_with_its_gold_example(release, shared_infotabs):
-    """Every alpha1 pair finds its gold example (same table, hypothesis and label); on train one
-    pair's edited table is the original once cleaned, and the probe's promise drops it, counted."""
-    for split, perturbed, dropped in (("alpha1", 1127, {}), ("train", 1108, {"edits the table": 1})):
-        ingested = infotabs.ingest_split(shared_infotabs, split)
-        tables = infotabs.load_tables(ingested.tables)
-        index = hc.by_example(hc.read_split(release, split, {t: v.category for t, v in tables.items()}))
-        out, coverage = perturb.generate(
-            "cf_human", ingested.examples, tables, seed=1, split=split, counterfactuals=index
-        )
-        assert coverage["perturbed"] == perturbed and coverage["dropped"] == dropped, coverage
-        records = out.to_pylist()
-        assert all(r["expected"] != r["label"] and r["expected"] in "EC" for r in records)
-        provenance = [json.loads(r["provenance"]) for r in records]
-        assert {p["made_by"] for p in provenance} == {"human"}
-        assert all(p["direction"] == f"{r['label']}->{r['expected']}" for p, r in zip(provenance, records))
-        again, _ = perturb.generate("cf_human", ingested.examples, tables, seed=1, split=split, counterfactuals=index)
-        assert again.equals(out)
 
 
 def damaged(tmp_path: Path, line: int, cells: dict[str, str]) -> Path:

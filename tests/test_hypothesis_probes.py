@@ -1,5 +1,7 @@
 """Hypothesis probes (paper section 4) and premise controls, on hand-written sentences parsed by
-the real spaCy English model, and the shared parse they read."""
+the real spaCy English model: the edits they share, what holds of several of them, and the
+shared parse they read. A probe's own tests are in tests/probes/test_probe_<name>.py, which
+import this split."""
 
 from __future__ import annotations
 
@@ -191,7 +193,7 @@ def test_a_negated_sentence_gets_no_monotone_edit(nlp):
         he.monotone_number_probe(example, TABLES["T10"], doc, ctx, temporal=False, flip=False)
 
 
-# ---------------------------------------------------------------- dates, negation, entities, modifiers
+# ---------------------------------------------------------------- dates, negation, quantifiers
 
 
 def test_dates_generalise_shift_and_change_month(nlp):
@@ -285,85 +287,6 @@ def test_quantifiers_swap_for_their_complement(nlp, text, complement):
 )
 def test_quantifiers_need_a_number(nlp, text):
     assert he.quantifier_edits(nlp(text)) == []
-
-
-def test_entity_substitution_keeps_the_entity_type_and_leaves_the_subject(nlp, docs):
-    out, coverage = generate("entity_flip", EXAMPLES, TABLES, seed=5, docs=docs)
-    by_orig = {r["orig_uid"]: r for r in out.to_pylist()}
-    married = by_orig["dev:8"]  # "Ada Quill married Rui Costa." (E)
-    assert married["expected"] == "C"
-    change = json.loads(married["provenance"])["changes"][0]
-    # a spouse is replaced by a PERSON that another hypothesis names as the spouse of its own
-    # subject: the same parser type under the same key (never a director or a producer)
-    assert change["old"] == "Rui Costa" and change["new"] == "Maria Holm"
-    reparsed = nlp(married["hypothesis"])
-    assert [(e.text, e.label_) for e in reparsed.ents if e.text == change["new"]] == [(change["new"], "PERSON")]
-    assert married["hypothesis"].startswith("Ada Quill")  # the table's subject is never replaced
-    # "... directed by Paul Feig.": no other table has a director a hypothesis names
-    assert "dev:3" not in by_orig
-    assert coverage["skipped"]["gold label C is not probed"] == 4
-
-
-def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
-    from tabprobe.probes import modifier_preserve as mp
-
-    clause = mp.modifier_clause("Producer", "Pete Henderson", person=False)
-    text, provenance = mp.modifier_edit(
-        "Breakfast in America is a pop album.", (0, 20), clause, "Producer", "Pete Henderson"
-    )
-    assert text == "Breakfast in America, whose producer is Pete Henderson, is a pop album."
-    clause = mp.modifier_clause("Born", "March 3, 1950", person=True)
-    text, _ = mp.modifier_edit("It was produced by Ada Quill.", (19, 28), clause, "Born", "March 3, 1950")
-    assert text == "It was produced by Ada Quill, who was born on March 3, 1950."
-    assert mp.modifier_clause("Directed by", "Paul Feig", person=False) == "which was directed by Paul Feig"
-    assert mp.modifier_clause("Trained by", "Ann Roe", person=True) == "who was trained by Ann Roe"
-    assert mp.modifier_clause("Died", "9 June 1970", person=True) == "who died on 9 June 1970"
-    assert mp.modifier_clause("Demonym(s)", "Faroe Islander", person=False) == "whose demonym is Faroe Islander"
-    assert mp.modifier_clause("Rank in China", "19th", person=False) == "whose rank in China is 19th"
-    # what no clause can say in English, or truly
-    for key, value in [
-        ("Recorded", "2007"),
-        ("Genres", "Pop"),
-        ("Children", "3"),
-        ("Known for", "Inventing"),
-        ("Music by", "Ann Roe"),
-        ("Years active", "1990"),
-        ("Birth name", "Ada Q"),
-        ("Born", "March 3, 1950 London"),
-    ]:
-        assert mp.modifier_clause(key, value, person=True) is None, key
-    for value, key in [
-        ("Matthew Bellamy (m. 2010)", "Spouse"),
-        ("Singer, actor, comedian", "Occupation"),
-        ("2008 (2008)-present", "Years"),
-        ("1198", "Kingdom of Bohemia"),
-        ("17 June 1944", "Republic"),
-        ("Lady and Mr. Boscovitch's Dog", "Parent"),
-        ("Italy, France", "Country"),
-        ("Zenith Electronics 1935 - 1982", "Employer"),
-        ("80% 24 IU", "Vitamin E"),
-        ("See Characters", "Main character"),
-        ("Paper and ink.", "Material"),
-    ]:
-        assert not mp.fits_a_clause(value, key), value
-    assert mp.fits_a_clause("Bedford, New Hampshire, U.S.", "Residence")
-    assert mp.fits_a_clause("June 5, 2009", "Release date") and mp.fits_a_clause("Pop", "Genre")
-    assert mp.modifier_clause("Prime Minister", "Ann Roe", person=False) == "whose Prime Minister is Ann Roe"
-    for key in ("Board member of", "Formerly called", "Years of service", "Television"):
-        assert mp.modifier_clause(key, "Ann Roe", person=False) is None, key
-    # A title inside a longer noun phrase, brackets or a coordination takes no modifier.
-    sentence = "He serves in the Faroe Islands government."
-    assert not mp.ends_a_noun_phrase(nlp(sentence), sentence.index(" government"))
-    sentence = "The Faroe Islands are small."
-    assert mp.ends_a_noun_phrase(nlp(sentence), sentence.index(" are"))
-    text = "East and West Jerusalem (Jerusalem) are old."
-    assert not mp.stands_alone(text, text.index("West"), text.index(" (")) and not mp.stands_alone(text, 25, 34)
-    for text, name in [
-        ("Cape Cross' sire was Green Desert.", "Cape Cross"),
-        ("The writer of Hot Fuzz is Ann.", "Hot Fuzz"),
-        ("Bradley Cooper, the actor, was born in 1975.", "Bradley Cooper"),
-    ]:
-        assert not mp.stands_alone(text, text.index(name), text.index(name) + len(name)), text
 
 
 # ---------------------------------------------------------------- every probe, end to end

@@ -1,4 +1,5 @@
-"""Contract test over every registered probe, plus the specifics of each probe."""
+"""Contract test over every registered probe, and what holds of several probes at once. What
+each probe does is tested in its own file, tests/probes/test_probe_<name>.py."""
 
 import json
 from pathlib import Path
@@ -144,41 +145,6 @@ def test_a_probe_depends_on_the_helpers_it_imports_and_no_others():
 def test_unknown_probe_suggests_a_close_name():
     with pytest.raises(KeyError, match="Did you mean 'row_deletion'"):
         get_probe("row_deletio")
-
-
-def test_original_is_the_identity():
-    out, _ = generate("original", EXAMPLES, TABLES, seed=1)
-    assert out["uid"].to_pylist() == EXAMPLES["uid"].to_pylist()
-    assert out["expected"].to_pylist() == EXAMPLES["label"].to_pylist()
-    assert [t["rows"] for t in out["table"].to_pylist()] == [
-        TABLES[r["table_id"]].to_arrow()["rows"] for r in EXAMPLES.to_pylist()
-    ]
-
-
-def test_row_deletion_removes_exactly_one_row_and_keeps_the_rest_in_order():
-    out, coverage = generate("row_deletion", EXAMPLES, TABLES, seed=3)
-    assert coverage["skipped"] == {"table has no rows": 1}
-    for record in out.to_pylist():
-        before = TABLES[record["table_id"]]
-        after = Table.from_arrow(record["table"])
-        deleted = json.loads(record["provenance"])["deleted_row"]
-        assert len(after.rows) == len(before.rows) - 1
-        assert before.rows[deleted["index"]].key == deleted["key"]
-        assert after.rows == before.rows[: deleted["index"]] + before.rows[deleted["index"] + 1 :]
-        assert (
-            record["expected"] is None
-            and record["hypothesis"]
-            == EXAMPLES["hypothesis"][EXAMPLES["uid"].to_pylist().index(record["orig_uid"])].as_py()
-        )
-
-
-def test_row_deletion_choice_depends_on_the_seed_not_on_other_examples():
-    many = [generate("row_deletion", EXAMPLES, TABLES, seed=s)[0] for s in range(12)]
-    chosen = {json.loads(t["provenance"][0].as_py())["deleted_row"]["index"] for t in many}
-    assert len(chosen) > 1  # different seeds pick different rows
-    alone, _ = generate("row_deletion", EXAMPLES.slice(0, 1), TABLES, seed=5)
-    together, _ = generate("row_deletion", EXAMPLES, TABLES, seed=5)
-    assert alone["provenance"][0] == together["provenance"][0]
 
 
 def test_select_examples_is_seeded_ordered_and_split_specific():

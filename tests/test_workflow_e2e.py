@@ -828,7 +828,7 @@ def test_the_adding_a_probe_walkthrough_scaffold_a_probe_run_only_its_jobs_and_s
     )
     assert scaffold.returncode == 0, scaffold.stderr
     assert (run["dir"] / "workflow" / "tabprobe" / "probes" / "row_to_top.py").is_file()
-    assert (run["dir"] / "tests" / "test_probe_row_to_top.py").is_file()
+    assert (run["dir"] / "tests" / "probes" / "test_probe_row_to_top.py").is_file()
 
     config = yaml.safe_load(run["config"].read_text())
     config["probes"]["row_to_top"] = {"splits": ["alpha1"]}

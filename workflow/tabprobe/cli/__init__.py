@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
         "new-probe",
         help="start a new probe: module, registry line and test",
         description="Write workflow/tabprobe/probes/NAME.py (a small working probe to edit), add its line to "
-        "REGISTRY in workflow/tabprobe/probes/__init__.py and write tests/test_probe_NAME.py.",
+        "REGISTRY in workflow/tabprobe/probes/__init__.py and write tests/probes/test_probe_NAME.py.",
     )
     new.add_argument("name", metavar="NAME", help="the probe's name: letters, digits and underscores")
     new.add_argument(

@@ -1,5 +1,6 @@
-"""`tabprobe new-probe NAME`: a new probe's module and test from templates, and its line in
-REGISTRY, added through the registry file's syntax tree so the rest of the file is untouched."""
+"""`tabprobe new-probe NAME`: a new probe's module and its test file (tests/probes/, where every
+probe's own tests live) from templates, and its line in REGISTRY, added through the registry file's
+syntax tree so the rest of the file is untouched."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def cmd_new_probe(args, console) -> int:
             )
     registry_file = root / "workflow" / "tabprobe" / "probes" / "__init__.py"
     module_file = registry_file.with_name(f"{name}.py")
-    test_file = root / "tests" / f"test_probe_{name}.py"
+    test_file = root / "tests" / "probes" / f"test_probe_{name}.py"
     source = registry_file.read_text(encoding="utf-8")
     registered = registry_names(source, registry_file)
     # Everything is checked before anything is written.
