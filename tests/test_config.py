@@ -386,7 +386,10 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     assert "counterfactual fine-tunes on its probes' examples from train" in str(error.value)
     assert "run at least one of them on alpha1" in str(error.value)
     # Its train examples are generated for it: the probes need not be scored on train.
-    check(with_change(lambda c: [c["probes"][p].update(splits=["alpha1"]) for p in ("cf_row_swap", "cf_title_swap")]), SCHEMA)
+    check(
+        with_change(lambda c: [c["probes"][p].update(splits=["alpha1"]) for p in ("cf_row_swap", "cf_title_swap")]),
+        SCHEMA,
+    )
 
     def backwards_range(config):
         config["controlled_variance"]["test_ranges"] = [[60, 40]]
