@@ -356,7 +356,7 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     full_variance = variance_plan({**DEFAULT, "full": True})
     assert full_variance["resamples"] == 5 and full_variance["train_sizes"] == [250, 500, 1000, 2000, 3000]
     assert full_variance["test_ranges"][-1] == [1000, 9999]  # the paper's test-only range
-    assert variance_plan(DEFAULT)["train_sizes"] == [300] and variance_plan(DEFAULT)["resamples"] == 3
+    assert variance_plan(DEFAULT)["train_sizes"] == [200] and variance_plan(DEFAULT)["resamples"] == 2
     assert inoculation_plan({**DEFAULT, "inoculation": None}) is None
 
     def hypothesis_only(config):

@@ -23,7 +23,7 @@ SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 # The CPU budget's inoculation; `full: true` gives paper section 7's grid.
 INOCULATION_DEFAULTS = {
     "experiments": ["hypothesis", "counterfactual"],
-    "sizes": [100, 200, 300],
+    "sizes": [200],
     "learning_rates": [5e-5],
     "max_epochs": 2,
     "patience": 1,
