@@ -67,9 +67,12 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
     assert schema_default("seed") == DEFAULT["seed"]
 
     def full_value(text: str, like):
-        """The value a "(full: ...)" says, as FULL_ holds it: a YAML list, "all" (None) or numbers."""
+        """The value a "(full: ...)" says, as FULL_ holds it: a YAML list, "all" (None), numbers,
+        or one word (a setting such as `shared`, or `true`) before any explanation."""
         if text.startswith("["):
             return yaml.safe_load(text)
+        if isinstance(like, (str, bool)):
+            return yaml.safe_load(text.split(",")[0])
         values = [None if value == "all" else float(value) for value in text.split(", ")]
         return values if isinstance(like, list) else values[0]
 
@@ -386,7 +389,10 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     assert "counterfactual fine-tunes on its probes' examples from train" in str(error.value)
     assert "run at least one of them on alpha1" in str(error.value)
     # Its train examples are generated for it: the probes need not be scored on train.
-    check(with_change(lambda c: [c["probes"][p].update(splits=["alpha1"]) for p in ("cf_row_swap", "cf_title_swap")]), SCHEMA)
+    check(
+        with_change(lambda c: [c["probes"][p].update(splits=["alpha1"]) for p in ("cf_row_swap", "cf_title_swap")]),
+        SCHEMA,
+    )
 
     def backwards_range(config):
         config["controlled_variance"]["test_ranges"] = [[60, 40]]

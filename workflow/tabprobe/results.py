@@ -24,8 +24,8 @@ from typing import Any
 import polars as pl
 
 from . import paper, schemas
-from .errors import CorruptFileError
 from .config import plan_layers
+from .errors import CorruptFileError
 from .infotabs import SPLITS
 from .io import atomic_path, read_parquet, write_json, write_parquet
 from .layout import SHOWCASE_ORDER
