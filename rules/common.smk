@@ -23,6 +23,7 @@ CODE_DIR = os.path.relpath(LIBRARY_DIR)
 
 from snakemake.utils import validate
 from tabprobe.config import (
+    DEFENSE_BASELINE,
     INOCULATION_TABLES,
     adopt_planned,
     hand_to_jobs,
@@ -30,9 +31,11 @@ from tabprobe.config import (
     PROBE_NAME,
     check as check_config,
     curation_files,
+    defense_probe,
     type_command_line_values,
     external_probes,
     inoculated_name,
+    inoculation_experiments,
     inoculation_plan,
     model_max_length,
     variance_plan,
@@ -118,10 +121,12 @@ HYPOTHESIS_ONLY_MODELS = [m for m, c in config["models"].items() if c.get("premi
 # Inoculation (paper section 7) and controlled variance: the settings in force (`full: true`: the
 # paper's), or None. Each inoculated model is probed under its own name,
 # <model>.ino-<experiment>-<size>, with the settings of the model it came from (model_config).
+# A Defense (numerical-qa-robustness) is an experiment too: defense-<numeric probe>.
 INOCULATION = inoculation_plan(config)
+INOCULATION_EXPERIMENTS = inoculation_experiments(INOCULATION)
 INOCULATED = {
     inoculated_name(INOCULATION["model"], experiment, size): (INOCULATION["model"], experiment, size)
-    for experiment in (INOCULATION["experiments"] if INOCULATION else [])
+    for experiment in INOCULATION_EXPERIMENTS
     for size in INOCULATION["sizes"]
 }
 VARIANCE = variance_plan(config)
@@ -131,7 +136,7 @@ wildcard_constraints:
     split=_one_of(SPLITS),
     # A paper table id (table4, table7), not an InfoTabS table.
     paper_table=_one_of(POOLED_TABLES),
-    experiment=_one_of(INOCULATION_TABLES),
+    experiment=_one_of([*INOCULATION_TABLES, *INOCULATION_EXPERIMENTS]),
     size=r"\d+",
     column=_one_of(POOLED_COLUMNS.values()),
     # Any well-formed name (never a path: no "/", no leading dot), not only configured ones, so
@@ -431,7 +436,7 @@ def inoculation_summaries():
     """{experiment: score_inoculation's summary}."""
     if not INOCULATION:
         return {}
-    return {e: layout.inoculation_summary(INOCULATION["model"], e) for e in INOCULATION["experiments"]}
+    return {e: layout.inoculation_summary(INOCULATION["model"], e) for e in INOCULATION_EXPERIMENTS}
 
 
 def variance_summaries():

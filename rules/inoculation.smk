@@ -1,6 +1,9 @@
 # Paper section 7: inoculation by fine-tuning. Every (experiment, size, learning rate) is its own
-# GPU job, so a cluster runs the grid in parallel; the best learning rate per size is kept, its
-# model is probed like the others (infer_nli), and the changes are scored (Tables 9-12). Then the
+# GPU job, so a cluster runs the grid in parallel; the best learning rate per size is kept (or,
+# under `learning_rate_selection: shared`, the paper's one rate for every size and experiment),
+# its model is probed like the others (infer_nli), and the changes are scored (Tables 9-12, with
+# their train rows). A Defense (numerical-qa-robustness) runs through the same rules as the
+# experiment defense-<numeric probe>. Then the
 # controlled-variance experiment (diversify-your-datasets section 3). Their input functions are in
 # inoculation_inputs.smk.
 
@@ -49,6 +52,7 @@ rule select_inoculation:
         "../envs/tabprobe.yaml"
     params:
         grid=get_inoculation_grid,
+        shared=get_inoculation_shared_grid,
     script:
         "../workflow/scripts/select_inoculation.py"
 
@@ -68,7 +72,9 @@ rule score_inoculation:
         table=get_inoculation_table,
         models=get_inoculated_models,
         originals=get_inoculation_originals,
-        members=get_challenge_members(CHALLENGE_SPLIT),
+        members=get_challenge_members_by_split,
+        challenge_originals=get_challenge_originals,
+        baselines=get_inoculation_baselines,
         predictions=get_inoculation_predictions,
         grids=get_inoculation_best,
         settings=SCORING,

@@ -3,6 +3,9 @@
 from tabprobe.inoculation import CHALLENGE_SPLIT
 from tabprobe.variance import TEST_SPLIT as VARIANCE_TEST_SPLIT
 
+# Paper Tables 10 and 12: the challenge set on alpha1, and with `train_rows` (under `full: true`)
+# on train, what the model was fine-tuned on ("Train Set (w/o NEUTRAL)").
+CHALLENGE_SPLITS = (["train"] if INOCULATION and INOCULATION["train_rows"] else []) + [CHALLENGE_SPLIT]
 # Paper Tables 9 and 11: accuracy on the original splits the report covers.
 INOCULATION_SPLITS = [
     s for s in REPORT_SPLITS if "original" in config["probes"] and s in probe_splits(config, "original")
@@ -15,9 +18,14 @@ def lr_text(learning_rate):
 
 def challenge_members(experiment, split):
     """{column: {probe: its examples on split}} for the probes pooled into the experiment's table:
-    on train (what the experiment fine-tunes on) every such probe's, generated for it whether or
-    not the probe is scored on train (the report's Table 4 and 7 train rows: the probe's splits);
-    on the test split, the probes that run there."""
+    on train (what the experiment fine-tunes on, and the train rows of paper Tables 10 and 12)
+    every such probe's, generated for it whether or not the probe is scored on train (the
+    report's Table 4 and 7 train rows: the probe's splits); on the test split, the probes that
+    run there. A Defense has one column, its numeric probe's examples (train*, and test* on
+    alpha1), generated for it on every split it reads."""
+    probe = defense_probe(experiment)
+    if probe:
+        return {"defense": {probe: layout.probe_examples(probe, split)}}
     columns = pooled_members(INOCULATION_TABLES[experiment], PROBES)
     return {
         column: {
@@ -34,8 +42,14 @@ def get_challenge_members(split):
     return members
 
 
+def get_challenge_members_by_split(wildcards):
+    """{challenge split: challenge_members}: paper Tables 10 and 12 report alpha1 and train."""
+    return {split: challenge_members(wildcards.experiment, split) for split in CHALLENGE_SPLITS}
+
+
 def get_inoculation_table(wildcards):
-    return INOCULATION_TABLES[wildcards.experiment]
+    """The paper table whose pooled probes the experiment trains on; a Defense's own name."""
+    return INOCULATION_TABLES.get(wildcards.experiment, wildcards.experiment)
 
 
 def get_inoculation_sizes(wildcards):
@@ -44,6 +58,15 @@ def get_inoculation_sizes(wildcards):
 
 def get_inoculation_settings(wildcards):
     return canonical({k: INOCULATION[k] for k in ("max_epochs", "patience", "batch_size", "dev_examples")})
+
+
+def get_inoculation_dev(wildcards):
+    """Early stopping's dev examples: dev itself, or for a Defense its probe's dev examples (the
+    paper's "Validate on val*")."""
+    probe = defense_probe(wildcards.experiment)
+    if probe:
+        return {"dev": layout.probe_examples(probe, "dev")}
+    return {"dev": layout.examples("dev"), "dev_tables": layout.tables("dev")}
 
 
 def get_base_model_settings(wildcards):
@@ -58,21 +81,46 @@ def get_inoculation_inputs(wildcards):
         "challenge": sorted(
             p for probes in challenge_members(wildcards.experiment, "train").values() for p in probes.values()
         ),
-        "dev": layout.examples("dev"),
-        "dev_tables": layout.tables("dev"),
+        **get_inoculation_dev(wildcards),
     }
 
 
-def get_inoculation_grid(wildcards):
+def inoculation_grid(model, experiment, size):
     """{learning rate: inoculated checkpoint} over the grid, in config order."""
     return {
-        lr_text(lr): layout.inoculated_checkpoint(wildcards.model, wildcards.experiment, wildcards.size, lr_text(lr))
+        lr_text(lr): layout.inoculated_checkpoint(model, experiment, size, lr_text(lr))
         for lr in INOCULATION["learning_rates"]
     }
 
 
+def get_inoculation_grid(wildcards):
+    return inoculation_grid(wildcards.model, wildcards.experiment, wildcards.size)
+
+
+def selection_group(experiment):
+    """The experiments whose runs share one learning rate under `learning_rate_selection: shared`:
+    the paper's inoculation experiments together ("used throughout"); a Defense alone, its dev
+    being its own perturbed one."""
+    if defense_probe(experiment):
+        return [experiment]
+    return list(INOCULATION["experiments"])
+
+
+def get_inoculation_shared_grid(wildcards):
+    """{"<experiment>/<size>": {learning rate: checkpoint}} of every run the kept rate is chosen
+    over ("shared": the paper's one rate for all), or {} ("per_size": each run its own best)."""
+    if INOCULATION["learning_rate_selection"] != "shared":
+        return {}
+    return {
+        f"{experiment}/{size}": inoculation_grid(wildcards.model, experiment, size)
+        for experiment in selection_group(wildcards.experiment)
+        for size in INOCULATION["sizes"]
+    }
+
+
 def get_inoculation_grid_dirs(wildcards):
-    return list(get_inoculation_grid(wildcards).values())
+    shared = [p for grid in get_inoculation_shared_grid(wildcards).values() for p in grid.values()]
+    return sorted(set(get_inoculation_grid(wildcards).values()) | set(shared))
 
 
 def get_inoculated_models(wildcards):
@@ -87,14 +135,32 @@ def get_inoculation_originals(wildcards):
     return {s: layout.probe_examples("original", s) for s in INOCULATION_SPLITS}
 
 
+def get_challenge_originals(wildcards):
+    """{challenge split: probe original's examples}: the paired Original column of Tables 10 and 12."""
+    return {s: layout.probe_examples("original", s) for s in CHALLENGE_SPLITS}
+
+
+def get_inoculation_baselines(wildcards):
+    """{probe: its alpha1 examples} scored beside a Defense: num_comparative, whose comparisons
+    the numeric perturbations rewrite (numerical-qa-robustness's "Original" row)."""
+    if defense_probe(wildcards.experiment) and DEFENSE_BASELINE in PROBES:
+        return {DEFENSE_BASELINE: layout.probe_examples(DEFENSE_BASELINE, CHALLENGE_SPLIT)}
+    return {}
+
+
 def get_inoculation_predictions(wildcards):
     """{model: {probe: {split: predictions}}}: every model of the experiment on the original
-    splits and on the challenge probes of alpha1."""
-    members = [p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes]
+    splits, on the challenge probes and the originals of train and alpha1, and on the baselines."""
+    by_probe = {"original": set(INOCULATION_SPLITS) | set(CHALLENGE_SPLITS)}
+    for split in CHALLENGE_SPLITS:
+        for probes in challenge_members(wildcards.experiment, split).values():
+            for p in probes:
+                by_probe.setdefault(p, set()).add(split)
+    for p in get_inoculation_baselines(wildcards):
+        by_probe.setdefault(p, set()).add(CHALLENGE_SPLIT)
     return {
         model: {
-            "original": {s: layout.predictions(model, "original", s) for s in INOCULATION_SPLITS},
-            **{p: {CHALLENGE_SPLIT: layout.predictions(model, p, CHALLENGE_SPLIT)} for p in members},
+            p: {s: layout.predictions(model, p, s) for s in SPLITS if s in splits} for p, splits in by_probe.items()
         }
         for model in get_inoculated_models(wildcards).values()
     }
@@ -111,8 +177,13 @@ def get_inoculation_score_inputs(wildcards):
     predictions = get_inoculation_predictions(wildcards)
     return {
         "originals": list(get_inoculation_originals(wildcards).values()),
+        "challenge_originals": list(get_challenge_originals(wildcards).values()),
+        "baselines": list(get_inoculation_baselines(wildcards).values()),
         "members": sorted(
-            p for probes in challenge_members(wildcards.experiment, CHALLENGE_SPLIT).values() for p in probes.values()
+            p
+            for by_column in get_challenge_members_by_split(wildcards).values()
+            for probes in by_column.values()
+            for p in probes.values()
         ),
         "predictions": sorted(
             path for by_probe in predictions.values() for by_split in by_probe.values() for path in by_split.values()
@@ -126,7 +197,7 @@ def inoculation_outputs():
         return []
     return [
         path
-        for e in INOCULATION["experiments"]
+        for e in INOCULATION_EXPERIMENTS
         for path in (
             layout.inoculation_scores(INOCULATION["model"], e),
             layout.inoculation_summary(INOCULATION["model"], e),

@@ -67,9 +67,12 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
     assert schema_default("seed") == DEFAULT["seed"]
 
     def full_value(text: str, like):
-        """The value a "(full: ...)" says, as FULL_ holds it: a YAML list, "all" (None) or numbers."""
+        """The value a "(full: ...)" says, as FULL_ holds it: a YAML list, "all" (None), numbers,
+        or one word (a setting such as `shared`, or `true`) before any explanation."""
         if text.startswith("["):
             return yaml.safe_load(text)
+        if isinstance(like, (str, bool)):
+            return yaml.safe_load(text.split(",")[0])
         values = [None if value == "all" else float(value) for value in text.split(", ")]
         return values if isinstance(like, list) else values[0]
 

@@ -43,6 +43,9 @@ def run(tmp_path_factory, shared_infotabs):
             "negation_flip": {"splits": ["alpha1", "train"]},
             "modifier_preserve": {"splits": ["alpha1", "train"]},
             "cf_title_swap": {"splits": ["alpha1", "train"]},
+            # The Defense's perturbation and the comparisons it perturbs (its Original).
+            "num_comparative": {"splits": ["alpha1"]},
+            "num_noise": {"splits": ["alpha1"], "max_examples": 400},
         },
         "models": {"tiny": {"checkpoint": str(checkpoint), "premise": "para", "max_length": 64, "batch_size": 16}},
         "inoculation": {
@@ -54,6 +57,8 @@ def run(tmp_path_factory, shared_infotabs):
             "patience": 1,
             "batch_size": 4,
             "dev_examples": 16,
+            "train_rows": True,
+            "defense": ["num_noise"],
         },
         "controlled_variance": {
             "model": "tiny",
@@ -81,7 +86,7 @@ def test_every_experiment_size_and_learning_rate_is_its_own_gpu_job(run):
     jobs = re.findall(r"rule inoculate:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
     assert sorted(w for w, _ in jobs) == sorted(
         f"model=tiny, experiment={e}, size={s}, lr={lr:g}"
-        for e in ("hypothesis", "counterfactual")
+        for e in ("hypothesis", "counterfactual", "defense-num_noise")
         for s in SIZES
         for lr in LEARNING_RATES
     )
@@ -143,9 +148,59 @@ def test_full_gives_the_papers_grid_where_the_config_leaves_it_out(run):
     plan = snakemake(run["dir"], full, "--dry-run").stdout
     rates = set(re.findall(r"experiment=hypothesis, size=4, lr=([0-9.e-]+)", plan))
     assert rates == {"0.0001", "5e-05", "1e-05"}
+    # The paper's selection: one rate over every size of both experiments (a Defense over its own).
+    (inputs,) = re.findall(r"rule select_inoculation:\n\s+input: (.*?)\n\s+output: \S+/hypothesis/4/best\n", plan)
+    kept_over = set(re.findall(r"inoculated/tiny/(\w+)/(\d+)/lr", inputs))
+    assert kept_over == {(e, str(s)) for e in ("hypothesis", "counterfactual") for s in SIZES}
+    (inputs,) = re.findall(
+        r"rule select_inoculation:\n\s+input: (.*?)\n\s+output: \S+/defense-num_noise/4/best\n", plan
+    )
+    assert set(re.findall(r"inoculated/tiny/([\w-]+)/(\d+)/lr", inputs)) == {
+        ("defense-num_noise", str(s)) for s in SIZES
+    }
     # The controlled-variance keys the config writes hold under full: its sizes and 3 repeats.
     trained = set(re.findall(r"rule train_variance:.*?wildcards: model=tiny, size=(\d+), resample=(\d+)", plan, re.S))
     assert trained <= {(str(s), str(r)) for s in CURVE for r in (1, 2, 3)}
+
+
+def test_tables_10_and_12_have_their_train_rows(run):
+    """`train_rows`: every model of an experiment scored on the challenge set of train (what the
+    inoculations drew from) and on its originals, beside alpha1's, in the report as the paper
+    labels them."""
+    for experiment, table in (("hypothesis", "table4"), ("counterfactual", "table7")):
+        path = run["dir"] / "results" / "inoculation" / "tiny" / f"{experiment}.parquet"
+        lookup = {
+            (r["model"], r["probe"], r["split"], r["statistic"], r["label"]): r for r in pq.read_table(path).to_pylist()
+        }
+        for split in ("train", "alpha1"):
+            assert lookup[(f"tiny.ino-{experiment}-0", f"{table}:challenge", split, "accuracy", "all")]["n"] > 0
+            paired = lookup[(f"tiny.ino-{experiment}-0", f"{table}:original", split, "accuracy", "EC")]
+            assert 0 < paired["n"] <= 40  # the gold examples of the challenge set, without NEUTRAL
+            assert (f"tiny.ino-{experiment}-8", f"{table}:challenge", split, "accuracy_change", "all") in lookup
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    part = markdown.split("## Inoculation (paper section 7)")[1].split("\n## ")[0]
+    assert (
+        "Paper Table 10 layout, Train Set (w/o NEUTRAL)" in part
+        and "Paper Table 12 layout, α1 Set (w/o NEUTRAL)" in part
+    )
+    assert "| paper: 100 | 97.24 |  | 95.58 |  | 79.25 |  |" in part  # the paper's train row, Table 10
+
+
+def test_a_defense_fine_tunes_on_the_perturbation_and_is_reported_beside_inoculation(run):
+    """numerical-qa-robustness's Defense: train on train*, validate on val*, test on test*; the
+    model before is the Attack, num_comparative the Original."""
+    folder = run["dir"] / "resources" / "inoculated" / "tiny" / "defense-num_noise"
+    for size in SIZES:
+        meta = json.loads((folder / str(size) / "best" / "tabprobe.json").read_text())
+        assert meta["train_examples"] == size and 0 < meta["dev_examples"] <= 16
+    path = run["dir"] / "results" / "inoculation" / "tiny" / "defense-num_noise.parquet"
+    lookup = {(r["model"], r["probe"], r["split"], r["statistic"]) for r in pq.read_table(path).to_pylist()}
+    assert ("tiny.ino-defense-num_noise-0", "num_comparative", "alpha1", "accuracy") in lookup
+    assert ("tiny.ino-defense-num_noise-8", "defense-num_noise:defense", "alpha1", "accuracy_change") in lookup
+    markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
+    part = markdown.split("Defense (numerical-qa-robustness section 4.3), beside inoculation")[1].split("\n## ")[0]
+    assert len(re.findall(r"^\| num_noise \| (?:4|8) \| ", part, flags=re.M)) == len(SIZES)
+    assert "Inoculation on defense" not in markdown  # not a Table 9-12 section of its own
 
 
 def planned_rules(plan: str) -> set[str]:

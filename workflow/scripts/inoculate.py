@@ -6,7 +6,7 @@ inoculate(
     checkpoint=snakemake.input.checkpoint,
     challenge=snakemake.params.challenge,
     dev_path=snakemake.input.dev,
-    dev_tables_path=snakemake.input.dev_tables,
+    dev_tables_path=snakemake.input.get("dev_tables"),
     out=snakemake.output[0],
     experiment=snakemake.wildcards.experiment,
     table=snakemake.params.table,

@@ -15,4 +15,6 @@ score_inoculation(
     out=snakemake.output.scores,
     summary_out=snakemake.output.summary,
     unverified_flips=snakemake.params.unverified_flips,
+    challenge_originals=snakemake.params.challenge_originals,
+    baselines=snakemake.params.baselines,
 )

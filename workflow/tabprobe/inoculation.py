@@ -53,7 +53,9 @@ class InoculationSettings:
     seed: int = 0
 
 
-# The challenge test set of paper Tables 10 and 12: alpha1 without NEUTRAL.
+# The challenge test set of paper Tables 10 and 12: alpha1 without NEUTRAL. The tables also
+# report train ("Train Set (w/o NEUTRAL)"), the split the challenge examples are drawn from
+# (inoculation's `train_rows`).
 CHALLENGE_SPLIT = "alpha1"
 
 
@@ -168,6 +170,16 @@ def fine_tune(
     return meta
 
 
+def choose_learning_rate(dev: Mapping[str, Mapping[str, float]], rates: Sequence[str]) -> tuple[str, dict[str, float]]:
+    """The learning rate to keep and the mean dev accuracy of each rate over the runs in `dev`
+    (run -> rate -> its best epoch's dev accuracy): the best mean, the first of equals in
+    `rates` order (the config's). With one run this is that run's best rate ("per_size"); with
+    every size and experiment it is the paper's one rate "used throughout" ("shared": section 7
+    tried 1e-4, 5e-5 and 1e-5, and kept the one whose models did best on the development set)."""
+    means = {lr: round(float(np.mean([by_rate[lr] for by_rate in dev.values()])), 4) for lr in rates}
+    return max(rates, key=lambda lr: (means[lr], -list(rates).index(lr))), means
+
+
 @dataclass(frozen=True)
 class Change:
     """A paired accuracy change (inoculated minus before), mean and interval, in points."""
@@ -246,6 +258,16 @@ def dev_records(examples: pa.Table, tables: Mapping[str, Table], limit: int | No
     ]
 
 
+def probe_dev_records(examples: pa.Table, limit: int | None, seed: int, name: str) -> list[dict]:
+    """A probe's dev examples (a seeded subset of `limit`, in file order) as records with their
+    table and expected label: the Defense setting stops early on the perturbed validation split
+    (numerical-qa-robustness Table 2: "Validate on val*")."""
+    records = examples.to_pylist()
+    if limit is None:
+        return records
+    return [records[i] for i in nested_subsets(len(records), [limit], seed, f"{name}-dev")[limit]]
+
+
 # ---------------------------------------------------------------- scores (paper Tables 9-12)
 
 
@@ -254,18 +276,28 @@ def score_experiment(
     table: str,
     models: Mapping[int, str],
     originals: Mapping[str, pa.Table],
-    members: Mapping[str, Mapping[str, pa.Table]],
+    members: Mapping[str, Mapping[str, Mapping[str, pa.Table]]],
     predictions: Mapping[str, Mapping[tuple[str, str], Mapping[str, str]]],
     settings,
-    challenge_split: str = CHALLENGE_SPLIT,
+    challenge_originals: Mapping[str, pa.Table] | None = None,
+    baselines: Mapping[str, pa.Table] | None = None,
 ) -> pa.Table:
     """Accuracy of the model before (size 0) and after each inoculation (`models`: size -> model
-    name) on the original splits (`originals`: probe `original`'s examples per split; paper
-    Tables 9 and 11), on the original challenge split without NEUTRAL and on its pooled
-    challenge columns (Tables 10 and 12), and each inoculated model's paired change from before
-    (the same examples and samplings: `accuracy_change`, in points). `predictions[model][(probe,
-    split)]` maps uid -> prediction. Filed under probe "original", "<table>:<column>" and
-    "<table>:challenge" (both columns together, the set the outcome is judged on)."""
+    name), and each inoculated model's paired change from before (the same examples and
+    samplings: `accuracy_change`, in points). `predictions[model][(probe, split)]` maps uid ->
+    prediction. Scored:
+
+    - the original splits (`originals`: probe `original`'s examples per split; paper Tables 9
+      and 11), filed under probe "original" (and on alpha1 also without NEUTRAL, label "EC");
+    - each challenge split (`members`: split -> column -> probe -> examples; paper Tables 10
+      and 12 report train, what the model was fine-tuned on, and alpha1): each pooled column
+      ("<table>:<column>"), both together ("<table>:challenge", the set the outcome is judged
+      on), and "<table>:original", label "EC": the gold examples that split's challenge set was
+      made from, without NEUTRAL, from `challenge_originals` (probe `original`'s examples
+      there). Paired originals, as the paper's column: its base model scores 68.94 on Table
+      10's alpha1 originals and 71.99 on Table 12's, two subsets of one split;
+    - `baselines` (probe -> its alpha1 examples), against their expected labels (Defense: the
+      comparisons that num_noise, num_distribution and num_logic perturb)."""
     from . import schemas
     from .scoring import Scorer, pool_one_per_gold, scorer_for
 
@@ -278,64 +310,53 @@ def score_experiment(
             pred = np.array([predictions[model][key][uid] for key, uid in keys], dtype=object)
             correct = (pred == expected).astype(np.float64)
             ones = np.ones(len(correct))
-            rows.append(
-                {
-                    "model": model,
-                    "probe": probe,
-                    "split": split,
-                    "statistic": "accuracy",
-                    "label": label,
-                    **scorer.stat(correct, ones),
-                }
-            )
+            common = {"model": model, "probe": probe, "split": split, "label": label}
+            rows.append({**common, "statistic": "accuracy", **scorer.stat(correct, ones)})
             if before is None:
                 before = correct
             else:
-                rows.append(
-                    {
-                        "model": model,
-                        "probe": probe,
-                        "split": split,
-                        "statistic": "accuracy_change",
-                        "label": label,
-                        **_change(scorer, correct - before),
-                    }
-                )
+                rows.append({**common, "statistic": "accuracy_change", **_change(scorer, correct - before)})
 
     for split, examples in originals.items():
         uids, gold = examples["uid"].to_pylist(), np.array(examples["label"].to_pylist(), dtype=object)
         keys = [(("original", split), uid) for uid in uids]
         scorer = Scorer(len(uids), settings, "inoculation", experiment, split)
         score("original", split, "all", keys, gold, scorer)
-        if split == challenge_split:
+        if split == CHALLENGE_SPLIT:
             ec = gold != "N"
             ec_scorer = scorer_for(ec, scorer, settings, "inoculation", experiment, split, "EC")
             score("original", split, "EC", [k for k, keep in zip(keys, ec) if keep], gold[ec], ec_scorer)
-    challenge_keys, challenge_expected = [], []
-    for column in sorted(members):
-        if not members[column]:
+    for split in sorted(members):
+        challenge_keys, challenge_expected, gold_uids = [], [], set()
+        for column in sorted(members[split]):
+            if not members[split][column]:
+                continue
+            chosen = pool_one_per_gold(dict(members[split][column]), settings.seed, column, split, table)
+            keys = [((probe, split), record["uid"]) for probe, record in chosen]
+            expected = np.array([record["expected"] for _, record in chosen], dtype=object)
+            scorer = Scorer(len(keys), settings, "inoculation", experiment, column, split)
+            score(f"{table}:{column}", split, "all", keys, expected, scorer)
+            challenge_keys += keys
+            challenge_expected += list(expected)
+            gold_uids.update(record["orig_uid"] for _, record in chosen)
+        if not challenge_keys:
             continue
-        chosen = pool_one_per_gold(dict(members[column]), settings.seed, column, challenge_split, table)
-        keys = [((probe, challenge_split), record["uid"]) for probe, record in chosen]
-        expected = np.array([record["expected"] for _, record in chosen], dtype=object)
+        scorer = Scorer(len(challenge_keys), settings, "inoculation", experiment, "challenge", split)
+        score(f"{table}:challenge", split, "all", challenge_keys, np.array(challenge_expected, dtype=object), scorer)
+        gold = (challenge_originals or {}).get(split)
+        if gold is not None:
+            paired = [
+                r for r in gold.select(["uid", "label"]).to_pylist() if r["uid"] in gold_uids and r["label"] != "N"
+            ]
+            scorer = Scorer(len(paired), settings, "inoculation", experiment, "challenge-original", split)
+            keys = [(("original", split), r["uid"]) for r in paired]
+            expected = np.array([r["label"] for r in paired], dtype=object)
+            score(f"{table}:original", split, "EC", keys, expected, scorer)
+    for probe, examples in sorted((baselines or {}).items()):
+        keys = [((probe, CHALLENGE_SPLIT), uid) for uid in examples["uid"].to_pylist()]
+        expected = np.array(examples["expected"].to_pylist(), dtype=object)
         score(
-            f"{table}:{column}",
-            challenge_split,
-            "all",
-            keys,
-            expected,
-            Scorer(len(keys), settings, "inoculation", experiment, column),
-        )
-        challenge_keys += keys
-        challenge_expected += list(expected)
-    if challenge_keys:
-        score(
-            f"{table}:challenge",
-            challenge_split,
-            "all",
-            challenge_keys,
-            np.array(challenge_expected, dtype=object),
-            Scorer(len(challenge_keys), settings, "inoculation", experiment, "challenge"),
+            probe, CHALLENGE_SPLIT, "all", keys, expected, Scorer(len(keys), settings, "inoculation", experiment, probe)
         )
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
 

@@ -22,11 +22,15 @@ from .locations import locate
 from .names import MODEL_NAME, PROBE_NAME
 from .planned import adopt_planned, hand_to_jobs
 from .settings import (
+    DEFENSE_BASELINE,
+    DEFENSE_PROBES,
     INOCULATION_TABLES,
     WORKFLOW_PROBE_OPTIONS,
     curation_files,
+    defense_probe,
     external_probes,
     inoculated_name,
+    inoculation_experiments,
     inoculation_plan,
     model_max_length,
     original_covers,
@@ -63,6 +67,10 @@ __all__ = [
     "external_probes",
     "inoculated_name",
     "inoculation_plan",
+    "inoculation_experiments",
+    "defense_probe",
+    "DEFENSE_PROBES",
+    "DEFENSE_BASELINE",
     "model_max_length",
     "original_covers",
     "plan_layers",

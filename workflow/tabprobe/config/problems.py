@@ -358,7 +358,20 @@ def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) ->
                 "config key probes.original.splits: inoculation compares accuracy on alpha1 before and after; "
                 "run original on alpha1"
             )
-    return problems
+    # A Defense fine-tunes on its probe's train and dev examples (generated for it) and tests on
+    # its alpha1 examples, which the probe must therefore make: the report's Attack row.
+    for probe in plan.get("defense") or []:
+        if probe not in probes:
+            problems.append(
+                f"config key inoculation.defense: {probe} is not among the probes; add `{probe}: {{splits: [alpha1]}}` "
+                "to `probes` (the Defense tests on its alpha1 examples, beside the model before: the Attack)"
+            )
+        elif "alpha1" not in probe_splits(config, probe):
+            problems.append(
+                f"config key inoculation.defense: {probe} does not run on alpha1, where the Defense is tested; "
+                f"add alpha1 to probes.{probe}.splits"
+            )
+    return list(dict.fromkeys(problems))
 
 
 def _variance_problems(config: dict[str, Any], models: dict) -> list[str]:

@@ -12,6 +12,12 @@ from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VAR
 WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")
 # The challenge family of each experiment and the paper table pooling its probes.
 INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
+# Defense (numerical-qa-robustness section 4.3), a variant of inoculation: the numeric
+# perturbations it may fine-tune on (`inoculation.defense`), each its own experiment
+# "defense-<probe>", and the probe whose comparisons they perturb (the paper's "Original" row).
+DEFENSE_PROBES = ("num_noise", "num_distribution", "num_logic")
+DEFENSE_BASELINE = "num_comparative"
+DEFENSE_PREFIX = "defense-"
 
 
 def external_probes(config: dict[str, Any]) -> dict[str, str | None]:
@@ -114,6 +120,19 @@ def inoculation_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:
     if plan:
         plan["sizes"] = sorted(plan["sizes"])
     return plan
+
+
+def inoculation_experiments(plan: Mapping[str, Any] | None) -> list[str]:
+    """The experiments an inoculation plan runs: its `experiments`, then a Defense per probe of
+    `defense` (named "defense-<probe>")."""
+    if not plan:
+        return []
+    return [*plan["experiments"], *(f"{DEFENSE_PREFIX}{p}" for p in plan.get("defense") or [])]
+
+
+def defense_probe(experiment: str) -> str | None:
+    """The numeric probe a Defense experiment fine-tunes on; None for a plain inoculation."""
+    return experiment[len(DEFENSE_PREFIX) :] if experiment.startswith(DEFENSE_PREFIX) else None
 
 
 def variance_plan(config: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ def score_inoculation(
     table: str,
     models: Mapping[int, str],
     originals: Mapping[str, str],
-    members: Mapping[str, Mapping[str, str]],
+    members: Mapping[str, Mapping[str, Mapping[str, str]]],
     predictions: Mapping[str, Mapping[str, Mapping[str, str]]],
     grids: Mapping[int, str],
     settings: Mapping[str, Any],
@@ -26,11 +26,15 @@ def score_inoculation(
     out: str,
     summary_out: str,
     unverified_flips: str = "exclude",
+    challenge_originals: Mapping[str, str] | None = None,
+    baselines: Mapping[str, str] | None = None,
 ) -> None:
     """Paper Tables 9-12 for one experiment: `models` size -> model name (0: before), `originals`
-    split -> probe `original`'s examples, `members` column -> probe -> its challenge-split
-    examples, `predictions` model -> probe -> split -> predictions file, `grids` size -> the
-    chosen checkpoint (for the learning rate and epochs of each inoculation)."""
+    split -> probe `original`'s examples, `members` challenge split (train, alpha1) -> column ->
+    probe -> its examples there, `challenge_originals` challenge split -> probe `original`'s
+    examples there (the paired Original column), `baselines` probe -> its alpha1 examples (a
+    Defense's num_comparative), `predictions` model -> probe -> split -> predictions file,
+    `grids` size -> the chosen checkpoint (for the learning rate and epochs of each inoculation)."""
     import pyarrow as pa
 
     read = {
@@ -47,9 +51,11 @@ def score_inoculation(
         table,
         models,
         {s: read_parquet(p, schemas.PROBE_EXAMPLES) for s, p in originals.items()},
-        inoculation.read_challenge(members, unverified_flips),
+        {split: inoculation.read_challenge(by_column, unverified_flips) for split, by_column in members.items()},
         read,
         scoring.ScoringSettings(**settings, seed=seed),
+        {s: read_parquet(p, schemas.PROBE_EXAMPLES) for s, p in (challenge_originals or {}).items()},
+        {probe: read_parquet(p, schemas.PROBE_EXAMPLES) for probe, p in (baselines or {}).items()},
     )
     # The model before inoculation is filed as size 0 of the experiment: its numbers here share
     # the samplings of the changes, unlike its own scores under its name.

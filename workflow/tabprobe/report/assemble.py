@@ -36,7 +36,7 @@ def build_sections(scores: Index, run: RunInfo) -> list[Section]:
         + [evidence.invalid_transition_section(scores, run, p) for p in transition_probes]
         + [evidence.evidence_section(scores, run)],
         "counterfactuals": [counterfactuals.counterfactual_section(scores, run)],
-        "inoculation": inoculation.inoculation_sections(scores, run),
+        "inoculation": [*inoculation.inoculation_sections(scores, run), inoculation.defense_section(scores, run)],
     }
     for dimension, subsections in parts.items():
         subsections = [s for s in subsections if s]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import paper
+from ..config import DEFENSE_BASELINE, defense_probe
 from ..config.defaults import FULL_INOCULATION
 from ..infotabs import SPLITS
 from ..inoculation import CHALLENGE_SPLIT, Change, liu_outcome
@@ -49,11 +50,22 @@ def accuracy_and_change(scores: Index, model: str, probe: str, split: str, label
     return [accuracy, change]
 
 
+SELECTION = {
+    "per_size": "each size keeps the rate with its best dev accuracy",
+    # Paper section 7: "we tried learning rates of 10-4, 5x10-5 and 10-5 ... with early stopping
+    # based on the development set accuracy ... The model performance was best with the learning
+    # rate of 10-5, which we used throughout the inoculation experiments."
+    "shared": "one rate for every size and both experiments, the one with the best mean dev accuracy over "
+    "them (the paper's selection: it tried the three rates, compared them on the development set and used "
+    "the best, 1e-5, throughout)",
+}
+
+
 def grid_text(plan: dict) -> str:
     grid = (
         f"learning rates {', '.join(f'{lr:g}' for lr in plan['learning_rates'])}, at most {plan['max_epochs']} "
         f"epoch(s), stopping after {plan['patience']} without a better dev accuracy on "
-        f"{plan['dev_examples'] or 'all'} dev examples"
+        f"{plan['dev_examples'] or 'all'} dev examples; {SELECTION[plan['learning_rate_selection']]}"
     )
     if all(plan.get(key) == value for key, value in FULL_INOCULATION.items()):
         return grid + " (the paper's)."
@@ -61,11 +73,13 @@ def grid_text(plan: dict) -> str:
         # A key the config writes holds under `full: true` (config.settings._plan).
         return (
             grid
-            + ": `full: true`, with the config's own values where it sets them (the paper's: 1e-4, 5e-5, 1e-5, up to 30 epochs)."
+            + ": `full: true`, with the config's own values where it sets them (the paper's: 1e-4, 5e-5, 1e-5, up to 30 epochs, one "
+            "rate shared by every size and experiment)."
         )
     return (
         grid
-        + ". This is the CPU budget's reduced grid; `full: true` runs the paper's (1e-4, 5e-5, 1e-5, up to 30 epochs)."
+        + ". This is the CPU budget's reduced grid; `full: true` runs the paper's (1e-4, 5e-5, 1e-5, up to 30 epochs, "
+        "one rate shared by every size and experiment)."
     )
 
 
@@ -90,29 +104,43 @@ def original_splits_table(scores: Index, experiment: Experiment) -> TableBlock:
     )
 
 
-def challenge_table(scores: Index, experiment: Experiment) -> TableBlock:
-    """Paper Table 10 or 12: the challenge split without NEUTRAL, original and edited."""
+# The row groups of paper Tables 10 and 12, as the paper labels them.
+CHALLENGE_SETS = {"train": "Train Set (w/o NEUTRAL)", CHALLENGE_SPLIT: "α1 Set (w/o NEUTRAL)"}
+
+
+def challenge_table(scores: Index, experiment: Experiment, split: str = CHALLENGE_SPLIT) -> TableBlock | None:
+    """Paper Table 10 or 12, one of its row groups: the challenge set of `split` (train: what the
+    model was fine-tuned on; alpha1: the test), Original being the gold examples it was made from,
+    without NEUTRAL (None: not run on that split)."""
     columns = [
-        ("original", "EC", "Original (w/o NEUTRAL)"),
-        (f"{experiment.table}:label_preserved", "all", "Label preserved"),
-        (f"{experiment.table}:label_flipped", "all", "Label flipped"),
+        (f"{experiment.table}:original", "EC", "Original"),
+        (f"{experiment.table}:label_preserved", "all", "Label Preserved"),
+        (f"{experiment.table}:label_flipped", "all", "Label Flipped"),
     ]
+    if not any(scores.get(experiment.model(0), probe, split, "accuracy", label) for probe, label, _ in columns):
+        return None
     rows = [
         [row_title(size)]
         + [
             c
             for probe, label, _ in columns
-            for c in accuracy_and_change(scores, experiment.model(size), probe, CHALLENGE_SPLIT, label, size > 0)
+            for c in accuracy_and_change(scores, experiment.model(size), probe, split, label, size > 0)
         ]
         for size in experiment.sizes
     ]
-    for size, values in experiment.reference["challenge"][CHALLENGE_SPLIT].items():
+    for size, values in experiment.reference["challenge"][split].items():
         rows.append([f"paper: {row_title(size)}"] + [c for v in values for c in (Stat.reference(v), "")])
+    what = (
+        "the challenge examples the inoculations draw from, as the paper reports them (the inoculated "
+        "models trained on part of these)"
+        if split == "train"
+        else "the test challenge set"
+    )
     return TableBlock(
         ["Examples"] + [f"{title}: {what}" for _, _, title in columns for what in ("accuracy", "change")],
         rows,
-        caption=f"Paper {experiment.reference['tables'][1]} layout: alpha1 without NEUTRAL "
-        "(the paper's train rows are not run: inoculation trains on train)",
+        caption=f"Paper {experiment.reference['tables'][1]} layout, {CHALLENGE_SETS[split]}: {what}; Original is "
+        "the gold examples the challenge set was made from",
     )
 
 
@@ -122,7 +150,16 @@ def grid_table(experiment: Experiment) -> TableBlock:
         [
             size,
             f"{v['learning_rate']:g}",
-            "; ".join(f"{lr}: {acc:.2f}" for lr, acc in v["dev_accuracy_by_learning_rate"].items()),
+            "; ".join(f"{lr}: {acc:.2f}" for lr, acc in v["dev_accuracy_by_learning_rate"].items())
+            + (
+                " (mean over "
+                + ", ".join(v["selected_over"])
+                + ": "
+                + "; ".join(f"{lr}: {acc:.2f}" for lr, acc in v["mean_dev_accuracy_by_learning_rate"].items())
+                + ")"
+                if v.get("selection") == "shared"
+                else ""
+            ),
             f"{v['dev_accuracy_before']:.2f}",
             f"{v['best_epoch']} of {v['epochs_run']} (max {v['max_epochs']})",
             str(v["train_examples"]),
@@ -172,6 +209,8 @@ def inoculation_sections(scores: Index, run: RunInfo) -> list[Section]:
         return []
     sections = []
     for name, summary in run.inoculation.items():
+        if defense_probe(name):
+            continue
         experiment = Experiment(name, summary)
         section = Section(f"Inoculation on {name} examples (paper {' and '.join(experiment.reference['tables'])})")
         section.blocks.append(
@@ -182,11 +221,94 @@ def inoculation_sections(scores: Index, run: RunInfo) -> list[Section]:
             " Change: the inoculated model minus the model before, on the same examples and samplings (points, 95% CI). "
             "The paper's RoBERTa-large rows (learning rate 1e-5) follow this run's."
         )
-        section.blocks += [
-            original_splits_table(scores, experiment),
-            challenge_table(scores, experiment),
-            grid_table(experiment),
-            outcomes_table(scores, experiment),
-        ]
+        if challenge_table(scores, experiment, "train"):
+            trained_rows = (
+                f"{experiment.reference['tables'][1]}'s train rows (Train Set (w/o NEUTRAL)): every model on the "
+                "challenge examples from train that the inoculations draw from, and on their originals."
+            )
+        else:
+            trained_rows = (
+                f"{experiment.reference['tables'][1]}'s train rows are not run here (`train_rows: true`, on under "
+                "`full: true`)."
+            )
+        section.blocks[-1] += " " + trained_rows
+        section.blocks += [original_splits_table(scores, experiment)]
+        section.blocks += [t for t in (challenge_table(scores, experiment, s) for s in CHALLENGE_SETS) if t]
+        section.blocks += [grid_table(experiment), outcomes_table(scores, experiment)]
         sections.append(section)
     return sections
+
+
+def _difference(after: dict | None, before: dict | None) -> Stat:
+    """An unpaired difference of two means (different examples: no interval), in points."""
+    if not after or not before or after["mean"] is None or before["mean"] is None:
+        return Stat(None, signed=True)
+    return Stat(after["mean"] - before["mean"], signed=True)
+
+
+def defense_section(scores: Index, run: RunInfo) -> Section | None:
+    """The Defense setting of numerical-qa-robustness (section 4.3, Table 3) beside the plain
+    inoculation: per numeric perturbation, the model before on its alpha1 examples (Attack) and
+    after fine-tuning on its train examples (Defense), each as the change from num_comparative's
+    accuracy (the paper's "Original": the comparisons before they were perturbed), the Defense's
+    paired gain over the Attack, and what it costs on the original alpha1."""
+    plan = run.inoculation_plan
+    defenses = {name: s for name, s in (run.inoculation or {}).items() if defense_probe(name)}
+    if not plan or not defenses:
+        return None
+    rows = []
+    for name, summary in defenses.items():
+        experiment, probe = Experiment(name, summary), defense_probe(name)
+        before = experiment.model(0)
+        original = scores.get(before, DEFENSE_BASELINE, CHALLENGE_SPLIT, "accuracy")
+        attack = scores.get(before, f"{name}:defense", CHALLENGE_SPLIT, "accuracy")
+        for size in experiment.sizes[1:]:
+            model = experiment.model(size)
+            defended = scores.get(model, f"{name}:defense", CHALLENGE_SPLIT, "accuracy")
+            rows.append(
+                [
+                    probe,
+                    str(size),
+                    f"{summary['sizes'][str(size)]['learning_rate']:g}",
+                    Stat.of(original),
+                    Stat.of(attack),
+                    _difference(attack, original),
+                    Stat.of(defended),
+                    _difference(defended, original),
+                    Stat.of(scores.get(model, f"{name}:defense", CHALLENGE_SPLIT, "accuracy_change"), signed=True),
+                    Stat.of(scores.get(model, "original", CHALLENGE_SPLIT, "accuracy_change"), signed=True),
+                ]
+            )
+    section = Section("Defense (numerical-qa-robustness section 4.3), beside inoculation")
+    section.blocks.append(
+        "The numerical-robustness paper's two settings: Attack, a model trained on the original data tested on "
+        'perturbed test examples (test*), and Defense, perturbations applied to "all of training, validation, and '
+        'testing split" (train on train*, validate on val*, test on test*), to see "to what extent the performance '
+        'drop can be alleviated by using the perturbations as a data augmentation approach". Here the Defense is a '
+        f"variant of the inoculation above: `{run.inoculation_plan['model']}` fine-tuned further on the sizes' nested "
+        "subsets of one numeric probe's train examples, stopped early on that probe's dev examples, and tested on its "
+        f"alpha1 examples; the paper instead retrains on the whole perturbed training split. Original: "
+        f"`{DEFENSE_BASELINE}` on alpha1, the comparisons before the perturbation, scored by the model before (the "
+        "paper's Table 3 reports both settings as the change from it). Gain: the defended model minus the model before "
+        "on the same perturbed examples (paired, 95% CI); the last column is what the Defense costs on the original "
+        "alpha1 (paired). Learning rates: " + grid_text(plan)
+    )
+    section.blocks.append(
+        TableBlock(
+            [
+                "Perturbation",
+                "Examples",
+                "Learning rate kept",
+                f"Original ({DEFENSE_BASELINE}, before)",
+                "Attack (before)",
+                "Attack: change from Original",
+                "Defense (after)",
+                "Defense: change from Original",
+                "Defense: gain over Attack",
+                "Original alpha1: change",
+            ],
+            rows,
+            caption="Attack and Defense per numeric perturbation (accuracy, points)",
+        )
+    )
+    return section
