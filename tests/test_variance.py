@@ -80,18 +80,18 @@ def test_full_plans_a_training_and_a_scoring_job_per_repeat_and_size(tmp_path):
 
 def test_the_default_run_keeps_its_three_trainings_and_a_two_point_curve(tmp_path):
     plan = dry_run(tmp_path)
-    assert curve_jobs(plan, "train_variance") == {(300, r) for r in (1, 2, 3)}
-    assert curve_jobs(plan, "score_variance") == {(s, r) for s in (0, 300) for r in (1, 2, 3)}
+    assert curve_jobs(plan, "train_variance") == {(200, r) for r in (1, 2, 3)}
+    assert curve_jobs(plan, "score_variance") == {(s, r) for s in (0, 200) for r in (1, 2, 3)}
 
 
 def test_a_users_own_keys_hold_under_full_in_the_workflow(tmp_path):
-    """A user's file that sets `resamples` and `train_sizes` keeps them under `full: true` (2 is
+    """A user's file that sets `resamples` and `train_sizes` keeps them under `full: true` (3 is
     also the CPU budget's value: written is written, whatever its value)."""
-    own = {"full": True, "controlled_variance": {"resamples": 2, "train_sizes": [1000, 250]}}
-    assert VARIANCE_DEFAULTS["resamples"] == 2 != FULL_VARIANCE["resamples"]
+    own = {"full": True, "controlled_variance": {"resamples": 3, "train_sizes": [1000, 250]}}
+    assert VARIANCE_DEFAULTS["resamples"] == 3 != FULL_VARIANCE["resamples"]
     plan = dry_run(tmp_path, own)
-    assert curve_jobs(plan, "train_variance") == {(s, r) for s in (250, 1000) for r in (1, 2)}
-    assert curve_jobs(plan, "score_variance") == {(s, r) for s in (0, 250, 1000) for r in (1, 2)}
+    assert curve_jobs(plan, "train_variance") == {(s, r) for s in (250, 1000) for r in (1, 2, 3)}
+    assert curve_jobs(plan, "score_variance") == {(s, r) for s in (0, 250, 1000) for r in (1, 2, 3)}
 
 
 @pytest.fixture(scope="module")
