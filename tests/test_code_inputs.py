@@ -4,6 +4,7 @@ job runs, all of it, and nothing else."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,8 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     assert not probe_modules & shared
     # The aligner is not in it: its edits reach the probes that read relevance through its files.
     assert "relevance.py" not in shared and "relevance.py" in of("find_relevant_rows")
-    assert source_files("negation_flip") == sorted(
+    negation = source_files("negation_flip")
+    assert [f for f in negation if f.endswith(".py")] == sorted(
         {
             "probes/negation_flip.py",
             "probes/hypothesis_edits.py",
@@ -101,8 +103,12 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
             "probes/base.py",
             "probes/invariants.py",
             "table.py",
+            "wordlists.py",
         }
     )
+    # ... and the word lists those modules read, nothing else (not titles.py's, not the aligner's)
+    assert {"probes/words/hedges.txt", "probes/words/identity_keys.txt", "words/months.txt"} <= set(negation)
+    assert not {"probes/words/honorifics.txt", "words/key_cues.txt"} & set(negation)
     # The numeric probes share the text surgery, not the parse-based edits.
     for name in ("num_words", "num_decimal", "num_comparative", "modifier_preserve"):
         assert "probes/hypothesis_edits.py" not in source_files(name), name
@@ -120,3 +126,74 @@ def test_every_rule_with_a_script_lists_its_scripts_closure_as_code_inputs():
                     without.append(match.group(1))
     # The downloads are verified against the releases' checksums: an edited downloader re-fetches nothing.
     assert sorted(without) == ["download_counterfactuals", "download_infotabs"]
+
+
+@pytest.mark.parametrize(
+    "snippet, expected",
+    [
+        ('HEDGES = word_set("probes/words/hedges.txt")', ["probes/words/hedges.txt"]),
+        (
+            'from tabprobe import wordlists\nA = wordlists.word_map("words/a.txt")\n'
+            'def f():\n    return word_groups("words/b.txt"), word_list("words/a.txt")',
+            ["words/a.txt", "words/b.txt"],
+        ),
+        ("words = text.split()\nread_text('x.txt')", []),  # not a loader
+    ],
+)
+def test_the_word_lists_a_module_reads_are_the_literal_paths_it_gives_the_loaders(snippet, expected):
+    assert code_inputs.data_files(snippet) == expected
+
+
+def test_a_word_list_named_by_anything_but_a_literal_is_refused():
+    """Its file could not be an input of the jobs that read it: an edit would re-run nothing."""
+    for snippet in ('word_set(folder + "/hedges.txt")', "word_map(PATH)", 'word_set(path="a.txt")'):
+        with pytest.raises(ValueError, match="string literal"):
+            code_inputs.data_files(snippet, "probes/x.py")
+
+
+@cache
+def _reads() -> dict[str, list[str]]:
+    modules = sorted(str(p.relative_to(code_inputs.PACKAGE_DIR)) for p in code_inputs.PACKAGE_DIR.rglob("*.py"))
+    return {m: code_inputs.data_files((code_inputs.PACKAGE_DIR / m).read_text(encoding="utf-8"), m) for m in modules}
+
+
+def readers(data_file: str) -> set[str]:
+    """The library modules whose code reads `data_file`."""
+    return {module for module, files in _reads().items() if data_file in files}
+
+
+def rerun_by(data_file: str) -> set[str]:
+    """The probes whose jobs list `data_file` as an input: those an edit to it re-runs."""
+    return {name for name in REGISTRY if data_file in source_files(name)}
+
+
+def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
+    word_files = sorted(
+        str(p.relative_to(code_inputs.PACKAGE_DIR))
+        for folder in ("words", "probes/words")
+        for p in (code_inputs.PACKAGE_DIR / folder).glob("*.txt")
+    )
+    assert len(word_files) > 30
+    for data_file in word_files:
+        modules = readers(data_file)
+        assert modules, f"{data_file} is read by no module: an edit to it would re-run nothing"
+        expected = {name for name in REGISTRY if modules & set(source_files(name))}
+        assert rerun_by(data_file) == expected, data_file
+    # a list of one helper re-runs the probes that import that helper, and no others
+    assert readers("probes/words/hedges.txt") == {"probes/hypothesis_edits.py"}
+    hedges = rerun_by("probes/words/hedges.txt")
+    assert {"negation_flip", "quantifier_flip", "temporal_flip"} <= hedges
+    assert not {"num_words", "row_deletion", "cf_title_swap", "original"} & hedges
+    titles = rerun_by("probes/words/honorifics.txt")
+    assert "cf_title_swap" in titles and "negation_flip" not in titles and titles != hedges
+    identity = rerun_by("probes/words/identity_keys.txt")
+    assert {"row_insertion", "row_update"} <= identity and "num_words" not in identity
+    # the aligner's lists re-run the relevance step (and through its files the evidence probes), no probe's code
+    for data_file in ("words/key_cues.txt", "words/stopwords.txt", "words/demonyms.txt"):
+        assert rerun_by(data_file) == set(), data_file
+        assert data_file in of("find_relevant_rows") and data_file not in of("generate_probe"), data_file
+    # the months are read by both
+    assert {"probes/hypothesis_edits.py", "relevance.py"} <= readers("words/months.txt")
+    assert "words/months.txt" in of("find_relevant_rows") and rerun_by("words/months.txt") == rerun_by(
+        "probes/words/hedges.txt"
+    )

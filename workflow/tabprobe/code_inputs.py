@@ -10,6 +10,10 @@ Imports inside functions count (they run when the function does). A package's fa
 taken from inside it. The probe registry (probes/__init__.py) is never followed: a registry line
 names a probe, and adding one must run only the new probe's jobs; probe modules are loaded by
 name at run time and each probe's jobs list its own closure (`probes.source_files`).
+
+The word lists a module reads (tabprobe.wordlists: a loader called with a literal path, such as
+`word_set("probes/words/hedges.txt")`) are part of its closure too: editing one re-runs exactly
+the jobs whose code reads it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import os
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+
+from .wordlists import LOADERS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = PACKAGE_DIR.name  # "tabprobe"
@@ -63,8 +69,29 @@ def imported_files(source: str, where: str | None) -> list[str]:
     return sorted({f for f in found if f is not None})
 
 
+def data_files(source: str, where: str | None = None) -> list[str]:
+    """The word lists that `source` reads: the literal paths of its calls to a tabprobe.wordlists
+    loader (relative to the package). A loader called with anything else is an error: the file it
+    reads could not be an input of the jobs that run it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        if name not in LOADERS:
+            continue
+        path = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not (isinstance(path, ast.Constant) and isinstance(path.value, str)):
+            raise ValueError(
+                f"{where or 'code'}, line {node.lineno}: {name}() must be given its file as one string literal"
+            )
+        found.append(path.value)
+    return sorted(set(found))
+
+
 def closure(files: Iterable[str]) -> list[str]:
-    """`files` (relative to the package) and every library file they import, transitively."""
+    """`files` (relative to the package), every library file they import and every word list
+    they read, transitively."""
     seen: set[str] = set()
     pending = [f for f in files if f not in NEVER_FOLLOWED]
     while pending:
@@ -72,7 +99,8 @@ def closure(files: Iterable[str]) -> list[str]:
         if path in seen or not (PACKAGE_DIR / path).is_file():
             continue
         seen.add(path)
-        pending += [f for f in _library_imports(path) if f not in NEVER_FOLLOWED]
+        if path.endswith(".py"):
+            pending += [f for f in _library_imports(path) if f not in NEVER_FOLLOWED]
     return sorted(seen)
 
 
@@ -80,7 +108,8 @@ def closure(files: Iterable[str]) -> list[str]:
 def _library_imports(path: str) -> list[str]:
     # Read once per process: Snakemake asks for a probe's closure once per generate_probe job and
     # for every rule's at parse time (again in each cluster job), over the same few dozen files.
-    return imported_files((PACKAGE_DIR / path).read_text(encoding="utf-8"), path)
+    source = (PACKAGE_DIR / path).read_text(encoding="utf-8")
+    return imported_files(source, path) + data_files(source, path)
 
 
 def of_script(script: str | Path) -> list[str]:

@@ -40,217 +40,28 @@ import pyarrow as pa
 from .errors import InputDataError, Problem
 from .schemas import RELEVANCE
 from .table import Table, normalised
+from .wordlists import word_list, word_set, word_set_map
 
 SOURCES = ("aligner", "annotations")
 
 
-_STOPWORDS = frozenset(
-    """
-a an the of in on at to for from by with and or but not no nor is are was were be been being has have
-had do does did this that these those it its it's he she his her him they them their there here as
-than then so such very more most less least many much few several some any all each every one
-which who whom whose what when where why how also only just over under about into out up down
-before after while during since until between among can could will would shall should may might
-must i you we our your my me us if because both either neither other another same own s
-""".split()
-)
+_STOPWORDS = word_set("words/stopwords.txt")
 
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split(), 1
-    )
-}
+_MONTHS = {m.lower(): i for i, m in enumerate(word_list("words/months.txt"), 1)}
 
 # Words that point at a row although its key is not said: "married" names Spouse. Keys are
 # matched on their stemmed words (see _key_cues), so "Spouse(s)" and "Spouses" share a line. A cue
 # written "=word" matches that word only as written, not stemmed.
-_CUES: dict[str, set[str]] = {
-    "born": {"born", "birth", "birthday", "age", "old", "young", "older", "younger", "birthplace"},
-    "died": {"died", "death", "dead", "die", "dy", "passed", "killed", "lived", "age", "old"},
-    "spouse": {"married", "marry", "wife", "wives", "husband", "spouse", "wed", "divorced", "wive"},
-    "partner": {"married", "partner", "dating", "girlfriend", "boyfriend", "relationship", "wife", "husband"},
-    "children": {"child", "children", "kid", "son", "daughter"},
-    "parent": {"father", "mother", "parent", "son", "daughter"},
-    "occupation": {
-        "work",
-        "job",
-        "profession",
-        "career",
-        "worked",
-        "act",
-        "acting",
-        "actor",
-        "actress",
-        "singer",
-        "musician",
-        "performer",
-        "entertainer",
-        "writer",
-        "author",
-        "player",
-        "artist",
-        "politician",
-        "model",
-        "dancer",
-        "comedian",
-        "businessman",
-        "businesswoman",
-        "wrestler",
-        "scientist",
-        "physicist",
-        "chemist",
-        "lawyer",
-        "poet",
-        "painter",
-        "composer",
-        "rapper",
-        "host",
-    },
-    "length": {"long", "minute", "hour", "hr", "min", "running", "runtime", "duration", "length", "second"},
-    "running": {"long", "minute", "hour", "hr", "min", "runtime", "duration", "length"},
-    "time": {"long", "minute", "hour", "hr", "min", "duration"},
-    "released": {"release", "released", "came", "came out", "premiered", "debuted", "published"},
-    "release": {"release", "released", "came", "premiered", "debuted", "published"},
-    "population": {"people", "inhabitant", "populou", "populated", "resident", "live", "lived", "citizen"},
-    "area": {"large", "big", "size", "square", "km", "mile", "small", "larger", "smaller", "bigger"},
-    "language": {"speak", "spoken", "language", "speaks"},
-    "directed": {"directed", "director", "direct"},
-    "written": {"wrote", "written", "writer", "write", "penned", "screenplay"},
-    "starring": {"star", "starred", "starring", "actor", "actress", "cast", "played", "acted"},
-    "produced": {"produced", "producer", "produce"},
-    "producer": {"produced", "producer", "produce"},
-    "label": {"=records", "label", "signed"},  # not "record": "recorded" stems to it
-    "founded": {"founded", "established", "started", "formed", "created", "founder", "found"},
-    "founder": {"founded", "founder", "started", "created", "found"},
-    "headquarter": {"based", "headquartered", "located", "headquarter"},
-    "location": {"located", "location", "situated", "where"},
-    "education": {"studied", "school", "college", "university", "graduated", "attended", "educated", "degree"},
-    "alma": {"studied", "school", "college", "university", "graduated", "attended", "educated", "degree"},
-    "active": {
-        "active",
-        "career",
-        "retired",
-        "performing",
-        "working",
-        "acting",
-        "playing",
-        "since",
-        "disbanded",
-        "reunited",
-        "began",
-        "started",
-        "ended",
-        "debut",
-    },
-    "instrument": {"play", "plays", "played", "instrument", "playing"},
-    "budget": {"cost", "budget", "dollar", "million", "spent", "expensive", "cheap", "profit", "profitable", "net"},
-    "box": {
-        "earned",
-        "grossed",
-        "gross",
-        "made",
-        "revenue",
-        "million",
-        "billion",
-        "dollar",
-        "profit",
-        "profitable",
-        "net",
-    },
-    "office": {"earned", "grossed", "gross", "revenue", "profit", "profitable", "net"},
-    "revenue": {"earned", "revenue", "income", "made", "million", "billion"},
-    "employee": {"employ", "employee", "employs", "staff", "worker", "people", "employed"},
-    "genre": {"music", "style", "genre"},
-    "nationality": {"citizen", "national", "nationality", "american", "british", "french", "german", "from"},
-    "citizenship": {"citizen", "national", "nationality"},
-    "height": {"tall", "height", "feet", "foot", "ft", "meter", "metre", "taller", "shorter"},
-    "elevation": {"high", "tall", "height", "elevation", "meter", "metre", "feet", "altitude"},
-    "capital": {"capital"},
-    "currency": {"currency", "money", "dollar", "euro"},
-    "religion": {"religion", "religious", "church", "faith"},
-    "award": {"award", "won", "prize", "win", "awarded"},
-    "party": {"party", "democrat", "republican", "political"},
-    "owner": {"owned", "owner", "own", "owns"},
-    "country": {"country", "nation"},
-    "website": {"website", "web", "online", "internet", "url"},
-    "term": {"served", "term", "office", "year"},
-    "president": {"president"},
-    "team": {"team", "play", "plays", "played", "club"},
-    "position": {"position", "play", "plays", "played"},
-    "resting": {"buried", "grave", "rest", "resting", "cemetery"},
-    "place": {"where", "place", "located"},
-    "cause": {"cause", "caused", "died", "disease", "cancer"},
-    "residence": {"live", "lives", "lived", "living", "resides", "home", "reside"},
-    "industry": {"industry", "business", "company", "sector"},
-    "product": {"product", "make", "makes", "sell", "sells", "produce", "produces"},
-    "key": {"people", "ceo", "president", "chairman", "led", "run", "runs"},
-    "people": {"ceo", "president", "chairman", "led", "leader"},
-    "service": {"service", "offer", "offers", "provides", "provide"},
-    "cuisine": {"food", "cuisine", "dish"},
-    "ingredient": {"made", "ingredient", "contain", "contains", "containing"},
-    "course": {"served", "course", "meal", "dessert", "dinner", "lunch", "breakfast"},
-    "serving": {"served", "serve", "temperature", "hot", "cold", "warm"},
-    "origin": {"originated", "origin", "from", "came", "formed"},
-    "demonym": {"called", "known"},
-    "government": {"government", "governed", "ruled", "monarchy", "republic"},
-    "density": {"dense", "density", "crowded", "per"},
-    "gdp": {"gdp", "economy", "rich", "wealthy", "poor"},
-    "time zone": {"time", "zone", "utc", "gmt"},
-    "zone": {"time", "zone", "utc", "gmt"},
-}
+_CUES: dict[str, set[str]] = word_set_map("words/key_cues.txt")
 
 
 # Nationality adjectives and the country words a table writes instead ("Spanish" -> Spain).
-_DEMONYMS = {
-    "american": {"united", "states", "u.s", "us", "usa", "america"},
-    "british": {"united", "kingdom", "uk", "england", "scotland", "wales", "britain"},
-    "english": {"england", "uk"},
-    "scottish": {"scotland", "uk"},
-    "welsh": {"wales", "uk"},
-    "irish": {"ireland"},
-    "canadian": {"canada"},
-    "australian": {"australia"},
-    "spanish": {"spain"},
-    "french": {"france"},
-    "german": {"germany", "prussia"},
-    "italian": {"italy"},
-    "chinese": {"china"},
-    "japanese": {"japan"},
-    "indian": {"india"},
-    "russian": {"russia"},
-    "polish": {"poland"},
-    "dutch": {"netherlands"},
-    "swedish": {"sweden"},
-    "norwegian": {"norway"},
-    "danish": {"denmark"},
-    "mexican": {"mexico"},
-    "brazilian": {"brazil"},
-    "korean": {"korea"},
-    "hungarian": {"hungary"},
-    "austrian": {"austria"},
-    "swiss": {"switzerland"},
-    "greek": {"greece"},
-    "turkish": {"turkey"},
-    "egyptian": {"egypt"},
-    "pakistani": {"pakistan"},
-    "israeli": {"israel"},
-    "czech": {"czech", "czechoslovakia"},
-    "belgian": {"belgium"},
-    "portuguese": {"portugal"},
-    "argentine": {"argentina"},
-    "chilean": {"chile"},
-}
+_DEMONYMS = word_set_map("words/demonyms.txt")
 
 
 # Nouns a hypothesis uses to name its subject's kind ("The album Currents", "the film"): like the
 # title's words, they are not matched against values ("Working Title Films" is not about "the film").
-_SUBJECT_NOUNS = frozenset(
-    """
-film movie album ep song single record band group painting picture book novel series show
-country nation city town horse racehorse company university school airport planet game drink food dish
-""".split()
-)
+_SUBJECT_NOUNS = word_set("words/subject_nouns.txt")
 
 
 def _stem(word: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..wordlists import word_list, word_map, word_set
 from .text_edits import apply_changes, change
 
 # ---------------------------------------------------------------- numbers
@@ -71,21 +72,7 @@ def is_year(text: str) -> bool:
 # Monotone function words (paper Table 2, plus the obvious synonyms marked as ours). The value
 # is the direction in which the number may move with an ENTAIL label kept: "over 100 minutes"
 # stays true at "over 90"; a CONTRADICT label is kept moving the other way.
-MONOTONE_WORDS: dict[str, str] = {
-    "over": "down",
-    "more than": "down",
-    "after": "down",
-    "under": "up",
-    "less than": "up",
-    "before": "up",
-    # synonyms (this project's reading, same monotonicity)
-    "above": "down",
-    "greater than": "down",
-    "at least": "down",
-    "below": "up",
-    "fewer than": "up",
-    "at most": "up",
-}
+MONOTONE_WORDS: dict[str, str] = word_map("probes/words/monotone_words.txt")
 PAPER_TABLE2 = frozenset({"over", "more than", "after", "under", "less than", "before"})
 TEMPORAL_WORDS = frozenset({"before", "after"})
 
@@ -103,47 +90,11 @@ class MonotoneNumber:
 
 # Words before a comparative that make it approximate: "just over 2 minutes" is not "over 2
 # minutes", and "just no more than 2" is not English.
-APPROXIMATORS = frozenset(
-    {
-        "just",
-        "slightly",
-        "roughly",
-        "nearly",
-        "almost",
-        "approximately",
-        "about",
-        "around",
-        "well",
-        "far",
-        "much",
-        "barely",
-        "only",
-        "little",
-        "bit",
-        "somewhat",
-        "some",
-    }
-)
-TIME_UNITS = frozenset(
-    {
-        "second",
-        "minute",
-        "hour",
-        "day",
-        "week",
-        "month",
-        "year",
-        "decade",
-        "century",
-        "millennium",
-        "season",
-        "night",
-        "weekend",
-    }
-)
+APPROXIMATORS = word_set("probes/words/approximators.txt")
+TIME_UNITS = word_set("probes/words/time_units.txt")
 # Verbs and prepositions before "over"/"under" + a duration that make it a comparison ("for over
 # 3 years", "is over 2 hours long", "lasted over a week"); otherwise "over five days" is a span.
-_DURATION_COMPARED = frozenset({"for", "of", "be", "last", "run", "span", "take", "spend", "age", "aged"})
+_DURATION_COMPARED = word_set("probes/words/duration_compared.txt")
 
 
 def is_calendar_year(token) -> bool:
@@ -391,45 +342,7 @@ DURATION_WORDS: dict[str, str] = {**MONOTONE_WORDS, "longer than": "down", "shor
 # hours", "about 30 years"), a bound or range ("up to", "between 2 and 3"), a frequency ("once a
 # month", "every year"), a part ("half a year", "the last 10 years"), or a comparison already
 # read as monotone ("over", "less than").
-_NOT_BARE = APPROXIMATORS | frozenset(
-    {
-        "to",
-        "than",
-        "least",
-        "most",
-        "within",
-        "over",
-        "under",
-        "above",
-        "below",
-        "between",
-        "and",
-        "or",
-        "-",
-        "–",
-        "once",
-        "twice",
-        "every",
-        "each",
-        "per",
-        "half",
-        "quarter",
-        "first",
-        "last",
-        "past",
-        "next",
-        "previous",
-        "following",
-        "initial",
-        "final",
-        "few",
-        "several",
-        "many",
-        "shy",
-        "close",
-        "approximately",
-    }
-)
+_NOT_BARE = APPROXIMATORS | word_set("probes/words/not_bare.txt")
 
 
 @dataclass(frozen=True)
@@ -550,12 +463,8 @@ def moved_duration(item: Duration, direction: str, large: bool, rng: np.random.G
 
 # Durations in a sentence that speaks of its subject's length ("is over an hour long", "runs 126
 # minutes"), which the table's running time or length gives; not of a part of it (a song).
-_LENGTH_LEMMAS = frozenset(
-    {"long", "length", "last", "run", "running", "runtime", "duration", "play", "watch", "listen"}
-)
-_PART_WORDS = frozenset(
-    {"song", "track", "single", "episode", "scene", "side", "disc", "cd", "dvd", "each", "every", "average", "part"}
-)
+_LENGTH_LEMMAS = word_set("probes/words/length_lemmas.txt")
+_PART_WORDS = word_set("probes/words/part_words.txt")
 _DURATION_KEY = re.compile(r"^(?:running time|run ?time|length|duration|playing time|total length)$", re.IGNORECASE)
 _CELL_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|minutes?|mins?\.?|hours?|hrs?)\b", re.IGNORECASE)
 
@@ -707,37 +616,7 @@ def duration_probe(example, table, doc, ctx, flip: bool) -> list:
 # Words that name the relation of a key without its own words ("signed to RCA" names Labels,
 # "married" names Spouse), by a word of the key; shared by entity_preserve (which relation the
 # sentence claims of a name) and temporal_preserve (which row dates the event it names).
-RELATION_CUES: dict[str, str] = {
-    "origin": "from formed form originate originated originally founded based hail hails",
-    "country": "from country made manufacture manufactured produced bred foaled originate native",
-    "residence": "live lives lived living reside resides resided home based",
-    "born": "born birth birthplace native",
-    "foaled": "born birth foaled",
-    "died": "die died death passed",
-    "released": "release released",
-    "release": "release released",
-    "founded": "found founded establish established form formed create created start started",
-    "established": "found founded establish established form formed create created start started",
-    "formed": "found founded establish established form formed create created start started",
-    "premiere": "premiere premiered debut debuted",
-    "published": "publish published publication",
-    "labels": "signed sign label record",
-    "label": "signed sign label record",
-    "studio": "record recorded recording studio",
-    "spouse": "married marry marriage wife husband spouse wed",
-    "written": "write wrote written writer author penned",
-    "publisher": "publish published publishes",
-    "manufacturer": "manufacture manufactured make made maker",
-    "headquarters": "headquarter headquartered based located",
-    "location": "located location situated",
-    "sire": "sire sired father",
-    "dam": "dam mother",
-    "trainer": "train trained trainer",
-    "breeder": "breed bred breeder",
-    "owner": "own owned owner",
-    "alma": "study studied attend attended graduate graduated educated",
-    "education": "study studied attend attended graduate graduated educated",
-}
+RELATION_CUES: dict[str, str] = word_map("probes/words/relation_cues.txt")
 
 
 @cache
@@ -765,20 +644,7 @@ def names_relation(doc, key: str) -> bool:
 
 # ---------------------------------------------------------------- dates
 
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+MONTHS = word_list("words/months.txt")
 _MONTH_INDEX = {m.lower(): i for i, m in enumerate(MONTHS)}
 
 
@@ -786,10 +652,8 @@ SEASONS = frozenset({"spring", "summer", "autumn", "fall", "winter"})
 # Words next to a date that put it into a range, a deadline or a list, where changing or widening
 # it does not simply keep or flip the claim ("from 1981 to 1983", "succeeded by 24 December 1521",
 # "married since 2017"; a comparison "more awards in 2015 than in 2008" is caught by "than").
-_DATE_BEFORE = frozenset(
-    {"from", "to", "until", "till", "through", "between", "since", "by", "and", "or", "–", "-", "—"}
-)
-_DATE_AFTER = frozenset({"to", "until", "till", "through", "and", "or", "–", "-", "—"})
+_DATE_BEFORE = word_set("probes/words/date_before.txt")
+_DATE_AFTER = word_set("probes/words/date_after.txt")
 
 
 def free_dates(doc, title: str = "") -> list:
@@ -863,51 +727,7 @@ _TABLE_DECADE = re.compile(r"(?<![\d])(1[0-9]{2}|20[0-9])0['’]?s\b")
 # Words that tie a date to another time, an age or a state that lasts: with another year such a
 # sentence may become true ("was still alive in 1990", "was a teenager in 1985", "won it two years
 # after his debut in 1990", "was married in 1990").
-RELATIVE_TIME = frozenset(
-    {
-        "before",
-        "after",
-        "since",
-        "until",
-        "till",
-        "earlier",
-        "later",
-        "prior",
-        "following",
-        "ago",
-        "still",
-        "already",
-        "yet",
-        "anymore",
-        "previously",
-        "when",
-        "while",
-        "whilst",
-        "once",
-        "age",
-        "aged",
-        "old",
-        "young",
-        "younger",
-        "older",
-        "teen",
-        "teens",
-        "teenager",
-        "child",
-        "kid",
-        "boy",
-        "girl",
-        "baby",
-        "adult",
-        "alive",
-        "dead",
-        "married",
-        "active",
-        "current",
-        "currently",
-        "now",
-    }
-)
+RELATIVE_TIME = word_set("probes/words/relative_time.txt")
 
 
 def table_years(table) -> tuple[set[int], list[tuple[int, int]]]:
@@ -1015,137 +835,24 @@ def change_month(text: str, entity, rng: np.random.Generator) -> tuple[str, dict
 
 # Words that already negate (other than not / n't): inserting "not" next to them would make a
 # double negation whose label no rule predicts.
-OTHER_NEGATIONS = frozenset(
-    {"no", "none", "nothing", "nobody", "neither", "nor", "never", "without", "nowhere", "cannot"}
-)
+OTHER_NEGATIONS = word_set("probes/words/other_negations.txt")
 # "only has one language" negated is "does not only have one": the scope changes, the label
 # does not simply flip.
 FOCUS_WORDS = frozenset({"only", "just", "merely", "solely"})
 # Adverbs under which "not" does not negate the claim: "barely made a profit" -> "barely did not
 # make" says something else; "also won" -> "did not also win" keeps a presupposition.
-HEDGES = frozenset(
-    {
-        "barely",
-        "hardly",
-        "scarcely",
-        "likely",
-        "probably",
-        "possibly",
-        "perhaps",
-        "nearly",
-        "almost",
-        "approximately",
-        "roughly",
-        "about",
-        "also",
-        "even",
-        "already",
-        "still",
-        "too",
-        "largely",
-        "mostly",
-        "mainly",
-        "partly",
-        "usually",
-        "often",
-        "sometimes",
-        "generally",
-        "once",
-    }
-)
+HEDGES = word_set("probes/words/hedges.txt")
 # Words that need a negation to be English: removing "not" from "does not have any" leaves
 # "does have any" (negative-polarity items).
-POLARITY_ITEMS = frozenset(
-    {"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "until", "till", "whatsoever"}
-)
+POLARITY_ITEMS = word_set("probes/words/polarity_items.txt")
 # Determiners and quantifiers of a subject under which negating the verb does not negate the
 # sentence: "Some nations do not send ...", "All drinks are not sugar free".
-QUANTIFYING = frozenset(
-    {
-        "some",
-        "all",
-        "each",
-        "every",
-        "most",
-        "many",
-        "few",
-        "several",
-        "any",
-        "no",
-        "both",
-        "more",
-        "less",
-        "fewer",
-        "almost",
-        "nearly",
-        "over",
-        "under",
-        "about",
-        "a",
-        "an",
-        "anyone",
-        "anybody",
-        "everyone",
-        "everybody",
-        "someone",
-        "somebody",
-        "one",
-        "half",
-        "majority",
-        "minority",
-        "third",
-        "quarter",
-        "percent",
-        "%",
-        "rest",
-        "none",
-        "either",
-    }
-)
-_MODALS = frozenset(
-    {
-        "be",
-        "have",
-        "do",
-        "will",
-        "would",
-        "can",
-        "could",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "ought",
-        "need",
-        "dare",
-    }
-)
+QUANTIFYING = word_set("probes/words/quantifying.txt")
+_MODALS = word_set("probes/words/auxiliaries.txt")
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
 _DO_SUPPORT = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 # Verbs whose past tense is their base form ("put", "cut"): the only VBD forms equal to a lemma.
-_SAME_PAST = frozenset(
-    {
-        "put",
-        "cut",
-        "hit",
-        "set",
-        "let",
-        "cost",
-        "hurt",
-        "shut",
-        "quit",
-        "spread",
-        "bet",
-        "bid",
-        "broadcast",
-        "burst",
-        "cast",
-        "read",
-        "split",
-        "upset",
-    }
-)
+_SAME_PAST = word_set("probes/words/same_past.txt")
 _SUBJECTS = ("nsubj", "nsubjpass", "expl", "csubj")
 
 
@@ -1258,19 +965,7 @@ def _do_support(text: str, verb) -> tuple[str, dict] | None:
 # Comparative quantifiers before a number, and their logical complements: "more than 3" is false
 # exactly when "no more than 3" is true, so the swap flips ENTAIL and CONTRADICT by logic alone
 # (unlike moving the number, which needs the half/twice heuristic).
-QUANTIFIER_COMPLEMENTS: dict[str, str] = {
-    "more than": "no more than",
-    "over": "no more than",
-    "greater than": "no more than",
-    "less than": "at least",
-    "fewer than": "at least",
-    "under": "at least",
-    "at least": "less than",
-    "at most": "more than",
-    "no more than": "more than",
-    "no less than": "less than",
-    "no fewer than": "fewer than",
-}
+QUANTIFIER_COMPLEMENTS: dict[str, str] = word_map("probes/words/quantifier_complements.txt")
 _LONGEST_QUANTIFIER = max(len(q.split()) for q in QUANTIFIER_COMPLEMENTS)
 
 
@@ -1344,16 +1039,12 @@ SAME_MEANING: dict[tuple[str, str], str] = {("every", "det"): "each", ("each", "
 # Words before a quantifier that make it something else: a superlative ("the most"), a
 # comparison ("as many", "twice as many", "how many"), a bound ("at most"), an approximation
 # ("almost all"), a negation ("not all").
-_NOT_A_QUANTIFIER_BEFORE = APPROXIMATORS | frozenset(
-    {"the", "a", "as", "so", "too", "how", "twice", "times", "at", "not", "almost", "nearly", "virtually", "very"}
-)
+_NOT_A_QUANTIFIER_BEFORE = APPROXIMATORS | word_set("probes/words/not_quantifier_before.txt")
 # ... and after it: "many more", "most likely", "all but", "each other", "every other".
-_NOT_A_QUANTIFIER_AFTER = frozenset(
-    {"more", "less", "fewer", "than", "likely", "but", "other", "others", "too", "such"}
-)
+_NOT_A_QUANTIFIER_AFTER = word_set("probes/words/not_quantifier_after.txt")
 # Sentences where replacing a quantifier does not simply weaken or strengthen the claim: a
 # comparison, a condition, an exception, a question, a focus word.
-_OPAQUE = frozenset({"than", "if", "unless", "except", "only", "just", "even", "whether", "?", "without", "never"})
+_OPAQUE = word_set("probes/words/opaque.txt")
 # Superlatives and rankings, under which a quantified phrase is no plain claim: "the largest city
 # in all of Europe" is not "in most of Europe".
 _RANKING = frozenset({"leading", "top", "first", "last", "best", "worst", "sole"})

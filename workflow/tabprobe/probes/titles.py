@@ -19,97 +19,18 @@ from dataclasses import dataclass
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from ..table import Table, normalised
+from ..wordlists import word_groups, word_set
 from .invariants import Invariant
 
 # Categories of places, whose titles may add a state or country ("Columbus, Georgia"); elsewhere
 # a comma is part of the name ("Crazy, Stupid, Love.").
 PLACE_CATEGORIES = frozenset({"City", "Country"})
 # Letters after a name that are not part of it ("Bryan Adams OC OBC", "John Macleod, FRS").
-POST_NOMINALS = frozenset(
-    {
-        "oc",
-        "obc",
-        "mbe",
-        "obe",
-        "cbe",
-        "kbe",
-        "dbe",
-        "frs",
-        "frse",
-        "qc",
-        "kc",
-        "pc",
-        "mp",
-        "cstj",
-        "phd",
-        "gcoiih",
-        "jr",
-        "sr",
-        "ii",
-        "iii",
-        "iv",
-    }
-)
+POST_NOMINALS = word_set("probes/words/post_nominals.txt")
 # Last words that make a name a group's, not a person's: it has no surname.
-GROUP_WORDS = frozenset(
-    {
-        "band",
-        "brothers",
-        "sisters",
-        "group",
-        "orchestra",
-        "choir",
-        "trio",
-        "quartet",
-        "boys",
-        "girls",
-        "singers",
-        "family",
-    }
-)
+GROUP_WORDS = word_set("probes/words/group_words.txt")
 # Capitalised words before a name that do not make it another name ("President Obama").
-HONORIFICS = frozenset(
-    {
-        "mr",
-        "mrs",
-        "ms",
-        "miss",
-        "dr",
-        "sir",
-        "dame",
-        "lord",
-        "lady",
-        "king",
-        "queen",
-        "prince",
-        "princess",
-        "president",
-        "senator",
-        "governor",
-        "general",
-        "captain",
-        "saint",
-        "st",
-        "pope",
-        "professor",
-        "prof",
-        "judge",
-        "justice",
-        "director",
-        "singer",
-        "actor",
-        "actress",
-        "rapper",
-        "songwriter",
-        "author",
-        "poet",
-        "mayor",
-        "chancellor",
-        "emperor",
-        "empress",
-        "chairman",
-    }
-)
+HONORIFICS = word_set("probes/words/honorifics.txt")
 
 
 def _words(text: str) -> list[str]:
@@ -144,38 +65,7 @@ def name_part(title: str) -> str:
 
 
 # Titles that are an infobox's section header, not its subject's name (InfoTabS scraped some).
-SECTION_HEADERS = frozenset(
-    {
-        "history",
-        "general",
-        "statistics",
-        "precedence",
-        "runways",
-        "armor",
-        "title",
-        "titles",
-        "personal information",
-        "other information",
-        "last completed",
-        "free agent",
-        "casualties and losses",
-        "orbit parameters",
-        "nutrition facts",
-        "surface temp.",
-        "characteristics",
-        "details",
-        "information",
-        "overview",
-        "summary",
-        "contents",
-        "unesco world heritage site",
-        "world heritage site",
-        "location",
-        "geography",
-        "spanish property of cultural interest",
-        "property of cultural interest",
-    }
-)
+SECTION_HEADERS = word_set("probes/words/section_headers.txt")
 
 
 def is_name_like(table: Table) -> bool:
@@ -325,27 +215,7 @@ def mentions(text: str, table: Table) -> list[Mention]:
 
 
 # Rows that give the subject another name: an entity found there is the subject itself.
-ALIAS_KEYS = frozenset(
-    {
-        "birth name",
-        "full name",
-        "real name",
-        "native name",
-        "other names",
-        "other name",
-        "also known as",
-        "known as",
-        "stage name",
-        "nickname",
-        "nicknames",
-        "nickname(s)",
-        "aka",
-        "official name",
-        "conventional long name",
-        "common name",
-        "name",
-    }
-)
+ALIAS_KEYS = word_set("probes/words/alias_keys.txt")
 
 
 def subject_names(table: Table) -> list[str]:
@@ -574,11 +444,7 @@ def slots(table: Table, name: str) -> set[tuple[str, str]]:
 
 
 # Names of one country: replacing one by another changes nothing.
-ALIASES = (
-    frozenset({"united states", "united states of america", "usa", "u.s.", "u.s.a.", "us", "america", "the us"}),
-    frozenset({"united kingdom", "uk", "u.k.", "britain", "great britain"}),
-    frozenset({"soviet union", "ussr", "u.s.s.r."}),
-)
+ALIASES = word_groups("probes/words/country_aliases.txt")
 
 
 def takes_article(entity) -> bool:
