@@ -32,6 +32,14 @@ def bad_copy(tmp_path, mini_infotabs):
 
 
 @pytest.fixture(scope="session")
+def nlp():
+    """The spaCy pipeline the workflow parses hypotheses with (rule parse_hypotheses)."""
+    from tabprobe import parsing
+
+    return parsing.load_pipeline("auto")
+
+
+@pytest.fixture(scope="session")
 def shared_infotabs() -> Path:
     """The real InfoTabS copy at ../shared/infotabs; tests that need it skip where it is absent."""
     if not (SHARED_INFOTABS / "data" / "maindata").is_dir():

@@ -19,12 +19,6 @@ from tabprobe.probes import hypothesis_edits as he
 from tabprobe.render import render
 from tabprobe.table import Row, Table
 
-
-@pytest.fixture(scope="module")
-def nlp():
-    return parsing.load_pipeline("auto")
-
-
 TABLES = {
     "T10": Table(
         "T10",

@@ -110,11 +110,6 @@ EXTENDED_PROBES = ["temporal_preserve", "quantifier_flip"]
 
 
 @pytest.fixture(scope="module")
-def nlp():
-    return parsing.load_pipeline("auto")
-
-
-@pytest.fixture(scope="module")
 def docs(nlp, tmp_path_factory):
     path = tmp_path_factory.mktemp("parses") / "dev.spacy"
     parsing.write(

@@ -9,11 +9,3 @@ files share from probe_helpers.py here."""
 import pytest
 
 pytest.register_assert_rewrite("probe_helpers")
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    """The spaCy pipeline the workflow parses hypotheses with (rule parse_hypotheses)."""
-    from tabprobe import parsing
-
-    return parsing.load_pipeline("auto")

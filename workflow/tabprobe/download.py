@@ -77,8 +77,22 @@ def compute_checksums(root: str | Path) -> dict[str, str]:
     return sums
 
 
+def pinned_checksums(file_name: str) -> dict[str, str]:
+    """The sha256 sums shipped for a pinned release (workflow/tabprobe/data/<file_name>)."""
+    return json.loads(resources.files("tabprobe").joinpath(f"data/{file_name}").read_text())
+
+
+def differing_files(root: Path, expected: dict[str, str], found: dict[str, str]) -> list[str]:
+    """One line per file of a release that is missing or whose sha256 differs."""
+    return [
+        f"{root / name}: {'missing' if name not in found else 'sha256 differs'}"
+        for name in expected
+        if found.get(name) != expected[name]
+    ]
+
+
 def expected_checksums() -> dict[str, str]:
-    return json.loads(resources.files("tabprobe").joinpath("data/infotabs.sha256.json").read_text())
+    return pinned_checksums("infotabs.sha256.json")
 
 
 def verify(root: str | Path) -> None:
@@ -86,13 +100,7 @@ def verify(root: str | Path) -> None:
     root = Path(root)
     if not (root / "data" / "maindata").is_dir():
         raise DownloadError(f"{root}: not an InfoTabS folder (no data/maindata/). {LOCAL_COPY_HINT}")
-    expected = expected_checksums()
-    found = compute_checksums(root)
-    bad = [
-        f"{root / name}: {'missing' if name not in found else 'sha256 differs'}"
-        for name in expected
-        if found.get(name) != expected[name]
-    ]
+    bad = differing_files(root, expected_checksums(), compute_checksums(root))
     if bad:
         raise DownloadError(
             "InfoTabS files differ from the official commit "

@@ -17,10 +17,8 @@ as InfoTabS is, and each line is validated: bad input names its file and line.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from . import download
@@ -183,7 +181,7 @@ def compute_checksums(root: str | Path) -> dict[str, str]:
 
 
 def expected_checksums() -> dict[str, str]:
-    return json.loads(resources.files("tabprobe").joinpath("data/human_counterfactuals.sha256.json").read_text())
+    return download.pinned_checksums("human_counterfactuals.sha256.json")
 
 
 def verify(root: str | Path) -> None:
@@ -193,12 +191,7 @@ def verify(root: str | Path) -> None:
         raise DownloadError(
             f"{root}: not a copy of the hand-made counterfactuals (no data/counterfactuals/). {LOCAL_COPY_HINT}"
         )
-    expected, found = expected_checksums(), compute_checksums(root)
-    bad = [
-        f"{root / name}: {'missing' if name not in found else 'sha256 differs'}"
-        for name in expected
-        if found.get(name) != expected[name]
-    ]
+    bad = download.differing_files(root, expected_checksums(), compute_checksums(root))
     if bad:
         raise DownloadError(
             f"hand-made counterfactual files differ from the release {COMMIT[:12]}:\n  "
