@@ -20,12 +20,12 @@ rule inoculate:
         "benchmarks/inoculate/{model}/{experiment}/{size}/lr{lr}.tsv"
     wildcard_constraints:
         lr=r"[0-9][0-9.e+-]*",
-    conda:
-        "../envs/tabprobe.yaml"
     # Started as soon as their base model is trained (after train_model's 10): each heads a chain
     # (inference on the new model, its scores, the report) that otherwise began last and ran
     # alone on a core (default run of 2026-11-26: inoculation started at 15 of 18 minutes).
     priority: 5
+    conda:
+        "../envs/tabprobe.yaml"
     # One thread: these fine-tunings of a few hundred examples kept one core busy with two threads
     # (default run of 2026-11-26: 4 inoculate jobs, 236 s wall, 234 s CPU; train_variance 292 s
     # wall, 298 s CPU), so a second thread only kept the other core from the jobs waiting for it.
@@ -109,12 +109,12 @@ rule train_variance:
     wildcard_constraints:
         resample=r"\d+",
         size=r"[1-9]\d*",
-    conda:
-        "../envs/tabprobe.yaml"
     # Started as soon as their base model is trained (after train_model's 10): each heads a chain
     # (inference on the new model, its scores, the report) that otherwise began last and ran
     # alone on a core (default run of 2026-11-26: inoculation started at 15 of 18 minutes).
     priority: 5
+    conda:
+        "../envs/tabprobe.yaml"
     # One thread: these fine-tunings of a few hundred examples kept one core busy with two threads
     # (default run of 2026-11-26: 4 inoculate jobs, 236 s wall, 234 s CPU; train_variance 292 s
     # wall, 298 s CPU), so a second thread only kept the other core from the jobs waiting for it.

@@ -15,11 +15,10 @@ rule train_model:
         model=_one_of(TRAINED_MODELS),
     # The longest jobs, on the critical path: started before any job that can wait (in the
     # default run of issue 21 minilm-hypo's training was otherwise scheduled last, at 32 minutes).
-    priority: 10
+    priority: get_train_priority
     conda:
         "../envs/tabprobe.yaml"
-    # torch's intra-op threads; Snakemake lowers this to --cores on a small machine.
-    threads: 4
+    threads: get_train_threads
     resources:
         gpu=1,
     params:

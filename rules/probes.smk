@@ -17,6 +17,10 @@ rule generate_probe:
         "benchmarks/generate_probe/{probe}/{split}.tsv"
     wildcard_constraints:
         probe=_one_of(GENERATED_PROBES),
+    # Before inference (priority 0), after training (10) and the fine-tunings (5): a probe set
+    # is seconds of work that unblocks inference and inoculation's train challenge (in the
+    # default run of 2026-11-26 the challenge was made last, so inoculation began at 15 minutes).
+    priority: 3
     conda:
         "../envs/tabprobe.yaml"
     params:
@@ -39,6 +43,8 @@ rule parse_hypotheses:
         "logs/parse_hypotheses/{split}.log",
     benchmark:
         "benchmarks/parse_hypotheses/{split}.tsv"
+    # Before inference: the hypothesis probes wait for it (see generate_probe).
+    priority: 3
     conda:
         "../envs/tabprobe.yaml"
     threads: 2
@@ -59,6 +65,8 @@ rule find_relevant_rows:
         summary=layout.relevance_summary("{split}"),
     log:
         "logs/find_relevant_rows/{split}.log",
+    # Before inference: the evidence probes wait for it (see generate_probe).
+    priority: 3
     conda:
         "../envs/tabprobe.yaml"
     params:

@@ -28,7 +28,7 @@ INOCULATION_DEFAULTS = {
     "max_epochs": 2,
     "patience": 1,
     "batch_size": 16,
-    "dev_examples": 200,
+    "dev_examples": 100,
     # Which grid point a fine-tuning keeps: "per_size", each (experiment, size) its own best rate
     # on dev; "shared", the paper's (section 7: "The model performance was best with the learning
     # rate of 10^-5, which we used throughout"), one rate for every size and experiment, the one
