@@ -225,16 +225,9 @@ def reads_its_table(wildcards):
 def get_train_priority(wildcards):
     """A model that reads its table trains first: everything after training (its probes, the
     inoculation and controlled-variance fine-tunings) waits for it, while a hypothesis-only model
-    is short and only its own inference waits (in the default run of 2026-11-26 minilm-hypo's
+    is short and only its own inference waits (in a default run of 2026-11-26 minilm-hypo's
     training ran first and held both cores for 70 s)."""
     return 10 if reads_its_table(wildcards) else 9
-
-
-def get_train_threads(wildcards):
-    """torch's intra-op threads (Snakemake lowers them to --cores on a small machine). One for a
-    hypothesis-only model: its short inputs kept a second thread idle (minilm-hypo, 64 tokens:
-    85 CPU-seconds in 70 s with two), so a probe job runs beside it instead."""
-    return 4 if reads_its_table(wildcards) else 1
 
 
 def get_train_settings(wildcards):

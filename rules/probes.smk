@@ -17,10 +17,10 @@ rule generate_probe:
         "benchmarks/generate_probe/{probe}/{split}.tsv"
     wildcard_constraints:
         probe=_one_of(GENERATED_PROBES),
-    # Before inference (priority 0), after training (10) and the fine-tunings (5): a probe set
-    # is seconds of work that unblocks inference and inoculation's train challenge (in the
-    # default run of 2026-11-26 the challenge was made last, so inoculation began at 15 minutes).
-    priority: 3
+    # After training (9-10), before the fine-tunings (5) and inference (0): a probe set is seconds
+    # of work that unblocks inference and inoculation's train challenge (in the default run of
+    # 2026-11-26 the challenge was made last, so inoculation began at 14 of 17 minutes).
+    priority: 6
     conda:
         "../envs/tabprobe.yaml"
     params:
@@ -43,11 +43,14 @@ rule parse_hypotheses:
         "logs/parse_hypotheses/{split}.log",
     benchmark:
         "benchmarks/parse_hypotheses/{split}.tsv"
-    # Before inference: the hypothesis probes wait for it (see generate_probe).
-    priority: 3
+    # Before the fine-tunings and inference: the hypothesis probes wait for it (see generate_probe).
+    priority: 6
     conda:
         "../envs/tabprobe.yaml"
-    threads: 2
+    # One process: a two-thread job waits for both cores to be free at once, which a stream of
+    # one-thread jobs never leaves (2026-11-26: train's parse, 21 s of work, started at 762 s and
+    # held back inoculation's challenge); spaCy parses train's hypotheses in about 30 s on one.
+    threads: 1
     params:
         settings=canonical(config["parse"]),
     script:
@@ -65,8 +68,8 @@ rule find_relevant_rows:
         summary=layout.relevance_summary("{split}"),
     log:
         "logs/find_relevant_rows/{split}.log",
-    # Before inference: the evidence probes wait for it (see generate_probe).
-    priority: 3
+    # Before the fine-tunings and inference: the evidence probes wait for it (see generate_probe).
+    priority: 6
     conda:
         "../envs/tabprobe.yaml"
     params:
