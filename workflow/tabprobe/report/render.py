@@ -21,7 +21,7 @@ _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;max-width:78rem;margin:2rem auto;padding:0 1rem;color:var(--ink);line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.3rem}h2{font-size:1.3rem;margin-top:2.6rem;border-bottom:2px solid var(--line);padding-bottom:.2rem}
 h3{font-size:1.08rem;margin-top:1.8rem}
-nav.toc{background:var(--head);padding:.6rem 1rem;border-radius:4px;font-size:.92rem}nav.toc ol{margin:.2rem 0;padding-left:1.3rem}nav.toc ol ol{font-size:.88rem}
+nav.toc{background:var(--head);padding:.6rem 1rem;border-radius:4px;font-size:.92rem}nav.toc ol{margin:.2rem 0;padding-left:1.3rem}nav.toc ol ol{font-size:.88rem}@media (min-width:60rem){nav.toc>ol{columns:2;column-gap:2.5rem}nav.toc>ol>li{break-inside:avoid}}
 .table-wrap{overflow-x:auto;margin:.8rem 0}
 table{border-collapse:collapse;font-size:.86rem}th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:right;vertical-align:top}
 th:first-child,td:first-child{text-align:left}thead th{background:var(--head)}caption{text-align:left;font-weight:600;padding:.3rem 0;caption-side:top}
