@@ -649,14 +649,15 @@ def test_the_config_checker_names_the_file_and_line_snakemake_does_not(tmp_path)
     ), result.stderr
     # The same checker on files that are valid: merged in order, as Snakemake merges them.
     good = tmp_path / "good.yaml"
-    good.write_text("max_examples: 2000\n")
+    good.write_text("max_examples: 300\n")
     result = subprocess.run(command[:-1] + [str(good)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "valid" in result.stdout, result.stderr
-    good.write_text("max_examples: 20\n")  # below the evidence probes' own caps of config.yaml
+    # `original` capped below the evidence probes' own caps of config.yaml
+    good.write_text("probes:\n  original:\n    max_examples: 20\n")
     result = subprocess.run(command[:-1] + [str(good)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert re.search(
-        r"config\.yaml:\d+: config key probes\.evidence_selection\.max_examples: 100 examples need "
+        r"config\.yaml:\d+: config key probes\.evidence_selection\.max_examples: 60 examples need "
         r"original predictions, but `original` is capped at 20",
         result.stderr,
     ), result.stderr

@@ -83,7 +83,11 @@ def run(tmp_path_factory, shared_infotabs):
 
 
 def test_every_experiment_size_and_learning_rate_is_its_own_gpu_job(run):
-    jobs = re.findall(r"rule inoculate:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", run["plan"], flags=re.S)
+    jobs = re.findall(
+        r"rule inoculate:.*?wildcards: ([^\n]*)\n(?:\s+priority: [^\n]*\n)?\s+resources: (.*?)\n",
+        run["plan"],
+        flags=re.S,
+    )
     assert sorted(w for w, _ in jobs) == sorted(
         f"model=tiny, experiment={e}, size={s}, lr={lr:g}"
         for e in ("hypothesis", "counterfactual", "defense-num_noise")
@@ -210,7 +214,11 @@ def planned_rules(plan: str) -> set[str]:
 
 
 def variance_jobs(plan: str, rule: str) -> list[str]:
-    return sorted(re.findall(rf"rule {rule}:.*?wildcards: (.*?)\n\s+resources: .*?gpu=1", plan, flags=re.S))
+    return sorted(
+        re.findall(
+            rf"rule {rule}:.*?wildcards: ([^\n]*)\n(?:\s+priority: [^\n]*\n)?\s+resources: .*?gpu=1", plan, flags=re.S
+        )
+    )
 
 
 def test_controlled_variance_trains_and_scores_each_repeat_and_size_as_a_job(run):

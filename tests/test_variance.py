@@ -55,7 +55,9 @@ def dry_run(tmp_path, *extra_config: dict) -> str:
 
 def planned(plan: str, rule: str) -> list[tuple[dict, str]]:
     """(wildcards, resources) of every job of `rule` in a dry run's plan."""
-    jobs = re.findall(rf"rule {rule}:.*?wildcards: (.*?)\n\s+resources: (.*?)\n", plan, flags=re.S)
+    jobs = re.findall(
+        rf"rule {rule}:.*?wildcards: ([^\n]*)\n(?:\s+priority: [^\n]*\n)?\s+resources: (.*?)\n", plan, flags=re.S
+    )
     return [(dict(part.split("=", 1) for part in wildcards.split(", ")), resources) for wildcards, resources in jobs]
 
 

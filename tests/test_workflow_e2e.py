@@ -73,6 +73,7 @@ def run(tmp_path_factory, shared_infotabs):
     # Inoculation and controlled variance have their own run (test_inoculation_workflow.py).
     common = dict(
         infotabs_dir=str(shared_infotabs),
+        splits=["alpha1", "alpha2", "alpha3"],  # a table probe on every test split
         max_examples=40,
         models=models,
         inoculation=None,
@@ -498,7 +499,7 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
         tmp_path / "results.parquet",
         tmp_path / "results.csv",
         tmp_path / "run.json",
-        config={},
+        config=yaml.safe_load(run["config"].read_text()),
     )
     assert (tmp_path / "results.parquet").read_bytes() == (folder / "results.parquet").read_bytes()
     assert (tmp_path / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()
@@ -579,7 +580,7 @@ def test_report_has_paper_table4_from_the_pooled_hypothesis_probes(run):
     markdown = (run["dir"] / "results" / "report" / "report.md").read_text()
     table4 = markdown.split("### Annotation artifacts: hypothesis edits")[1].split("\n## ")[0]
     assert "preserved = `modifier_preserve`; flipped = `negation_flip`" in table4
-    assert "**Split alpha1**" in table4 and "**Split train**" not in table4
+    assert "**Split alpha1." in table4 and "**Split train" not in table4
     assert "| paper: Prem+Hypo | 68.94 (0.76) | 69.56 (0.77) | 51.48 (0.86) |" in table4
     for model in MODELS:
         flipped = pq.read_table(

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import results
+from ..config import external_probes
 from ..io import read_json
+from ..probes import register_externals
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,8 @@ def collect_results(
     `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
     `inference_stats`: model -> infer_nli's stats files; `relevance_summaries`: split ->
     find_relevant_rows's summary."""
+    # The run record says who made each probe's examples, an external set's too.
+    register_externals(external_probes(config))
     models = results.model_facts(inference_stats)
     table = results.collect(score_paths, {m: info["premise"] for m, info in models.items()})
     results.write(table, parquet_out, csv_out)
