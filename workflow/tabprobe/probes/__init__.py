@@ -138,8 +138,6 @@ def option_problems(probe: Probe, options: Mapping, also_known: tuple[str, ...] 
     does, or of `also_known`: keys the workflow reads) and each value outside its schema, then what
     its `check_options` finds. The config check reports them before any job runs; generating the
     probe refuses them too. (Here, not in base.py: a probe's code inputs stay its own modules.)"""
-    import jsonschema
-
     problems = []
     for name, value in options.items():
         if name not in probe.options:
@@ -147,6 +145,10 @@ def option_problems(probe: Probe, options: Mapping, also_known: tuple[str, ...] 
             hint = did_you_mean(name, [*probe.options, *also_known])
             problems.append((name, f"{probe.name} takes no option {name!r}.{hint} Its options: {declared}"))
             continue
+        # Imported where a value is checked: a probe with no options needs nothing beyond torch's
+        # stack (a GPU image without jsonschema still generates and benchmarks probes).
+        import jsonschema
+
         validator = jsonschema.Draft202012Validator(probe.options[name])
         problems += [(name, error.message) for error in validator.iter_errors(value)]
     if not problems and probe.check_options:
