@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from test_cli import ingest  # the mini fixture's alpha1, as the workflow's ingest_infotabs writes it
 
 from tabprobe import schemas, stages
 from tabprobe.io import read_parquet, write_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
-MINI = ROOT / "tests" / "fixtures" / "mini_infotabs"
 CHECK = ROOT / "bench" / "check_probe_files.py"
 
 
@@ -24,14 +24,7 @@ def results(tmp_path_factory) -> Path:
     """results/ of the mini fixture's alpha1 with two probes generated as the workflow does."""
     results = tmp_path_factory.mktemp("run") / "results"
     data = results / "data"
-    stages.ingest_infotabs(
-        str(MINI),
-        "alpha1",
-        str(data / "alpha1.parquet"),
-        str(data / "alpha1.tables.parquet"),
-        str(data / "alpha1.summary.json"),
-        verify=False,
-    )
+    ingest(results)
     for probe in ("row_deletion", "original"):
         folder = results / "probes" / probe
         stages.generate_probe(
