@@ -439,7 +439,12 @@ def _request(sock, info: dict, checkpoint, probe_path, shard_dir, settings: dict
             "shard_dir": str(Path(shard_dir).resolve()),
             "settings": settings,
         }
-        _send(sock, json.dumps(request).encode())
+        try:
+            _send(sock, json.dumps(request).encode())
+        except ConnectionError:
+            # Connected to a server as it died (a killed one's socket lives on for a moment while
+            # the kernel tears the process down, and its lock with it): it never took this job.
+            raise _ServerGone(f"pid {info['pid']}", when="closed as this job reached it") from None
         log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], log_file)
         try:
             header = json.loads(_receive(sock))
@@ -472,10 +477,11 @@ def ask(
     # A server can vanish without a reason of its own: an idle one stopping as this job reaches it
     # (its address removed, its lock not yet released), or one killed while it computes this
     # job's answer (then the next one resumes from the blocks already saved, ending with the same
-    # bytes). A new one is started, up to twice. A server that stops with a reason (it cannot load
-    # the model) or fails the request ends the job at once: a repeat would only fail again, so the
-    # rule has no retries of its own.
-    restarts_left = 2
+    # bytes). A new one is started, up to twice for servers that ended mid-answer; one that vanished
+    # before taking the job lost nothing, so it is replaced until `timeout` has passed. A server
+    # that stops with a reason (it cannot load the model) or fails the request ends the job at
+    # once: a repeat would only fail again, so the rule has no retries of its own.
+    restarts_left, deadline = 2, time.monotonic() + timeout
     while True:
         log_from = log_file.stat().st_size if log_file.exists() else 0
         _start_unless_running(folder, key, checkpoint, label_map, threads, log_file, idle_seconds, kind)
@@ -484,10 +490,12 @@ def ask(
             header, body = _request(sock, info, checkpoint, probe_path, shard_dir, settings, log_file)
             break
         except _ServerGone as gone:
-            if not restarts_left:
+            mid_answer = gone.when == "ended mid-answer"
+            if (mid_answer and not restarts_left) or time.monotonic() > deadline:
                 raise
-            restarts_left -= 1
+            restarts_left -= mid_answer
             log.warning("%s: starting a new one", gone)
+            time.sleep(0.1)  # lets a dying server's lock and socket go
     if not header["ok"]:
         shown = header["error"] if header["kind"] == "TabprobeError" else f"{header['kind']}: {header['error']}"
         raise ServerError(f"the model server failed this job (its log has the traceback): {shown}")
