@@ -5,6 +5,7 @@ and time of a GPU job: a GPU rule left on the CPU partition's defaults is submit
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -82,6 +83,51 @@ def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():
     message = stuck[0].message()
     assert "101 (train_model_wildcards_minilm-para) can never start" in message
     assert "more CPUs, memory or GPUs than any node of its partition has" in message and "set-threads" in message
+
+
+def test_a_stuck_jobs_message_names_the_limits_its_request_is_over_whatever_slurms_reason():
+    """Slurm has been seen giving a job over its partition's time limit the reason PartitionConfig
+    (CPUs, memory or GPUs): the message follows what the job asks against what the partition
+    offers, read from scontrol and sinfo (their answers given here as Slurm 22.05 prints them)."""
+    from tabprobe.slurm_queue import Stuck, describe_request
+
+    def slurm(job: str, partition: str, nodes: str):
+        answers = {"job": job, "partition": partition, "sinfo": nodes}
+
+        def run(command, **_):
+            key = command[2] if command[0] == "scontrol" else "sinfo"
+            return subprocess.CompletedProcess(command, 0, stdout=answers[key])
+
+        return run
+
+    over_time = slurm(
+        "JobId=7 Partition=cpu TimeLimit=00:30:00 NumCPUs=1 MinMemoryNode=2000M",
+        "PartitionName=cpu MaxTime=00:10:00 State=UP",
+        "2 24105\n",
+    )
+    for reason in ("PartitionConfig", "PartitionTimeLimit"):
+        stuck = Stuck("7", "init_model_wildcards_minilm-struct", reason)
+        message = stuck.message(request=describe_request(stuck, run=over_time))
+        assert (
+            f"reason {reason}, so its runtime is above its partition's time limit: it asks 30 minutes; "
+            "partition cpu allows 10 (MaxTime). Lower" in message
+        ), message
+    too_big = slurm(
+        "JobId=8 Partition=gpu TimeLimit=01:00:00 NumCPUs=4 MinMemoryNode=32000M",
+        "PartitionName=gpu MaxTime=02:00:00 State=UP",
+        "2 24105\n",
+    )
+    stuck = Stuck("8", "train_model_wildcards_minilm-para", "PartitionConfig")
+    message = stuck.message(request=describe_request(stuck, run=too_big))
+    assert (
+        "so it asks 4 CPUs; the nodes of partition gpu have at most 2; and it asks 32000 MB of memory; the nodes of "
+        "partition gpu have at most 24105 MB. Lower" in message
+    ), message
+    # Nothing over a limit it can read (a GPU request, say): Slurm's reason, with the request beside it.
+    fits = slurm("JobId=9 Partition=gpu TimeLimit=01:00:00 NumCPUs=1 MinMemoryNode=2000M", "MaxTime=02:00:00", "2 24105\n")
+    stuck = Stuck("9", "infer_nli", "PartitionConfig")
+    message = stuck.message(request=describe_request(stuck, run=fits))
+    assert "so it asks for more CPUs, memory or GPUs than any node of its partition has: it asks 1 CPUs" in message
 
 
 def test_the_queue_watcher_reports_each_stuck_job_once(monkeypatch):

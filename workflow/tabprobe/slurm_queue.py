@@ -57,11 +57,13 @@ class Stuck:
 
     def message(self, profile: str = DEFAULT_PROFILE, request: str = "") -> str:
         """What to tell the user: the job, why it cannot start, what it asks against what its
-        partition offers (`request`, from `describe_request`), and where to change it (`profile`:
-        the profile this run reads)."""
+        partition offers (`request`, from `describe_request`: the limits it is over, where it
+        found one, stands in for Slurm's general reason), and where to change it (`profile`: the
+        profile this run reads)."""
+        why = request if request.startswith(OVER) else NEVER_STARTS[self.reason] + (": " + request if request else "")
         return (
             f"Slurm job {self.slurm_id} ({self.job}) can never start: it is pending with reason {self.reason}, "
-            f"so {NEVER_STARTS[self.reason]}{': ' + request if request else ''}. Lower the job's request in the "
+            f"so {why.removeprefix(OVER)}. Lower the job's request in the "
             f"Slurm profile this run uses ({profile}: set-threads for CPUs, set-resources for mem_mb, runtime, "
             "slurm_partition) to what `sinfo -o '%P %c %m %G %l'` shows, then cancel this run and start it again."
         )
@@ -117,9 +119,16 @@ def _fields(text: str) -> dict[str, str]:
     return dict(field.split("=", 1) for field in text.split() if "=" in field)
 
 
+# Marks a description that names the limits the job is over (see Stuck.message).
+OVER = "over: "
+
+
 def describe_request(stuck: Stuck, run=subprocess.run) -> str:
-    """What the stuck job asks against what its partition offers, read from scontrol and sinfo
-    ("it asks 480 minutes; partition cpu allows 60"); empty where Slurm does not say."""
+    """What the stuck job asks against what its partition offers, read from scontrol and sinfo;
+    empty where Slurm does not say. Where the request is over a limit (time against the
+    partition's MaxTime, CPUs or memory against its largest node), the limits it is over, marked
+    with OVER: Slurm's reason code alone can mislead (a job over the time limit has been seen
+    pending with reason PartitionConfig)."""
 
     def ask(*command: str) -> str:
         return run(list(command), capture_output=True, text=True, timeout=60, check=True).stdout
@@ -131,16 +140,25 @@ def describe_request(stuck: Stuck, run=subprocess.run) -> str:
         nodes = [line.split() for line in ask("sinfo", "-h", "-p", partition, "-o", "%c %m").splitlines()]
     except (OSError, subprocess.SubprocessError):
         return ""
-    if stuck.reason == "PartitionTimeLimit":
-        asked, allowed = minutes(job.get("TimeLimit", "")), minutes(limits.get("MaxTime", ""))
-        if asked is not None and allowed is not None:
-            return f"it asks {asked} minutes; partition {partition} allows {allowed} (MaxTime)"
+    asked_time, allowed_time = minutes(job.get("TimeLimit", "")), minutes(limits.get("MaxTime", ""))
+    cpus = max((int(n[0]) for n in nodes if n and n[0].isdigit()), default=None)
+    memory = max((int(n[1].rstrip("+")) for n in nodes if len(n) > 1 and n[1].rstrip("+").isdigit()), default=None)
+    asked_cpus, asked_mem = job.get("NumCPUs", "?"), job.get("MinMemoryNode", "").rstrip("M")
+    over = []
+    if asked_time is not None and allowed_time is not None and asked_time > allowed_time:
+        over.append(
+            f"its runtime is above its partition's time limit: it asks {asked_time} minutes; "
+            f"partition {partition} allows {allowed_time} (MaxTime)"
+        )
+    if asked_cpus.isdigit() and cpus is not None and int(asked_cpus) > cpus:
+        over.append(f"it asks {asked_cpus} CPUs; the nodes of partition {partition} have at most {cpus}")
+    if asked_mem.isdigit() and memory is not None and int(asked_mem) > memory:
+        over.append(f"it asks {asked_mem} MB of memory; the nodes of partition {partition} have at most {memory} MB")
+    if over:
+        return OVER + "; and ".join(over)
     if stuck.reason == "PartitionConfig":
-        cpus = max((int(n[0]) for n in nodes if n and n[0].isdigit()), default=None)
-        memory = max((int(n[1].rstrip("+")) for n in nodes if len(n) > 1 and n[1].rstrip("+").isdigit()), default=None)
-        asked_mem = job.get("MinMemoryNode", "").rstrip("M")
         return (
-            f"it asks {job.get('NumCPUs', '?')} CPUs and {asked_mem or '?'} MB of memory; the nodes of partition "
+            f"it asks {asked_cpus} CPUs and {asked_mem or '?'} MB of memory; the nodes of partition "
             f"{partition} have at most {cpus if cpus is not None else '?'} CPUs and "
             f"{memory if memory is not None else '?'} MB"
         )
