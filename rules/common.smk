@@ -21,7 +21,6 @@ sys.path.insert(0, LIBRARY_DIR)
 # finds its finished results up to date.
 CODE_DIR = os.path.relpath(LIBRARY_DIR)
 
-from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 from tabprobe.config import (
     DEFENSE_BASELINE,
@@ -229,19 +228,6 @@ def get_train_priority(wildcards):
     is short and only its own inference waits (in a default run of 2026-11-26 minilm-hypo's
     training ran first and held both cores for 70 s)."""
     return 10 if reads_its_table(wildcards) else 9
-
-
-def training_threads() -> int:
-    """A training's threads: half the run's cores, at least 1 and at most 4 (a Slurm profile sets
-    its own with set-threads). Snakemake starts a job only when all its threads are free and keeps
-    no core aside for one that waits, so on 2 cores a 2-thread training waited behind the 1-thread
-    probe jobs (default run of 2026-11-26: the premise model started at 118 s, minilm-hypo's at
-    849 s, alone at the end). With half the cores a training starts as soon as it is ready."""
-    try:
-        cores = workflow.cores
-    except WorkflowError:  # no --cores (a cluster executor): the profile decides
-        return 4
-    return max(1, min(4, cores // 2))
 
 
 def get_train_settings(wildcards):

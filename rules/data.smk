@@ -40,7 +40,6 @@ rule check_infotabs:
         temp(layout.data_check("{split}")),
     log:
         "logs/check_infotabs/{split}.log",
-    priority: 10  # as ingest_infotabs
     conda:
         "../envs/tabprobe.yaml"
     # No param follows the data: Snakemake records a failed job's params, and a digest of the
@@ -65,9 +64,6 @@ rule ingest_infotabs:
         "logs/ingest_infotabs/{split}.log",
     benchmark:
         "benchmarks/ingest_infotabs/{split}.tsv"
-    # Before the probe jobs: the trainings wait for train and dev (default run of 2026-11-26:
-    # train was ingested at 38 s, after every probe set of alpha1).
-    priority: 10
     conda:
         "../envs/tabprobe.yaml"
     params:
