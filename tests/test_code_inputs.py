@@ -96,22 +96,27 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     assert [f for f in negation if f.endswith(".py")] == sorted(
         {
             "probes/negation_flip.py",
-            "probes/hypothesis_edits.py",
+            "probes/hypothesis_edits/negation.py",
+            "probes/hypothesis_edits/reading.py",
             "probes/text_edits.py",
-            "probes/number_edits.py",
-            "probes/table_edits.py",
             "probes/base.py",
             "probes/invariants.py",
             "table.py",
             "wordlists.py",
         }
     )
-    # ... and the word lists those modules read, nothing else (not titles.py's, not the aligner's)
-    assert {"probes/words/hedges.txt", "probes/words/identity_keys.txt", "words/months.txt"} <= set(negation)
-    assert not {"probes/words/honorifics.txt", "words/key_cues.txt"} & set(negation)
+    # ... and the word lists those modules read, nothing else (not the other hypothesis edits'
+    # (the dates' months), not titles.py's, not the table edits', not the aligner's)
+    assert {"probes/words/hedges.txt", "probes/words/other_negations.txt"} <= set(negation)
+    assert not {
+        "words/months.txt",
+        "probes/words/honorifics.txt",
+        "probes/words/identity_keys.txt",
+        "words/key_cues.txt",
+    } & set(negation)
     # The numeric probes share the text surgery, not the parse-based edits.
     for name in ("num_words", "num_decimal", "num_comparative", "modifier_preserve"):
-        assert "probes/hypothesis_edits.py" not in source_files(name), name
+        assert not [f for f in source_files(name) if f.startswith("probes/hypothesis_edits/")], name
         assert "probes/text_edits.py" in source_files(name), name
 
 
@@ -180,10 +185,13 @@ def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
         expected = {name for name in REGISTRY if modules & set(source_files(name))}
         assert rerun_by(data_file) == expected, data_file
     # a list of one helper re-runs the probes that import that helper, and no others
-    assert readers("probes/words/hedges.txt") == {"probes/hypothesis_edits.py"}
+    assert readers("probes/words/hedges.txt") == {"probes/hypothesis_edits/negation.py"}
     hedges = rerun_by("probes/words/hedges.txt")
-    assert {"negation_flip", "quantifier_flip", "temporal_flip"} <= hedges
-    assert not {"num_words", "row_deletion", "cf_title_swap", "original"} & hedges
+    assert hedges == {"negation_flip"}  # not the other hypothesis edits (quantifier_flip, temporal_flip)
+    # ... and a list of what all the hypothesis edits read, all of them
+    negated = rerun_by("probes/words/other_negations.txt")
+    assert {"negation_flip", "quantifier_flip", "temporal_flip", "duration_flip", "entity_preserve"} <= negated
+    assert not {"num_words", "row_deletion", "cf_title_swap", "original"} & negated
     titles = rerun_by("probes/words/honorifics.txt")
     assert "cf_title_swap" in titles and "negation_flip" not in titles and titles != hedges
     identity = rerun_by("probes/words/identity_keys.txt")
@@ -192,8 +200,7 @@ def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
     for data_file in ("words/key_cues.txt", "words/stopwords.txt", "words/demonyms.txt"):
         assert rerun_by(data_file) == set(), data_file
         assert data_file in of("find_relevant_rows") and data_file not in of("generate_probe"), data_file
-    # the months are read by both
-    assert {"probes/hypothesis_edits.py", "relevance.py"} <= readers("words/months.txt")
-    assert "words/months.txt" in of("find_relevant_rows") and rerun_by("words/months.txt") == rerun_by(
-        "probes/words/hedges.txt"
-    )
+    # the months are read by both: the date edits' probes re-run, and the relevance step
+    assert readers("words/months.txt") == {"probes/hypothesis_edits/dates.py", "relevance.py"}
+    assert "words/months.txt" in of("find_relevant_rows")
+    assert rerun_by("words/months.txt") == {"temporal_flip", "temporal_preserve"}

@@ -19,7 +19,8 @@ from tabprobe.infotabs import ingest_split
 from tabprobe.perturb import generate
 from tabprobe.probes import NotApplicable, ProbeContext, get_probe, register_external
 from tabprobe.probes.evidence_edits import pair_tables
-from tabprobe.probes.titles import mentions, name_part, swap_mentions
+from tabprobe.probes.subject_swaps import swap_mentions
+from tabprobe.probes.titles import mentions, name_part
 from tabprobe.scoring import (
     PAIRED_CORRECTNESS,
     Scorer,

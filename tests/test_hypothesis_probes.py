@@ -15,7 +15,19 @@ from tabprobe import parsing, schemas
 from tabprobe.errors import CorruptFileError
 from tabprobe.perturb import generate
 from tabprobe.probes import get_probe
-from tabprobe.probes import hypothesis_edits as he
+from tabprobe.probes.hypothesis_edits.dates import MONTHS, change_month, free_dates, generalise_date, shift_year
+from tabprobe.probes.hypothesis_edits.negation import negation_edit
+from tabprobe.probes.hypothesis_edits.numbers import (
+    MONOTONE_WORDS,
+    PAPER_TABLE2,
+    TEMPORAL_WORDS,
+    Number,
+    monotone_edit,
+    monotone_number_probe,
+    monotone_numbers,
+)
+from tabprobe.probes.hypothesis_edits.quantifiers import QUANTIFIER_COMPLEMENTS, quantifier_edits
+from tabprobe.probes.text_edits import apply_changes
 from tabprobe.render import render
 from tabprobe.table import Row, Table
 
@@ -118,7 +130,7 @@ def docs(nlp, tmp_path_factory):
     ],
 )
 def test_numbers_are_read_and_rewritten_in_their_own_format(text, value, written_twice):
-    number = he.Number.parse(text)
+    number = Number.parse(text)
     assert number.value == value
     assert number.format(number.value) == text
     assert number.format(2 * number.value) == written_twice
@@ -126,41 +138,41 @@ def test_numbers_are_read_and_rewritten_in_their_own_format(text, value, written
 
 def test_what_is_not_a_number_is_left_alone():
     for text in ["12a", "1,23", "46:75", "", "one"]:
-        assert he.Number.parse(text) is None
+        assert Number.parse(text) is None
 
 
-@pytest.mark.parametrize("word", sorted(he.MONOTONE_WORDS))
+@pytest.mark.parametrize("word", sorted(MONOTONE_WORDS))
 @pytest.mark.parametrize("label", ["E", "C"])
 def test_each_monotone_word_moves_its_number_the_right_way(nlp, word, label):
-    temporal = word in he.TEMPORAL_WORDS
+    temporal = word in TEMPORAL_WORDS
     text = f"The band was formed {word} 1970." if temporal else f"The film runs {word} 100 minutes."
-    items = he.monotone_numbers(nlp(text))
+    items = monotone_numbers(nlp(text))
     assert [(m.word, m.text, m.temporal) for m in items] == [(word, "1970" if temporal else "100", temporal)]
-    keeps_entail_up = he.MONOTONE_WORDS[word] == "up"
+    keeps_entail_up = MONOTONE_WORDS[word] == "up"
     keeps_label_up = keeps_entail_up if label == "E" else not keeps_entail_up
     old = items[0].number.value
     rng = np.random.default_rng(0)
-    kept, provenance = he.monotone_edit(text, items[0], label, flip=False, rng=rng)
-    new = he.Number.parse(provenance["changes"][0]["new"]).value
+    kept, provenance = monotone_edit(text, items[0], label, flip=False, rng=rng)
+    new = Number.parse(provenance["changes"][0]["new"]).value
     assert (new > old) == keeps_label_up and new != old
     assert "heuristic" not in provenance
-    flipped, provenance = he.monotone_edit(text, items[0], label, flip=True, rng=rng)
-    new = he.Number.parse(provenance["changes"][0]["new"]).value
+    flipped, provenance = monotone_edit(text, items[0], label, flip=True, rng=rng)
+    new = Number.parse(provenance["changes"][0]["new"]).value
     assert (new > old) == (not keeps_label_up)
     if temporal:
         assert abs(new - old) == 30 and provenance["heuristic"] == "30 years"
     else:
         assert new == (2 * old if new > old else old / 2) and provenance["heuristic"] == "half/twice"
-    assert provenance["word_from_paper_table2"] == (word in he.PAPER_TABLE2)
+    assert provenance["word_from_paper_table2"] == (word in PAPER_TABLE2)
 
 
 def test_paper_table2_directions():
     # Table 2: upward monotone moves keep CONTRADICT for over / more than / after and ENTAIL
     # for under / less than / before.
     for word in ("over", "more than", "after"):
-        assert he.MONOTONE_WORDS[word] == "down"
+        assert MONOTONE_WORDS[word] == "down"
     for word in ("under", "less than", "before"):
-        assert he.MONOTONE_WORDS[word] == "up"
+        assert MONOTONE_WORDS[word] == "up"
 
 
 def test_numbers_in_other_formats_move_and_keep_their_format(nlp):
@@ -170,8 +182,8 @@ def test_numbers_in_other_formats_move_and_keep_their_format(nlp):
         ("The river is under 3.5 km long.", r"\d+\.\d"),
         ("The album is less than 46:06 long.", r"\d+:\d\d"),
     ]:
-        item = he.monotone_numbers(nlp(text))[0]
-        _, provenance = he.monotone_edit(text, item, "E", flip=True, rng=rng)
+        item = monotone_numbers(nlp(text))[0]
+        _, provenance = monotone_edit(text, item, "E", flip=True, rng=rng)
         import re
 
         assert re.fullmatch(pattern, provenance["changes"][0]["new"]), provenance
@@ -184,7 +196,7 @@ def test_a_negated_sentence_gets_no_monotone_edit(nlp):
 
     ctx = ProbeContext(rng=np.random.default_rng(0), tables=TABLES)
     with pytest.raises(NotApplicable, match="negated"):
-        he.monotone_number_probe(example, TABLES["T10"], doc, ctx, temporal=False, flip=False)
+        monotone_number_probe(example, TABLES["T10"], doc, ctx, temporal=False, flip=False)
 
 
 # ---------------------------------------------------------------- dates, negation, quantifiers
@@ -192,28 +204,26 @@ def test_a_negated_sentence_gets_no_monotone_edit(nlp):
 
 def test_dates_generalise_shift_and_change_month(nlp):
     text = "Breakfast in America was released on March 29, 1979."
-    (date,) = he.free_dates(nlp(text))
-    assert he.generalise_date(text, date)[0] == "Breakfast in America was released in 1979."
+    (date,) = free_dates(nlp(text))
+    assert generalise_date(text, date)[0] == "Breakfast in America was released in 1979."
     for sentence, general in [
         ("Jeff Bridges was born in the summer of 1949.", "Jeff Bridges was born in 1949."),
         ("The band started making songs in 1969.", "The band started making songs in the 1960s."),
         ("Karen Gillan was born in 1987.", "Karen Gillan was born in the 1980s."),
     ]:
-        (entity,) = he.free_dates(nlp(sentence))
-        assert he.generalise_date(sentence, entity)[0] == general
+        (entity,) = free_dates(nlp(sentence))
+        assert generalise_date(sentence, entity)[0] == general
     winter = "Jeff Bridges was born in the winter of 1949."  # the winter of 1949 runs into 1950
-    (entity,) = he.free_dates(nlp(winter))
-    assert (
-        he.generalise_date(winter, entity) is None and he.shift_year(winter, entity, np.random.default_rng(0)) is None
-    )
+    (entity,) = free_dates(nlp(winter))
+    assert generalise_date(winter, entity) is None and shift_year(winter, entity, np.random.default_rng(0)) is None
     since = "The band has played since 1969."
-    assert all(he.generalise_date(since, e) is None for e in he.free_dates(nlp(since)))  # "since the 1960s" says more
+    assert all(generalise_date(since, e) is None for e in free_dates(nlp(since)))  # "since the 1960s" says more
     rng = np.random.default_rng(3)
-    shifted, provenance = he.shift_year(text, date, rng)
+    shifted, provenance = shift_year(text, date, rng)
     year = int(provenance["changes"][0]["new"])
     assert 1 <= abs(year - 1979) <= 10 and shifted == text.replace("1979", str(year))
-    changed, provenance = he.change_month(text, date, rng)
-    assert provenance["changes"][0]["old"] == "March" and provenance["changes"][0]["new"] in he.MONTHS
+    changed, provenance = change_month(text, date, rng)
+    assert provenance["changes"][0]["old"] == "March" and provenance["changes"][0]["new"] in MONTHS
     assert provenance["changes"][0]["new"] != "March"
 
 
@@ -233,7 +243,7 @@ def test_dates_generalise_shift_and_change_month(nlp):
     ],
 )
 def test_negation_is_inserted_or_removed(nlp, text, negated):
-    assert he.negation_edit(nlp(text))[0] == negated
+    assert negation_edit(nlp(text))[0] == negated
 
 
 @pytest.mark.parametrize(
@@ -241,7 +251,7 @@ def test_negation_is_inserted_or_removed(nlp, text, negated):
     ["Ada Quill has no children.", "Ada Quill never married.", "Ada Quill was born in London and lives in Paris."],
 )
 def test_negation_skips_sentences_it_cannot_flip_reliably(nlp, text):
-    assert he.negation_edit(nlp(text)) is None
+    assert negation_edit(nlp(text)) is None
 
 
 @pytest.mark.parametrize(
@@ -257,9 +267,9 @@ def test_negation_skips_sentences_it_cannot_flip_reliably(nlp, text):
     ],
 )
 def test_quantifiers_swap_for_their_complement(nlp, text, complement):
-    ((edited, provenance),) = he.quantifier_edits(nlp(text))
+    ((edited, provenance),) = quantifier_edits(nlp(text))
     assert edited == complement
-    assert he.QUANTIFIER_COMPLEMENTS[provenance["quantifier"]] == provenance["complement"]
+    assert QUANTIFIER_COMPLEMENTS[provenance["quantifier"]] == provenance["complement"]
     # the complement of the complement says the same as the original
     same_meaning = [
         {"more than", "over", "greater than"},
@@ -267,7 +277,7 @@ def test_quantifiers_swap_for_their_complement(nlp, text, complement):
         {"at least", "no less than", "no fewer than"},
         {"at most", "no more than"},
     ]
-    double = he.QUANTIFIER_COMPLEMENTS[provenance["complement"]]
+    double = QUANTIFIER_COMPLEMENTS[provenance["complement"]]
     assert any({double, provenance["quantifier"]} <= group for group in same_meaning)
 
 
@@ -280,7 +290,7 @@ def test_quantifiers_swap_for_their_complement(nlp, text, complement):
     ],
 )
 def test_quantifiers_need_a_number(nlp, text):
-    assert he.quantifier_edits(nlp(text)) == []
+    assert quantifier_edits(nlp(text)) == []
 
 
 # ---------------------------------------------------------------- every probe, end to end
@@ -306,7 +316,7 @@ def test_every_edit_is_exactly_what_its_provenance_says(name, docs):
         assert changes and all(c["old"] != c["new"] for c in changes)
         for c in changes:
             assert original[c["start"] : c["end"]] == c["old"]
-        assert he.apply_changes(original, changes) == record["hypothesis"] != original
+        assert apply_changes(original, changes) == record["hypothesis"] != original
         assert record["label"] in probe.labels and record["label"] != "N"
         if name.endswith("_flip"):
             assert record["expected"] == {"E": "C", "C": "E"}[record["label"]]

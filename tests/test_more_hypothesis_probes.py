@@ -17,7 +17,14 @@ import pytest
 from tabprobe import parsing, schemas
 from tabprobe.perturb import generate
 from tabprobe.probes import Example, get_probe, invariants
-from tabprobe.probes import hypothesis_edits as he
+from tabprobe.probes.hypothesis_edits.dates import PRESENT_YEAR, table_years
+from tabprobe.probes.hypothesis_edits.durations import durations, moved_duration, write_duration
+from tabprobe.probes.hypothesis_edits.quantifiers import (
+    QUANTIFIER_DETERMINERS,
+    quantifier_flipping_edits,
+    quantifier_preserving_edits,
+)
+from tabprobe.probes.text_edits import apply_changes
 from tabprobe.table import Row, Table
 
 TABLES = {
@@ -153,7 +160,7 @@ def test_each_edit_is_what_its_provenance_says_and_keeps_its_probes_promises(nam
     for record in records.values():
         gold = originals[record["orig_uid"]]
         provenance = json.loads(record["provenance"])
-        assert he.apply_changes(gold["hypothesis"], provenance["changes"]) == record["hypothesis"] != gold["hypothesis"]
+        assert apply_changes(gold["hypothesis"], provenance["changes"]) == record["hypothesis"] != gold["hypothesis"]
         expected = {"E": "C", "C": "E"}[gold["label"]] if probe.label_change == "flipped" else gold["label"]
         assert record["expected"] == expected
         example = Example(gold["uid"], gold["table_id"], gold["hypothesis"], gold["label"])
@@ -179,16 +186,16 @@ def test_the_years_and_spans_of_a_table():
         ),
         "Person",
     )
-    years, spans = he.table_years(table)
-    assert {1995, 1939, 1945, 2008, he.PRESENT_YEAR} <= years
-    assert sorted(spans) == [(1880, 1889), (1939, 1945), (1995, he.PRESENT_YEAR)]  # no span from an ISO date
+    years, spans = table_years(table)
+    assert {1995, 1939, 1945, 2008, PRESENT_YEAR} <= years
+    assert sorted(spans) == [(1880, 1889), (1939, 1945), (1995, PRESENT_YEAR)]  # no span from an ISO date
 
 
 # ---------------------------------------------------------------- durations
 
 
 def test_durations_are_read_with_their_unit_number_and_monotone_word(nlp):
-    found = he.durations(nlp("The album is over an hour long and took two years, not 46 minutes, to make."))
+    found = durations(nlp("The album is over an hour long and took two years, not 46 minutes, to make."))
     assert [(d.value, d.unit, d.digits, d.word) for d in found] == [
         (1, "hour", False, "over"),
         (2, "year", False, None),
@@ -203,17 +210,17 @@ def test_durations_are_read_with_their_unit_number_and_monotone_word(nlp):
         "It was active for more than a quarter of a century.",
         "Identity Crisis only ran in one year.",  # a calendar year
     ]:
-        assert he.durations(nlp(text)) == [], text
+        assert durations(nlp(text)) == [], text
 
 
 def test_a_duration_moves_into_a_smaller_unit_rather_than_to_zero_or_a_fraction(nlp):
-    (item,) = he.durations(nlp("It is over an hour long."))
-    new, unit = he.moved_duration(item, "down", large=False, rng=np.random.default_rng(0))
+    (item,) = durations(nlp("It is over an hour long."))
+    new, unit = moved_duration(item, "down", large=False, rng=np.random.default_rng(0))
     assert unit == "minute" and 42 <= new <= 54
-    assert he.moved_duration(item, "down", large=True, rng=np.random.default_rng(0)) == (30, "minute")
-    (item,) = he.durations(nlp("It was active in more than one century."))
-    assert he.moved_duration(item, "down", large=False, rng=np.random.default_rng(0)) is None  # a count: no years
-    assert he.write_duration(item, 2, "century", "century") == "two centuries"
+    assert moved_duration(item, "down", large=True, rng=np.random.default_rng(0)) == (30, "minute")
+    (item,) = durations(nlp("It was active in more than one century."))
+    assert moved_duration(item, "down", large=False, rng=np.random.default_rng(0)) is None  # a count: no years
+    assert write_duration(item, 2, "century", "century") == "two centuries"
 
 
 def test_a_bare_duration_the_table_gives_becomes_false_as_in_paper_table3(outputs):
@@ -283,9 +290,9 @@ def test_duration_probes_leave_the_number_probes_digits_and_adjectives(outputs, 
     ],
 )
 def test_a_quantifier_is_weakened_when_true_and_strengthened_when_false(nlp, text, label, kept):
-    ((hypothesis, provenance),) = he.quantifier_preserving_edits(nlp(text), label)
+    ((hypothesis, provenance),) = quantifier_preserving_edits(nlp(text), label)
     assert hypothesis == kept
-    assert provenance["quantifier"] in he.QUANTIFIER_DETERMINERS
+    assert provenance["quantifier"] in QUANTIFIER_DETERMINERS
 
 
 @pytest.mark.parametrize(
@@ -301,7 +308,7 @@ def test_a_quantifier_is_weakened_when_true_and_strengthened_when_false(nlp, tex
     ],
 )
 def test_quantifiers_that_do_not_simply_weaken_or_strengthen_are_left_alone(nlp, text, label):
-    assert he.quantifier_preserving_edits(nlp(text), label) == []
+    assert quantifier_preserving_edits(nlp(text), label) == []
 
 
 @pytest.mark.parametrize(
@@ -316,15 +323,15 @@ def test_quantifiers_that_do_not_simply_weaken_or_strengthen_are_left_alone(nlp,
     ],
 )
 def test_a_quantifier_is_flipped_by_its_contradictory_or_as_a_heuristic(nlp, text, label, flipped, heuristic):
-    ((hypothesis, provenance),) = he.quantifier_flipping_edits(nlp(text), label)
+    ((hypothesis, provenance),) = quantifier_flipping_edits(nlp(text), label)
     assert hypothesis == flipped
     assert ("heuristic" in provenance) == heuristic
 
 
 def test_a_contrary_is_no_flip_of_a_false_sentence(nlp):
     # "won many awards" false (two awards) does not make "won few awards" true for sure
-    assert he.quantifier_flipping_edits(nlp("Kanye West has won many awards."), "C") == []
-    assert he.quantifier_flipping_edits(nlp("Kanye West won most of the awards."), "E") == []  # "few of": not English
+    assert quantifier_flipping_edits(nlp("Kanye West has won many awards."), "C") == []
+    assert quantifier_flipping_edits(nlp("Kanye West won most of the awards."), "E") == []  # "few of": not English
 
 
 def test_quantifier_probes_on_the_split(outputs):

@@ -16,9 +16,10 @@ import pytest
 from tabprobe import infotabs
 from tabprobe.perturb import generate
 from tabprobe.probes import Example, get_probe, invariants
+from tabprobe.probes.subject_swaps import attested_names
 from tabprobe.probes.table_edits import related_keys
 from tabprobe.probes.text_edits import is_plural
-from tabprobe.probes.titles import attested_names, mentions, name_part, names_subject
+from tabprobe.probes.titles import mentions, name_part, names_subject
 from tabprobe.table import Table, normalised
 
 pytestmark = pytest.mark.usefixtures("shared_infotabs")
@@ -104,7 +105,7 @@ def test_counterfactual_swaps_name_only_the_subject_by_the_partners_whole_name(a
 
 
 def test_counterfactual_names_keep_the_possessive_the_article_of_a_noun_and_drop_an_appositions_comma():
-    from tabprobe.probes.titles import swap_mentions
+    from tabprobe.probes.subject_swaps import swap_mentions
     from tabprobe.table import Row, Table
 
     def swapped(text, title, new):
@@ -234,7 +235,7 @@ def test_every_written_example_keeps_its_probes_promises(alpha1, alpha1_outputs)
 
 
 def test_durations_are_the_ones_the_number_probes_leave_and_keep_their_units(alpha1, alpha1_outputs):
-    from tabprobe.probes.hypothesis_edits import monotone_numbers
+    from tabprobe.probes.hypothesis_edits.numbers import monotone_numbers
 
     for probe in ("duration_preserve", "duration_flip"):
         records, coverage = alpha1_outputs[probe]

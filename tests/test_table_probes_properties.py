@@ -26,8 +26,8 @@ def test_review_round_five_cases_of_table_edits():
 def test_review_round_six_cases_of_table_edits():
     """What the sixth independent review found, each as the rule that now refuses it."""
     from tabprobe.probes.row_update import new_to
+    from tabprobe.probes.subject_swaps import swap_mentions
     from tabprobe.probes.table_edits import insertable
-    from tabprobe.probes.titles import swap_mentions
 
     book = Table("T1", "Jack of Fables", (Row("Publisher", ("Vertigo",)),))
     for key, value in [

@@ -56,18 +56,19 @@ def test_the_lists_read_as_the_literals_they_replaced():
     """Spot checks of types, order and content (the full check compared every list with the code
     before the move, and every probe's output on alpha1)."""
     from tabprobe import relevance
-    from tabprobe.probes import hypothesis_edits, table_edits, titles
+    from tabprobe.probes import entity_slots, table_edits
+    from tabprobe.probes.hypothesis_edits import dates, durations, numbers, quantifiers, reading
 
-    assert hypothesis_edits.MONTHS[:2] == ("January", "February") and len(hypothesis_edits.MONTHS) == 12
+    assert dates.MONTHS[:2] == ("January", "February") and len(dates.MONTHS) == 12
     assert relevance._MONTHS["january"] == 1 and relevance._MONTHS["december"] == 12
-    assert list(hypothesis_edits.MONOTONE_WORDS)[:6] == ["over", "more than", "after", "under", "less than", "before"]
-    assert set(list(hypothesis_edits.MONOTONE_WORDS)[:6]) == hypothesis_edits.PAPER_TABLE2
-    assert hypothesis_edits.QUANTIFIER_COMPLEMENTS["more than"] == "no more than"
-    assert hypothesis_edits.APPROXIMATORS <= hypothesis_edits._NOT_BARE
+    assert list(numbers.MONOTONE_WORDS)[:6] == ["over", "more than", "after", "under", "less than", "before"]
+    assert set(list(numbers.MONOTONE_WORDS)[:6]) == numbers.PAPER_TABLE2
+    assert quantifiers.QUANTIFIER_COMPLEMENTS["more than"] == "no more than"
+    assert reading.APPROXIMATORS <= durations._NOT_BARE
     assert isinstance(table_edits.IDENTITY_KEYS, frozenset) and len(table_edits.IDENTITY_KEYS) == 229
     assert table_edits.KEY_SYNONYMS[0] == frozenset({"nationality", "citizenship", "citizen", "ancestry", "ethnicity"})
     assert "ofemployment" in table_edits.KEY_SYNONYMS[-1]
-    assert frozenset({"soviet union", "ussr", "u.s.s.r."}) in titles.ALIASES
+    assert frozenset({"soviet union", "ussr", "u.s.s.r."}) in entity_slots.ALIASES
     assert relevance._CUES["label"] == {"=records", "label", "signed"} and isinstance(relevance._CUES["label"], set)
     assert "came out" in relevance._CUES["released"]
 

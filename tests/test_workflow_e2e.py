@@ -201,12 +201,12 @@ REPORT_JOBS = [("collect_results", ""), ("assemble_report", ""), ("all", "")]
 
 
 def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
-    # hypothesis_edits.py (edits read off a parse) serves negation_flip, not modifier_preserve,
-    # row_deletion or dummy_premise: only Table 4's flipped column is scored again.
+    # hypothesis_edits/negation.py (an edit read off a parse) serves negation_flip, not
+    # modifier_preserve, row_deletion or dummy_premise: only Table 4's flipped column is scored again.
     flipped = jobs(
         "score_pooled_column", [f"paper_table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS]
     )
-    assert plan_after_editing(run, "probes/hypothesis_edits.py") == sorted(
+    assert plan_after_editing(run, "probes/hypothesis_edits/negation.py") == sorted(
         probe_jobs("negation_flip", ["alpha1"]) + flipped + REPORT_JOBS
     )
     # The text surgery both of them use (and the numeric probes, not in this run) is a module of its own.

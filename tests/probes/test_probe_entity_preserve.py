@@ -74,7 +74,7 @@ def test_the_table_supports_a_name_it_holds_contains_or_names_otherwise():
 
 def test_a_name_swapped_in_a_false_hypothesis_is_one_the_table_does_not_support(alpha1, alpha1_outputs):
     from tabprobe.probes.entity_preserve import unsupported
-    from tabprobe.probes.titles import filled_slots
+    from tabprobe.probes.entity_slots import filled_slots
 
     records, coverage = alpha1_outputs["entity_preserve"]
     assert records, coverage

@@ -9,7 +9,7 @@ from test_numeric_probes import EXAMPLES
 
 from tabprobe import schemas
 from tabprobe.perturb import generate
-from tabprobe.probes import hypothesis_edits as he
+from tabprobe.probes.text_edits import apply_changes
 from tabprobe.table import Row, Table
 
 
@@ -27,7 +27,7 @@ def test_num_words_rewrites_hypothesis_and_table_alike():
         assert record["expected"] == record["label"]
         provenance = json.loads(record["provenance"])
         original = dict(zip(EXAMPLES["uid"].to_pylist(), EXAMPLES["hypothesis"].to_pylist()))[record["orig_uid"]]
-        assert he.apply_changes(original, provenance["changes"]) == record["hypothesis"]
+        assert apply_changes(original, provenance["changes"]) == record["hypothesis"]
 
 
 def test_num_words_leaves_a_number_alone_where_the_table_cannot_follow():

@@ -49,7 +49,7 @@ def test_a_false_date_keeps_its_year_where_another_might_make_it_true(outputs, t
 
 
 def test_a_false_date_gets_a_year_that_crosses_no_year_of_its_table(alpha1, alpha1_outputs):
-    from tabprobe.probes.hypothesis_edits import RELATIVE_TIME, table_years
+    from tabprobe.probes.hypothesis_edits.dates import RELATIVE_TIME, table_years
 
     changed = [r for r in alpha1_outputs["temporal_preserve"][0] if "year_changed_kept_false" in r["provenance"]]
     assert changed

@@ -182,7 +182,7 @@ def module_path(name: str) -> str:
 def source_files(name: str) -> list[str]:
     """The probe's module and the library modules it imports, transitively, relative to the
     package: listed as inputs of the probe's jobs, an edit to a helper such as
-    hypothesis_edits.py re-runs exactly the probes that use it."""
+    hypothesis_edits/dates.py re-runs exactly the probes that use it."""
     from ..code_inputs import closure
 
     return closure([module_path(name)])

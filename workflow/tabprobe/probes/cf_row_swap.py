@@ -14,8 +14,9 @@ from ..table import Table
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import relevant_indices, swap_rows_in, with_title
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant
+from .subject_swaps import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
 from .table_edits import insertable, of_its_time
-from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
+from .titles import is_name_like
 
 
 def _partners(table: Table, relevant: set[str], ctx: ProbeContext) -> list[Table]:

@@ -11,7 +11,8 @@ from ..table import Table
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from .evidence_edits import pair_tables, with_title
 from .invariants import CLEAN_SPACING, EDITS_REPRODUCE
-from .titles import SUBJECT_RENAMED, is_name_like, same_subject, split_names, swap_mentions
+from .subject_swaps import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
+from .titles import is_name_like
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -10,7 +10,7 @@ speaks of it, the new label is checked against that cell (`checked` in provenanc
 duration_preserve."""
 
 from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import duration_probe
+from .hypothesis_edits.durations import duration_probe
 from .invariants import HYPOTHESIS_EDIT
 
 

@@ -6,10 +6,10 @@ against the table's Running time or Length).
 
 The number probes already move numbers in digits under Table 2's words ("over 3 hours"); this
 probe takes the durations they do not: amounts in words ("an hour", "two decades"), "longer than"
-/ "shorter than", and bare amounts (hypothesis_edits.duration_probe)."""
+/ "shorter than", and bare amounts (hypothesis_edits.durations.duration_probe)."""
 
 from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import duration_probe
+from .hypothesis_edits.durations import duration_probe
 from .invariants import HYPOTHESIS_EDIT
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from ..table import normalised
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import is_negated, quantified_subject
+from .entity_slots import entity_name_span, entity_pool, slots, substitutes, table_text, usable
+from .hypothesis_edits.reading import is_negated, quantified_subject
 from .invariants import HYPOTHESIS_EDIT, Invariant
 from .text_edits import apply_changes, change
-from .titles import entity_name_span, entity_pool, names_subject, slots, substitutes, table_text, usable
 from .titles import mentions as subject_mentions
+from .titles import names_subject
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -31,24 +31,25 @@ import re
 
 from ..table import Table, normalised
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import is_negated, names_relation, quantified_subject, relation_words
-from .invariants import HYPOTHESIS_EDIT, Invariant
-from .text_edits import apply_changes, change
-from .titles import (
+from .entity_slots import (
     aliases,
     entity_name_span,
     entity_pool,
     filled_slots,
     name_cells,
     name_value,
-    names_subject,
     replaceable,
     slots,
     strip_article,
     table_text,
     takes_article,
 )
+from .hypothesis_edits.reading import is_negated, quantified_subject
+from .hypothesis_edits.relations import names_relation, relation_words
+from .invariants import HYPOTHESIS_EDIT, Invariant
+from .text_edits import apply_changes, change
 from .titles import mentions as subject_mentions
+from .titles import names_subject
 
 # Words under which another name may make the sentence true: a disjunction, a comparison, an
 # exception, a question, a condition ("born in Paris or Lyon", "older than Bo Lind", "every

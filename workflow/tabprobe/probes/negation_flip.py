@@ -2,7 +2,8 @@
 "Breakfast in America was not released towards the end of 1979"): ENTAIL and CONTRADICT swap."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import FLIPPED, negation_edit
+from .hypothesis_edits.negation import negation_edit
+from .hypothesis_edits.reading import FLIPPED
 from .invariants import HYPOTHESIS_EDIT
 
 

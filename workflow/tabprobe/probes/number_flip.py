@@ -3,7 +3,7 @@ step (half or twice: the paper's heuristic, section 4), which flips ENTAIL and C
 Not guaranteed (the paper curated such cases by hand), so provenance marks it `heuristic`."""
 
 from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import monotone_number_probe
+from .hypothesis_edits.numbers import monotone_number_probe
 from .invariants import HYPOTHESIS_EDIT
 
 

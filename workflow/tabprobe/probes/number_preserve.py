@@ -4,7 +4,7 @@ less than, before, after) in the direction that keeps the label: "a running time
 the temporal probes."""
 
 from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import monotone_number_probe
+from .hypothesis_edits.numbers import monotone_number_probe
 from .invariants import HYPOTHESIS_EDIT
 
 

@@ -9,7 +9,8 @@ quantifiers, where the rule is clear):
   a contrary on a vague scale, not certain, so marked `heuristic` for a person to check (docs/curation.md), as every CONTRADICT -> ENTAIL flip is."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import FLIPPED, is_negated, quantified_subject, quantifier_edits, quantifier_flipping_edits
+from .hypothesis_edits.quantifiers import quantifier_edits, quantifier_flipping_edits
+from .hypothesis_edits.reading import FLIPPED, is_negated, quantified_subject
 from .invariants import HYPOTHESIS_EDIT
 
 

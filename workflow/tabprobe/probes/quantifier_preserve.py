@@ -10,7 +10,7 @@ superlative ("the most popular"), a comparison ("as many") or a bound ("at most"
 (hypothesis_edits.quantifiers)."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import quantifier_preserving_edits
+from .hypothesis_edits.quantifiers import quantifier_preserving_edits
 from .invariants import HYPOTHESIS_EDIT
 
 

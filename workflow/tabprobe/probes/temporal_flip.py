@@ -4,7 +4,9 @@ for both ENTAIL and CONTRADICT, a year under before/after moved 30 years against
 direction. All are heuristics (a fact may hold for several dates), marked in provenance."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import change_month, free_dates, is_negated, monotone_number_probe, shift_year
+from .hypothesis_edits.dates import change_month, free_dates, shift_year
+from .hypothesis_edits.numbers import monotone_number_probe
+from .hypothesis_edits.reading import is_negated
 from .invariants import HYPOTHESIS_EDIT
 
 

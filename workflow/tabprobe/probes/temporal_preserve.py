@@ -10,16 +10,9 @@ nothing that ties the date to another time, an age or a lasting state (RELATIVE_
 "after", "teenager", "married")."""
 
 from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits import (
-    FOCUS_WORDS,
-    RELATIVE_TIME,
-    free_dates,
-    generalise_date,
-    is_negated,
-    monotone_number_probe,
-    quantified_subject,
-    year_kept_false,
-)
+from .hypothesis_edits.dates import RELATIVE_TIME, free_dates, generalise_date, year_kept_false
+from .hypothesis_edits.numbers import monotone_number_probe
+from .hypothesis_edits.reading import FOCUS_WORDS, is_negated, quantified_subject
 from .invariants import HYPOTHESIS_EDIT
 from .titles import mentions
 
