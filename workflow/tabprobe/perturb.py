@@ -13,7 +13,16 @@ import numpy as np
 import pyarrow as pa
 
 from . import curation, schemas
-from .probes import Example, NotApplicable, ProbeContext, get_probe, invariants, option_problems
+from .probes import (
+    Example,
+    NotApplicable,
+    Probe,
+    ProbeContext,
+    ProbeExample,
+    get_probe,
+    invariants,
+    option_problems,
+)
 from .seeding import seeded_rng
 from .table import Table
 
@@ -112,50 +121,75 @@ def _perturbations(
         if not candidates:
             tally.skipped["probe found nothing to change"] += 1
             continue
-        kept_candidates, first_breach = [], None
-        for candidate in candidates:
-            broken = invariants.breaches(promises, example, table, candidate)
-            for name, detail in broken:
-                tally.dropped[name] += 1
-                log.warning("%s %s: dropped, breaks %r: %s", probe_name, example.uid, name, detail)
-            if broken:
-                first_breach = first_breach or broken[0][0]
-            else:
-                kept_candidates.append(candidate)
-        if not kept_candidates:
-            tally.skipped[f"every perturbation dropped (breaks {first_breach!r})"] += 1
+        candidates = _keeping_promises(probe_name, promises, example, table, candidates, tally)
+        if not candidates:
             continue
-        candidates = kept_candidates
-        if probe.one_per_gold:
-            choice = int(ctx.rng.integers(len(candidates))) if len(candidates) > 1 else 0
-            uid = example.uid if probe_name == "original" else f"{example.uid}/{probe_name}"
-            kept = [(uid, candidates[choice])]
-        else:
-            kept = [(f"{example.uid}/{probe_name}/{j}", c) for j, c in enumerate(candidates)]
-        rows = []
-        for uid, chosen in kept:
-            expected, provenance = chosen.expected, {"candidates": len(candidates), **chosen.provenance}
-            if tally.curator is not None:
-                curated = tally.curator.review(uid, example.label, expected, chosen.hypothesis, provenance)
-                if curated is None:
-                    tally.skipped["rejected by curation"] += 1
-                    continue
-                expected, provenance = curated
-            rows.append(
-                {
-                    "uid": uid,
-                    "orig_uid": example.uid,
-                    "table_id": example.table_id,
-                    "hypothesis": chosen.hypothesis,
-                    "label": example.label,
-                    "probe": probe_name,
-                    "table": chosen.table.to_arrow(),
-                    "expected": expected,
-                    "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
-                }
-            )
+        rows = _probe_rows(probe, example, candidates, ctx.rng, tally)
         if rows:
             yield rows
+
+
+def _keeping_promises(
+    probe_name: str,
+    promises: tuple[invariants.Invariant, ...],
+    example: Example,
+    table: Table,
+    candidates: list[ProbeExample],
+    tally: Tally,
+) -> list[ProbeExample]:
+    """The candidates that break none of the probe's invariants; each one broken is counted and
+    logged, and an example left with none is counted as skipped for its first breach."""
+    kept_candidates, first_breach = [], None
+    for candidate in candidates:
+        broken = invariants.breaches(promises, example, table, candidate)
+        for name, detail in broken:
+            tally.dropped[name] += 1
+            log.warning("%s %s: dropped, breaks %r: %s", probe_name, example.uid, name, detail)
+        if broken:
+            first_breach = first_breach or broken[0][0]
+        else:
+            kept_candidates.append(candidate)
+    if not kept_candidates:
+        tally.skipped[f"every perturbation dropped (breaks {first_breach!r})"] += 1
+    return kept_candidates
+
+
+def _probe_rows(
+    probe: Probe, example: Example, candidates: list[ProbeExample], rng: np.random.Generator, tally: Tally
+) -> list[dict]:
+    """The probe examples of one gold example (`schemas.PROBE_EXAMPLES` records): one candidate
+    drawn with the example's own `rng`, or every candidate, as the probe asks; the curator's
+    decision applied to each."""
+    probe_name = probe.name
+    if probe.one_per_gold:
+        choice = int(rng.integers(len(candidates))) if len(candidates) > 1 else 0
+        uid = example.uid if probe_name == "original" else f"{example.uid}/{probe_name}"
+        kept = [(uid, candidates[choice])]
+    else:
+        kept = [(f"{example.uid}/{probe_name}/{j}", c) for j, c in enumerate(candidates)]
+    rows = []
+    for uid, chosen in kept:
+        expected, provenance = chosen.expected, {"candidates": len(candidates), **chosen.provenance}
+        if tally.curator is not None:
+            curated = tally.curator.review(uid, example.label, expected, chosen.hypothesis, provenance)
+            if curated is None:
+                tally.skipped["rejected by curation"] += 1
+                continue
+            expected, provenance = curated
+        rows.append(
+            {
+                "uid": uid,
+                "orig_uid": example.uid,
+                "table_id": example.table_id,
+                "hypothesis": chosen.hypothesis,
+                "label": example.label,
+                "probe": probe_name,
+                "table": chosen.table.to_arrow(),
+                "expected": expected,
+                "provenance": json.dumps(provenance, sort_keys=True, ensure_ascii=False),
+            }
+        )
+    return rows
 
 
 def generate(

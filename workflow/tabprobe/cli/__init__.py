@@ -69,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    _add_probes(commands)
+    _add_show(commands)
+    _add_new_probe(commands)
+    _add_curate(commands)
+    _add_compare(commands)
+    return parser
+
+
+def _add_probes(commands: argparse._SubParsersAction) -> None:
+    """`tabprobe probes`: the registered probes."""
     probes = commands.add_parser(
         "probes",
         help="list the registered probes",
@@ -76,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     probes.set_defaults(run=cmd_probes)
 
+
+def _add_show(commands: argparse._SubParsersAction) -> None:
+    """`tabprobe show PROBE`: examples of a probe, or a model's failures on it."""
     show = commands.add_parser(
         "show",
         help="show examples of a probe, or a model's failures on it",
@@ -91,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--configfile", help="config to read the seed and probe options from (default: ./config.yaml)")
     show.set_defaults(run=cmd_show)
 
+
+def _add_new_probe(commands: argparse._SubParsersAction) -> None:
+    """`tabprobe new-probe NAME`: a new probe's module, registry line and test."""
     new = commands.add_parser(
         "new-probe",
         help="start a new probe: module, registry line and test",
@@ -112,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     new.set_defaults(run=cmd_new_probe)
 
+
+def _add_curate(commands: argparse._SubParsersAction) -> None:
+    """`tabprobe curate PROBE`: the label flips a person must check."""
     curate = commands.add_parser(
         "curate",
         help="write the label flips a person must check to a review page and TSV",
@@ -137,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     curate.set_defaults(run=cmd_curate)
 
+
+def _add_compare(commands: argparse._SubParsersAction) -> None:
+    """`tabprobe compare A B`: two models, or two runs, side by side."""
     compare = commands.add_parser(
         "compare",
         help="two models side by side on the scorecard, with paired differences",
@@ -154,4 +176,3 @@ def _parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("--model", help="with two runs: the model to compare (default: every model both scored)")
     compare.set_defaults(run=cmd_compare)
-    return parser

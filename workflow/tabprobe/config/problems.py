@@ -188,21 +188,8 @@ def _model_problems(name: str, model: dict[str, Any], length: tuple[str, Any]) -
 
 def semantic_problems(config: dict[str, Any]) -> list[str]:
     """Problems the schema cannot see: probes and models that do not fit together, files that do not exist."""
-    problems = []
     externals = external_probes(config)
-    for name in externals:
-        settings = config["probes"][name]
-        if name in REGISTRY:
-            problems.append(
-                f"config key probes.{name}.external: {name} is a registered probe; give the external set another name"
-            )
-        if not isinstance(settings.get("splits"), list) or len(settings["splits"]) != 1:
-            problems.append(
-                f"config key probes.{name}.splits: an external probe set is paired with the one split its "
-                "examples come from; give it, e.g. `splits: [alpha1]`"
-            )
-        if not Path(settings["external"]).is_dir():
-            problems.append(f"config key probes.{name}.external: {settings['external']} is not a folder")
+    problems = _external_probe_problems(config, externals)
     for name, settings in (config.get("probes") or {}).items() if isinstance(config.get("probes"), dict) else []:
         if name not in externals and isinstance(settings, dict) and "label_change" in settings:
             problems.append(
@@ -213,11 +200,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
             problems += _curation_problems(name, externals, curation_files(config, name), config)
         problems += _option_problems(name, externals, config)
     problems += _counterfactual_problems(config)
-    relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
-    if relevance.get("source") == "annotations" and not relevance.get("annotations"):
-        problems.append("config key relevance.annotations: relevance.source is `annotations`; give the TSV's path")
-    elif relevance.get("annotations") and not Path(relevance["annotations"]).is_file():
-        problems.append(f"config key relevance.annotations: {relevance['annotations']} is not a file")
+    problems += _relevance_problems(config)
     for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
         if name not in REGISTRY and name not in externals and re.fullmatch(PROBE_NAME, str(name)):
             problems.append(
@@ -234,6 +217,47 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
         )
     problems += _transition_probe_coverage(config, probes, judged_by_transitions)
     models = config.get("models") if isinstance(config.get("models"), dict) else {}
+    problems += _problems_of_models(config, models)
+    problems += _inoculation_problems(config, probes, models)
+    problems += _variance_problems(config, models)
+    problems += _infotabs_dir_problems(config, probes, models)
+    return problems
+
+
+def _external_probe_problems(config: dict[str, Any], externals: Mapping[str, str | None]) -> list[str]:
+    """An external probe set needs a name of its own, the one split its examples come from, and
+    a folder that exists."""
+    problems = []
+    for name in externals:
+        settings = config["probes"][name]
+        if name in REGISTRY:
+            problems.append(
+                f"config key probes.{name}.external: {name} is a registered probe; give the external set another name"
+            )
+        if not isinstance(settings.get("splits"), list) or len(settings["splits"]) != 1:
+            problems.append(
+                f"config key probes.{name}.splits: an external probe set is paired with the one split its "
+                "examples come from; give it, e.g. `splits: [alpha1]`"
+            )
+        if not Path(settings["external"]).is_dir():
+            problems.append(f"config key probes.{name}.external: {settings['external']} is not a folder")
+    return problems
+
+
+def _relevance_problems(config: dict[str, Any]) -> list[str]:
+    """Relevance read from annotations needs the annotations' file, and that file must exist."""
+    relevance = config.get("relevance") if isinstance(config.get("relevance"), dict) else {}
+    if relevance.get("source") == "annotations" and not relevance.get("annotations"):
+        return ["config key relevance.annotations: relevance.source is `annotations`; give the TSV's path"]
+    if relevance.get("annotations") and not Path(relevance["annotations"]).is_file():
+        return [f"config key relevance.annotations: {relevance['annotations']} is not a file"]
+    return []
+
+
+def _problems_of_models(config: dict[str, Any], models: Mapping[str, Any]) -> list[str]:
+    """Each model is of exactly one kind, and its checkpoint or base takes what the jobs will
+    give it (_model_problems)."""
+    problems = []
     for name, model in models.items():
         if isinstance(model, dict) and sum(k in model for k in MODEL_KINDS) != 1:
             problems.append(
@@ -251,15 +275,19 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 f"config key {'.'.join(path)}: {problem}"
                 for path, problem in _model_problems(name, model, (length_key, max_length))
             ]
-    problems += _inoculation_problems(config, probes, models)
-    problems += _variance_problems(config, models)
+    return problems
+
+
+def _infotabs_dir_problems(config: dict[str, Any], probes: Mapping[str, Any], models: Mapping[str, Any]) -> list[str]:
+    """A local InfoTabS copy must hold data/maindata/ and the file of every split the config reads."""
     root = config.get("infotabs_dir")
     if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
-        problems.append(
+        return [
             f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
             "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it"
-        )
-    elif isinstance(root, str):
+        ]
+    problems = []
+    if isinstance(root, str):
         for split in _splits_read(config, probes, models):
             tsv = split_tsv(root, split)
             if not tsv.is_file():

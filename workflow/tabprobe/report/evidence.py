@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .. import LABEL_NAMES, LABELS, figures, paper, verdicts
-from ..probes import get_probe
+from ..probes import Probe, get_probe
 from ..results import Index
-from ..transitions import RULES
+from ..transitions import RULES, TransitionRule
 from .blocks import Figure, Section, Stat, TableBlock
 from .dimensions import dimension_of
 from .inputs import RunInfo
@@ -123,6 +123,8 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
 
 
 def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> Section:
+    """One table probe's invalid transitions (paper section 5), per model: beside the share of
+    predictions that did not move, with its transition graph and matrix and failing examples."""
     probe = get_probe(probe_name)
     rule = RULES[probe.transition_rule]
     reference = paper.INVALID_TRANSITIONS.get(probe_name)
@@ -130,105 +132,10 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
     if reference:
         title += f" (paper {reference['table']} layout)"
     section = Section(title)
-    section.blocks.append(
-        f"{probe.description} Percentage of invalid transitions by the label the model originally "
-        "predicted: invalid transitions / examples originally predicted with that label. Lower is better only "
-        "for a model that reads its table: one that ignores it never moves and scores zero here, so read these "
-        "beside the share of predictions that did not move at all (the rows under each table)"
-        + (
-            ", and here staying put is itself the failure: the rule demands a move from ENTAIL and CONTRADICT"
-            if any(lab not in rule.allowed[lab] for lab in LABELS)
-            else ""
-        )
-        + ". Cells: mean (std) over the samplings"
-        + ("; the paper's RoBERTa-large number is given under each cell." if reference else ".")
-    )
-    allowed = "; ".join(f"{LABEL_NAMES[lab]} → {rule.allowed_after(lab)}" for lab in LABELS)
-    section.blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
-    if probe.needs_relevance:
-        section.blocks.append(relevance_note(run))
+    section.blocks += _invalid_transition_intro(run, probe, rule, reference)
     for model, info in run.models.items():
-        verdict = run.verdicts.get(model)
-        if info["premise"] == "hypothesis_only":
-            section.blocks.append(
-                f"Model {model} never sees the table, so its predictions cannot change with it: zero "
-                "invalid transitions here are guaranteed by construction and say nothing about reasoning."
-            )
-        elif verdict and verdict.finding(verdicts.USES_TABLE).answer == verdicts.NO:
-            section.blocks.append(
-                f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
-                "predictions do not move, not because it reasons by the rule."
-            )
-        if info["premise"] != "hypothesis_only" and info.get("truncated"):
-            share = 100 * info["truncated"] / max(info["examples"], 1)
-            section.blocks.append(
-                f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
-                "row past the cut is invisible to it, which lowers its invalid-transition numbers; "
-                "compare with the paper's (full-length) numbers with that in mind."
-            )
-        # Our mean (std) per label and split, and the paper's value where it has one; averages
-        # over labels and over splits are both taken from these two grids.
-        ours = {
-            lab: {
-                split: scores.get(
-                    model=model, probe=probe_name, split=split, statistic="invalid_transition_pct", label=lab
-                )
-                for split in run.splits
-            }
-            for lab in LABELS
-        }
-        paper_values = {
-            lab: {split: reference["values"][lab].get(split) if reference else None for split in run.splits}
-            for lab in LABELS
-        }
-
-        header = ["Predicted label"] + run.splits + ["Average"]
-        rows = []
-        for lab in LABELS:
-            cells = [LABEL_NAMES[lab]]
-            for split in run.splits:
-                cells.append(Stat.of(ours[lab][split], paper=paper_values[lab][split]))
-            cells.append(
-                Stat(
-                    _mean(r["mean"] if r else None for r in ours[lab].values()), paper=_mean(paper_values[lab].values())
-                )
-            )
-            rows.append(cells)
-        averages = ["Average"]
-        for split in run.splits:
-            our_mean = _mean(ours[lab][split]["mean"] if ours[lab][split] else None for lab in LABELS)
-            averages.append(Stat(our_mean, paper=_mean(paper_values[lab][split] for lab in LABELS)))
-        rows.append(averages + [""])
-        stayed = {
-            split: scores.get(model=model, probe=probe_name, split=split, statistic="unchanged_pct", label="all")
-            for split in run.splits
-        }
-        rows.append(["Did not move at all (% of all predictions)"] + [Stat.of(stayed[s]) for s in run.splits] + [""])
-        if any(lab not in rule.allowed[lab] for lab in LABELS):
-            rows.append(
-                ["Stayed put where the rule demands a move (%): the failure here"]
-                + [
-                    Stat.of(
-                        scores.get(
-                            model=model,
-                            probe=probe_name,
-                            split=s,
-                            statistic="unchanged_where_required_pct",
-                            label="all",
-                        )
-                    )
-                    for s in run.splits
-                ]
-                + [""]
-            )
-        section.blocks.append(
-            TableBlock(
-                header,
-                rows,
-                caption=f"Model {model} (invalid transitions: lower is better "
-                "when the predictions move where the table changes)",
-            )
-        )
+        section.blocks += _invalid_transition_caveats(run, model, info)
+        section.blocks.append(_invalid_transition_table(scores, run, model, probe_name, rule, reference))
         section.blocks.append(transition_graph_figure(scores, run, model, probe_name))
         visible = visible_perturbations_block(scores, run, model, probe_name)
         if visible:
@@ -236,6 +143,130 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
         section.blocks.append(transition_matrix_block(scores, run, model, probe_name))
         section.blocks += run.examples_of([probe_name], [model])
     return section
+
+
+def _demands_a_move(rule: TransitionRule) -> bool:
+    """Whether the rule forbids some label from staying put (staying is then itself a failure)."""
+    return any(lab not in rule.allowed[lab] for lab in LABELS)
+
+
+def _invalid_transition_intro(run: RunInfo, probe: Probe, rule: TransitionRule, reference: dict | None) -> list[str]:
+    """How to read the probe's tables, its valid transitions and, where it needs them, where the
+    relevant rows come from."""
+    blocks = [
+        f"{probe.description} Percentage of invalid transitions by the label the model originally "
+        "predicted: invalid transitions / examples originally predicted with that label. Lower is better only "
+        "for a model that reads its table: one that ignores it never moves and scores zero here, so read these "
+        "beside the share of predictions that did not move at all (the rows under each table)"
+        + (
+            ", and here staying put is itself the failure: the rule demands a move from ENTAIL and CONTRADICT"
+            if _demands_a_move(rule)
+            else ""
+        )
+        + ". Cells: mean (std) over the samplings"
+        + ("; the paper's RoBERTa-large number is given under each cell." if reference else ".")
+    ]
+    allowed = "; ".join(f"{LABEL_NAMES[lab]} → {rule.allowed_after(lab)}" for lab in LABELS)
+    blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
+    if probe.needs_relevance:
+        blocks.append(relevance_note(run))
+    return blocks
+
+
+def _invalid_transition_caveats(run: RunInfo, model: str, info: dict) -> list[str]:
+    """Why a model's few invalid transitions may say nothing of its reasoning: it never sees its
+    table, does not use it, or had premises cut."""
+    blocks = []
+    verdict = run.verdicts.get(model)
+    if info["premise"] == "hypothesis_only":
+        blocks.append(
+            f"Model {model} never sees the table, so its predictions cannot change with it: zero "
+            "invalid transitions here are guaranteed by construction and say nothing about reasoning."
+        )
+    elif verdict and verdict.finding(verdicts.USES_TABLE).answer == verdicts.NO:
+        blocks.append(
+            f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
+            "predictions do not move, not because it reasons by the rule."
+        )
+    if info["premise"] != "hypothesis_only" and info.get("truncated"):
+        share = 100 * info["truncated"] / max(info["examples"], 1)
+        blocks.append(
+            f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
+            "row past the cut is invisible to it, which lowers its invalid-transition numbers; "
+            "compare with the paper's (full-length) numbers with that in mind."
+        )
+    return blocks
+
+
+def _invalid_transition_table(
+    scores: Index, run: RunInfo, model: str, probe_name: str, rule: TransitionRule, reference: dict | None
+) -> TableBlock:
+    """The model's invalid transitions by predicted label and split, their averages, and the
+    shares of predictions that did not move (and, where the rule demands a move, stayed put)."""
+    # Our mean (std) per label and split, and the paper's value where it has one; averages
+    # over labels and over splits are both taken from these two grids.
+    ours = {
+        lab: {
+            split: scores.get(model=model, probe=probe_name, split=split, statistic="invalid_transition_pct", label=lab)
+            for split in run.splits
+        }
+        for lab in LABELS
+    }
+    paper_values = {
+        lab: {split: reference["values"][lab].get(split) if reference else None for split in run.splits}
+        for lab in LABELS
+    }
+
+    header = ["Predicted label"] + run.splits + ["Average"]
+    rows = []
+    for lab in LABELS:
+        cells = [LABEL_NAMES[lab]]
+        for split in run.splits:
+            cells.append(Stat.of(ours[lab][split], paper=paper_values[lab][split]))
+        cells.append(
+            Stat(_mean(r["mean"] if r else None for r in ours[lab].values()), paper=_mean(paper_values[lab].values()))
+        )
+        rows.append(cells)
+    averages = ["Average"]
+    for split in run.splits:
+        our_mean = _mean(ours[lab][split]["mean"] if ours[lab][split] else None for lab in LABELS)
+        averages.append(Stat(our_mean, paper=_mean(paper_values[lab][split] for lab in LABELS)))
+    rows.append(averages + [""])
+    rows += _did_not_move_rows(scores, run, model, probe_name, rule)
+    return TableBlock(
+        header,
+        rows,
+        caption=f"Model {model} (invalid transitions: lower is better "
+        "when the predictions move where the table changes)",
+    )
+
+
+def _did_not_move_rows(scores: Index, run: RunInfo, model: str, probe_name: str, rule: TransitionRule) -> list[list]:
+    """The share of predictions that did not move, and where the rule demands a move, the share
+    that stayed put anyway."""
+    stayed = {
+        split: scores.get(model=model, probe=probe_name, split=split, statistic="unchanged_pct", label="all")
+        for split in run.splits
+    }
+    rows = [["Did not move at all (% of all predictions)"] + [Stat.of(stayed[s]) for s in run.splits] + [""]]
+    if _demands_a_move(rule):
+        rows.append(
+            ["Stayed put where the rule demands a move (%): the failure here"]
+            + [
+                Stat.of(
+                    scores.get(
+                        model=model,
+                        probe=probe_name,
+                        split=s,
+                        statistic="unchanged_where_required_pct",
+                        label="all",
+                    )
+                )
+                for s in run.splits
+            ]
+            + [""]
+        )
+    return rows
 
 
 def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name: str) -> Figure:

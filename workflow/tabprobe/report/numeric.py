@@ -3,6 +3,9 @@ experiment: accuracy by number range along a learning curve of fine-tuning on on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .. import figures, variance
 from ..results import Index
 from .blocks import Figure, Section, Stat, TableBlock
@@ -51,78 +54,94 @@ def variance_section(scores: Index, run: RunInfo) -> Section | None:
         return None
     section = Section("Controlled variance: number ranges (diversify-your-datasets section 3)")
     for model, summary in run.variance.items():
-        sizes = summary["sizes"]
-        largest = sizes[-1]
-        section.blocks.append(
-            f"`{model}` fine-tuned on `num_comparative` examples ('The {{key}} of {{title}} is more than / less than / exactly "
-            f"N', labelled by rule) from train tables whose numbers lie in {summary['train_range']}, then tested on such "
-            f"examples from alpha1 tables in each range; {summary['repeats']} repeats, each with its own examples, numbers "
-            f"and seed, and within a repeat one fine-tuning per training size ({', '.join(f'{s:,}' for s in sizes[1:])}), "
-            "nested: a smaller size trains on the start of a larger one's examples. Size 0 is the model before "
-            "fine-tuning; every size of a repeat is tested on the same examples. A model that learned to compare "
-            "numbers does as well on every range; the paper's BERT learned its training range and stayed below 70% on "
-            "the others however many examples it saw (its Figure 3, right; 1000-9999 looked like 200-299). Cells: "
-            "mean over the repeats (standard deviation) [lowest, highest]; each repeat's own accuracy, with its "
-            "interval over the samplings, below."
+        section.blocks += [
+            _variance_intro(model, summary),
+            _learning_curve_figure(model, summary),
+            _learning_curve_table(model, summary),
+            _per_repeat_table(scores, model, summary),
+        ]
+    return section
+
+
+def _variance_intro(model: str, summary: Mapping[str, Any]) -> str:
+    """What the model was fine-tuned and tested on, and how to read the cells."""
+    sizes = summary["sizes"]
+    return (
+        f"`{model}` fine-tuned on `num_comparative` examples ('The {{key}} of {{title}} is more than / less than / exactly "
+        f"N', labelled by rule) from train tables whose numbers lie in {summary['train_range']}, then tested on such "
+        f"examples from alpha1 tables in each range; {summary['repeats']} repeats, each with its own examples, numbers "
+        f"and seed, and within a repeat one fine-tuning per training size ({', '.join(f'{s:,}' for s in sizes[1:])}), "
+        "nested: a smaller size trains on the start of a larger one's examples. Size 0 is the model before "
+        "fine-tuning; every size of a repeat is tested on the same examples. A model that learned to compare "
+        "numbers does as well on every range; the paper's BERT learned its training range and stayed below 70% on "
+        "the others however many examples it saw (its Figure 3, right; 1000-9999 looked like 200-299). Cells: "
+        "mean over the repeats (standard deviation) [lowest, highest]; each repeat's own accuracy, with its "
+        "interval over the samplings, below."
+    )
+
+
+def _learning_curve_figure(model: str, summary: Mapping[str, Any]) -> Figure:
+    """Accuracy on each test range against training size, the training range emphasised."""
+    return Figure(
+        figures.learning_curve(
+            [
+                figures.CurveSeries(
+                    ranges["range"] + (" (trained on)" if ranges["range"] == summary["train_range"] else ""),
+                    [figures.CurvePoint(p["size"], p["mean"], p["min"], p["max"]) for p in ranges["curve"]],
+                    emphasised=ranges["range"] == summary["train_range"],
+                )
+                for ranges in summary["ranges"]
+            ],
+            f"{model}: accuracy by number range against training size",
+            "accuracy (%), mean over the repeats",
+            salt=f"variance-{model}",
+        ),
+        f"Model {model}: accuracy on each test range against the number of training examples in "
+        f"{summary['train_range']} (0: before fine-tuning); points are the mean over {summary['repeats']} "
+        "repeats, bars run from the lowest repeat to the highest. The table below holds the same numbers.",
+        path=f"numeric/{model}/controlled-variance.svg",
+    )
+
+
+def _learning_curve_table(model: str, summary: Mapping[str, Any]) -> TableBlock:
+    """The figure's numbers: mean (spread) over the repeats per test range and training size."""
+    rows = []
+    for ranges in summary["ranges"]:
+        label = ranges["range"]
+        rows.append(
+            [label + (" (trained on)" if label == summary["train_range"] else "")]
+            + [_spread_text(p) for p in ranges["curve"]]
         )
-        section.blocks.append(
-            Figure(
-                figures.learning_curve(
-                    [
-                        figures.CurveSeries(
-                            ranges["range"] + (" (trained on)" if ranges["range"] == summary["train_range"] else ""),
-                            [figures.CurvePoint(p["size"], p["mean"], p["min"], p["max"]) for p in ranges["curve"]],
-                            emphasised=ranges["range"] == summary["train_range"],
-                        )
-                        for ranges in summary["ranges"]
-                    ],
-                    f"{model}: accuracy by number range against training size",
-                    "accuracy (%), mean over the repeats",
-                    salt=f"variance-{model}",
-                ),
-                f"Model {model}: accuracy on each test range against the number of training examples in "
-                f"{summary['train_range']} (0: before fine-tuning); points are the mean over {summary['repeats']} "
-                "repeats, bars run from the lowest repeat to the highest. The table below holds the same numbers.",
-                path=f"numeric/{model}/controlled-variance.svg",
-            )
-        )
-        rows = []
-        for ranges in summary["ranges"]:
-            label = ranges["range"]
-            rows.append(
-                [label + (" (trained on)" if label == summary["train_range"] else "")]
-                + [_spread_text(p) for p in ranges["curve"]]
-            )
-        section.blocks.append(
-            TableBlock(
-                ["Test range"] + [_size_heading(size) for size in sizes],
-                rows,
-                caption=f"Model {model}: accuracy by number range and training size (the learning curve)",
-            )
-        )
-        trained = variance.trained_name(model, largest)
-        repeats = sorted(scores.labels(trained), key=lambda label: int(label[1:]))  # r1, r2, ...
-        per_repeat = []
-        for label in (r["range"] for r in summary["ranges"]):
-            cells = [label]
-            for repeat in repeats:
-                cells.append(
-                    Stat.of(
-                        scores.get(
-                            model=trained,
-                            probe=variance.range_probe(label),
-                            split=variance.TEST_SPLIT,
-                            statistic="accuracy",
-                            label=repeat,
-                        )
+    return TableBlock(
+        ["Test range"] + [_size_heading(size) for size in summary["sizes"]],
+        rows,
+        caption=f"Model {model}: accuracy by number range and training size (the learning curve)",
+    )
+
+
+def _per_repeat_table(scores: Index, model: str, summary: Mapping[str, Any]) -> TableBlock:
+    """Each repeat's own accuracy per test range, with its interval, at the largest training size."""
+    largest = summary["sizes"][-1]
+    trained = variance.trained_name(model, largest)
+    repeats = sorted(scores.labels(trained), key=lambda label: int(label[1:]))  # r1, r2, ...
+    per_repeat = []
+    for label in (r["range"] for r in summary["ranges"]):
+        cells = [label]
+        for repeat in repeats:
+            cells.append(
+                Stat.of(
+                    scores.get(
+                        model=trained,
+                        probe=variance.range_probe(label),
+                        split=variance.TEST_SPLIT,
+                        statistic="accuracy",
+                        label=repeat,
                     )
                 )
-            per_repeat.append(cells)
-        section.blocks.append(
-            TableBlock(
-                ["Test range"] + [f"repeat {r[1:]}" for r in repeats],
-                per_repeat,
-                caption=f"Model {model} after fine-tuning on {largest:,} examples, each repeat",
             )
-        )
-    return section
+        per_repeat.append(cells)
+    return TableBlock(
+        ["Test range"] + [f"repeat {r[1:]}" for r in repeats],
+        per_repeat,
+        caption=f"Model {model} after fine-tuning on {largest:,} examples, each repeat",
+    )
