@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .. import LABEL_NAMES, LABELS, figures, paper, verdicts
+from .. import LABEL_NAMES, LABELS, figures, paper, verdict_terms
 from ..probes import get_probe
 from ..results import Index
 from ..transitions import RULES
@@ -154,7 +154,7 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
                 f"Model {model} never sees the table, so its predictions cannot change with it: zero "
                 "invalid transitions here are guaranteed by construction and say nothing about reasoning."
             )
-        elif verdict and verdict.finding(verdicts.USES_TABLE).answer == verdicts.NO:
+        elif verdict and verdict.finding(verdict_terms.USES_TABLE).answer == verdict_terms.NO:
             section.blocks.append(
                 f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
                 "predictions do not move, not because it reasons by the rule."
