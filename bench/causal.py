@@ -32,8 +32,10 @@ import numpy as np
 import torch
 from inference import alpha1_originals, bf16_matmul_peak, sync  # bench/inference.py, beside this script
 
-from tabprobe import causal
-from tabprobe.models import plan_batches, resolve_base, resolve_precision
+from tabprobe import causal, lm_prompts
+from tabprobe.checkpoints import resolve_base
+from tabprobe.inference import plan_batches
+from tabprobe.precision import resolve_precision
 from tabprobe.render import render
 from tabprobe.table import Table
 
@@ -96,9 +98,9 @@ def main() -> None:
         loaded = causal.load_causal_lm(llama_checkpoint(Path(scratch), args.shape))
         precision = resolve_precision(args.precision, loaded.device)
         model = loaded.weights_in(precision)
-        prompting = causal.Prompting.from_settings({"verbalisers": VERBALISERS})
-        builder = causal.PromptBuilder(loaded.tokenizer, prompting, args.premise, args.max_length)
-        continuations = causal.verbaliser_ids(loaded.tokenizer, prompting, builder.end)
+        prompting = lm_prompts.Prompting.from_settings({"verbalisers": VERBALISERS})
+        builder = lm_prompts.PromptBuilder(loaded.tokenizer, prompting, args.premise, args.max_length)
+        continuations = lm_prompts.verbaliser_ids(loaded.tokenizer, prompting, builder.end)
         room = args.max_length - max(len(c) for c in continuations)
         prompts = [
             builder.encode(render(Table.from_arrow(r["table"]), args.premise), r["hypothesis"], room)[0]

@@ -35,9 +35,10 @@ import pyarrow as pa
 import torch
 
 from tabprobe import LABELS
+from tabprobe.checkpoints import resolve_base
 from tabprobe.encoding import encode
 from tabprobe.infotabs import ingest_split, load_tables
-from tabprobe.models import infer, load_classifier, resolve_base
+from tabprobe.models import infer, load_classifier
 from tabprobe.perturb import generate, select_examples
 from tabprobe.render import render
 from tabprobe.table import Table

@@ -14,7 +14,7 @@ import pytest
 import torch
 from tiny_causal import tiny_causal
 
-from tabprobe import causal, schemas
+from tabprobe import causal, lm_prompts, schemas, shot_selection
 from tabprobe.config.problems import semantic_problems
 from tabprobe.errors import ModelError
 from tabprobe.predict import load_model
@@ -64,8 +64,8 @@ def brute_force(model, prompt_ids, continuation):
 
 
 def prompts_for(lm, prompting, hypotheses, rendering="para"):
-    builder = causal.PromptBuilder(lm.tokenizer, prompting, rendering)
-    continuations = causal.verbaliser_ids(lm.tokenizer, prompting, builder.end)
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, prompting, rendering)
+    continuations = lm_prompts.verbaliser_ids(lm.tokenizer, prompting, builder.end)
     prompts = [builder.encode(render(table(i + 1), rendering), h, 1000)[0] for i, h in enumerate(hypotheses)]
     return builder, continuations, sorted(prompts, key=len, reverse=True)
 
@@ -74,16 +74,16 @@ HYPOTHESES = ["Ada Quill was born in London.", "Ada Quill is a film.", "The popu
 
 
 def test_the_default_prompt_holds_table_hypothesis_and_question():
-    prompting = causal.Prompting.from_settings({})
+    prompting = lm_prompts.Prompting.from_settings({})
     text, (start, stop) = prompting.fill("The key of T are v.", "T is v.")
     assert text == "The key of T are v.\nQuestion: T is v. True, false, or neither?\nAnswer:"
     assert text[start:stop] == "The key of T are v."
-    assert causal.continuation_text(text, "true") == " true"
-    assert causal.continuation_text("<|assistant|>\n", "true") == "true"
+    assert lm_prompts.continuation_text(text, "true") == " true"
+    assert lm_prompts.continuation_text("<|assistant|>\n", "true") == "true"
 
 
 def test_verbaliser_scores_equal_a_brute_force_forward_pass_per_label(lm):
-    prompting = causal.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
+    prompting = lm_prompts.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
     _, continuations, prompts = prompts_for(lm, prompting, HYPOTHESES)
     assert max(len(c) for c in continuations) > 1  # several tokens: scored as their sum
     scores = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu")
@@ -92,7 +92,7 @@ def test_verbaliser_scores_equal_a_brute_force_forward_pass_per_label(lm):
 
 
 def test_the_shared_cache_gives_the_numbers_of_running_each_label_whole(lm):
-    prompting = causal.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
+    prompting = lm_prompts.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
     _, continuations, prompts = prompts_for(lm, prompting, HYPOTHESES)
     cached = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu", use_cache=True)
     whole = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu", use_cache=False)
@@ -100,7 +100,7 @@ def test_the_shared_cache_gives_the_numbers_of_running_each_label_whole(lm):
 
 
 def test_left_padding_does_not_change_a_score(lm):
-    prompting = causal.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
+    prompting = lm_prompts.Prompting.from_settings({"verbalisers": LONG_VERBALISERS})
     _, continuations, prompts = prompts_for(lm, prompting, HYPOTHESES)
     assert len({len(p) for p in prompts}) == 3  # so the batch pads the shorter two
     batched = causal.label_log_likelihoods(lm.model, prompts, [(0, 3)], continuations, 0, "cpu")
@@ -118,8 +118,8 @@ def test_infer_writes_predictions_like_a_classifiers(lm):
     assert stats["causal"]["verbalisers"] == {"E": "true", "N": "neither", "C": "false"}
     assert stats["truncated"] == 0 and stats["batches"] == 2
     # The probabilities are the softmax of the brute-force label scores.
-    builder = causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({}), "markdown")
-    continuations = causal.verbaliser_ids(lm.tokenizer, causal.Prompting.from_settings({}), builder.end)
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, lm_prompts.Prompting.from_settings({}), "markdown")
+    continuations = lm_prompts.verbaliser_ids(lm.tokenizer, lm_prompts.Prompting.from_settings({}), builder.end)
     ids, _ = builder.encode(render(table(5), "markdown"), HYPOTHESES[1], 500)
     expected = causal.probabilities(np.array([[brute_force(lm.model, ids, c) for c in continuations]]))[0]
     np.testing.assert_allclose(probs[1], expected, atol=1e-4)
@@ -128,8 +128,8 @@ def test_infer_writes_predictions_like_a_classifiers(lm):
 
 
 def test_an_over_long_prompt_loses_the_end_of_its_table_only(lm):
-    prompting = causal.Prompting.from_settings({})
-    builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
+    prompting = lm_prompts.Prompting.from_settings({})
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, prompting, "para")
     premise = render(table(40), "para")
     whole, cut = builder.encode(premise, HYPOTHESES[0], 10_000)
     assert not cut
@@ -146,7 +146,7 @@ def test_an_over_long_prompt_loses_the_end_of_its_table_only(lm):
 
 
 def test_a_prompt_too_long_even_without_its_table_is_a_clear_error(lm):
-    builder = causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({}), "para")
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, lm_prompts.Prompting.from_settings({}), "para")
     with pytest.raises(ModelError, match="do not hold this prompt even without its table"):
         builder.encode(render(table(3), "para"), "Ada Quill " * 40, 30)
 
@@ -156,8 +156,8 @@ def test_shots_precede_the_prompt_and_answer_with_their_verbaliser(lm):
         {"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "E"},
         {"table": table(1, "Cy").to_arrow(), "hypothesis": "Cy is short.", "label": "C"},
     ]
-    prompting = causal.Prompting.from_settings({"shots": shots})
-    builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
+    prompting = lm_prompts.Prompting.from_settings({"shots": shots})
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, prompting, "para")
     text, (start, stop) = builder.text("The key of Ada are v.", "Ada is v.")
     assert text.startswith(
         "The key 0 of Bob are value 0.\nQuestion: Bob is tall. True, false, or neither?\nAnswer: true\n\n"
@@ -169,8 +169,8 @@ def test_shots_precede_the_prompt_and_answer_with_their_verbaliser(lm):
 def test_the_chat_template_wraps_shots_as_turns(tmp_path):
     lm = load_model(tiny_causal(tmp_path / "llama", "llama"), kind="causal")
     shots = [{"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "N"}]
-    prompting = causal.Prompting.from_settings({"shots": shots, "chat_template": True})
-    builder = causal.PromptBuilder(lm.tokenizer, prompting, "para")
+    prompting = lm_prompts.Prompting.from_settings({"shots": shots, "chat_template": True})
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, prompting, "para")
     text, (start, stop) = builder.text("The key of Ada are v.", "Ada is v.")
     assert text.startswith("<s><|user|>\nThe key 0 of Bob are value 0.")
     assert "<|assistant|>\nneither\n<|user|>\nThe key of Ada are v." in text and text.endswith("<|assistant|>\n")
@@ -182,7 +182,7 @@ def test_the_chat_template_wraps_shots_as_turns(tmp_path):
 def test_a_chat_template_the_tokenizer_lacks_is_a_config_error(tmp_path):
     lm = load_model(tiny_causal(tmp_path / "gpt2", "gpt2"), kind="causal")
     with pytest.raises(ModelError, match="config key causal.chat_template: .* has no chat template"):
-        causal.PromptBuilder(lm.tokenizer, causal.Prompting.from_settings({"chat_template": True}), "para")
+        lm_prompts.PromptBuilder(lm.tokenizer, lm_prompts.Prompting.from_settings({"chat_template": True}), "para")
 
 
 def test_shots_are_seeded_label_balanced_and_from_train():
@@ -197,14 +197,14 @@ def test_shots_are_seeded_label_balanced_and_from_train():
         schema=schemas.EXAMPLES,
     )
     tables = pa.Table.from_pylist([table(2).to_arrow()], schema=schemas.TABLES)
-    first = causal.select_shots(examples, tables, 5, seed=3)
+    first = shot_selection.select_shots(examples, tables, 5, seed=3)
     assert [s["label"] for s in first] == ["E", "N", "C", "E", "N"]
-    assert first == causal.select_shots(examples, tables, 5, seed=3)
-    assert first != causal.select_shots(examples, tables, 5, seed=4)
+    assert first == shot_selection.select_shots(examples, tables, 5, seed=3)
+    assert first != shot_selection.select_shots(examples, tables, 5, seed=4)
     assert all(s["table"]["title"] == "Ada Quill" for s in first)
-    assert causal.select_shots(examples, tables, 0, seed=3) == []
+    assert shot_selection.select_shots(examples, tables, 0, seed=3) == []
     with pytest.raises(ModelError, match="only 10 E examples for 31 shots"):
-        causal.select_shots(examples, tables, 31, seed=3)
+        shot_selection.select_shots(examples, tables, 31, seed=3)
 
 
 def test_contextual_calibration_divides_by_the_content_free_priors(lm):
@@ -226,9 +226,9 @@ def test_verbalisers_the_tokenizer_cannot_tell_apart_are_a_config_error(tmp_path
     lm = load_model(path, kind="causal")
     # Characters the tiny tokenizer never saw both read as its unknown token.
     same = {"E": "§", "N": "neither", "C": "¤"}
-    prompting = causal.Prompting.from_settings({"verbalisers": same})
+    prompting = lm_prompts.Prompting.from_settings({"verbalisers": same})
     with pytest.raises(ModelError, match=r"config key causal.verbalisers: E \('§'\) and C \('¤'\) are the same tokens"):
-        causal.verbaliser_ids(lm.tokenizer, prompting, "Answer:")
+        lm_prompts.verbaliser_ids(lm.tokenizer, prompting, "Answer:")
     # ... and found from config, before any job runs.
     config = {
         "models": {"lm": {"causal": {"checkpoint": str(path), "verbalisers": same}, "premise": "para"}},
@@ -362,7 +362,8 @@ def test_a_tokenizer_that_appends_an_eos_does_not_end_the_prompt_with_it(tmp_pat
     )
     assert appending.tokenizer("Answer")["input_ids"][-1] == appending.tokenizer.eos_token_id
     builders = [
-        causal.PromptBuilder(m.tokenizer, causal.Prompting.from_settings({}), "para") for m in (plain, appending)
+        lm_prompts.PromptBuilder(m.tokenizer, lm_prompts.Prompting.from_settings({}), "para")
+        for m in (plain, appending)
     ]
     encoded = [b.encode(render(table(2), "para"), HYPOTHESES[0], 1000)[0] for b in builders]
     assert encoded[0] == encoded[1] and encoded[1][0] == plain.tokenizer.bos_token_id
@@ -377,13 +378,13 @@ def test_a_chat_template_that_writes_the_date_gets_a_fixed_one(tmp_path):
         "{%- if not date_string is defined %}{%- set date_string = strftime_now('%d %b %Y') %}{%- endif %}"
         "Today Date: {{ date_string }}\n" + own
     )
-    prompting = causal.Prompting.from_settings({"chat_template": True})
-    text, _ = causal.PromptBuilder(lm.tokenizer, prompting, "para").text("The key of Ada are v.", "Ada is v.")
-    assert text.startswith(f"Today Date: {causal.CHAT_DATE}\n")
+    prompting = lm_prompts.Prompting.from_settings({"chat_template": True})
+    text, _ = lm_prompts.PromptBuilder(lm.tokenizer, prompting, "para").text("The key of Ada are v.", "Ada is v.")
+    assert text.startswith(f"Today Date: {lm_prompts.CHAT_DATE}\n")
     # A template that takes no date from outside would change its prompts every day.
     lm.tokenizer.chat_template = "{{ strftime_now('%d %b %Y') }}" + own
     with pytest.raises(ModelError, match=r"config key causal.chat_template: .*writes today's date"):
-        causal.PromptBuilder(lm.tokenizer, prompting, "para")
+        lm_prompts.PromptBuilder(lm.tokenizer, prompting, "para")
 
 
 def test_a_max_length_past_the_context_window_is_a_config_error(tmp_path):
@@ -406,7 +407,7 @@ def test_a_max_length_past_the_context_window_is_a_config_error(tmp_path):
 
 
 def test_a_hypothesis_only_prompt_starts_with_its_question():
-    prompting = causal.Prompting.from_settings({})
+    prompting = lm_prompts.Prompting.from_settings({})
     text, (start, stop) = prompting.fill("", "T is v.")
     assert text == "Question: T is v. True, false, or neither?\nAnswer:" and start == stop == 0
 

@@ -11,20 +11,12 @@ from tiny_bert import tiny_bert
 from transformers import AutoTokenizer, BertForSequenceClassification
 
 from tabprobe import schemas
+from tabprobe.checkpoints import checkpoint_labels, fingerprint, init_classifier, label_order, resolve_base
 from tabprobe.encoding import encode
 from tabprobe.errors import ModelError
-from tabprobe.models import (
-    checkpoint_labels,
-    fingerprint,
-    infer,
-    init_classifier,
-    label_order,
-    load_classifier,
-    plan_batches,
-    plan_blocks,
-    resolve_base,
-    resolve_precision,
-)
+from tabprobe.inference import plan_batches, plan_blocks
+from tabprobe.models import infer, load_classifier
+from tabprobe.precision import resolve_precision
 from tabprobe.render import para
 from tabprobe.table import Row, Table
 

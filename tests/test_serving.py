@@ -22,7 +22,7 @@ import pytest
 from test_training_and_resume import alpha1_probe
 from tiny_bert import tiny_bert
 
-from tabprobe import schemas, serving, stages
+from tabprobe import code_inputs, schemas, serving, stages
 from tabprobe.io import write_parquet
 from tabprobe.serving import ServerError
 
@@ -179,6 +179,15 @@ def test_a_retrained_checkpoint_gets_a_new_server(tmp_path, probes):
     assert (tmp_path / "a.parquet").read_bytes() != (tmp_path / "b.parquet").read_bytes()
     alone = in_process(probes["original"], checkpoint, tmp_path / "alone.parquet")
     assert (tmp_path / "b.parquet").read_bytes() == alone.read_bytes()
+
+
+def test_the_server_key_covers_every_library_module_the_server_runs():
+    """An edit to any module of the inference code gets a new server (a module split out of
+    models.py or causal.py must join serving.CODE); only the labels' order and names (the package's
+    face) and the error messages are left out, as they always were."""
+    runs = set(code_inputs.closure(["serving.py"]))
+    assert runs - set(serving.CODE) == {"__init__.py", "errors.py"}
+    assert set(serving.CODE) <= runs
 
 
 def test_a_failed_request_is_reported_and_the_server_goes_on(tmp_path, checkpoint, probes):

@@ -10,12 +10,12 @@ import re
 import polars as pl
 import pytest
 
-from tabprobe import verdicts
+from tabprobe import verdict_terms, verdicts
 from tabprobe.report.assemble import assemble, build_sections
 from tabprobe.report.blocks import VerdictBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.results import Index
-from tabprobe.verdicts import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
+from tabprobe.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
 
 PARA = ModelFacts(premise="paragraph")
 
@@ -95,7 +95,7 @@ IN_BETWEEN = {
 }
 
 
-def answers(verdict: verdicts.Verdict) -> list[str]:
+def answers(verdict: verdict_terms.Verdict) -> list[str]:
     return [f.answer for f in verdict.findings]
 
 
@@ -103,7 +103,7 @@ def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_pra
     verdict = verdicts.verdict(results("minilm-para", TABLE_BLIND), "minilm-para", PARA)
     assert verdict.headline == "minilm-para does not use its table."
     assert answers(verdict) == [NO, NO, YES, DOES_NOT_APPLY]
-    uses = verdict.finding(verdicts.USES_TABLE)
+    uses = verdict.finding(verdict_terms.USES_TABLE)
     texts = [n.text() for n in uses.numbers]
     assert texts[0] == (
         "table removed (`hypothesis_only`): accuracy drop on alpha1: -0.6 [-2.6, +1.7] points, n=400: "
@@ -112,7 +112,7 @@ def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_pra
     assert "clearly worse than the hypothesis alone" in texts[1]  # -5.4 [-8.1, -2.6]
     # Staying put is shown beside, as the failure it is, not counted for the verdict.
     assert "66.0 [61.0, 71.0]%" in texts[2] and "ignore the deletion of the rows they need" in texts[2]
-    rows = verdict.finding(verdicts.RIGHT_ROWS)
+    rows = verdict.finding(verdict_terms.RIGHT_ROWS)
     assert "come from not moving, not from reasoning" in rows.sentence
     assert all(n.signal is None for n in rows.numbers)
 
@@ -125,14 +125,14 @@ def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
     cells[("swapped_table", "accuracy_drop")] = (4.2, 1.8, 6.6)
     verdict = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA)
     assert verdict.headline == "minilm-para does not use its table."
-    uses = verdict.finding(verdicts.USES_TABLE)
+    uses = verdict.finding(verdict_terms.USES_TABLE)
     assert uses.answer == NO
     assert "does not help it" in uses.sentence and "reads its table without reasoning from it" in uses.sentence
     assert [n.signal for n in uses.numbers[:4]] == [NO, NO, YES, YES]  # all shown, the wrong tables too
     # Where nothing says whether its table helps, a wrong table's clear drop is what there is to go on.
     only_wrong_tables = {k: v for k, v in cells.items() if k[0] not in ("hypothesis_only", "original")}
     verdict = verdicts.verdict(results("m", only_wrong_tables), "m", PARA)
-    assert verdict.finding(verdicts.USES_TABLE).answer == YES
+    assert verdict.finding(verdict_terms.USES_TABLE).answer == YES
 
 
 def test_a_clear_rise_is_not_read_as_no_effect():
@@ -144,14 +144,14 @@ def test_a_clear_rise_is_not_read_as_no_effect():
     cells[("table4:label_flipped", "accuracy_drop")] = (-17.9, -25.1, -11.2)
     cells[("hypothesis_only", "accuracy_drop")] = (-4.0, -6.5, -1.5)
     verdict = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA)
-    artifacts = verdict.finding(verdicts.ARTIFACTS)
+    artifacts = verdict.finding(verdict_terms.ARTIFACTS)
     assert artifacts.answer == CANNOT_TELL and "raise its accuracy" in artifacts.sentence
     assert "a clear rise" in artifacts.numbers[0].text() and "no effect" not in artifacts.numbers[0].text()
-    uses = verdict.finding(verdicts.USES_TABLE)
+    uses = verdict.finding(verdict_terms.USES_TABLE)
     assert uses.answer == NO and uses.numbers[0].signal == NO and "does better without it" in uses.numbers[0].text()
     # An interval below 0 that does not reach -3 points is still no effect worth the name.
-    assert verdicts.effect({"ci_low": -2.5, "ci_high": -0.5}) == "none"
-    assert verdicts.effect({"ci_low": -3.0, "ci_high": -0.5}) == "rise"
+    assert verdict_terms.effect({"ci_low": -2.5, "ci_high": -0.5}) == "none"
+    assert verdict_terms.effect({"ci_low": -3.0, "ci_high": -0.5}) == "rise"
 
 
 def test_an_evidence_using_model_uses_its_table_and_the_right_rows():
@@ -172,7 +172,7 @@ def test_signals_that_disagree_give_cannot_tell():
     cells = dict(EVIDENCE_USING)
     cells[("original", "accuracy_gain_over_baseline")] = (-1.0, -3.0, 1.5)  # no better than the baseline
     verdict = verdicts.verdict(results("m", cells), "m", PARA)
-    assert verdict.finding(verdicts.USES_TABLE).answer == CANNOT_TELL
+    assert verdict.finding(verdict_terms.USES_TABLE).answer == CANNOT_TELL
 
 
 def test_using_the_table_but_not_the_rows_the_hypothesis_needs():
@@ -183,16 +183,16 @@ def test_using_the_table_but_not_the_rows_the_hypothesis_needs():
     assert verdict.headline == "m uses its table, but mostly not the rows the hypothesis needs."
     # One number saying no against one saying yes: cannot tell.
     cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (30.0, 24.0, 36.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == CANNOT_TELL
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
     # Moving after an irrelevant row is deleted says no; few such moves never say yes.
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] not in ("relevant_row_deletion", "evidence_selection")}
     cells[("irrelevant_row_deletion", "invalid_transition_pct")] = (18.0, 14.0, 22.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == NO
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == NO
     cells[("irrelevant_row_deletion", "invalid_transition_pct")] = (1.0, 0.0, 2.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == CANNOT_TELL
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
     # Without relevant-row deletion, evidence selection alone cannot say the rows are right.
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "relevant_row_deletion"}
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdicts.RIGHT_ROWS).answer == CANNOT_TELL
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
 
 
 def test_the_hypothesis_only_baseline_cannot_use_its_table():
@@ -247,11 +247,11 @@ def test_a_model_at_chance_gets_no_verdict_on_reasoning():
 
 
 def test_a_number_is_read_from_its_interval_not_its_mean():
-    assert verdicts.effect({"ci_low": 0.1, "ci_high": 6.0}) == "clear"
-    assert verdicts.effect({"ci_low": 0.5, "ci_high": 2.9}) == "none"  # real, but under 3 points
-    assert verdicts.effect({"ci_low": -0.1, "ci_high": 6.0}) == "unclear"
-    assert verdicts.against({"ci_low": 50.5, "ci_high": 60.0}, 50) == "above"
-    assert verdicts.against({"ci_low": 45.0, "ci_high": 55.0}, 50) == "unclear"
+    assert verdict_terms.effect({"ci_low": 0.1, "ci_high": 6.0}) == "clear"
+    assert verdict_terms.effect({"ci_low": 0.5, "ci_high": 2.9}) == "none"  # real, but under 3 points
+    assert verdict_terms.effect({"ci_low": -0.1, "ci_high": 6.0}) == "unclear"
+    assert verdict_terms.against({"ci_low": 50.5, "ci_high": 60.0}, 50) == "above"
+    assert verdict_terms.against({"ci_low": 45.0, "ci_high": 55.0}, 50) == "unclear"
 
 
 def constructed_run() -> tuple[Index, RunInfo]:
@@ -405,10 +405,10 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
     answer is cannot tell, and a caveat says why."""
     base = results("minilm-para", EVIDENCE_USING).table.to_dicts()
     both = verdicts.verdict(with_directions(base, {"E->C": 60, "C->E": 50}), "minilm-para", PARA)
-    assert both.finding(verdicts.ARTIFACTS).answer == NO
+    assert both.finding(verdict_terms.ARTIFACTS).answer == NO
     assert not [c for c in both.caveats if "label-flipped column" in c]
     one = verdicts.verdict(with_directions(base, {"E->C": 60, "C->E": 0}), "minilm-para", PARA)
-    artifacts = one.finding(verdicts.ARTIFACTS)
+    artifacts = one.finding(verdict_terms.ARTIFACTS)
     assert artifacts.answer == CANNOT_TELL and "E→C only" in artifacts.sentence
     (caveat,) = [c for c in one.caveats if "label-flipped column" in c]
     assert "holds E→C edits only on alpha1" in caveat and "never no" in caveat
@@ -417,5 +417,5 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
 def test_knowledge_with_label_flipping_counterfactuals_only_says_which_ones_it_reads():
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "table7:label_preserved"}
     cells[("table7:label_flipped", "accuracy")] = (55.0, 50.0, 60.0)
-    finding = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdicts.KNOWLEDGE)
+    finding = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdict_terms.KNOWLEDGE)
     assert finding.answer == NOT_MEASURED and "only label-flipping ones" in finding.sentence

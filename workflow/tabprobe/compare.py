@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import layout, results, schemas, verdicts
+from . import layout, results, schemas, scorecard
 from .errors import TabprobeError
 from .io import read_parquet
 from .scoring import Scorer, ScoringSettings
@@ -103,7 +103,7 @@ def outcomes(side: Side, probe: str, statistic: str, split: str) -> dict[str, fl
 
 @dataclass(frozen=True)
 class Comparison:
-    measure: verdicts.Measure
+    measure: scorecard.Measure
     split: str | None
     left: dict | None  # results rows
     right: dict | None
@@ -113,9 +113,9 @@ class Comparison:
 
 def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparison]:
     out = []
-    for measure in verdicts.SCORECARD:
-        found_left = verdicts.scorecard_cell(left.scores, left.model, measure)
-        found_right = verdicts.scorecard_cell(right.scores, right.model, measure)
+    for measure in scorecard.SCORECARD:
+        found_left = scorecard.scorecard_cell(left.scores, left.model, measure)
+        found_right = scorecard.scorecard_cell(right.scores, right.model, measure)
         split = (found_left or found_right or (None,))[0]
         row_left = left.scores.get(left.model, measure.probe, split, measure.statistic) if split else None
         row_right = right.scores.get(right.model, measure.probe, split, measure.statistic) if split else None

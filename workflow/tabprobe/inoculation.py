@@ -27,10 +27,11 @@ import numpy as np
 import pyarrow as pa
 
 from . import LABELS, schemas
+from .checkpoints import fingerprint, label_order, require_base, save_checkpoint
 from .curation import scored
 from .encoding import encode
 from .io import atomic_dir, read_parquet
-from .models import LoadedModel, fingerprint, label_order, pick_device, require_base, resolve_precision, save_checkpoint
+from .precision import LoadedModel, pick_device, resolve_precision
 from .render import render
 from .seeding import seeded_rng
 from .table import Table

@@ -11,7 +11,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from . import causal, models, schemas
+from .checkpoints import read_meta
 from .io import read_parquet
+from .precision import LoadedModel
 
 MODEL_KINDS = ("classifier", "causal")
 
@@ -26,7 +28,7 @@ def load_model(checkpoint: str | Path, label_map: Mapping[str, str] | None = Non
 
 
 def predict_file(
-    loaded: models.LoadedModel,
+    loaded: LoadedModel,
     checkpoint: str | Path,
     probe_path: str | Path,
     shard_dir: str | Path | None,
@@ -48,13 +50,13 @@ def predict_file(
         checkpoint=str(checkpoint),
         premise=settings["premise"],
         fingerprint=loaded.fingerprint,
-        meta=models.read_meta(checkpoint),
+        meta=read_meta(checkpoint),
         seconds=round(time.monotonic() - start, 2),
     )
     return table, stats
 
 
-def batch_tokens_on(loaded: models.LoadedModel, gpu_batch_tokens: int | None) -> int | None:
+def batch_tokens_on(loaded: LoadedModel, gpu_batch_tokens: int | None) -> int | None:
     """The padded tokens per batch on the model's device: `gpu_batch_tokens` on a GPU, none (then
     `batch_size` examples) on a CPU."""
     return gpu_batch_tokens if loaded.device.startswith("cuda") else None

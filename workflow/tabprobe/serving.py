@@ -22,7 +22,7 @@ many clusters make per job):
   the server's log is the rule's `server_log` (logs/model_server/<model>.log, appended).
 
 Faults. A server killed mid-job closes the connection: the job starts a new server and resumes
-from the blocks it saved (models.ShardStore), ending with the same bytes; a job is not retried by
+from the blocks it saved (inference.ShardStore), ending with the same bytes; a job is not retried by
 Snakemake, so an error that cannot go away (a bad checkpoint) fails it once. A job killed
 mid-request loses only its answer.
 Nothing stale is ever used: on Linux the socket is in the abstract namespace, which vanishes with
@@ -74,6 +74,10 @@ CODE = (
     "predict.py",
     "models.py",
     "causal.py",
+    "checkpoints.py",
+    "precision.py",
+    "inference.py",
+    "lm_prompts.py",
     "encoding.py",
     "render.py",
     "table.py",

@@ -30,23 +30,13 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from . import LABELS
+from .checkpoints import NLI_ID2LABEL, fingerprint, new_classifier, resolve_base, save_checkpoint
 from .encoding import collate, encode
+from .inference import input_digest, plan_batches
 from .io import atomic_path
-from .models import (
-    NLI_ID2LABEL,
-    LoadedModel,
-    autocast,
-    fingerprint,
-    input_digest,
-    new_classifier,
-    pick_device,
-    plan_batches,
-    predict_batches,
-    resolve_base,
-    resolve_precision,
-    save_checkpoint,
-)
+from .models import predict_batches
 from .perturb import seeded_rng
+from .precision import LoadedModel, autocast, pick_device, resolve_precision
 from .render import render
 from .table import Table
 

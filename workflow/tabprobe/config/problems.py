@@ -125,7 +125,8 @@ def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any])
     """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
     fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
     library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
-    from ..causal import check_checkpoint, template_problems, verbaliser_problems
+    from ..causal import check_checkpoint, verbaliser_problems
+    from ..lm_prompts import template_problems
 
     problems = []
     if isinstance(causal.get("template"), str):
@@ -144,7 +145,7 @@ def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any])
 def _length_problems(name: str, path, key: str, max_length: Any) -> list[tuple[list, str]]:
     """A max_length past the positions of the checkpoint (or base) at `path`: the job would fail
     deep in the forward pass (a tensor size mismatch), after every job before it ran."""
-    from ..models import context_problems, read_config
+    from ..checkpoints import context_problems, read_config
 
     if not isinstance(max_length, int):
         return []
@@ -156,7 +157,7 @@ def _model_problems(name: str, model: dict[str, Any], length: tuple[str, Any]) -
     model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
     imported), rather than after the upstream jobs ran. `length`: (key, tokens) of the inputs
     the model will read, the key that set them."""
-    from ..models import checkpoint_labels, label_order, require_base, resolve_base
+    from ..checkpoints import checkpoint_labels, label_order, require_base, resolve_base
 
     if isinstance(model.get("causal"), dict):
         return _causal_problems(name, model["causal"], length)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import inoculation, schemas, scoring
+from ..checkpoints import read_meta
 from ..config import inoculated_name
 from ..io import read_parquet, write_json, write_parquet
-from ..models import read_meta
 
 
 def score_inoculation(

@@ -7,9 +7,9 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..checkpoints import read_meta
 from ..inoculation import choose_learning_rate
 from ..io import atomic_dir, write_json
-from ..models import read_meta
 
 log = logging.getLogger(__name__)
 

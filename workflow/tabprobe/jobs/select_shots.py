@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import logging
 
-from .. import causal, schemas
+from .. import schemas, shot_selection
 from ..io import read_parquet
 
 log = logging.getLogger(__name__)
 
 
 def select_shots(examples: str, tables: str, out: str, shots: int, seed: int) -> None:
-    chosen = causal.select_shots(
+    chosen = shot_selection.select_shots(
         read_parquet(examples, schemas.EXAMPLES), read_parquet(tables, schemas.TABLES), shots, seed
     )
-    causal.write_shots(chosen, out)
+    shot_selection.write_shots(chosen, out)
     log.info("%d shots from train: %s", len(chosen), ", ".join(f"{s['uid']} ({s['label']})" for s in chosen))

@@ -107,7 +107,7 @@ class ExamplesBlock:
 class VerdictBlock:
     """What the run says of one model (tabprobe.verdicts), with the numbers it rests on."""
 
-    verdict: Any  # verdicts.Verdict
+    verdict: Any  # verdict_terms.Verdict
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .. import LABEL_NAMES, LABELS, figures, paper, verdicts
+from .. import LABEL_NAMES, LABELS, figures, paper, verdict_terms
 from ..probes import Probe, get_probe
 from ..results import Index
 from ..transitions import RULES, TransitionRule
@@ -183,7 +183,7 @@ def _invalid_transition_caveats(run: RunInfo, model: str, info: dict) -> list[st
             f"Model {model} never sees the table, so its predictions cannot change with it: zero "
             "invalid transitions here are guaranteed by construction and say nothing about reasoning."
         )
-    elif verdict and verdict.finding(verdicts.USES_TABLE).answer == verdicts.NO:
+    elif verdict and verdict.finding(verdict_terms.USES_TABLE).answer == verdict_terms.NO:
         blocks.append(
             f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
             "predictions do not move, not because it reasons by the rule."

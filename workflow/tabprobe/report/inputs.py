@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import failures, infotabs, schemas, verdicts
+from .. import failures, infotabs, schemas, verdict_terms
 from ..io import read_parquet
 from ..probes import get_probe
 from .blocks import ExamplesBlock
@@ -33,7 +33,7 @@ class RunInfo:
     unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.curation)
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
-    verdicts: dict[str, verdicts.Verdict] = field(default_factory=dict)  # model -> what the run says of it
+    verdicts: dict[str, verdict_terms.Verdict] = field(default_factory=dict)  # model -> what the run says of it
 
     def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
         return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]

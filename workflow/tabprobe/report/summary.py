@@ -3,7 +3,7 @@ decide them, and every probe's effect at a glance, each read in the direction th
 
 from __future__ import annotations
 
-from .. import figures, paper, variance, verdicts
+from .. import figures, paper, scorecard, variance, verdict_terms, verdicts
 from ..layout import SHOWCASE_ORDER
 from ..probes import get_probe, pooled_members
 from ..results import Index
@@ -32,12 +32,12 @@ def _scorecard_models(scores: Index, run: RunInfo) -> list[str]:
 def scorecard_section(scores: Index, run: RunInfo) -> Section:
     section = Section("Scorecard: the numbers that decide the verdicts, one row per model", anchor="scorecard")
     models = _scorecard_models(scores, run)
-    measures = [m for m in verdicts.SCORECARD if any(verdicts.scorecard_cell(scores, model, m) for model in models)]
+    measures = [m for m in scorecard.SCORECARD if any(scorecard.scorecard_cell(scores, model, m) for model in models)]
     rows = []
     for model in models:
         cells: list = [model]
         for measure in measures:
-            found = verdicts.scorecard_cell(scores, model, measure)
+            found = scorecard.scorecard_cell(scores, model, measure)
             cells.append(Stat.of(found[1], signed=measure.unit == "points") if found else "–")
         verdict = run.verdicts.get(model)
         cells.append(verdicts.short_verdict(verdict) if verdict else "not probed for a verdict (derived model)")
@@ -48,7 +48,7 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
         + [""]
     )
     splits = sorted(
-        {found[0] for model in models for m in measures if (found := verdicts.scorecard_cell(scores, model, m))},
+        {found[0] for model in models for m in measures if (found := scorecard.scorecard_cell(scores, model, m))},
         key=SHOWCASE_ORDER.index,
     )
     section.blocks.append(
@@ -65,7 +65,7 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
     for measure in measures:
         points = []
         for model in models:
-            found = verdicts.scorecard_cell(scores, model, measure)
+            found = scorecard.scorecard_cell(scores, model, measure)
             score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": 0}
             points.append(
                 figures.ChartPoint(
@@ -90,7 +90,7 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
             )
         )
     section.blocks.append("How the verdicts are decided (workflow/tabprobe/verdicts.py):")
-    section.blocks += [f"({i}) {rule}" for i, rule in enumerate(verdicts.RULES, start=1)]
+    section.blocks += [f"({i}) {rule}" for i, rule in enumerate(verdict_terms.RULES, start=1)]
     return section
 
 
