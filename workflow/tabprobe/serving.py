@@ -6,7 +6,7 @@ weights, and the job then computes for about as long (13-14 s of start-up around
 work on an H100; a third of an inference job's time on a 2-core CPU).
 
 How: the first infer_nli job of a model that finds no server of it starts one (`ask` ->
-`_start_unless_running`): a process of its own, which outlives that job. That job and every
+`_start_unless_running`): a process of its own (model_server.py), which outlives that job. That job and every
 later job of the model send their probe file to it and write the answer as their outputs; the
 server stops after `IDLE_SECONDS` without a request. The plan does not change: the jobs stay one
 per model, probe and split, so adding a probe still runs only that probe's jobs (docs/serving.md says
@@ -29,7 +29,8 @@ Nothing stale is ever used: on Linux the socket is in the abstract namespace, wh
 the process (elsewhere a file in a fresh private folder per server), an address file whose lock
 is free is removed before a new server starts, and a server that cannot load the model exits
 with the reason in its log, which the waiting job shows. A job that reaches a server as it stops
-(idle: its address gone, its lock not yet released) starts a new one; at most two new servers per job.
+(idle: its address gone, its lock not yet released, or killed: its socket not yet closed) starts a
+new one; at most two new servers per job replace ones that ended mid-answer.
 
 Protocol, one request per connection: the job sends a length-prefixed JSON request; the server
 answers a length-prefixed JSON header, then (on success) the predictions as Parquet bytes,
@@ -38,20 +39,17 @@ exactly those `io.write_parquet` writes.
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import hashlib
 import json
 import logging
 import os
-import secrets
 import socket
 import stat
 import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -71,6 +69,7 @@ SWITCH = "TABPROBE_MODEL_SERVER"
 # used after an edit.
 CODE = (
     "serving.py",
+    "model_server.py",
     "predict.py",
     "models.py",
     "causal.py",
@@ -153,7 +152,7 @@ def server_folder() -> Path:
 # ----------------------------------------------------------------------------- wire format
 
 
-def _send(conn: socket.socket, payload: bytes) -> None:
+def send_frame(conn: socket.socket, payload: bytes) -> None:
     conn.sendall(_LENGTH.pack(len(payload)) + payload)
 
 
@@ -168,167 +167,9 @@ def _receive_exactly(conn: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _receive(conn: socket.socket) -> bytes:
+def receive_frame(conn: socket.socket) -> bytes:
     (size,) = _LENGTH.unpack(_receive_exactly(conn, _LENGTH.size))
     return _receive_exactly(conn, size)
-
-
-# ----------------------------------------------------------------------------- server
-
-
-def _listen(token: str) -> tuple[socket.socket, str, str]:
-    """A listening Unix socket that no earlier server can have left behind."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    if sys.platform.startswith("linux"):
-        family, address = "abstract", f"\0tabprobe-{token}"
-    else:
-        family, address = "path", str(Path(tempfile.mkdtemp(prefix="tabprobe-")) / "socket")
-    sock.bind(address)
-    sock.listen(socket.SOMAXCONN)
-    return sock, family, address
-
-
-class _Activity:
-    """Requests in progress and the time the last one ended, for the idle stop."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.active = 0
-        self.last = time.monotonic()
-
-    def begin(self) -> None:
-        with self.lock:
-            self.active += 1
-
-    def end(self) -> None:
-        with self.lock:
-            self.active -= 1
-            self.last = time.monotonic()
-
-    def idle_for(self) -> float:
-        with self.lock:
-            return 0.0 if self.active else time.monotonic() - self.last
-
-
-def serve(
-    checkpoint: str,
-    address_file: str,
-    label_map=None,
-    threads: int = 1,
-    idle_seconds: float = IDLE_SECONDS,
-    kind: str = "classifier",
-) -> None:
-    """Load `checkpoint` once and answer inference requests, each on a thread of its own (jobs
-    running side by side compute side by side, as they did in their own processes), until no
-    request came for `idle_seconds`. The caller holds the server's lock for the whole call."""
-    import torch
-
-    from . import predict
-    from .io import write_json
-
-    token = secrets.token_hex(16)
-    sock, family, address = _listen(token)
-    try:
-        # torch's intra-op threads per request: what one job had in its own process.
-        torch.set_num_threads(max(1, threads))
-        loaded = predict.load_model(checkpoint, label_map, kind)
-        write_json(
-            {
-                "family": family,
-                "address": address.replace("\0", "@"),
-                "pid": os.getpid(),
-                "checkpoint": str(Path(checkpoint).resolve()),
-                "identity": checkpoint_identity(checkpoint),
-                "token": token,
-            },
-            address_file,
-            private=True,  # it holds the token that a request must carry
-        )
-        log.info("serving %s on %s (pid %d, %d threads per request)", checkpoint, loaded.device, os.getpid(), threads)
-        activity = _Activity()
-        sock.settimeout(1.0)
-        while True:
-            try:
-                conn, _ = sock.accept()
-            except TimeoutError:
-                if activity.idle_for() > idle_seconds:
-                    log.info("no request for %.0f s: stopping", idle_seconds)
-                    return
-                continue
-            activity.begin()
-            threading.Thread(
-                target=_answer, args=(conn, loaded, checkpoint, token, threads, activity), daemon=True
-            ).start()
-    finally:
-        sock.close()
-        Path(address_file).unlink(missing_ok=True)
-        if family == "path":
-            Path(address).unlink(missing_ok=True)
-            Path(address).parent.rmdir()
-
-
-def _answer(conn: socket.socket, loaded, checkpoint: str, token: str, threads: int, activity: _Activity) -> None:
-    """Run one request and send its answer; a job killed meanwhile only loses its answer."""
-    from . import predict, schemas
-    from .io import parquet_bytes
-
-    started = time.monotonic()
-    try:
-        with conn:
-            try:
-                request = json.loads(_receive(conn))
-                if request.get("token") != token:
-                    raise ServerError("the request does not carry this server's token")
-                table, stats = predict.predict_file(
-                    loaded, checkpoint, request["probe"], request["shard_dir"], **request["settings"]
-                )
-                # The checkpoint as the job names it (relative to its run, as a job that loads the
-                # model itself records it), not as this server opened it.
-                stats.update(threads=threads, checkpoint=request["checkpoint"])
-                header, body = {"ok": True, "stats": stats}, parquet_bytes(table, schemas.PREDICTIONS)
-                log.info("%s: %d examples in %.1f s", request["probe"], stats["examples"], time.monotonic() - started)
-            except Exception as error:  # the job shows the error; the server goes on with the others
-                log.exception("a request failed")
-                kind = "TabprobeError" if isinstance(error, TabprobeError) else type(error).__name__
-                header, body = {"ok": False, "error": str(error), "kind": kind}, b""
-            try:
-                _send(conn, json.dumps(header).encode())
-                if header["ok"]:
-                    _send(conn, body)
-            except OSError as error:
-                log.warning("could not answer a job (killed meanwhile?): %s", error)
-    finally:
-        activity.end()
-
-
-def _main(argv: list[str] | None = None) -> None:
-    """The server process, as `_start_unless_running` starts it."""
-    parser = argparse.ArgumentParser(prog="python -m tabprobe.serving")
-    parser.add_argument("--checkpoint", required=True)
-    parser.add_argument("--address", required=True)
-    parser.add_argument(
-        "--lock-fd", type=int, required=True, help="the server's lock, taken by the job that started it"
-    )
-    parser.add_argument("--label-map", default="null")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--idle", type=float, default=IDLE_SECONDS)
-    parser.add_argument("--kind", default="classifier", help="classifier or causal (a prompted language model)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
-    logging.captureWarnings(True)
-    # Which copy of the library serves, as every job's log says of its own (logs.to_file).
-    from . import __version__
-
-    log.info("tabprobe %s from %s", __version__, Path(__file__).resolve().parent)
-    # The lock stays held while this process lives (the inherited descriptor shares it).
-    os.set_inheritable(args.lock_fd, False)
-    try:
-        serve(args.checkpoint, args.address, json.loads(args.label_map), args.threads, args.idle, args.kind)
-    except Exception as error:
-        log.exception("traceback")
-        shown = str(error) if isinstance(error, TabprobeError) else f"{type(error).__name__}: {error}"
-        log.error("%s%s", STOPPED, shown)  # what the waiting jobs show
-        raise SystemExit(1) from None
 
 
 # ----------------------------------------------------------------------------- client
@@ -378,7 +219,7 @@ def _start_unless_running(
                 [
                     sys.executable,
                     "-m",
-                    "tabprobe.serving",
+                    "tabprobe.model_server",
                     f"--checkpoint={Path(checkpoint).resolve()}",
                     f"--address={address_file}",
                     f"--lock-fd={fd}",
@@ -444,15 +285,15 @@ def _request(sock, info: dict, checkpoint, probe_path, shard_dir, settings: dict
             "settings": settings,
         }
         try:
-            _send(sock, json.dumps(request).encode())
+            send_frame(sock, json.dumps(request).encode())
         except ConnectionError:
             # Connected to a server as it died (a killed one's socket lives on for a moment while
             # the kernel tears the process down, and its lock with it): it never took this job.
             raise _ServerGone(f"pid {info['pid']}", when="closed as this job reached it") from None
         log.info("sent %s to the model server (pid %s, log: %s)", probe_path, info["pid"], log_file)
         try:
-            header = json.loads(_receive(sock))
-            return header, _receive(sock) if header.get("ok") else b""
+            header = json.loads(receive_frame(sock))
+            return header, receive_frame(sock) if header.get("ok") else b""
         except ConnectionError:
             raise _ServerGone(
                 f"pid {info['pid']}; a new one keeps the blocks already computed", when="ended mid-answer"
@@ -514,7 +355,3 @@ def ask(
         stats["device"],
     )
     return body, stats
-
-
-if __name__ == "__main__":
-    _main()
