@@ -327,7 +327,7 @@ def test_a_resume_state_from_other_inputs_is_discarded(tiny_base, mini_train_arg
     args = mini_train_args
     settings = TrainSettings(base=str(tiny_base), epochs=2, max_length=64, batch_size=4, precision="fp32", seed=5)
     resume_dir = tmp_path / "resume"
-    caplog.set_level("INFO", logger="tabprobe.training")
+    caplog.set_level("INFO", logger="tabprobe")  # training and training_resume
     train(*args, settings, tmp_path / "a", resume_dir=resume_dir)
     saved = list(resume_dir.glob("state-*.pt"))
     assert len(saved) == 1  # the last epoch's state, until the caller removes the folder

@@ -90,31 +90,23 @@ def fine_tune(
     epoch with the best dev accuracy (the first of equals) to `out_dir`; returns its metadata.
     Records carry their table (`schemas.PROBE_EXAMPLES`: challenge examples, and dev examples
     as probe `original` writes them)."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    path = require_base(str(checkpoint))
-    torch.manual_seed(settings.seed)  # dropout: the run repeats exactly
-    model = AutoModelForSequenceClassification.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
-    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
-    order = label_order(model.config.id2label, label_map, str(path))
+    path, model, tokenizer, order = _load_seeded(checkpoint, settings.seed, label_map)
     device = pick_device()
     precision = resolve_precision(settings.precision, device)
     model.to(device)
-    encoded, targets = _encode(train_records, premise, tokenizer, settings, order)
-    dev_encoded, dev_targets = _encode(dev_records, premise, tokenizer, settings, order)
+    train_set = _encode(train_records, premise, tokenizer, settings, order)
+    dev_set = _encode(dev_records, premise, tokenizer, settings, order)
     loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
 
     rng = seeded_rng(settings.seed, "inoculation-batches")
-    steps_per_epoch = math.ceil(len(train_records) / settings.batch_size)
-    total_steps = steps_per_epoch * settings.max_epochs
+    total_steps = math.ceil(len(train_records) / settings.batch_size) * settings.max_epochs
     optimizer, scheduler = optimizer_and_schedule(
         model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, total_steps
     )
     step_on = Stepper(model, optimizer, scheduler, tokenizer.pad_token_id or 0, device, precision)
 
     model.eval()
-    dev_before = round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2)
+    dev_before = round(accuracy(loaded, *dev_set, 64, precision), 2)
     log.info(
         "inoculating %s on %d examples at lr %g (dev accuracy before: %.2f%% on %d)",
         path,
@@ -123,30 +115,8 @@ def fine_tune(
         dev_before,
         len(dev_records),
     )
-    dev_by_epoch: list[float] = []
-    losses: list[float] = []
-    best_epoch, best_state, start = 0, None, time.monotonic()
-    for epoch in range(1, settings.max_epochs + 1):
-        model.train()
-        for batch_idx in length_grouped_batches(encoded.lengths(), settings.batch_size, rng):
-            losses.append(round(step_on([encoded.features[i] for i in batch_idx], targets[batch_idx]), 5))
-        model.eval()
-        dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_targets, 64, precision), 2))
-        improved = best_state is None or dev_by_epoch[-1] > dev_by_epoch[best_epoch - 1]
-        if improved:
-            best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
-        log.info(
-            "epoch %d / %d: mean loss %.4f, dev accuracy %.2f%%%s",
-            epoch,
-            settings.max_epochs,
-            float(np.mean(losses[-steps_per_epoch:])),
-            dev_by_epoch[-1],
-            " (best so far)" if improved else "",
-        )
-        if epoch - best_epoch >= settings.patience:
-            log.info("no better dev accuracy for %d epochs: stopping early", settings.patience)
-            break
-    model.load_state_dict(best_state)
+    start = time.monotonic()
+    dev_by_epoch, best_epoch = _train_with_early_stopping(loaded, step_on, rng, train_set, dev_set, settings, precision)
     meta = {
         "trained": True,
         "inoculated_from": str(checkpoint),
@@ -169,6 +139,54 @@ def fine_tune(
     save_checkpoint(model, tokenizer, out_dir, meta)
     log.info("kept epoch %d: dev accuracy %.2f%% (before: %.2f%%)", best_epoch, meta["dev_accuracy"], dev_before)
     return meta
+
+
+def _load_seeded(checkpoint: str | Path, seed: int, label_map: Mapping[str, str] | None):
+    """(path, model, tokenizer, label order) of the classifier at `checkpoint`, with torch's
+    generator seeded for its dropout."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path = require_base(str(checkpoint))
+    torch.manual_seed(seed)  # dropout: the run repeats exactly
+    model = AutoModelForSequenceClassification.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    return path, model, tokenizer, label_order(model.config.id2label, label_map, str(path))
+
+
+def _train_with_early_stopping(
+    loaded: LoadedModel, step_on: Stepper, rng, train_set, dev_set, settings: InoculationSettings, precision: str
+) -> tuple[list[float], int]:
+    """Train epoch after epoch (batches from `rng`), measuring dev accuracy after each, until
+    `patience` epochs bring no better one; leaves the model with the weights of the best epoch
+    (the first of equals). Returns the dev accuracy of every epoch and the best epoch."""
+    model, (encoded, targets) = loaded.model, train_set
+    dev_by_epoch: list[float] = []
+    best_epoch, best_state = 0, None
+    for epoch in range(1, settings.max_epochs + 1):
+        model.train()
+        losses = [
+            round(step_on([encoded.features[i] for i in batch_idx], targets[batch_idx]), 5)
+            for batch_idx in length_grouped_batches(encoded.lengths(), settings.batch_size, rng)
+        ]
+        model.eval()
+        dev_by_epoch.append(round(accuracy(loaded, *dev_set, 64, precision), 2))
+        improved = best_state is None or dev_by_epoch[-1] > dev_by_epoch[best_epoch - 1]
+        if improved:
+            best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
+        log.info(
+            "epoch %d / %d: mean loss %.4f, dev accuracy %.2f%%%s",
+            epoch,
+            settings.max_epochs,
+            float(np.mean(losses)),
+            dev_by_epoch[-1],
+            " (best so far)" if improved else "",
+        )
+        if epoch - best_epoch >= settings.patience:
+            log.info("no better dev accuracy for %d epochs: stopping early", settings.patience)
+            break
+    model.load_state_dict(best_state)
+    return dev_by_epoch, best_epoch
 
 
 def choose_learning_rate(dev: Mapping[str, Mapping[str, float]], rates: Sequence[str]) -> tuple[str, dict[str, float]]:
@@ -299,52 +317,76 @@ def score_experiment(
       10's alpha1 originals and 71.99 on Table 12's, two subsets of one split;
     - `baselines` (probe -> its alpha1 examples), against their expected labels (Defense: the
       comparisons that num_noise, num_distribution and num_logic perturb)."""
-    from . import schemas
-    from .scoring import Scorer, pool_one_per_gold, scorer_for
+    scores = _ExperimentScores(experiment, table, models, predictions, settings)
+    for split, examples in originals.items():
+        scores.original(split, examples)
+    for split in sorted(members):
+        scores.challenge(split, members[split], (challenge_originals or {}).get(split))
+    for probe, examples in sorted((baselines or {}).items()):
+        scores.baseline(probe, examples)
+    return pa.Table.from_pylist(scores.rows, schema=schemas.SCORES)
 
-    rows: list[dict] = []
 
-    def score(probe: str, split: str, label: str, keys: list[tuple[str, str]], expected: np.ndarray, scorer) -> None:
+class _ExperimentScores:
+    """The score rows of one experiment (`score_experiment`), added set by set."""
+
+    def __init__(self, experiment: str, table: str, models: Mapping[int, str], predictions, settings):
+        self.experiment, self.table, self.models, self.predictions = experiment, table, models, predictions
+        self.settings = settings
+        self.rows: list[dict] = []
+
+    def score(self, probe: str, split: str, label: str, keys: list[tuple[str, str]], expected: np.ndarray, scorer):
+        """Rows of each model's accuracy on `keys` (((probe, split), uid) pairs) against
+        `expected`, and of each inoculated model's paired change from the model before."""
         before = None
-        for size in sorted(models):
-            model = models[size]
-            pred = np.array([predictions[model][key][uid] for key, uid in keys], dtype=object)
+        for size in sorted(self.models):
+            model = self.models[size]
+            pred = np.array([self.predictions[model][key][uid] for key, uid in keys], dtype=object)
             correct = (pred == expected).astype(np.float64)
             ones = np.ones(len(correct))
             common = {"model": model, "probe": probe, "split": split, "label": label}
-            rows.append({**common, "statistic": "accuracy", **scorer.stat(correct, ones)})
+            self.rows.append({**common, "statistic": "accuracy", **scorer.stat(correct, ones)})
             if before is None:
                 before = correct
             else:
-                rows.append({**common, "statistic": "accuracy_change", **_change(scorer, correct - before)})
+                self.rows.append({**common, "statistic": "accuracy_change", **_change(scorer, correct - before)})
 
-    for split, examples in originals.items():
+    def original(self, split: str, examples: pa.Table) -> None:
+        """An original split (probe `original`'s examples), on alpha1 also without NEUTRAL."""
+        from .scoring import Scorer, scorer_for
+
         uids, gold = examples["uid"].to_pylist(), np.array(examples["label"].to_pylist(), dtype=object)
         keys = [(("original", split), uid) for uid in uids]
-        scorer = Scorer(len(uids), settings, "inoculation", experiment, split)
-        score("original", split, "all", keys, gold, scorer)
+        scorer = Scorer(len(uids), self.settings, "inoculation", self.experiment, split)
+        self.score("original", split, "all", keys, gold, scorer)
         if split == CHALLENGE_SPLIT:
             ec = gold != "N"
-            ec_scorer = scorer_for(ec, scorer, settings, "inoculation", experiment, split, "EC")
-            score("original", split, "EC", [k for k, keep in zip(keys, ec) if keep], gold[ec], ec_scorer)
-    for split in sorted(members):
+            ec_scorer = scorer_for(ec, scorer, self.settings, "inoculation", self.experiment, split, "EC")
+            self.score("original", split, "EC", [k for k, keep in zip(keys, ec) if keep], gold[ec], ec_scorer)
+
+    def challenge(self, split: str, columns: Mapping[str, Mapping[str, pa.Table]], gold: pa.Table | None) -> None:
+        """The challenge set on a split: each pooled column, both together, and (given `gold`,
+        probe `original`'s examples on the split) the gold examples it was made from."""
+        from .scoring import Scorer, pool_one_per_gold
+
+        settings, experiment, table = self.settings, self.experiment, self.table
         challenge_keys, challenge_expected, gold_uids = [], [], set()
-        for column in sorted(members[split]):
-            if not members[split][column]:
+        for column in sorted(columns):
+            if not columns[column]:
                 continue
-            chosen = pool_one_per_gold(dict(members[split][column]), settings.seed, column, split, table)
+            chosen = pool_one_per_gold(dict(columns[column]), settings.seed, column, split, table)
             keys = [((probe, split), record["uid"]) for probe, record in chosen]
             expected = np.array([record["expected"] for _, record in chosen], dtype=object)
             scorer = Scorer(len(keys), settings, "inoculation", experiment, column, split)
-            score(f"{table}:{column}", split, "all", keys, expected, scorer)
+            self.score(f"{table}:{column}", split, "all", keys, expected, scorer)
             challenge_keys += keys
             challenge_expected += list(expected)
             gold_uids.update(record["orig_uid"] for _, record in chosen)
         if not challenge_keys:
-            continue
+            return
         scorer = Scorer(len(challenge_keys), settings, "inoculation", experiment, "challenge", split)
-        score(f"{table}:challenge", split, "all", challenge_keys, np.array(challenge_expected, dtype=object), scorer)
-        gold = (challenge_originals or {}).get(split)
+        expected = np.array(challenge_expected, dtype=object)
+        self.score(f"{table}:challenge", split, "all", challenge_keys, expected, scorer)
         if gold is not None:
             paired = [
                 r for r in gold.select(["uid", "label"]).to_pylist() if r["uid"] in gold_uids and r["label"] != "N"
@@ -352,14 +394,16 @@ def score_experiment(
             scorer = Scorer(len(paired), settings, "inoculation", experiment, "challenge-original", split)
             keys = [(("original", split), r["uid"]) for r in paired]
             expected = np.array([r["label"] for r in paired], dtype=object)
-            score(f"{table}:original", split, "EC", keys, expected, scorer)
-    for probe, examples in sorted((baselines or {}).items()):
+            self.score(f"{table}:original", split, "EC", keys, expected, scorer)
+
+    def baseline(self, probe: str, examples: pa.Table) -> None:
+        """A probe's alpha1 examples against their expected labels (Defense)."""
+        from .scoring import Scorer
+
         keys = [((probe, CHALLENGE_SPLIT), uid) for uid in examples["uid"].to_pylist()]
         expected = np.array(examples["expected"].to_pylist(), dtype=object)
-        score(
-            probe, CHALLENGE_SPLIT, "all", keys, expected, Scorer(len(keys), settings, "inoculation", experiment, probe)
-        )
-    return pa.Table.from_pylist(rows, schema=schemas.SCORES)
+        scorer = Scorer(len(keys), self.settings, "inoculation", self.experiment, probe)
+        self.score(probe, CHALLENGE_SPLIT, "all", keys, expected, scorer)
 
 
 def _change(scorer, difference: np.ndarray) -> dict:

@@ -6,18 +6,16 @@ length (shuffled in chunks, then sorted within a chunk), which on a CPU saves mo
 padding a plain shuffle would compute.
 
 Resumable: at each epoch end (and every few minutes of training) the whole training state is
-saved beside the checkpoint folder, so a job killed midway (preemption, a time limit, a node
-crash) continues where the last state left off and writes the very checkpoint an uninterrupted
-run writes (on the same machine and thread count).
+saved beside the checkpoint folder (tabprobe.training_resume), so a job killed midway
+(preemption, a time limit, a node crash) continues where the last state left off and writes the
+very checkpoint an uninterrupted run writes (on the same machine and thread count).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
-import shutil
 import sys
 import time
 from collections.abc import Mapping
@@ -30,15 +28,15 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from . import LABELS
-from .checkpoints import NLI_ID2LABEL, fingerprint, new_classifier, resolve_base, save_checkpoint
+from .checkpoints import NLI_ID2LABEL, new_classifier, save_checkpoint
 from .encoding import collate, encode
-from .inference import input_digest, plan_batches
-from .io import atomic_path
+from .inference import plan_batches
 from .models import predict_batches
 from .perturb import seeded_rng
 from .precision import LoadedModel, autocast, pick_device, resolve_precision
 from .render import render
 from .table import Table
+from .training_resume import ResumeStore, resume_key
 
 log = logging.getLogger(__name__)
 
@@ -179,97 +177,188 @@ class Stepper:
             self.scaler.load_state_dict(state)
 
 
-def resume_dir_for(out_dir: str | Path) -> Path:
-    """Where training keeps its resume state: beside the checkpoint folder, hidden, and not a
-    Snakemake output, so Snakemake neither deletes it when a job fails nor counts it as a result."""
-    out_dir = Path(out_dir)
-    return out_dir.with_name(f".{out_dir.name}.resume")
+@dataclass(frozen=True)
+class TrainingData:
+    """The train and dev examples a run uses (seeded subsets), encoded, with their label indices."""
+
+    subset: pa.Table
+    encoded: Any
+    labels: np.ndarray
+    dev_subset: pa.Table
+    dev_encoded: Any
+    dev_labels: np.ndarray
 
 
-def resume_key(
-    settings: TrainSettings,
-    premise: str,
-    device: str,
-    precision: str,
-    train_features,
-    train_labels: np.ndarray,
-    dev_features,
-    dev_labels: np.ndarray,
-) -> str:
-    """Digest of everything that determines the trained checkpoint: the settings and seed (which
-    seed the new head), the base's weights, config and tokenizer files, every training and dev
-    input token and label, device, precision, library versions and the code of this training
-    loop, the model builder and the input encoding (the modules the train_model rule tracks).
-    A resume state saved under another key is never used."""
-    import torch
-    import transformers
+class TrainingRun:
+    """A training past its set-up: the batch plan, the optimiser and its schedule, and what a
+    resume state holds besides them (the loss of every step, the dev accuracy of every epoch, the
+    training time of earlier, killed attempts)."""
 
-    digest = hashlib.sha256(
-        json.dumps(
+    def __init__(self, model, tokenizer, data: TrainingData, settings: TrainSettings, device: str, precision: str):
+        # The batch order of every epoch is planned up front from the seed alone, so a resumed run
+        # plans the same batches again instead of saving the generator's state.
+        rng = seeded_rng(settings.seed, "training-batches")
+        lengths = data.encoded.lengths()
+        self.epochs = [length_grouped_batches(lengths, settings.batch_size, rng) for _ in range(settings.epochs)]
+        self.total_steps = sum(len(e) for e in self.epochs)
+        self.optimizer, self.scheduler = optimizer_and_schedule(
+            model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, self.total_steps
+        )
+        self.step_on = Stepper(
+            model,
+            self.optimizer,
+            self.scheduler,
+            tokenizer.pad_token_id or 0,
+            device,
+            precision,
+            settings.accumulation_steps,
+        )
+        self.loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
+        self.model, self.data, self.device, self.precision = model, data, device, precision
+        self.store: ResumeStore | None = None
+        self.history: list[dict] = []
+        self.dev_by_epoch: list[float] = []
+        self.seconds_before = 0.0  # training time of earlier, killed attempts
+        self.start = self.last_save = 0.0
+
+    def resume_from(self, store: ResumeStore) -> None:
+        """Continue from the state in `store` where it holds one of these inputs; save states there."""
+        import torch
+
+        self.store = store
+        saved = store.load()
+        if not saved:
+            return
+        self.model.load_state_dict(saved["model"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.scheduler.load_state_dict(saved["scheduler"])
+        self.step_on.load_state_dict(saved.get("grad_scaler"))
+        torch.set_rng_state(saved["torch_rng"])
+        if saved.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state_all(saved["cuda_rng"])
+        self.history, self.dev_by_epoch = saved["history"], saved["dev_by_epoch"]
+        self.seconds_before = saved["train_seconds"]
+        last_epoch = self.history[-1]["epoch"] if self.history else 0
+        where = "its end" if len(self.dev_by_epoch) == last_epoch else "mid-epoch"
+        log.info(
+            "resumed from epoch %d (%s), step %d of %d, with %.0f s of training before, from %s",
+            last_epoch,
+            where,
+            len(self.history),
+            self.total_steps,
+            self.seconds_before,
+            store.path,
+        )
+
+    def save_state(self, why: str) -> None:
+        import torch
+
+        began = time.monotonic()
+        self.store.save(
             {
-                "settings": asdict(settings),
-                "premise": premise,
-                "device": device,
-                "precision": precision,
-                "torch": torch.__version__,
-                "transformers": transformers.__version__,
-                "base": fingerprint(resolve_base(settings.base)),
-            },
-            sort_keys=True,
-        ).encode()
-    )
-    for module in ("training", "models", "encoding", "render"):
-        digest.update(Path(__file__).with_name(f"{module}.py").read_bytes())
-    for features, labels in ((train_features, train_labels), (dev_features, dev_labels)):
-        for f in features:
-            digest.update(input_digest(f).encode())
-        digest.update(labels.astype(np.int64).tobytes() + b"#")
-    return digest.hexdigest()
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(),
+                "grad_scaler": self.step_on.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state_all() if self.device.startswith("cuda") else None,
+                "history": self.history,
+                "dev_by_epoch": self.dev_by_epoch,
+                "train_seconds": self.seconds_before + (began - self.start),
+            }
+        )
+        self.last_save = time.monotonic()
+        log.info(
+            "saved resume state (%s, step %d of %d) in %.1f s",
+            why,
+            len(self.history),
+            self.total_steps,
+            self.last_save - began,
+        )
 
+    def run(self, save_every_seconds: float | None, save_every_steps: int | None) -> float:
+        """Train the epochs (and steps) the resume state did not hold, measure dev accuracy after
+        each; the training time in seconds, earlier attempts included."""
+        self.start = time.monotonic()
+        self.last_save = self.start
+        self.model.train()
+        step = 0  # number of the current batch, counted over all epochs
+        with tqdm(
+            total=self.total_steps,
+            initial=len(self.history),
+            desc="training",
+            unit="batch",
+            file=sys.stderr,
+            mininterval=10,
+            ascii=True,
+        ) as bar:
+            for epoch, batches in enumerate(self.epochs):
+                step = self._train_epoch(epoch, batches, step, bar, save_every_seconds, save_every_steps)
+                if len(self.dev_by_epoch) > epoch:
+                    continue  # this epoch's dev accuracy came with the resume state
+                self._evaluate(epoch)
+                if self.store:
+                    self.save_state(f"end of epoch {epoch + 1}")
+        return self.seconds_before + time.monotonic() - self.start
 
-class ResumeStore:
-    """One training state file in `folder`, named by the key of the inputs it was saved from.
+    def _train_epoch(self, epoch: int, batches, step: int, bar, save_every_seconds, save_every_steps) -> int:
+        """One optimiser step per batch of epoch `epoch` not done before a kill, saving resume
+        states in between as often as asked; the step count after the epoch."""
+        history, encoded, labels = self.history, self.data.encoded, self.data.labels
+        for position, batch_idx in enumerate(batches):
+            step += 1
+            if step <= len(history):
+                continue  # done before the kill, restored from the resume state
+            loss = self.step_on([encoded.features[i] for i in batch_idx], labels[batch_idx])
+            history.append(
+                {
+                    "step": len(history) + 1,
+                    "epoch": epoch + 1,
+                    "loss": round(loss, 5),
+                    "lr": self.scheduler.get_last_lr()[0],
+                }
+            )
+            bar.update(1)
+            if len(history) % 50 == 0:
+                recent = np.mean([h["loss"] for h in history[-50:]])
+                log.info(
+                    "step %d / %d, epoch %d, loss %.4f (last 50 steps)",
+                    len(history),
+                    self.total_steps,
+                    epoch + 1,
+                    recent,
+                )
+            last_of_epoch = position == len(batches) - 1
+            if (
+                self.store
+                and not last_of_epoch
+                and (
+                    (save_every_steps and len(history) % save_every_steps == 0)
+                    or (save_every_seconds is not None and time.monotonic() - self.last_save >= save_every_seconds)
+                )
+            ):
+                self.save_state(f"epoch {epoch + 1}, {position + 1} of {len(batches)} batches")
+        return step
 
-    Written with `atomic_path` (temporary file, fsync, rename), so a kill while saving leaves
-    the previous state intact. Loaded with `torch.load(weights_only=True)`: tensors and plain
-    values only, no pickled code.
-    """
-
-    def __init__(self, folder: str | Path, key: str):
-        self.folder = Path(folder)
-        self.key = key
-        self.path = self.folder / f"state-{key[:32]}.pt"
-
-    def load(self) -> dict | None:
-        import torch
-
-        if not self.folder.is_dir():
-            return None
-        for other in self.folder.iterdir():
-            # Leftovers of a save that was killed, and states of other inputs (another seed,
-            # edited settings or data): never resumed from, so they go.
-            if other != self.path:
-                log.info("discarding %s: not a resume state of these inputs and settings", other)
-                shutil.rmtree(other) if other.is_dir() and not other.is_symlink() else other.unlink()
-        if not self.path.exists():
-            return None
-        try:
-            state = torch.load(self.path, map_location="cpu", weights_only=True)
-        except Exception as err:  # an unreadable state costs a restart, never a wrong model
-            log.warning("resume state %s cannot be read (%s); training from the start", self.path, err)
-            self.path.unlink()
-            return None
-        if state.get("key") != self.key:
-            log.warning("resume state %s belongs to other inputs; training from the start", self.path)
-            self.path.unlink()
-            return None
-        return state
-
-    def save(self, state: dict) -> None:
-        import torch
-
-        with atomic_path(self.path) as tmp:
-            torch.save({**state, "key": self.key}, tmp)
+    def _evaluate(self, epoch: int) -> None:
+        """Dev accuracy after epoch `epoch`."""
+        # Evaluation runs under inference_mode in eval mode: no dropout, no random numbers
+        # drawn, so it does not move the training run off its seeded course.
+        data = self.data
+        self.model.eval()
+        self.dev_by_epoch.append(round(accuracy(self.loaded, data.dev_encoded, data.dev_labels, 64, self.precision), 2))
+        self.model.train()
+        epoch_losses = [h["loss"] for h in self.history if h["epoch"] == epoch + 1]
+        log.info(
+            "epoch %d / %d done at step %d / %d: mean loss %.4f, dev accuracy %.2f%% on %d examples",
+            epoch + 1,
+            len(self.epochs),
+            len(self.history),
+            self.total_steps,
+            float(np.mean(epoch_losses)) if epoch_losses else float("nan"),
+            self.dev_by_epoch[-1],
+            data.dev_subset.num_rows,
+        )
 
 
 def train(
@@ -293,189 +382,67 @@ def train(
     inputs continues from the latest state. The caller removes the folder once the checkpoint is
     in place.
     """
-    import torch
-
     from .perturb import select_examples
 
     model, tokenizer = new_classifier(settings.base, settings.seed)
     device = pick_device()
     precision = resolve_precision(settings.precision, device)
     model.to(device)
-
     subset = select_examples(train_examples, settings.examples, settings.seed, "train")
     encoded, labels = _features(subset, train_tables, premise, tokenizer, settings)
     dev_subset = select_examples(dev_examples, settings.dev_examples, settings.seed, "dev")
     dev_encoded, dev_labels = _features(dev_subset, dev_tables, premise, tokenizer, settings)
+    data = TrainingData(subset, encoded, labels, dev_subset, dev_encoded, dev_labels)
     log.info(
         "training on %d of %d train examples (%d premises cut to %d tokens), %s on %s",
-        subset.num_rows,
+        data.subset.num_rows,
         train_examples.num_rows,
-        encoded.truncated,
+        data.encoded.truncated,
         settings.max_length,
         precision,
         device,
     )
-
-    # The batch order of every epoch is planned up front from the seed alone, so a resumed run
-    # plans the same batches again instead of saving the generator's state.
-    rng = seeded_rng(settings.seed, "training-batches")
-    epochs = [length_grouped_batches(encoded.lengths(), settings.batch_size, rng) for _ in range(settings.epochs)]
-    total_steps = sum(len(e) for e in epochs)
-    optimizer, scheduler = optimizer_and_schedule(
-        model, settings.learning_rate, settings.weight_decay, settings.warmup_ratio, total_steps
-    )
-    step_on = Stepper(
-        model, optimizer, scheduler, tokenizer.pad_token_id or 0, device, precision, settings.accumulation_steps
-    )
-    loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
-
-    store = None
+    run = TrainingRun(model, tokenizer, data, settings, device, precision)
     if resume_dir is not None:
-        store = ResumeStore(
-            resume_dir,
-            resume_key(
-                settings, premise, device, precision, encoded.features, labels, dev_encoded.features, dev_labels
-            ),
-        )
-    history: list[dict] = []
-    dev_by_epoch: list[float] = []
-    seconds_before = 0.0  # training time of earlier, killed attempts
-    saved = store.load() if store else None
-    if saved:
-        model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        scheduler.load_state_dict(saved["scheduler"])
-        step_on.load_state_dict(saved.get("grad_scaler"))
-        torch.set_rng_state(saved["torch_rng"])
-        if saved.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state_all(saved["cuda_rng"])
-        history, dev_by_epoch, seconds_before = saved["history"], saved["dev_by_epoch"], saved["train_seconds"]
-        last_epoch = history[-1]["epoch"] if history else 0
-        where = "its end" if len(dev_by_epoch) == last_epoch else "mid-epoch"
-        log.info(
-            "resumed from epoch %d (%s), step %d of %d, with %.0f s of training before, from %s",
-            last_epoch,
-            where,
-            len(history),
-            total_steps,
-            seconds_before,
-            store.path,
-        )
-
-    start = time.monotonic()
-    last_save = start
-
-    def save_state(why: str) -> None:
-        nonlocal last_save
-        began = time.monotonic()
-        store.save(
-            {
-                "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(),
-                "grad_scaler": step_on.state_dict(),
-                "torch_rng": torch.get_rng_state(),
-                "cuda_rng": torch.cuda.get_rng_state_all() if device.startswith("cuda") else None,
-                "history": history,
-                "dev_by_epoch": dev_by_epoch,
-                "train_seconds": seconds_before + (began - start),
-            }
-        )
-        last_save = time.monotonic()
-        log.info("saved resume state (%s, step %d of %d) in %.1f s", why, len(history), total_steps, last_save - began)
-
-    model.train()
-    step = 0  # number of the current batch, counted over all epochs
-    with tqdm(
-        total=total_steps,
-        initial=len(history),
-        desc="training",
-        unit="batch",
-        file=sys.stderr,
-        mininterval=10,
-        ascii=True,
-    ) as bar:
-        for epoch, batches in enumerate(epochs):
-            for position, batch_idx in enumerate(batches):
-                step += 1
-                if step <= len(history):
-                    continue  # done before the kill, restored from the resume state
-                loss = step_on([encoded.features[i] for i in batch_idx], labels[batch_idx])
-                history.append(
-                    {
-                        "step": len(history) + 1,
-                        "epoch": epoch + 1,
-                        "loss": round(loss, 5),
-                        "lr": scheduler.get_last_lr()[0],
-                    }
-                )
-                bar.update(1)
-                if len(history) % 50 == 0:
-                    recent = np.mean([h["loss"] for h in history[-50:]])
-                    log.info(
-                        "step %d / %d, epoch %d, loss %.4f (last 50 steps)",
-                        len(history),
-                        total_steps,
-                        epoch + 1,
-                        recent,
-                    )
-                last_of_epoch = position == len(batches) - 1
-                if (
-                    store
-                    and not last_of_epoch
-                    and (
-                        (save_every_steps and len(history) % save_every_steps == 0)
-                        or (save_every_seconds is not None and time.monotonic() - last_save >= save_every_seconds)
-                    )
-                ):
-                    save_state(f"epoch {epoch + 1}, {position + 1} of {len(batches)} batches")
-            if len(dev_by_epoch) > epoch:
-                continue  # this epoch's dev accuracy came with the resume state
-            # Evaluation runs under inference_mode in eval mode: no dropout, no random numbers
-            # drawn, so it does not move the training run off its seeded course.
-            model.eval()
-            dev_by_epoch.append(round(accuracy(loaded, dev_encoded, dev_labels, 64, precision), 2))
-            model.train()
-            epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch + 1]
-            log.info(
-                "epoch %d / %d done at step %d / %d: mean loss %.4f, dev accuracy %.2f%% on %d examples",
-                epoch + 1,
-                len(epochs),
-                len(history),
-                total_steps,
-                float(np.mean(epoch_losses)) if epoch_losses else float("nan"),
-                dev_by_epoch[-1],
-                dev_subset.num_rows,
-            )
-            if store:
-                save_state(f"end of epoch {epoch + 1}")
-    train_seconds = seconds_before + time.monotonic() - start
+        features = (data.encoded.features, data.labels, data.dev_encoded.features, data.dev_labels)
+        run.resume_from(ResumeStore(resume_dir, resume_key(settings, premise, device, precision, *features)))
+    train_seconds = run.run(save_every_seconds, save_every_steps)
     model.eval()
-    dev_accuracy = dev_by_epoch[-1]  # measured after every epoch (the schema asks for at least one)
+    dev_accuracy = run.dev_by_epoch[-1]  # measured after every epoch (the schema asks for at least one)
     log.info(
-        "dev accuracy %.2f%% on %d examples; training took %.0f s", dev_accuracy, dev_subset.num_rows, train_seconds
+        "dev accuracy %.2f%% on %d examples; training took %.0f s",
+        dev_accuracy,
+        data.dev_subset.num_rows,
+        train_seconds,
     )
+    meta = checkpoint_meta(run, premise, settings, train_examples.num_rows, train_seconds)
+    save_checkpoint(model, tokenizer, out_dir, meta)
+    with (Path(out_dir) / "training_log.jsonl").open("w") as fh:
+        for row in run.history:
+            fh.write(json.dumps(row) + "\n")
+    return meta
 
-    meta = {
+
+def checkpoint_meta(
+    run: TrainingRun, premise: str, settings: TrainSettings, train_available: int, train_seconds: float
+) -> dict:
+    """The metadata a trained checkpoint carries (tabprobe.json)."""
+    history = run.history
+    return {
         "trained": True,
         "premise": premise,
         "pair_order": settings.pair_order,
         "label_map": {name: LABELS[i] for i, name in NLI_ID2LABEL.items()},
         "train_settings": asdict(settings),
-        "precision": precision,
-        "device": device,
-        "train_examples": subset.num_rows,
-        "train_examples_available": train_examples.num_rows,
-        "train_steps": total_steps,
+        "precision": run.precision,
+        "device": run.device,
+        "train_examples": run.data.subset.num_rows,
+        "train_examples_available": train_available,
+        "train_steps": run.total_steps,
         # Wall time: the one field that differs from run to run (a resumed run adds up its attempts).
         "train_seconds": round(train_seconds, 1),
         "final_loss_last_50_steps": round(float(np.mean([h["loss"] for h in history[-50:]])), 4) if history else None,
-        "dev_accuracy": round(dev_accuracy, 2),
-        "dev_accuracy_by_epoch": dev_by_epoch,
-        "dev_examples": dev_subset.num_rows,
+        "dev_accuracy": round(run.dev_by_epoch[-1], 2),
+        "dev_accuracy_by_epoch": run.dev_by_epoch,
+        "dev_examples": run.data.dev_subset.num_rows,
     }
-    save_checkpoint(model, tokenizer, out_dir, meta)
-    with (Path(out_dir) / "training_log.jsonl").open("w") as fh:
-        for row in history:
-            fh.write(json.dumps(row) + "\n")
-    return meta

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import infotabs, schemas, training
 from ..io import atomic_dir, read_parquet
+from ..training_resume import resume_dir_for
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ def train_model(
     settings = training.TrainSettings.from_config(train, seed, pair_order)
     # The resume state lives beside the output until the checkpoint is in place, so a killed job
     # (preempted, out of time, its node gone) continues where it stopped when re-run.
-    resume_dir = training.resume_dir_for(out_dir)
+    resume_dir = resume_dir_for(out_dir)
     with atomic_dir(out_dir) as tmp:
         training.train(
             read_parquet(train_path, schemas.EXAMPLES),
