@@ -124,7 +124,9 @@ def test_a_stuck_jobs_message_names_the_limits_its_request_is_over_whatever_slur
         "partition gpu have at most 24105 MB. Lower" in message
     ), message
     # Nothing over a limit it can read (a GPU request, say): Slurm's reason, with the request beside it.
-    fits = slurm("JobId=9 Partition=gpu TimeLimit=01:00:00 NumCPUs=1 MinMemoryNode=2000M", "MaxTime=02:00:00", "2 24105\n")
+    fits = slurm(
+        "JobId=9 Partition=gpu TimeLimit=01:00:00 NumCPUs=1 MinMemoryNode=2000M", "MaxTime=02:00:00", "2 24105\n"
+    )
     stuck = Stuck("9", "infer_nli", "PartitionConfig")
     message = stuck.message(request=describe_request(stuck, run=fits))
     assert "so it asks for more CPUs, memory or GPUs than any node of its partition has: it asks 1 CPUs" in message
