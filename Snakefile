@@ -13,7 +13,12 @@ report: "workflow/report/workflow.rst"
 
 
 include: "rules/common.smk"
+include: "rules/data_inputs.smk"
+include: "rules/probe_inputs.smk"
+include: "rules/model_inputs.smk"
+include: "rules/scoring_inputs.smk"
 include: "rules/inoculation_inputs.smk"
+include: "rules/report_inputs.smk"
 include: "rules/data.smk"
 include: "rules/probes.smk"
 include: "rules/models.smk"

@@ -1,15 +1,24 @@
-# The input functions of inoculation.smk (paper section 7) and of the controlled-variance rules.
+# The input functions of inoculation.smk (paper section 7) and of the controlled-variance rules;
+# what they decide is in tabprobe.config.derived and tabprobe.config.job_settings.
 
+from tabprobe.config import DEFENSE_BASELINE, defense_probe, inoculated_name
+from tabprobe.config.job_settings import (
+    INOCULATION_TRAIN_KEYS,
+    VARIANCE_PLAN_KEYS,
+    VARIANCE_TEST_KEYS,
+    VARIANCE_TRAIN_KEYS,
+    inference_settings,
+    inoculation_report_plan,
+    plan_settings,
+)
 from tabprobe.inoculation import CHALLENGE_SPLIT
+from tabprobe.probes import source_files
 from tabprobe.variance import TEST_SPLIT as VARIANCE_TEST_SPLIT
 
-# Paper Tables 10 and 12: the challenge set on alpha1, and with `train_rows` (under `full: true`)
-# on train, what the model was fine-tuned on ("Train Set (w/o NEUTRAL)").
-CHALLENGE_SPLITS = (["train"] if INOCULATION and INOCULATION["train_rows"] else []) + [CHALLENGE_SPLIT]
+# Paper Tables 10 and 12: the challenge set on alpha1 (and train, with `train_rows`).
+CHALLENGE_SPLITS = derived.challenge_splits(config)
 # Paper Tables 9 and 11: accuracy on the original splits the report covers.
-INOCULATION_SPLITS = [
-    s for s in REPORT_SPLITS if "original" in config["probes"] and s in probe_splits(config, "original")
-]
+INOCULATION_SPLITS = derived.inoculation_splits(config)
 
 
 def lr_text(learning_rate):
@@ -17,22 +26,7 @@ def lr_text(learning_rate):
 
 
 def challenge_members(experiment, split):
-    """{column: {probe: its examples on split}} for the probes pooled into the experiment's table:
-    on train (what the experiment fine-tunes on, and the train rows of paper Tables 10 and 12)
-    every such probe's, generated for it whether or not the probe is scored on train (the
-    report's Table 4 and 7 train rows: the probe's splits); on the test split, the probes that
-    run there. A Defense has one column, its numeric probe's examples (train*, and test* on
-    alpha1), generated for it on every split it reads."""
-    probe = defense_probe(experiment)
-    if probe:
-        return {"defense": {probe: layout.probe_examples(probe, split)}}
-    columns = pooled_members(INOCULATION_TABLES[experiment], PROBES)
-    return {
-        column: {
-            p: layout.probe_examples(p, split) for p in probes if split == "train" or split in probe_splits(config, p)
-        }
-        for column, probes in columns.items()
-    }
+    return derived.challenge_members(config, experiment, split)
 
 
 def get_challenge_members(split):
@@ -57,7 +51,7 @@ def get_inoculation_sizes(wildcards):
 
 
 def get_inoculation_settings(wildcards):
-    return canonical({k: INOCULATION[k] for k in ("max_epochs", "patience", "batch_size", "dev_examples")})
+    return plan_settings(INOCULATION, INOCULATION_TRAIN_KEYS)
 
 
 def get_inoculation_dev(wildcards):
@@ -71,7 +65,7 @@ def get_inoculation_dev(wildcards):
 
 def get_base_model_settings(wildcards):
     """How an inoculated or controlled-variance model reads its inputs: as the model it comes from."""
-    return inference_settings(config["models"][wildcards.model])
+    return inference_settings(config, config["models"][wildcards.model])
 
 
 def get_inoculation_inputs(wildcards):
@@ -97,15 +91,6 @@ def get_inoculation_grid(wildcards):
     return inoculation_grid(wildcards.model, wildcards.experiment, wildcards.size)
 
 
-def selection_group(experiment):
-    """The experiments whose runs share one learning rate under `learning_rate_selection: shared`:
-    the paper's inoculation experiments together ("used throughout"); a Defense alone, its dev
-    being its own perturbed one."""
-    if defense_probe(experiment):
-        return [experiment]
-    return list(INOCULATION["experiments"])
-
-
 def get_inoculation_shared_grid(wildcards):
     """{"<experiment>/<size>": {learning rate: checkpoint}} of every run the kept rate is chosen
     over ("shared": the paper's one rate for all), or {} ("per_size": each run its own best)."""
@@ -113,7 +98,7 @@ def get_inoculation_shared_grid(wildcards):
         return {}
     return {
         f"{experiment}/{size}": inoculation_grid(wildcards.model, experiment, size)
-        for experiment in selection_group(wildcards.experiment)
+        for experiment in derived.selection_group(config, wildcards.experiment)
         for size in INOCULATION["sizes"]
     }
 
@@ -207,29 +192,25 @@ def inoculation_outputs():
 
 def get_inoculation_plan():
     """What the report says of the inoculation grid (None: no inoculation)."""
-    return canonical({**INOCULATION, "full": FULL}) if INOCULATION else None
+    return inoculation_report_plan(config, INOCULATION)
 
 
-# Controlled variance: each job gets only the settings it depends on, so a new training size
-# or repeat adds jobs without re-running the others, and a new test range re-scores without
-# re-training.
-VARIANCE_TRAIN_KEYS = ("train_range", "dev_examples", "learning_rate", "max_epochs", "patience", "batch_size")
-VARIANCE_TEST_KEYS = ("test_ranges", "test_examples")
+# Controlled variance: each job gets only the settings it depends on (job_settings.VARIANCE_*_KEYS).
 # The generator of the examples (probes are loaded by name, so code_of does not see it): editing
 # num_comparative re-runs the experiment, as it re-runs the probe's own jobs.
 VARIANCE_PROBE_SOURCES = [str(Path(CODE_DIR) / "tabprobe" / path) for path in source_files("num_comparative")]
 
 
 def get_variance_train_settings(wildcards):
-    return canonical({k: VARIANCE[k] for k in VARIANCE_TRAIN_KEYS})
+    return plan_settings(VARIANCE, VARIANCE_TRAIN_KEYS)
 
 
 def get_variance_test_settings(wildcards):
-    return canonical({k: VARIANCE[k] for k in VARIANCE_TEST_KEYS})
+    return plan_settings(VARIANCE, VARIANCE_TEST_KEYS)
 
 
 def get_variance_plan_settings(wildcards):
-    return canonical({k: VARIANCE[k] for k in ("train_range", "test_ranges", "train_sizes", "resamples")})
+    return plan_settings(VARIANCE, VARIANCE_PLAN_KEYS)
 
 
 def get_variance_inputs(wildcards):

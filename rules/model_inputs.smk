@@ -1,0 +1,54 @@
+# The input functions of models.smk: a model's checkpoint and its files, its k-shot examples, and
+# the settings its training and inference jobs get (tabprobe.config.job_settings).
+
+from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
+
+
+def get_checkpoint(wildcards):
+    model_config(wildcards)  # a model of config, or an inoculated one: else "did you mean"
+    return checkpoint_of(wildcards.model)
+
+
+def get_checkpoint_files(wildcards):
+    """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
+    same folder do not change the folder's modification time."""
+    model = model_config(wildcards)
+    if not ({"checkpoint", "causal"} & set(model)) or wildcards.model in INOCULATED:
+        return []
+    folder = Path(checkpoint_of(wildcards.model))
+    return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
+
+
+def get_shots(wildcards):
+    """A causal LM's k-shot examples (select_shots), when it asks for any."""
+    model = model_config(wildcards)
+    return [layout.shots(wildcards.model)] if model.get("causal", {}).get("shots") else []
+
+
+def get_shot_count(wildcards):
+    """How many k-shot examples select_shots picks for a causal LM."""
+    return model_config(wildcards)["causal"]["shots"]
+
+
+def get_model_init(wildcards):
+    return canonical(model_config(wildcards)["init"])
+
+
+def get_model_premise(wildcards):
+    return model_config(wildcards)["premise"]
+
+
+def get_pair_order(wildcards):
+    return model_config(wildcards)["pair_order"]
+
+
+def get_train_priority(wildcards):
+    return train_priority(model_config(wildcards))
+
+
+def get_train_settings(wildcards):
+    return train_settings(config, model_config(wildcards))
+
+
+def get_inference_settings(wildcards):
+    return inference_settings(config, model_config(wildcards))

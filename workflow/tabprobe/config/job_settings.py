@@ -1,0 +1,85 @@
+"""The settings the rules hand their jobs as params, each a function of the checked config: only
+what a job depends on, with sorted keys (canonical), so that editing one model, reordering
+config.yaml or adding a training size re-runs no job whose settings did not change."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .settings import model_max_length
+
+# The inoculation settings every fine-tuning of the grid is given (score_inoculation and the
+# report get the whole plan: inoculation_report_plan).
+INOCULATION_TRAIN_KEYS = ("max_epochs", "patience", "batch_size", "dev_examples")
+# Controlled variance: each job gets only the settings it depends on, so a new training size
+# or repeat adds jobs without re-running the others, and a new test range re-scores without
+# re-training.
+VARIANCE_TRAIN_KEYS = ("train_range", "dev_examples", "learning_rate", "max_epochs", "patience", "batch_size")
+VARIANCE_TEST_KEYS = ("test_ranges", "test_examples")
+VARIANCE_PLAN_KEYS = ("train_range", "test_ranges", "train_sizes", "resamples")
+
+
+def canonical(value: Any) -> Any:
+    """Dicts with sorted keys, recursively. Snakemake compares params by their text, so without
+    this, reordering keys in config.yaml would re-run jobs whose settings did not change."""
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+def scoring_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The scoring block (samplings, bootstrap, ...), the same for every scoring job."""
+    return canonical(config["scoring"])
+
+
+def train_priority(model: Mapping[str, Any]) -> int:
+    """A model that reads its table trains first: everything after training (its probes, the
+    inoculation and controlled-variance fine-tunings) waits for it, while a hypothesis-only model
+    is short and only its own inference waits (in a default run of 2026-11-26 minilm-hypo's
+    training ran first and held both cores for 70 s)."""
+    return 10 if model["premise"] != "hypothesis_only" else 9
+
+
+def train_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> dict[str, Any]:
+    """A model's training block (`model`: its config block); `full: true` lifts the CPU caps (all
+    of train and dev)."""
+    train = dict(model["train"])
+    full_epochs = train.pop("full_epochs", None)
+    # Train on the inputs the model will be probed with, unless told otherwise.
+    train["max_length"] = train.get("max_length") or model_max_length(config, model)
+    if config["full"]:
+        train.update(examples=None, dev_examples=None, epochs=full_epochs or train["epochs"])
+    return canonical(train)
+
+
+def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> dict[str, Any]:
+    """How a model (`model`: its config block) reads its inputs: only its own settings, so editing
+    one model never re-runs another's jobs (and a derived model, inoculated or controlled-variance,
+    reads as its base). A causal LM's `prompt` is its `causal:` block less the checkpoint (an
+    input of its own)."""
+    settings = {
+        "premise": model["premise"],
+        "max_length": model_max_length(config, model),
+        "batch_size": model["batch_size"],
+        "gpu_batch_tokens": model["gpu_batch_tokens"],
+        "precision": model["precision"],
+    }
+    if "causal" in model:
+        settings["prompt"] = {k: v for k, v in model["causal"].items() if k != "checkpoint"}
+    else:
+        settings.update(label_map=model.get("labels"), pair_order=model["pair_order"])
+    return canonical(settings)
+
+
+def plan_settings(plan: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The settings `keys` of an inoculation or controlled-variance plan (inoculation_plan,
+    variance_plan), for a job that depends on those alone."""
+    return canonical({k: plan[k] for k in keys})
+
+
+def inoculation_report_plan(config: Mapping[str, Any], plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What the report says of the inoculation grid `plan` (None: no inoculation)."""
+    return canonical({**plan, "full": config["full"]}) if plan else None
