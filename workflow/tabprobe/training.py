@@ -405,7 +405,7 @@ def train(
     run = TrainingRun(model, tokenizer, data, settings, device, precision)
     if resume_dir is not None:
         features = (data.encoded.features, data.labels, data.dev_encoded.features, data.dev_labels)
-        run.resume_from(ResumeStore(resume_dir, resume_key(settings, premise, device, precision, *features)))
+        run.resume_from(ResumeStore(resume_dir, resume_key(asdict(settings), premise, device, precision, *features)))
     train_seconds = run.run(save_every_seconds, save_every_steps)
     model.eval()
     dev_accuracy = run.dev_by_epoch[-1]  # measured after every epoch (the schema asks for at least one)

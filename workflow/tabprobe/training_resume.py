@@ -11,18 +11,13 @@ import hashlib
 import json
 import logging
 import shutil
-from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .checkpoints import fingerprint, resolve_base
 from .inference import input_digest
 from .io import atomic_path
-
-if TYPE_CHECKING:
-    from .training import TrainSettings
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +30,7 @@ def resume_dir_for(out_dir: str | Path) -> Path:
 
 
 def resume_key(
-    settings: TrainSettings,
+    settings: dict,
     premise: str,
     device: str,
     precision: str,
@@ -45,7 +40,8 @@ def resume_key(
     dev_labels: np.ndarray,
 ) -> str:
     """Digest of everything that determines the trained checkpoint: the settings and seed (which
-    seed the new head), the base's weights, config and tokenizer files, every training and dev
+    seed the new head; training's TrainSettings as a dict, so that this module needs nothing of
+    training's), the base's weights, config and tokenizer files, every training and dev
     input token and label, device, precision, library versions and the code of the training
     loop, its resume state, the model builder and the input encoding (the modules the
     train_model rule tracks).
@@ -56,13 +52,13 @@ def resume_key(
     digest = hashlib.sha256(
         json.dumps(
             {
-                "settings": asdict(settings),
+                "settings": settings,
                 "premise": premise,
                 "device": device,
                 "precision": precision,
                 "torch": torch.__version__,
                 "transformers": transformers.__version__,
-                "base": fingerprint(resolve_base(settings.base)),
+                "base": fingerprint(resolve_base(settings["base"])),
             },
             sort_keys=True,
         ).encode()
