@@ -11,15 +11,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def copy_workflow(dest: Path) -> Path:
-    """Snakefile, rules/, envs/, profiles/ (the default one) and workflow/ (library, scripts,
-    schemas, profiles) into `dest`.
+    """Snakefile, rules/, envs/ and workflow/ (library, scripts, schemas, profiles) into `dest`.
 
     No config.yaml: Snakemake would merge a test's --configfile into it, and the probes and
     models maps would then hold the default entries too. The jobs import the copy's library
     (rules/common.smk names its folder in PYTHONPATH)."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    for name in ["rules", "envs", "profiles", "workflow"]:
+    for name in ["rules", "envs", "workflow"]:
         shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
