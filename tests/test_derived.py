@@ -23,13 +23,15 @@ def test_the_models_of_each_kind(default):
 
 def test_inoculated_models_read_and_load_as_the_model_they_come_from(default):
     inoculated = derived.inoculated_models(default)
-    assert inoculated == {
-        "minilm-para.ino-hypothesis-200": ("minilm-para", "hypothesis", 200),
-        "minilm-para.ino-counterfactual-200": ("minilm-para", "counterfactual", 200),
+    # The CPU budget runs the counterfactual experiment; full: true adds the hypothesis one.
+    assert inoculated == {"minilm-para.ino-counterfactual-200": ("minilm-para", "counterfactual", 200)}
+    assert set(derived.inoculated_models(workflow_config(full=True))) == {
+        "minilm-para.ino-hypothesis-200",
+        "minilm-para.ino-counterfactual-200",
     }
-    name = "minilm-para.ino-hypothesis-200"
+    name = "minilm-para.ino-counterfactual-200"
     assert derived.model_config(default, name) is default["models"]["minilm-para"]
-    assert derived.checkpoint_of(default, name) == layout.inoculated_checkpoint("minilm-para", "hypothesis", 200)
+    assert derived.checkpoint_of(default, name) == layout.inoculated_checkpoint("minilm-para", "counterfactual", 200)
     assert derived.inoculated_models(workflow_config(inoculation=None)) == {}
 
 
@@ -99,5 +101,6 @@ def test_the_inoculation_experiments_splits_and_members(default):
     assert derived.challenge_members(default, "defense-num_noise", "train") == {
         "defense": {"num_noise": layout.probe_examples("num_noise", "train")}
     }
-    assert derived.selection_group(default, "hypothesis") == ["hypothesis", "counterfactual"]
+    assert derived.selection_group(default, "counterfactual") == ["counterfactual"]
+    assert derived.selection_group(full, "hypothesis") == ["hypothesis", "counterfactual"]
     assert derived.selection_group(default, "defense-num_noise") == ["defense-num_noise"]
