@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import code_inputs
 from .checkpoints import fingerprint, resolve_base
 from .inference import input_digest
 from .io import atomic_path
@@ -42,9 +43,8 @@ def resume_key(
     """Digest of everything that determines the trained checkpoint: the settings and seed (which
     seed the new head; training's TrainSettings as a dict, so that this module needs nothing of
     training's), the base's weights, config and tokenizer files, every training and dev
-    input token and label, device, precision, library versions and the code of the training
-    loop, its resume state, the model builder and the input encoding (the modules the
-    train_model rule tracks).
+    input token and label, device, precision, library versions and every library file training
+    imports (the train_model rule's code inputs, read the same way).
     A resume state saved under another key is never used."""
     import torch
     import transformers
@@ -63,19 +63,11 @@ def resume_key(
             sort_keys=True,
         ).encode()
     )
-    # The code a resumed run computes with: training itself, the model and its batches
-    # (checkpoints, precision, inference, models), and how an example becomes tokens.
-    for module in (
-        "training",
-        "training_resume",
-        "checkpoints",
-        "precision",
-        "inference",
-        "models",
-        "encoding",
-        "render",
-    ):
-        digest.update(Path(__file__).with_name(f"{module}.py").read_bytes())
+    # The code a resumed run computes with: every library file training imports (the model, its
+    # batches, how an example becomes tokens), found as the rule's code inputs are, so that a
+    # module split out of one of them is covered without a list to keep.
+    for path in code_inputs.closure(["training.py"]):
+        digest.update(path.encode() + b"\0" + (code_inputs.PACKAGE_DIR / path).read_bytes())
     for features, labels in ((train_features, train_labels), (dev_features, dev_labels)):
         for f in features:
             digest.update(input_digest(f).encode())
