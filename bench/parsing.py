@@ -21,8 +21,9 @@ import os
 import platform
 import time
 
-from tabprobe import parsing
-from tabprobe.infotabs import SPLITS, ingest_split
+from tabprobe.data import parsing
+from tabprobe.data.infotabs.ingest import ingest_split
+from tabprobe.data.infotabs.reading import SPLITS
 
 
 def signature(doc) -> tuple:

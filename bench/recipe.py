@@ -17,8 +17,9 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from tabprobe import training
-from tabprobe.infotabs import ingest_split, load_tables
+from tabprobe.data.infotabs.ingest import ingest_split
+from tabprobe.data.infotabs.reading import load_tables
+from tabprobe.models import training
 
 
 def train_once(infotabs_dir: str, learning_rate: float, precision: str, examples: int, dev_examples: int) -> dict:

@@ -3,7 +3,7 @@
 Two reference sets, each printed whole and in its tuning and held-out parts:
 
 - human: the 140 InfoTabS train pairs of the paper's public crowd batch (../shared/infotabs-relevance,
-  read with tabprobe.relevance.read_annotation_file): the rows a majority of 5 workers marked. The
+  read with tabprobe.data.infotabs.relevance.read_annotation_file): the rows a majority of 5 workers marked. The
   "information outside the table" bit is not a row and is left out. The pairs of TUNING_TABLES (74)
   may be used while working on the aligner; the other 9 tables' pairs (66) are held out.
 - gold: the 300 alpha1 ENTAIL/CONTRADICT pairs of tests/data/relevance_gold_alpha1.tsv (how it was
@@ -11,7 +11,7 @@ Two reference sets, each printed whole and in its tuning and held-out parts:
   batches (240) were not looked at.
 
 Methods, side by side:
-- aligner: tabprobe.relevance.align with its default settings.
+- aligner: tabprobe.data.infotabs.aligner.align with its default settings.
 - best single row: the one row whose key and values share the most distinct words with the hypothesis
   (lower-cased, crude suffix stems, stop words and the title's words left out; numbers without thousands
   commas); ties go to the earlier row; no row when none shares a word. A lexical baseline that uses
@@ -47,8 +47,9 @@ import sys
 import time
 from pathlib import Path
 
-from tabprobe import relevance
-from tabprobe.infotabs import ingest_split, load_tables
+from tabprobe.data.infotabs import aligner, relevance
+from tabprobe.data.infotabs.ingest import ingest_split
+from tabprobe.data.infotabs.reading import load_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "tests" / "data" / "relevance_gold_alpha1.tsv"
@@ -141,8 +142,8 @@ def _overlap_words(text: str, leave_out: set[str]) -> set[str]:
     for word in re.findall(r"[a-z]+|\d+(?:[.,]\d+)*", text.lower()):
         if word[0].isdigit():
             out.add(word.replace(",", ""))
-        elif word not in relevance._STOPWORDS and word not in leave_out and len(word) > 1:
-            out.add(relevance._stem(word))
+        elif word not in aligner._STOPWORDS and word not in leave_out and len(word) > 1:
+            out.add(aligner._stem(word))
     return out
 
 
@@ -158,9 +159,9 @@ def best_single_row(hypothesis: str, table) -> list[str]:
     return best
 
 
-def methods(settings: relevance.AlignerSettings) -> dict:
+def methods(settings: aligner.AlignerSettings) -> dict:
     return {
-        "aligner": lambda h, t: relevance.align(h, t, settings),
+        "aligner": lambda h, t: aligner.align(h, t, settings),
         "best single row": best_single_row,
         "every row": lambda h, t: list(t.keys),
     }
@@ -197,11 +198,11 @@ def against_the_others(pairs: list[dict], tie: str, predictions: dict[str, list[
     return relevance.precision_recall(predicted, gold) | {"examples": len(pairs), "comparisons": len(gold)}
 
 
-def evaluate(sets: dict[str, list[dict]], settings: relevance.AlignerSettings | None = None) -> dict:
+def evaluate(sets: dict[str, list[dict]], settings: aligner.AlignerSettings | None = None) -> dict:
     """{set: {part: {method: precision_recall}}}, parts being all, and each set's tuning and held-out part.
     A set whose pairs carry `workers` (the human set) also gets the leave-one-out rows, one worker and
     the aligner against the majority of the other workers, under each of TIE_RULES."""
-    chosen = methods(settings or relevance.AlignerSettings())
+    chosen = methods(settings or aligner.AlignerSettings())
     results = {}
     for name, pairs in sets.items():
         predictions = {

@@ -1,5 +1,5 @@
 """Benchmark: one model's inference jobs, each loading the model itself (how every job ran before
-tabprobe.serving) against the same jobs on one model server, side by side in one run.
+tabprobe.models.serving) against the same jobs on one model server, side by side in one run.
 
     .venv/bin/python bench/serving.py --checkpoint /path/run/resources/models/minilm-para \\
         --probes '/path/run/results/probes/*/alpha1.parquet' --premise para --max-length 128 --jobs 2
@@ -56,7 +56,7 @@ def run_side(probes: list[str], checkpoint: str, settings: dict, jobs: int, use_
     logs = [p.read_text() for p in folder.glob("*.parquet.log")] + (
         [server_log.read_text()] if server_log.exists() else []
     )
-    loads = sum(len(re.findall(r"tabprobe.models: loaded ", text)) for text in logs)
+    loads = sum(len(re.findall(r"tabprobe.models.classifiers: loaded ", text)) for text in logs)
     return {"seconds": round(seconds, 1), "model_loads": loads}
 
 

@@ -41,7 +41,7 @@ from tabprobe.config import (
 from tabprobe.config import derived
 from tabprobe.config.job_settings import canonical, scoring_settings
 from tabprobe import code_inputs, layout
-from tabprobe.infotabs import SPLITS
+from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, register_external
 
 code_inputs.jobs_import_from(LIBRARY_DIR)

@@ -1,7 +1,7 @@
 # The input functions of data.smk: the downloaded InfoTabS where there is no local copy, and what
 # a local copy holds (its digest), so that where it lies re-runs nothing.
 
-from tabprobe.download import INFOTABS_COMMIT, split_digest, tables_digest
+from tabprobe.data.infotabs.download import INFOTABS_COMMIT, split_digest, tables_digest
 
 
 def get_downloaded_infotabs(wildcards):

@@ -11,9 +11,9 @@ from tabprobe.config.job_settings import (
     inoculation_report_plan,
     plan_settings,
 )
-from tabprobe.inoculation import CHALLENGE_SPLIT
+from tabprobe.config.names import CHALLENGE_SPLIT
 from tabprobe.probes import source_files
-from tabprobe.variance import TEST_SPLIT as VARIANCE_TEST_SPLIT
+from tabprobe.config.names import VARIANCE_TEST_SPLIT
 
 # Paper Tables 10 and 12: the challenge set on alpha1 (and train, with `train_rows`).
 CHALLENGE_SPLITS = derived.challenge_splits(config)

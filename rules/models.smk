@@ -85,13 +85,13 @@ rule infer_nli:
     benchmark:
         "benchmarks/infer_nli/{model}/{probe}/{split}.tsv"
     # No retries: a server killed mid-job is replaced by the job itself, which resumes from its
-    # saved blocks (tabprobe.serving.ask); a retry would only repeat an error that cannot go away.
+    # saved blocks (tabprobe.models.serving.ask); a retry would only repeat an error that cannot go away.
     conda:
         "../envs/tabprobe.yaml"
     # One torch thread per job: a run has dozens of short inference jobs, and two one-thread
     # jobs side by side process as many examples as one two-thread job (measured on 2 cores:
     # 600 examples in 12.7 s with 2 threads, 2 x 600 in 25 s as two 1-thread jobs). The jobs of
-    # one model share one loaded copy (tabprobe.serving): each computes on its own thread of
+    # one model share one loaded copy (tabprobe.models.serving): each computes on its own thread of
     # the model's server, which the first of them starts and which logs to `server_log`.
     threads: 1
     # One GPU on a cluster node; locally, a resource not given with --resources is not

@@ -1,9 +1,9 @@
 # The input functions of probes.smk: the files a probe reads (parses, relevance, hand-made
 # counterfactuals, external sets, curation), its code, and its options and cap from config.
 
-from tabprobe import human_counterfactuals
+from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
 from tabprobe.config import curation_files, probe_limit, probe_options, probe_splits
-from tabprobe.external import files_below
+from tabprobe.data.infotabs.external import files_below
 from tabprobe.probes import get_probe, source_files
 
 

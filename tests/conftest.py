@@ -34,7 +34,7 @@ def bad_copy(tmp_path, mini_infotabs):
 @pytest.fixture(scope="session")
 def nlp():
     """The spaCy pipeline the workflow parses hypotheses with (rule parse_hypotheses)."""
-    from tabprobe import parsing
+    from tabprobe.data import parsing
 
     return parsing.load_pipeline("auto")
 
@@ -51,11 +51,13 @@ def shared_infotabs() -> Path:
 def alpha1(shared_infotabs) -> dict:
     """alpha1 as the workflow reads it: ingested, every hypothesis parsed, relevance aligned. For
     tests/test_probes_on_infotabs.py and the probes' own files (tests/probes/): made once a session."""
-    from tabprobe import infotabs, parsing
-    from tabprobe.relevance import relevance_table
+    from tabprobe.data import parsing
+    from tabprobe.data.infotabs import ingest
+    from tabprobe.data.infotabs import reading as infotabs
+    from tabprobe.data.infotabs.relevance import relevance_table
     from tabprobe.schemas import relevant_keys
 
-    ingested = infotabs.ingest_split(shared_infotabs, "alpha1")
+    ingested = ingest.ingest_split(shared_infotabs, "alpha1")
     tables = infotabs.load_tables(ingested.tables)
     nlp = parsing.load_pipeline("auto")
     examples = ingested.examples
@@ -77,9 +79,9 @@ def alpha1(shared_infotabs) -> dict:
 @pytest.fixture(scope="session")
 def alpha1_outputs(alpha1) -> dict:
     """Every registered probe on all of alpha1: (probe examples as records, coverage)."""
-    from tabprobe import human_counterfactuals
-    from tabprobe.perturb import generate
+    from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
     from tabprobe.probes import REGISTRY, get_probe
+    from tabprobe.probes.generation import generate
 
     out = {}
     for name in sorted(REGISTRY):

@@ -1,4 +1,4 @@
-"""Prompted causal LMs (tabprobe.causal) on tiny Llama- and GPT-2-shaped models built here:
+"""Prompted causal LMs (tabprobe.models.causal) on tiny Llama- and GPT-2-shaped models built here:
 prompts, verbaliser scoring against a brute-force forward pass, the cache, padding, shots,
 truncation, calibration and the config errors."""
 
@@ -14,12 +14,13 @@ import pytest
 import torch
 from tiny_causal import tiny_causal
 
-from tabprobe import causal, lm_prompts, schemas, shot_selection
+from tabprobe import schemas
 from tabprobe.config.problems import semantic_problems
+from tabprobe.data.infotabs.render import render
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import ModelError
-from tabprobe.predict import load_model
-from tabprobe.render import render
-from tabprobe.table import Row, Table
+from tabprobe.models import causal, lm_prompts, shot_selection
+from tabprobe.models.predict import load_model
 
 # Verbalisers the tiny tokenizers split into several tokens (the defaults are one token each).
 LONG_VERBALISERS = {"E": "entailed", "N": "unknown", "C": "refuted"}
@@ -197,14 +198,14 @@ def test_shots_are_seeded_label_balanced_and_from_train():
         schema=schemas.EXAMPLES,
     )
     tables = pa.Table.from_pylist([table(2).to_arrow()], schema=schemas.TABLES)
-    first = shot_selection.select_shots(examples, tables, 5, seed=3)
+    first = shot_selection.choose_shots(examples, tables, 5, seed=3)
     assert [s["label"] for s in first] == ["E", "N", "C", "E", "N"]
-    assert first == shot_selection.select_shots(examples, tables, 5, seed=3)
-    assert first != shot_selection.select_shots(examples, tables, 5, seed=4)
+    assert first == shot_selection.choose_shots(examples, tables, 5, seed=3)
+    assert first != shot_selection.choose_shots(examples, tables, 5, seed=4)
     assert all(s["table"]["title"] == "Ada Quill" for s in first)
-    assert shot_selection.select_shots(examples, tables, 0, seed=3) == []
+    assert shot_selection.choose_shots(examples, tables, 0, seed=3) == []
     with pytest.raises(ModelError, match="only 10 E examples for 31 shots"):
-        shot_selection.select_shots(examples, tables, 31, seed=3)
+        shot_selection.choose_shots(examples, tables, 31, seed=3)
 
 
 def test_contextual_calibration_divides_by_the_content_free_priors(lm):
@@ -281,7 +282,7 @@ def test_the_markdown_rendering_is_a_table_under_the_title():
 
 
 def test_shots_reach_the_job_through_its_shots_file(tmp_path, lm):
-    from tabprobe.jobs.infer_nli import infer_nli
+    from tabprobe.models.predict import infer_nli
 
     shots = [{"table": table(1, "Bob").to_arrow(), "hypothesis": "Bob is tall.", "label": "E", "uid": "train:1"}]
     shots_file = tmp_path / "shots.json"

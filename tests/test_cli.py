@@ -19,8 +19,8 @@ from workflow_copy import ROOT, copy_workflow
 from tabprobe import schemas, stages
 from tabprobe.cli import judged_by, main
 from tabprobe.io import write_parquet
-from tabprobe.jobs.generate_probe import read_probe_inputs
 from tabprobe.probes import REGISTRY, get_probe
+from tabprobe.probes.generation import read_probe_inputs
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini_infotabs"
 # The installed entry point ([project.scripts] in pyproject.toml), beside this Python.
@@ -122,7 +122,7 @@ def test_show_applies_the_probe_to_the_first_examples_and_marks_the_deleted_row(
     generated = read_probe_inputs(
         "alpha1", str(ingested / "data" / "alpha1.parquet"), str(ingested / "data" / "alpha1.tables.parquet"), SEED
     )
-    from tabprobe.perturb import generate
+    from tabprobe.probes.generation import generate
 
     rows, _ = generate("row_deletion", generated.examples, generated.tables, SEED)
     deleted = [line for line in out.splitlines() if line.startswith("−")]

@@ -11,12 +11,15 @@ import pytest
 
 from tabprobe import code_inputs
 from tabprobe.probes import REGISTRY, source_files
+from tabprobe.stages import RULE_MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "workflow" / "scripts"
 # The verdicts (with the scorecard) and the inference code, each split over several modules.
-VERDICTS = {"verdicts.py", "verdict_terms.py", "verdict_questions.py", "scorecard.py"}
-MODELS = {"models.py", "checkpoints.py", "precision.py", "inference.py", "causal.py", "lm_prompts.py"}
+VERDICTS = {"report/verdicts.py", "report/verdict_terms.py", "report/verdict_questions.py", "report/scorecard.py"}
+MODELS = {
+    f"models/{name}.py" for name in ("classifiers", "checkpoints", "precision", "inference", "causal", "lm_prompts")
+}
 
 
 def of(rule: str) -> list[str]:
@@ -26,21 +29,30 @@ def of(rule: str) -> list[str]:
 @pytest.mark.parametrize(
     "snippet, where, expected",
     [
-        # `.` from jobs/ is jobs/: no such submodules, so the names come from its face
-        ("from . import scoring, seeding", "jobs/score_probe.py", ["jobs/__init__.py"]),
-        ("from .. import scoring, seeding", "jobs/score_probe.py", ["scoring.py", "seeding.py"]),
-        ("from ..io import read_parquet", "jobs/x.py", ["io.py"]),
-        ("from .probes import invariants, get_probe", "perturb.py", ["probes/__init__.py", "probes/invariants.py"]),
+        # `.` from scoring/ is scoring/: no such submodules, so the names come from its face
+        ("from . import seeding, schemas", "scoring/x.py", ["scoring/__init__.py"]),
+        ("from .. import seeding, schemas", "scoring/x.py", ["schemas.py", "seeding.py"]),
+        ("from ..io import read_parquet", "scoring/x.py", ["io.py"]),
+        ("from .probes import invariants, get_probe", "x.py", ["probes/__init__.py", "probes/invariants.py"]),
         ("from .text_edits import change", "probes/number_edits.py", ["probes/text_edits.py"]),
-        ("from ..table import Row", "probes/number_edits.py", ["table.py"]),
+        ("from ..data.infotabs.table import Row", "probes/number_edits.py", ["data/infotabs/table.py"]),
         (
-            "import tabprobe.scoring\nfrom tabprobe import logs\nfrom tabprobe.jobs.infer_nli import infer_nli",
+            "import tabprobe.scoring.probe_scores\nfrom tabprobe import logs\nfrom tabprobe.models.predict import infer_nli",
             None,
-            ["jobs/infer_nli.py", "logs.py", "scoring.py"],
+            ["logs.py", "models/predict.py", "scoring/probe_scores.py"],
         ),
+        (
+            "from tabprobe.data.infotabs import reading as infotabs\nfrom tabprobe.probes.generation import generate",
+            None,
+            ["data/infotabs/reading.py", "probes/generation.py"],
+        ),  # a module of a nested package, and one of a package: never the packages' faces
         ("from tabprobe import LABELS", None, ["__init__.py"]),  # a name from the package's face
         ("import numpy as np\nfrom pathlib import Path\nfrom . import x", None, []),  # not the library; no package
-        ("def f():\n    from .. import relevance\n", "jobs/x.py", ["relevance.py"]),  # imports inside functions count
+        (
+            "def f():\n    from ..data.infotabs import relevance\n",
+            "scoring/x.py",
+            ["data/infotabs/relevance.py"],
+        ),  # imports inside functions count
         (
             "from .settings import probe_limit",
             "config/__init__.py",
@@ -67,26 +79,33 @@ def test_a_name_taken_from_a_package_face_brings_the_modules_the_face_imports():
 
 def test_scoring_runs_seeding_and_the_transition_rules_but_not_the_report():
     score = of("score_probe")
-    for module in ("jobs/score_probe.py", "scoring.py", "seeding.py", "schemas.py", "transitions.py", "curation.py"):
+    for module in (
+        "scoring/probe_scores.py",
+        "seeding.py",
+        "schemas.py",
+        "probes/transitions.py",
+        "probes/curation.py",
+    ):
         assert module in score
-    assert not (VERDICTS | MODELS | {"training.py"}) & set(score)
+    assert not (VERDICTS | MODELS | {"models/training.py"}) & set(score)
     assert not [f for f in score if f.startswith("report/")]
 
 
 def test_the_report_is_the_only_rule_that_runs_the_verdicts_and_the_report_modules():
     for script in SCRIPTS.glob("*.py"):
         closure = set(of(script.stem))
-        assert f"jobs/{script.stem}.py" in closure, script.name  # every rule runs its own job module
+        # every rule runs the stage module that holds its job function, one file from its script
+        assert f"{RULE_MODULES[script.stem].replace('.', '/')}.py" in closure, script.name
         assert "probes/__init__.py" not in closure  # the registry: a new line must re-run only the new probe
         if script.stem != "assemble_report":
-            assert not (VERDICTS | {"figures.py"}) & closure, script.name
+            assert not (VERDICTS | {"report/figures.py"}) & closure, script.name
             assert not [f for f in closure if f.startswith("report/")], script.name
 
 
 def test_data_rules_do_not_run_models_or_config_code():
     """Editing the models or the config checks must never re-ingest the data (and so everything)."""
     for rule in ("check_infotabs", "ingest_infotabs"):
-        assert not (MODELS | {"training.py", "perturb.py"}) & set(of(rule)), rule
+        assert not (MODELS | {"models/training.py", "probes/generation.py"}) & set(of(rule)), rule
         assert not [f for f in of(rule) if f.startswith("config/")], rule
 
 
@@ -95,7 +114,8 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     probe_modules = {f"probes/{name}.py" for name in REGISTRY}
     assert not probe_modules & shared
     # The aligner is not in it: its edits reach the probes that read relevance through its files.
-    assert "relevance.py" not in shared and "relevance.py" in of("find_relevant_rows")
+    aligner = "data/infotabs/aligner.py"
+    assert aligner not in shared and aligner in of("find_relevant_rows")
     negation = source_files("negation_flip")
     assert [f for f in negation if f.endswith(".py")] == sorted(
         {
@@ -105,7 +125,9 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
             "probes/text_edits.py",
             "probes/base.py",
             "probes/invariants.py",
-            "table.py",
+            "probes/transitions.py",  # the judging contract every probe declares against
+            "__init__.py",  # the label set
+            "data/infotabs/table.py",
             "wordlists.py",
         }
     )
@@ -205,6 +227,6 @@ def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
         assert rerun_by(data_file) == set(), data_file
         assert data_file in of("find_relevant_rows") and data_file not in of("generate_probe"), data_file
     # the months are read by both: the date edits' probes re-run, and the relevance step
-    assert readers("words/months.txt") == {"probes/hypothesis_edits/dates.py", "relevance.py"}
+    assert readers("words/months.txt") == {"probes/hypothesis_edits/dates.py", "data/infotabs/aligner.py"}
     assert "words/months.txt" in of("find_relevant_rows")
     assert rerun_by("words/months.txt") == {"temporal_flip", "temporal_preserve"}

@@ -344,7 +344,7 @@ def test_smaller_caps_pick_subsets_of_larger_ones():
     import pyarrow as pa
 
     from tabprobe import schemas
-    from tabprobe.perturb import select_examples
+    from tabprobe.seeding import select_examples
 
     n = 500
     examples = pa.table(

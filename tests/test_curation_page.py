@@ -10,9 +10,11 @@ import pyarrow as pa
 import pytest
 from browser import artifact_path, open_page
 
-from tabprobe import curation, parsing, schemas
-from tabprobe.perturb import generate
-from tabprobe.table import Row, Table
+from tabprobe import schemas
+from tabprobe.data import parsing
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes import curation
+from tabprobe.probes.generation import generate
 
 TABLES = {
     "T1": Table(

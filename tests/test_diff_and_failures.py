@@ -1,4 +1,4 @@
-"""What a probe changed (tabprobe.diff) and which examples a model failed (tabprobe.failures)."""
+"""What a probe changed (tabprobe.probes.diff) and which examples a model failed (tabprobe.report.failures)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabprobe.diff import example_changes, table_diff, text_diff
-from tabprobe.failures import find_failures
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import get_probe
-from tabprobe.table import Row, Table
+from tabprobe.probes.diff import example_changes, table_diff, text_diff
+from tabprobe.report.failures import find_failures
 
 TABLE = Table(
     "T1",

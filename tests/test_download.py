@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe import download
+from tabprobe.data.infotabs import download
 from tabprobe.errors import DownloadError
 
 TOP = f"infotabs-{download.INFOTABS_COMMIT}"

@@ -12,24 +12,20 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tabprobe import relevance, schemas
+from tabprobe import schemas
+from tabprobe.data.infotabs import aligner, relevance
+from tabprobe.data.infotabs.external import read_external_set
+from tabprobe.data.infotabs.ingest import ingest_split
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import InputDataError
-from tabprobe.external import read_external_set
-from tabprobe.infotabs import ingest_split
-from tabprobe.perturb import generate
 from tabprobe.probes import NotApplicable, ProbeContext, get_probe, register_external
 from tabprobe.probes.evidence_edits import pair_tables
+from tabprobe.probes.generation import generate
 from tabprobe.probes.subject_swaps import swap_mentions
 from tabprobe.probes.titles import mentions, name_part
-from tabprobe.scoring import (
-    PAIRED_CORRECTNESS,
-    Scorer,
-    ScoringSettings,
-    score_evidence_selection,
-    score_paired_correctness,
-)
+from tabprobe.scoring.pooled_columns import PAIRED_CORRECTNESS, score_paired_correctness
+from tabprobe.scoring.probe_scores import Scorer, ScoringSettings, score_evidence_selection
 from tabprobe.seeding import seeded_rng
-from tabprobe.table import Row, Table
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -81,7 +77,7 @@ TABLES = {t.table_id: t for t in (POET, SINGER, ALBUM)}
     ],
 )
 def test_aligner_finds_the_rows_a_hypothesis_names(hypothesis, table, expected):
-    assert relevance.align(hypothesis, table) == expected
+    assert aligner.align(hypothesis, table) == expected
 
 
 FILM = Table(
@@ -125,14 +121,14 @@ NATION = Table(
     ],
 )
 def test_aligner_leaves_out_the_rows_a_word_only_seems_to_name(hypothesis, table, expected):
-    assert relevance.align(hypothesis, table) == expected
+    assert aligner.align(hypothesis, table) == expected
 
 
 def test_the_title_in_the_hypothesis_does_not_make_a_row_relevant():
     table = Table(
         "T9", "Faro Isles", (Row("Religion", ("Church of the Faro Isles",)), Row("Capital", ("Tors",))), "Country"
     )
-    assert relevance.align("The capital of the Faro Isles is Tors.", table) == ["Capital"]
+    assert aligner.align("The capital of the Faro Isles is Tors.", table) == ["Capital"]
 
 
 def test_annotation_file_is_read_and_checked(tmp_path):
@@ -273,7 +269,7 @@ def test_an_external_set_reads_like_its_clean_copy_with_bom_crcrlf_quotes_and_li
 
 def test_an_external_sets_coverage_counts_paired_lines_whose_original_is_outside_originals_cap(tmp_path, mini_infotabs):
     from tabprobe import stages
-    from tabprobe.infotabs import load_tables
+    from tabprobe.data.infotabs.reading import load_tables
     from tabprobe.io import write_parquet
 
     ingested = ingest_split(mini_infotabs, "alpha1")

@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tabprobe import LABELS
-from tabprobe.figures import transition_graph
-from tabprobe.transitions import RULES
+from tabprobe.probes import transition_rules
+from tabprobe.report.figures import transition_graph
 
 SVG = "{http://www.w3.org/2000/svg}"
 SPLITS = ["alpha1", "alpha2", "alpha3"]
@@ -23,6 +23,9 @@ def edges(svg: str) -> dict[tuple[str, str], tuple[str, str]]:
         assert len(label) == 1
         out[(before, after)] = (group.get("class").split()[1], label[0])
     return out
+
+
+RULES = transition_rules()
 
 
 @pytest.mark.parametrize("rule_name", sorted(RULES))

@@ -1,4 +1,4 @@
-"""The paper's hand-made counterfactual tables (tabprobe.human_counterfactuals, probe cf_human):
+"""The paper's hand-made counterfactual tables (tabprobe.data.infotabs.counterfactuals, probe cf_human):
 the release read and checked as it is (../shared/infotabs-counterfactuals; the probe's pairing with
 the gold examples is in tests/probes/test_probe_cf_human.py), bad lines named with
 their file and line, the download checked against the release's checksums, and a small run of
@@ -21,7 +21,7 @@ import yaml
 from test_download import server  # noqa: F401  (the fixture)
 from workflow_copy import copy_workflow, snakemake_command
 
-from tabprobe import human_counterfactuals as hc
+from tabprobe.data.infotabs import counterfactuals as hc
 from tabprobe.errors import DownloadError, InputDataError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tabprobe import parsing, schemas
+from tabprobe import schemas
+from tabprobe.data import parsing
+from tabprobe.data.infotabs.render import render
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import CorruptFileError
-from tabprobe.perturb import generate
 from tabprobe.probes import get_probe
+from tabprobe.probes.generation import generate
 from tabprobe.probes.hypothesis_edits.dates import MONTHS, change_month, free_dates, generalise_date, shift_year
 from tabprobe.probes.hypothesis_edits.negation import negation_edit
 from tabprobe.probes.hypothesis_edits.numbers import (
@@ -28,8 +31,6 @@ from tabprobe.probes.hypothesis_edits.numbers import (
 )
 from tabprobe.probes.hypothesis_edits.quantifiers import QUANTIFIER_COMPLEMENTS, quantifier_edits
 from tabprobe.probes.text_edits import apply_changes
-from tabprobe.render import render
-from tabprobe.table import Row, Table
 
 TABLES = {
     "T10": Table(

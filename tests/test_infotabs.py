@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe import download, infotabs, schemas, stages
+from tabprobe import schemas, stages
+from tabprobe.data.infotabs import download, ingest
+from tabprobe.data.infotabs import reading as infotabs
 from tabprobe.errors import DownloadError, InputDataError
 from tabprobe.io import read_parquet
 
@@ -50,7 +52,7 @@ def cells(path: Path, lineno: int) -> list[str]:
 
 def ingest_error(root: Path, split: str = "train", **kwargs) -> InputDataError:
     with pytest.raises(InputDataError) as excinfo:
-        infotabs.ingest_split(root, split, **kwargs)
+        ingest.ingest_split(root, split, **kwargs)
     return excinfo.value
 
 
@@ -269,8 +271,8 @@ def test_duplicates_by_default_are_kept_with_a_warning(bad_copy, caplog):
     root = bad_copy()
     tsv = make_duplicates(root)
 
-    with caplog.at_level(logging.WARNING, logger="tabprobe.infotabs"):
-        result = infotabs.ingest_split(root, "train")  # default: on_duplicate="warn"
+    with caplog.at_level(logging.WARNING, logger="tabprobe.data.infotabs.ingest"):
+        result = ingest.ingest_split(root, "train")  # default: on_duplicate="warn"
 
     assert result.examples.num_rows == 12  # every row kept
     assert result.examples["uid"].to_pylist() == [f"train:{n}" for n in range(2, 14)]
@@ -279,7 +281,7 @@ def test_duplicates_by_default_are_kept_with_a_warning(bad_copy, caplog):
         {"line": 7, "first_line": 2, "kind": "exact"},
         {"line": 9, "first_line": 3, "kind": "pair"},
     ]
-    warnings = [r for r in caplog.records if r.levelno == logging.WARNING and r.name == "tabprobe.infotabs"]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING and r.name == "tabprobe.data.infotabs.ingest"]
     assert len(warnings) == 1
     text = warnings[0].getMessage()
     assert str(tsv) in text and "2 duplicate" in text
@@ -287,10 +289,10 @@ def test_duplicates_by_default_are_kept_with_a_warning(bad_copy, caplog):
 
 
 def test_clean_split_logs_no_duplicate_warning(mini_infotabs, caplog):
-    with caplog.at_level(logging.WARNING, logger="tabprobe.infotabs"):
-        result = infotabs.ingest_split(mini_infotabs, "train", on_duplicate="error")
+    with caplog.at_level(logging.WARNING, logger="tabprobe.data.infotabs.ingest"):
+        result = ingest.ingest_split(mini_infotabs, "train", on_duplicate="error")
     assert result.duplicate_lines == []
-    assert not [r for r in caplog.records if r.name == "tabprobe.infotabs"]
+    assert not [r for r in caplog.records if r.name == "tabprobe.data.infotabs.ingest"]
 
 
 # ------------------------------------------------------------------------------------ several problems
@@ -466,7 +468,7 @@ def test_stage_writes_exactly_its_three_outputs_on_clean_input(mini_infotabs, tm
 def test_examples_keep_every_tsv_row_with_line_uids(mini_infotabs, split):
     rows = tsv_rows(infotabs.split_tsv(mini_infotabs, split))
 
-    examples = infotabs.ingest_split(mini_infotabs, split).examples
+    examples = ingest.ingest_split(mini_infotabs, split).examples
 
     assert examples.schema.equals(schemas.EXAMPLES)
     assert examples.to_pylist() == [
@@ -480,7 +482,7 @@ def test_tables_keep_row_order_and_every_value_as_in_the_json(mini_infotabs, spl
     rows = tsv_rows(infotabs.split_tsv(mini_infotabs, split))
     categories = dict(line.split("\t") for line in infotabs.categories_tsv(mini_infotabs).read_text().splitlines()[1:])
 
-    tables = infotabs.load_tables(infotabs.ingest_split(mini_infotabs, split).tables)
+    tables = infotabs.load_tables(ingest.ingest_split(mini_infotabs, split).tables)
 
     assert set(tables) == {r[1] for r in rows}
     for table_id, table in tables.items():
@@ -493,7 +495,7 @@ def test_tables_keep_row_order_and_every_value_as_in_the_json(mini_infotabs, spl
 
 
 def test_person_table_multi_values_unicode_and_one_row_table(mini_infotabs):
-    train = infotabs.load_tables(infotabs.ingest_split(mini_infotabs, "train").tables)
+    train = infotabs.load_tables(ingest.ingest_split(mini_infotabs, "train").tables)
 
     person = train["T1"]
     assert person.keys[:3] == ("Born", "Died", "Occupation")
@@ -507,7 +509,7 @@ def test_person_table_multi_values_unicode_and_one_row_table(mini_infotabs):
 
 def test_tables_come_in_natural_id_order(mini_infotabs):
     # alpha1 uses T7 and T10: T7 sorts before T10 though "T10" < "T7" as strings
-    assert infotabs.ingest_split(mini_infotabs, "alpha1").tables["table_id"].to_pylist() == ["T7", "T10"]
+    assert ingest.ingest_split(mini_infotabs, "alpha1").tables["table_id"].to_pylist() == ["T7", "T10"]
 
 
 def test_repeated_keys_in_a_table_are_all_kept_in_order(bad_copy):
@@ -525,7 +527,7 @@ def test_repeated_keys_in_a_table_are_all_kept_in_order(bad_copy):
         encoding="utf-8",
     )
 
-    table = infotabs.load_tables(infotabs.ingest_split(root, "train").tables)["T1"]
+    table = infotabs.load_tables(ingest.ingest_split(root, "train").tables)["T1"]
 
     assert [(r.key, r.values) for r in table.rows] == [
         ("Born", ("4 May 1902",)),
@@ -541,7 +543,7 @@ def test_crlf_line_endings_are_read_like_lf(bad_copy, mini_infotabs):
     tsv = train_tsv(root)
     tsv.write_bytes(tsv.read_bytes().replace(b"\n", b"\r\n"))
 
-    assert infotabs.ingest_split(root, "train").examples.equals(infotabs.ingest_split(mini_infotabs, "train").examples)
+    assert ingest.ingest_split(root, "train").examples.equals(ingest.ingest_split(mini_infotabs, "train").examples)
 
 
 def test_row_value_errors_name_the_line_of_their_key(bad_copy):
@@ -562,9 +564,9 @@ def test_a_row_value_given_as_a_string_is_one_value_and_counted(bad_copy, mini_i
     path = table_json(root, "T4")
     path.write_text('{"title": "Lumen Stout", "Style": "Oatmeal stout"}', encoding="utf-8")
 
-    ingested = infotabs.ingest_split(root, "train")
+    ingested = ingest.ingest_split(root, "train")
 
-    assert ingested.tables.equals(infotabs.ingest_split(mini_infotabs, "train").tables)
+    assert ingested.tables.equals(ingest.ingest_split(mini_infotabs, "train").tables)
     assert ingested.summary["cleaned_cells"]["string_values"] == 1
 
 
@@ -578,7 +580,7 @@ def _variants_read_like_the_fixture(bad_copy, mini_infotabs, transform_tsv=None,
         for path in infotabs.tables_dir(root).glob("*.json"):
             path.write_bytes(transform_json(path.read_bytes()))
     for split in infotabs.SPLITS:
-        got, want = infotabs.ingest_split(root, split), infotabs.ingest_split(mini_infotabs, split)
+        got, want = ingest.ingest_split(root, split), ingest.ingest_split(mini_infotabs, split)
         assert got.examples.equals(want.examples), split
         assert got.tables.equals(want.tables), split
 
@@ -617,7 +619,7 @@ def test_csv_quoted_hypotheses_are_unquoted_and_may_run_over_lines(bad_copy):
     tsv = train_tsv(root)
     set_line(tsv, 3, 'A1\tT1\t"Marguerite Okonkwo-Lind wrote ""Salt\tand Iron"" in\ntwo parts."\tN')
 
-    ingested = infotabs.ingest_split(root, "train")
+    ingested = ingest.ingest_split(root, "train")
 
     rows = ingested.examples.to_pylist()
     assert rows[1]["uid"] == "train:3"
@@ -668,12 +670,12 @@ def test_a_symlinked_tables_folder_is_followed(bad_copy, mini_infotabs):
     tables.rename(moved)
     tables.symlink_to(moved.resolve(), target_is_directory=True)
 
-    assert infotabs.ingest_split(root, "train").tables.equals(infotabs.ingest_split(mini_infotabs, "train").tables)
+    assert ingest.ingest_split(root, "train").tables.equals(ingest.ingest_split(mini_infotabs, "train").tables)
 
 
 def test_unknown_split_is_a_value_error(mini_infotabs):
     with pytest.raises(ValueError, match="unknown split 'test'"):
-        infotabs.ingest_split(mini_infotabs, "test")
+        ingest.ingest_split(mini_infotabs, "test")
 
 
 # ------------------------------------------------------------------------------------------ real data
@@ -685,7 +687,7 @@ REAL_DUPLICATES = {"train": (22, 1), "dev": (0, 0), "alpha1": (2, 0), "alpha2": 
 
 @pytest.fixture(scope="module")
 def real_splits(shared_infotabs):
-    return {split: infotabs.ingest_split(shared_infotabs, split) for split in infotabs.SPLITS}
+    return {split: ingest.ingest_split(shared_infotabs, split) for split in infotabs.SPLITS}
 
 
 def test_real_data_totals(real_splits):

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from tiny_bert import tiny_bert
 
-from tabprobe.inoculation import Change, InoculationSettings, fine_tune, liu_outcome, nested_subsets
-from tabprobe.models import load_classifier
-from tabprobe.table import Row, Table
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.inoculation.inoculate import InoculationSettings, fine_tune, nested_subsets
+from tabprobe.inoculation.outcomes import Change, liu_outcome
+from tabprobe.models.classifiers import load_classifier
 
 
 def test_nested_subsets_are_seeded_and_each_smaller_one_is_inside_the_larger():
@@ -95,7 +96,7 @@ def test_liu_outcome_is_judged_on_every_original_test_set():
     import polars as pl
 
     from tabprobe.report.inoculation import Experiment, outcomes_table
-    from tabprobe.results import Index
+    from tabprobe.scoring.results import Index
 
     def row(model, probe, split, statistic, mean, low, high):
         return dict(

@@ -17,9 +17,10 @@ import yaml
 
 from tabprobe import schemas
 from tabprobe.config import ConfigError, check, inoculation_experiments, inoculation_plan, plan_layers
-from tabprobe.inoculation import choose_learning_rate, probe_dev_records, score_experiment
-from tabprobe.scoring import ScoringSettings
-from tabprobe.table import Row, Table
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.inoculation.inoculate import choose_learning_rate, probe_dev_records
+from tabprobe.inoculation.outcomes import score_experiment
+from tabprobe.scoring.probe_scores import ScoringSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -110,7 +111,7 @@ def test_tables_10_and_12_get_their_train_rows_with_paired_originals_without_neu
 
 def test_the_report_labels_the_train_rows_as_the_paper_does():
     from tabprobe.report.inoculation import Experiment, challenge_table
-    from tabprobe.results import Index
+    from tabprobe.scoring.results import Index
 
     def row(model, probe, split, label, mean):
         return dict(
@@ -158,7 +159,7 @@ def test_the_shared_selection_keeps_the_best_mean_dev_accuracy_over_every_run():
 
 
 def test_select_inoculation_copies_the_shared_rate_and_records_why(tmp_path):
-    from tabprobe.jobs.select_inoculation import select_inoculation
+    from tabprobe.inoculation.inoculate import select_inoculation
 
     def checkpoint(name, dev):
         folder = tmp_path / name
@@ -269,7 +270,7 @@ def test_the_defense_section_sets_attack_and_defense_beside_the_original():
             row(after, "original", "accuracy_change", -2.0),
         ]
     )
-    from tabprobe.results import Index
+    from tabprobe.scoring.results import Index
 
     run = RunInfo.__new__(RunInfo)
     run.inoculation_plan = {**inoculation_plan(default_config()), "full": False}

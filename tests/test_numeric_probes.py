@@ -8,9 +8,9 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import number_edits as ne
-from tabprobe.table import Row, Table
+from tabprobe.probes.generation import generate
 
 TABLES = {
     "T20": Table(

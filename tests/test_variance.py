@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tabprobe import figures, infotabs, variance
-from tabprobe.config import FULL_VARIANCE, VARIANCE_DEFAULTS
+from tabprobe.config import FULL_VARIANCE, VARIANCE_DEFAULTS, names
+from tabprobe.data.infotabs import ingest
+from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.inoculation import variance
+from tabprobe.report import figures
 
 ROOT = Path(__file__).resolve().parents[1]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -98,7 +101,7 @@ def test_a_users_own_keys_hold_under_full_in_the_workflow(tmp_path):
 
 @pytest.fixture(scope="module")
 def dev(shared_infotabs):
-    ingested = infotabs.ingest_split(shared_infotabs, "dev")
+    ingested = ingest.ingest_split(shared_infotabs, "dev")
     return ingested.examples, infotabs.load_tables(ingested.tables)
 
 
@@ -141,8 +144,8 @@ def test_the_summary_holds_the_curve_per_range_with_the_spread_over_repeats():
     assert trained["curve"][2]["repeats"] == 1 and trained["curve"][2]["std"] is None
     assert trained["before"]["mean"] == 42.0 and trained["after"]["mean"] == 80.0
     assert other["range"] == "200-299" and other["curve"][0]["repeats"] == 0 and other["after"]["mean"] == 50.0
-    assert variance.is_trained_name("m.cv-100") and not variance.is_trained_name("m")
-    assert variance.trained_name("m", 0) == "m" and variance.trained_name("m", 100) == "m.cv-100"
+    assert names.is_trained_name("m.cv-100") and not names.is_trained_name("m")
+    assert names.trained_name("m", 0) == "m" and names.trained_name("m", 100) == "m.cv-100"
 
 
 def curve_svg(salt="curve"):

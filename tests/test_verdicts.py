@@ -10,12 +10,12 @@ import re
 import polars as pl
 import pytest
 
-from tabprobe import verdict_terms, verdicts
+from tabprobe.report import verdict_terms, verdicts
 from tabprobe.report.assemble import assemble, build_sections
 from tabprobe.report.blocks import VerdictBlock
 from tabprobe.report.inputs import RunInfo
-from tabprobe.results import Index
-from tabprobe.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
+from tabprobe.report.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
+from tabprobe.scoring.results import Index
 
 PARA = ModelFacts(premise="paragraph")
 

@@ -55,12 +55,12 @@ def test_the_loaders_read_entries_groups_and_maps_in_file_order(tmp_path, monkey
 def test_the_lists_read_as_the_literals_they_replaced():
     """Spot checks of types, order and content (the full check compared every list with the code
     before the move, and every probe's output on alpha1)."""
-    from tabprobe import relevance
+    from tabprobe.data.infotabs import aligner
     from tabprobe.probes import entity_slots, table_edits
     from tabprobe.probes.hypothesis_edits import dates, durations, numbers, quantifiers, reading
 
     assert dates.MONTHS[:2] == ("January", "February") and len(dates.MONTHS) == 12
-    assert relevance._MONTHS["january"] == 1 and relevance._MONTHS["december"] == 12
+    assert aligner._MONTHS["january"] == 1 and aligner._MONTHS["december"] == 12
     assert list(numbers.MONOTONE_WORDS)[:6] == ["over", "more than", "after", "under", "less than", "before"]
     assert set(list(numbers.MONOTONE_WORDS)[:6]) == numbers.PAPER_TABLE2
     assert quantifiers.QUANTIFIER_COMPLEMENTS["more than"] == "no more than"
@@ -69,8 +69,8 @@ def test_the_lists_read_as_the_literals_they_replaced():
     assert table_edits.KEY_SYNONYMS[0] == frozenset({"nationality", "citizenship", "citizen", "ancestry", "ethnicity"})
     assert "ofemployment" in table_edits.KEY_SYNONYMS[-1]
     assert frozenset({"soviet union", "ussr", "u.s.s.r."}) in entity_slots.ALIASES
-    assert relevance._CUES["label"] == {"=records", "label", "signed"} and isinstance(relevance._CUES["label"], set)
-    assert "came out" in relevance._CUES["released"]
+    assert aligner._CUES["label"] == {"=records", "label", "signed"} and isinstance(aligner._CUES["label"], set)
+    assert "came out" in aligner._CUES["released"]
 
 
 def test_the_package_data_ships_every_file_the_code_reads():

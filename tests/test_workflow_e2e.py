@@ -470,8 +470,8 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
     Snakemake, finds nothing to do; `tabprobe compare` pairs the two models on shared examples."""
     import csv
 
-    from tabprobe import results as results_table
     from tabprobe.cli import main
+    from tabprobe.scoring import results as results_table
 
     folder = run["dir"] / "results"
     table = results_table.read(folder / "results.parquet")

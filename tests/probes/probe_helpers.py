@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tabprobe import schemas
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
-from tabprobe.table import Row, Table
+from tabprobe.probes.generation import generate
 
 # ---------------------------------------------------------------- table probes: generated tables (hypothesis)
 
@@ -143,7 +143,7 @@ RELEVANT = {
 def docs():
     """The hypotheses parsed by the real spaCy model: the counterfactuals read how the split's
     hypotheses name each subject."""
-    from tabprobe import parsing
+    from tabprobe.data import parsing
 
     nlp = parsing.load_pipeline("auto")
     parsed = parsing.parse(

@@ -5,15 +5,17 @@ import json
 
 from test_human_counterfactuals import release  # noqa: F401  (the fixture)
 
-from tabprobe import human_counterfactuals as hc
-from tabprobe import infotabs, perturb
+from tabprobe.data.infotabs import counterfactuals as hc
+from tabprobe.data.infotabs import ingest
+from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.probes import generation as perturb
 
 
 def test_the_probe_pairs_every_release_pair_with_its_gold_example(release, shared_infotabs):  # noqa: F811
     """Every alpha1 pair finds its gold example (same table, hypothesis and label); on train one
     pair's edited table is the original once cleaned, and the probe's promise drops it, counted."""
     for split, perturbed, dropped in (("alpha1", 1127, {}), ("train", 1108, {"edits the table": 1})):
-        ingested = infotabs.ingest_split(shared_infotabs, split)
+        ingested = ingest.ingest_split(shared_infotabs, split)
         tables = infotabs.load_tables(ingested.tables)
         index = hc.by_example(hc.read_split(release, split, {t: v.category for t, v in tables.items()}))
         out, coverage = perturb.generate(

@@ -5,10 +5,10 @@ import json
 
 from test_hypothesis_probes import EXAMPLES, TABLES, docs  # noqa: F401  (docs: the fixture)
 
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs.table import normalised
 from tabprobe.probes.entity_flip import slots
+from tabprobe.probes.generation import generate
 from tabprobe.probes.titles import names_subject
-from tabprobe.table import normalised
 
 
 def test_entity_substitution_keeps_the_entity_type_and_leaves_the_subject(nlp, docs):  # noqa: F811

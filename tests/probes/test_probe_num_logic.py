@@ -9,9 +9,9 @@ from probe_helpers import comparison, gold_value, many
 from test_numeric_perturbations import TABLES
 
 from tabprobe import schemas
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.generation import generate
 from tabprobe.probes.number_templates import label_for
-from tabprobe.table import Row, Table
 
 
 def test_num_logic_changes_the_operation_and_keeps_table_and_numbers():

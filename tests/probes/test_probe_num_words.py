@@ -8,9 +8,9 @@ from probe_helpers import run
 from test_numeric_probes import EXAMPLES
 
 from tabprobe import schemas
-from tabprobe.perturb import generate
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.generation import generate
 from tabprobe.probes.text_edits import apply_changes
-from tabprobe.table import Row, Table
 
 
 def test_num_words_rewrites_hypothesis_and_table_alike():

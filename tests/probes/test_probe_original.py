@@ -2,7 +2,7 @@
 
 from test_probes import EXAMPLES, TABLES
 
-from tabprobe.perturb import generate
+from tabprobe.probes.generation import generate
 
 
 def test_original_is_the_identity():

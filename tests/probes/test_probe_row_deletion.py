@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from probe_helpers import common, first_output, split_tables
 from test_probes import EXAMPLES, TABLES
 
-from tabprobe.perturb import generate
-from tabprobe.table import Table
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.generation import generate
 
 
 def test_row_deletion_removes_exactly_one_row_and_keeps_the_rest_in_order():

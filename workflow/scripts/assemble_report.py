@@ -1,6 +1,6 @@
 from tabprobe import logs
-from tabprobe.download import infotabs_root
-from tabprobe.jobs.assemble_report import assemble_report
+from tabprobe.data.infotabs.download import infotabs_root
+from tabprobe.report.assemble import assemble_report
 
 logs.to_file(snakemake.log[0])
 assemble_report(

@@ -1,6 +1,6 @@
 from tabprobe import logs
-from tabprobe.download import infotabs_root
-from tabprobe.jobs.check_infotabs import check_infotabs
+from tabprobe.data.infotabs.download import infotabs_root
+from tabprobe.data.infotabs.ingest import check_infotabs
 
 logs.to_file(snakemake.log[0])
 check_infotabs(

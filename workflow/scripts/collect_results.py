@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.collect_results import collect_results
+from tabprobe.scoring.results import collect_results
 
 logs.to_file(snakemake.log[0])
 collect_results(

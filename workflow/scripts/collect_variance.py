@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.collect_variance import collect_variance
+from tabprobe.inoculation.variance import collect_variance
 
 logs.to_file(snakemake.log[0])
 collect_variance(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.find_relevant_rows import find_relevant_rows
+from tabprobe.data.infotabs.relevance import find_relevant_rows
 
 logs.to_file(snakemake.log[0])
 find_relevant_rows(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.generate_probe import generate_probe
+from tabprobe.probes.generation import generate_probe
 
 logs.to_file(snakemake.log[0])
 generate_probe(

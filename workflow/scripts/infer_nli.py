@@ -1,5 +1,6 @@
-from tabprobe import logs, serving
-from tabprobe.jobs.infer_nli import infer_nli
+from tabprobe import logs
+from tabprobe.models import serving
+from tabprobe.models.predict import infer_nli
 
 logs.to_file(snakemake.log[0])
 infer_nli(

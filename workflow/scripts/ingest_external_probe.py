@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.ingest_external_probe import ingest_external_probe
+from tabprobe.data.infotabs.external import ingest_external_probe
 
 logs.to_file(snakemake.log[0])
 ingest_external_probe(

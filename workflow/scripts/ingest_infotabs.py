@@ -1,6 +1,6 @@
 from tabprobe import logs
-from tabprobe.download import infotabs_root
-from tabprobe.jobs.ingest_infotabs import ingest_infotabs
+from tabprobe.data.infotabs.download import infotabs_root
+from tabprobe.data.infotabs.ingest import ingest_infotabs
 
 logs.to_file(snakemake.log[0])
 ingest_infotabs(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.inoculate import inoculate
+from tabprobe.inoculation.inoculate import inoculate
 
 logs.to_file(snakemake.log[0])
 inoculate(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.parse_hypotheses import parse_hypotheses
+from tabprobe.data.parsing import parse_hypotheses
 
 logs.to_file(snakemake.log[0])
 parse_hypotheses(

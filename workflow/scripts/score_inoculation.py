@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.score_inoculation import score_inoculation
+from tabprobe.inoculation.outcomes import score_inoculation
 
 logs.to_file(snakemake.log[0])
 score_inoculation(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.score_pooled_column import score_pooled_column
+from tabprobe.scoring.pooled_columns import score_pooled_column
 
 logs.to_file(snakemake.log[0])
 score_pooled_column(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.score_probe import score_probe
+from tabprobe.scoring.probe_scores import score_probe
 
 logs.to_file(snakemake.log[0])
 score_probe(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.score_variance import score_variance
+from tabprobe.inoculation.variance import score_variance
 
 logs.to_file(snakemake.log[0])
 score_variance(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.select_shots import select_shots
+from tabprobe.models.shot_selection import select_shots
 
 logs.to_file(snakemake.log[0])
 select_shots(

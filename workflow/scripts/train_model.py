@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.train_model import train_model
+from tabprobe.models.training import train_model
 
 logs.to_file(snakemake.log[0])
 train_model(

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.jobs.train_variance import train_variance
+from tabprobe.inoculation.variance import train_variance
 
 logs.to_file(snakemake.log[0])
 train_variance(

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from .wordlists import LOADERS
+from tabprobe.wordlists import LOADERS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = PACKAGE_DIR.name  # "tabprobe"

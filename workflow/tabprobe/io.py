@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import CorruptFileError
+from tabprobe.errors import CorruptFileError
 
 log = logging.getLogger(__name__)
 

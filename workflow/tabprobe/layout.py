@@ -124,7 +124,7 @@ def variance_summary(model: str, root: str | Path = RESULTS) -> str:
 
 
 def results_table(root: str | Path = RESULTS) -> str:
-    """Every score of the run, one row each (tabprobe.results)."""
+    """Every score of the run, one row each (tabprobe.scoring.results)."""
     return _in(root, "results.parquet")
 
 

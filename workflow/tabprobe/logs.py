@@ -8,8 +8,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import __version__
-from .errors import TabprobeError
+from tabprobe import __version__
+from tabprobe.errors import TabprobeError
 
 # `log.warning(..., extra=TERMINAL)`: a warning the person running the workflow must see, not only
 # the job's log (e.g. duplicate hypotheses kept in a split).

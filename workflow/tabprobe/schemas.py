@@ -79,7 +79,7 @@ SCORES = pa.schema(
 # the pooled, inoculation and controlled-variance scores), and the paper's value where it has one
 RESULTS = pa.schema(list(SCORES) + [pa.field("paper", pa.float64())])
 
-# results/relevance/{split}.parquet: which rows each hypothesis needs (tabprobe.relevance)
+# results/relevance/{split}.parquet: which rows each hypothesis needs (tabprobe.data.infotabs.relevance)
 RELEVANCE = pa.schema(
     [
         pa.field("uid", pa.string(), nullable=False),
@@ -92,6 +92,6 @@ RELEVANCE = pa.schema(
 
 def relevant_keys(relevance: pa.Table) -> dict[str, tuple[str, ...]]:
     """uid -> relevant keys, from a RELEVANCE table (examples the source does not cover are absent).
-    Here, not in tabprobe.relevance: the probes read the rows it found, and an edit to the aligner
+    Here, not in tabprobe.data.infotabs.relevance: the probes read the rows it found, and an edit to the aligner
     must re-run only the probes that read them (through the relevance files), not every probe."""
     return {uid: tuple(keys) for uid, keys in zip(relevance["uid"].to_pylist(), relevance["relevant_keys"].to_pylist())}

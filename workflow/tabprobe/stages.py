@@ -1,16 +1,45 @@
-"""Every rule's job by the rule's name, for code that runs one job outside Snakemake (the tests):
-`stages.score_probe(...)` is tabprobe.jobs.score_probe.score_probe, imported when first used."""
+"""Every rule's job function, by the rule's name: the one place that says where a rule's work is
+done. A rule's script (workflow/scripts/<rule>.py) imports this function and calls it; code that runs
+one job outside Snakemake (the tests) calls `stages.<rule>(...)`, imported when first used."""
 
 from __future__ import annotations
 
 import importlib
 
+# rule -> the stage module holding its job function (named as the rule), by stage as in rules/.
+RULE_MODULES = {
+    # rules/data.smk
+    "download_infotabs": "data.infotabs.download",
+    "check_infotabs": "data.infotabs.ingest",
+    "ingest_infotabs": "data.infotabs.ingest",
+    "download_counterfactuals": "data.infotabs.counterfactuals",
+    "find_relevant_rows": "data.infotabs.relevance",
+    "ingest_external_probe": "data.infotabs.external",
+    "parse_hypotheses": "data.parsing",
+    # rules/probes.smk
+    "generate_probe": "probes.generation",
+    # rules/models.smk
+    "init_model": "models.checkpoints",
+    "train_model": "models.training",
+    "select_shots": "models.shot_selection",
+    "infer_nli": "models.predict",
+    # rules/scoring.smk
+    "score_probe": "scoring.probe_scores",
+    "score_pooled_column": "scoring.pooled_columns",
+    "collect_results": "scoring.results",
+    # rules/inoculation.smk
+    "inoculate": "inoculation.inoculate",
+    "select_inoculation": "inoculation.inoculate",
+    "score_inoculation": "inoculation.outcomes",
+    "train_variance": "inoculation.variance",
+    "score_variance": "inoculation.variance",
+    "collect_variance": "inoculation.variance",
+    # rules/report.smk
+    "assemble_report": "report.assemble",
+}
+
 
 def __getattr__(name: str):
-    try:
-        module = importlib.import_module(f"{__package__}.jobs.{name}")
-    except ModuleNotFoundError as error:
-        if error.name == f"{__package__}.jobs.{name}":
-            raise AttributeError(f"no rule's job is named {name!r} (tabprobe/jobs/)") from None
-        raise
-    return getattr(module, name)
+    if name not in RULE_MODULES:
+        raise AttributeError(f"no rule's job is named {name!r} (tabprobe/stages.py: RULE_MODULES)")
+    return getattr(importlib.import_module(f"{__package__}.{RULE_MODULES[name]}"), name)

@@ -9,7 +9,7 @@
 (building that with Snakemake first if it is missing), so a probe being written can be looked at
 before it is in config.yaml; with --model it reads the workflow's outputs and shows a seeded
 handful of the examples that model failed. `curate` writes the label flips a person must check
-(tabprobe.curation) to a review page and a TSV. Changes are marked with symbols as well as colour, so
+(tabprobe.probes.curation) to a review page and a TSV. Changes are marked with symbols as well as colour, so
 the output reads the same in a pipe: [-removed-] and {+added+} text in the hypothesis, and in the
 table − deleted, + inserted, ~ changed (old → new) and ↕ moved rows.
 
@@ -24,14 +24,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..errors import TabprobeError
-from .compare import cmd_compare
-from .curate import cmd_curate
-from .errors import CommandFailed, UsageError
-from .new_probe import KINDS, cmd_new_probe
-from .probes import cmd_probes, judged_by
-from .show import cmd_show
-from .terminal import stdout_console
+from tabprobe.cli.compare import cmd_compare
+from tabprobe.cli.curate import cmd_curate
+from tabprobe.cli.errors import CommandFailed, UsageError
+from tabprobe.cli.new_probe import KINDS, cmd_new_probe
+from tabprobe.cli.probes import cmd_probes, judged_by
+from tabprobe.cli.show import cmd_show
+from tabprobe.cli.terminal import stdout_console
+from tabprobe.errors import TabprobeError
 
 __all__ = ["main", "judged_by", "UsageError", "CommandFailed"]
 

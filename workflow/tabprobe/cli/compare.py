@@ -1,12 +1,12 @@
 """`tabprobe compare A B`: two models of one run, or the models of two runs, side by side on the
-scorecard, with paired differences and each side's verdict (tabprobe.compare)."""
+scorecard, with paired differences and each side's verdict (tabprobe.report.compare)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .. import layout
-from .errors import CommandFailed, UsageError
+from tabprobe import layout
+from tabprobe.cli.errors import CommandFailed, UsageError
 
 
 def _results_folder(path: str) -> Path | None:
@@ -32,8 +32,8 @@ def cmd_compare(args, console) -> int:
     from rich import box
     from rich.table import Table as RichTable
 
-    from .. import compare, verdicts
-    from ..report.blocks import Stat
+    from tabprobe.report import compare, verdicts
+    from tabprobe.report.blocks import Stat
 
     left_folder, right_folder = _results_folder(args.left), _results_folder(args.right)
     if left_folder and right_folder:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import NotYaml, read_yaml, schema_default
-from .errors import UsageError
+from tabprobe.cli.errors import UsageError
+from tabprobe.config import NotYaml, read_yaml, schema_default
 
 
 def read_config(path: str | None) -> tuple[dict, Path | None]:

@@ -1,4 +1,4 @@
-"""`tabprobe curate PROBE`: the label flips a person must check (tabprobe.curation), written to a
+"""`tabprobe curate PROBE`: the label flips a person must check (tabprobe.probes.curation), written to a
 review page and a TSV, with earlier decisions filled in."""
 
 from __future__ import annotations
@@ -6,18 +6,19 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..config import curation_files, probe_limit, probe_options
-from ..errors import did_you_mean
-from ..probes import REGISTRY, get_probe
-from .configfile import read_config, seed_of
-from .errors import UsageError
-from .terminal import styled
-from .workflow import probe_inputs
+from tabprobe.cli.configfile import read_config, seed_of
+from tabprobe.cli.errors import UsageError
+from tabprobe.cli.terminal import styled
+from tabprobe.cli.workflow import probe_inputs
+from tabprobe.config import curation_files, probe_limit, probe_options
+from tabprobe.errors import did_you_mean
+from tabprobe.probes import REGISTRY, get_probe
 
 
 def cmd_curate(args, console) -> int:
-    from .. import curation, perturb
-    from ..infotabs import SPLITS
+    from tabprobe.data.infotabs.reading import SPLITS
+    from tabprobe.probes import curation
+    from tabprobe.probes import generation as perturb
 
     config, config_path = read_config(args.configfile)
     if args.probe not in REGISTRY:
@@ -57,7 +58,7 @@ def cmd_curate(args, console) -> int:
     items, stale = curation.review_items(generated, probe.label_change, args.only, earlier)
     originals = {record["uid"]: record for record in inputs.examples.to_pylist()}
     rows = curation.tsv_rows(items, originals)
-    from ..io import write_text
+    from tabprobe.io import write_text
 
     curation.write_tsv(rows, tsv_path)
     write_text(curation.review_page(items, rows, inputs.tables, probe.name, args.split, tsv_path.name), page_path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import TabprobeError
+from tabprobe.errors import TabprobeError
 
 
 class UsageError(TabprobeError):

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 from string import Template
 
-from ..config import PROBE_NAME
-from .errors import CommandFailed, UsageError
-from .workflow import find_root, is_root
+from tabprobe.cli.errors import CommandFailed, UsageError
+from tabprobe.cli.workflow import find_root, is_root
+from tabprobe.config import PROBE_NAME
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 KINDS = {"table": "probe_table.py.tmpl", "hypothesis": "probe_hypothesis.py.tmpl"}

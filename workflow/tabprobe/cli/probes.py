@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from ..probes import REGISTRY, Probe, get_probe
-from .errors import CommandFailed
-from .terminal import styled
+from tabprobe.cli.errors import CommandFailed
+from tabprobe.cli.terminal import styled
+from tabprobe.probes import REGISTRY, Probe, get_probe
 
 
 def judged_by(probe: Probe) -> str:
     """How a probe is judged, in a few words."""
     if probe.judged_by == "transitions":
-        return f"transitions: {probe.transition_rule}"
+        return f"transitions: {probe.transition_rule.name}"
     if probe.judged_by == "evidence":
         return "evidence"
     return "expected label" + (f" ({probe.label_change})" if probe.label_change else "")

@@ -9,18 +9,18 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import layout
-from ..config import external_probes, probe_options, schema_default
-from ..errors import did_you_mean
-from ..probes import REGISTRY, Probe, get_probe, is_external, register_external
-from .configfile import read_config, seed_of
-from .errors import CommandFailed, UsageError
-from .terminal import render_change, styled
-from .workflow import probe_inputs, require_outputs
+from tabprobe import layout
+from tabprobe.cli.configfile import read_config, seed_of
+from tabprobe.cli.errors import CommandFailed, UsageError
+from tabprobe.cli.terminal import render_change, styled
+from tabprobe.cli.workflow import probe_inputs, require_outputs
+from tabprobe.config import external_probes, probe_options, schema_default
+from tabprobe.errors import did_you_mean
+from tabprobe.probes import REGISTRY, Probe, get_probe, is_external, register_external
 
 
 def cmd_show(args, console) -> int:
-    from ..infotabs import SPLITS
+    from tabprobe.data.infotabs.reading import SPLITS
 
     config, config_path = read_config(args.configfile)
     for name, label_change in external_probes(config).items():
@@ -54,7 +54,8 @@ def _show_generated(
     config_path: Path | None,
     configfile: str | None,
 ) -> int:
-    from .. import diff, perturb
+    from tabprobe.probes import diff
+    from tabprobe.probes import generation as perturb
 
     if is_external(probe.name):
         paths = {"examples": Path(layout.examples(split, results)), "tables": Path(layout.tables(split, results))}
@@ -103,8 +104,10 @@ def _show_generated(
 
 def _show_external(console, probe: Probe, split: str, n: int, results: Path, paths: dict) -> int:
     """An external set is read, not generated: show the first examples of the workflow's copy."""
-    from .. import diff, infotabs, schemas
-    from ..io import read_parquet
+    from tabprobe import schemas
+    from tabprobe.data.infotabs import reading as infotabs
+    from tabprobe.io import read_parquet
+    from tabprobe.probes import diff
 
     probe_path = Path(layout.probe_examples(probe.name, split, results))
     require_outputs(results, [probe_path, *paths.values()])
@@ -126,7 +129,7 @@ def _reasons(skipped: Counter) -> str:
 def _show_failures(
     console, probe: Probe, split: str, n: int, model: str, results: Path, seed: int, config: Mapping
 ) -> int:
-    from .. import failures
+    from tabprobe.report import failures
 
     predictions_dir = Path(layout.predictions_folder(results))
     if not predictions_dir.is_dir():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .. import LABEL_NAMES
-from ..probes import Probe
+from tabprobe import LABEL_NAMES
+from tabprobe.probes import Probe
 
 # Wide enough that tables piped to a file or captured by a test are never cut; rich tables only
 # take the width their content needs, so this is a limit, not a padding.
@@ -60,13 +60,11 @@ def _judgement(change, probe: Probe) -> str:
     if change.expected is not None:
         return f"expected {LABEL_NAMES.get(change.expected, change.expected)}"
     if probe.judged_by == "transitions":
-        from ..transitions import RULES
-
-        rule = RULES[probe.transition_rule]
+        rule = probe.transition_rule
         allowed = ", ".join(
             f"{b}→{'/'.join(sorted(rule.allowed[b], key=lambda a: (a != b, 'ENC'.index(a))))}" for b in "ENC"
         )
-        return f"judged by transitions: {probe.transition_rule} ({allowed})"
+        return f"judged by transitions: {rule.name} ({allowed})"
     if probe.judged_by == "evidence":
         relevant = change.provenance.get("relevant")
         what = {True: "a row the hypothesis needs", False: "a row the hypothesis does not need"}.get(relevant, "a row")

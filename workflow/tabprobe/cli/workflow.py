@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import layout
-from ..probes import Probe
-from .errors import CommandFailed, UsageError
+from tabprobe import layout
+from tabprobe.cli.errors import CommandFailed, UsageError
+from tabprobe.probes import Probe
 
 
 def probe_inputs(
@@ -24,7 +24,7 @@ def probe_inputs(
 ):
     """The ingested split (and its parse and relevance, where the probe reads them), built with
     Snakemake first where missing: what generate_probe reads."""
-    from ..jobs.generate_probe import read_probe_inputs
+    from tabprobe.probes.generation import read_probe_inputs
 
     paths = {"examples": Path(layout.examples(split, results)), "tables": Path(layout.tables(split, results))}
     if probe.needs_parse:

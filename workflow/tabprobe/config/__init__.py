@@ -21,14 +21,21 @@ inputs (tabprobe.code_inputs).
 
 from __future__ import annotations
 
-from .checks import check, require_configured
-from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, SCHEMA, VARIANCE_DEFAULTS, schema_default
-from .errors import ConfigError
-from .files import NotYaml, load_files, read_yaml, type_command_line_values
-from .locations import locate
-from .names import MODEL_NAME, PROBE_NAME
-from .planned import adopt_planned, hand_to_jobs
-from .settings import (
+from tabprobe.config.checks import check, require_configured
+from tabprobe.config.defaults import (
+    FULL_INOCULATION,
+    FULL_VARIANCE,
+    INOCULATION_DEFAULTS,
+    SCHEMA,
+    VARIANCE_DEFAULTS,
+    schema_default,
+)
+from tabprobe.config.errors import ConfigError
+from tabprobe.config.files import NotYaml, load_files, read_yaml, type_command_line_values
+from tabprobe.config.locations import locate
+from tabprobe.config.names import MODEL_NAME, PROBE_NAME
+from tabprobe.config.planned import adopt_planned, hand_to_jobs
+from tabprobe.config.settings import (
     DEFENSE_BASELINE,
     DEFENSE_PROBES,
     INOCULATION_TABLES,

@@ -8,10 +8,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .checks import check
-from .defaults import SCHEMA
-from .errors import ConfigError
-from .files import load_files
+from tabprobe.config.checks import check
+from tabprobe.config.defaults import SCHEMA
+from tabprobe.config.errors import ConfigError
+from tabprobe.config.files import load_files
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,12 +9,12 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ..errors import closest, did_you_mean
-from ..probes import REGISTRY
-from .errors import ConfigError
-from .locations import duplicate_keys, locate, located
-from .names import NAME_RULES
-from .problems import semantic_problems
+from tabprobe.config.errors import ConfigError
+from tabprobe.config.locations import duplicate_keys, locate, located
+from tabprobe.config.names import NAME_RULES
+from tabprobe.config.problems import semantic_problems
+from tabprobe.errors import closest, did_you_mean
+from tabprobe.probes import REGISTRY
 
 _TYPE_HINT = (
     "; on the command line write it as in config.yaml: `--config key=true` or `false`, "

@@ -34,7 +34,7 @@ INOCULATION_DEFAULTS = {
     # Which grid point a fine-tuning keeps: "per_size", each (experiment, size) its own best rate
     # on dev; "shared", the paper's (section 7: "The model performance was best with the learning
     # rate of 10^-5, which we used throughout"), one rate for every size and experiment, the one
-    # with the best mean dev accuracy over them (tabprobe.inoculation.choose_learning_rate).
+    # with the best mean dev accuracy over them (tabprobe.inoculation.inoculate.choose_learning_rate).
     "learning_rate_selection": "per_size",
     # The "Train Set (w/o NEUTRAL)" rows of paper Tables 10 and 12: every model of an experiment
     # probed on its challenge probes' train examples and their originals. Off on the CPU budget

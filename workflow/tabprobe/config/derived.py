@@ -8,11 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import layout
-from ..infotabs import SPLITS
-from ..inoculation import CHALLENGE_SPLIT
-from ..probes import POOLED_TABLES, get_probe, pooled_members
-from .settings import (
+from tabprobe import layout
+from tabprobe.config.names import CHALLENGE_SPLIT
+from tabprobe.config.settings import (
     INOCULATION_TABLES,
     defense_probe,
     inoculated_name,
@@ -22,6 +20,8 @@ from .settings import (
     probe_splits,
     report_splits,
 )
+from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.probes import POOLED_TABLES, get_probe, pooled_members
 
 # ---------------------------------------------------------------- models
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError
+from tabprobe.config.errors import ConfigError
 
 
 class NotYaml(ConfigError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .settings import model_max_length
+from tabprobe.config.settings import model_max_length
 
 # The inoculation settings every fine-tuning of the grid is given (score_inoculation and the
 # report get the whole plan: inoculation_report_plan).

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from ..io import write_text
-from .errors import ConfigError
+from tabprobe.config.errors import ConfigError
+from tabprobe.io import write_text
 
 VARIABLE = "TABPROBE_PLANNED_CONFIG"
 FOLDER = Path(".snakemake") / "tabprobe"

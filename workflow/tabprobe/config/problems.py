@@ -8,12 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import TabprobeError, did_you_mean
-from ..infotabs import SPLITS, split_tsv
-from ..probes import REGISTRY, get_probe, option_problems
-from .defaults import model_default
-from .names import PROBE_NAME
-from .settings import (
+from tabprobe.config.defaults import model_default
+from tabprobe.config.names import PROBE_NAME
+from tabprobe.config.settings import (
     INOCULATION_TABLES,
     WORKFLOW_PROBE_OPTIONS,
     cap_covered,
@@ -27,6 +24,9 @@ from .settings import (
     report_splits,
     variance_plan,
 )
+from tabprobe.data.infotabs.reading import SPLITS, split_tsv
+from tabprobe.errors import TabprobeError, did_you_mean
+from tabprobe.probes import REGISTRY, get_probe, option_problems
 
 
 def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
@@ -56,8 +56,8 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
 def _curation_problems(name: str, externals, files: list[str], config: Mapping[str, Any]) -> list[str]:
     """A curation file belongs to a generated probe judged by expected labels, must exist, be
     readable, and decide examples the probe can meet (curation.uid_problems)."""
-    from ..curation import read_decisions, uid_problems
-    from ..errors import InputDataError
+    from tabprobe.errors import InputDataError
+    from tabprobe.probes.curation import read_decisions, uid_problems
 
     if name in externals:
         return [f"config key probes.{name}.curation: an external probe set is read as it is; curate its TSV itself"]
@@ -86,7 +86,7 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
 def _example_lines(config: Mapping[str, Any]):
     """split -> the line numbers of its examples in the local InfoTabS copy (None without one: a
     download is checked once it is there, by the job)."""
-    from ..infotabs import _Problems, read_tsv
+    from tabprobe.data.infotabs.reading import _Problems, read_tsv
 
     root = config.get("infotabs_dir")
 
@@ -125,8 +125,8 @@ def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any])
     """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
     fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
     library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
-    from ..causal import check_checkpoint, verbaliser_problems
-    from ..lm_prompts import template_problems
+    from tabprobe.models.causal import check_checkpoint, verbaliser_problems
+    from tabprobe.models.lm_prompts import template_problems
 
     problems = []
     if isinstance(causal.get("template"), str):
@@ -145,7 +145,7 @@ def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any])
 def _length_problems(name: str, path, key: str, max_length: Any) -> list[tuple[list, str]]:
     """A max_length past the positions of the checkpoint (or base) at `path`: the job would fail
     deep in the forward pass (a tensor size mismatch), after every job before it ran."""
-    from ..checkpoints import context_problems, read_config
+    from tabprobe.models.checkpoints import context_problems, read_config
 
     if not isinstance(max_length, int):
         return []
@@ -157,7 +157,7 @@ def _model_problems(name: str, model: dict[str, Any], length: tuple[str, Any]) -
     model, that the jobs would refuse: found now, from its files alone (nothing is unpickled or
     imported), rather than after the upstream jobs ran. `length`: (key, tokens) of the inputs
     the model will read, the key that set them."""
-    from ..checkpoints import checkpoint_labels, label_order, require_base, resolve_base
+    from tabprobe.models.checkpoints import checkpoint_labels, label_order, require_base, resolve_base
 
     if isinstance(model.get("causal"), dict):
         return _causal_problems(name, model["causal"], length)
@@ -303,7 +303,7 @@ def _infotabs_dir_problems(config: dict[str, Any], probes: Mapping[str, Any], mo
 def _counterfactual_problems(config: Mapping[str, Any]) -> list[str]:
     """The hand-made counterfactuals exist for alpha1 and train only, and a local copy must hold
     the files of every split a probe reads them on."""
-    from ..human_counterfactuals import FOLDERS, split_tsv
+    from tabprobe.data.infotabs.counterfactuals import FOLDERS, split_tsv
 
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
     readers = [n for n in probes if n in REGISTRY and get_probe(n).needs_human_counterfactuals]
@@ -370,7 +370,7 @@ def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) ->
             f"config key inoculation.model: {name} reads no table (premise: hypothesis_only); inoculate a "
             "premise + hypothesis model, as the paper does"
         )
-    from ..probes import pooled_members
+    from tabprobe.probes import pooled_members
 
     known = [p for p in probes if p in REGISTRY]
     for experiment in plan["experiments"]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from .defaults import INOCULATION_DEFAULTS, SCHEMA, VARIANCE_DEFAULTS
+from tabprobe.config.defaults import INOCULATION_DEFAULTS, SCHEMA, VARIANCE_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "configuration.md"
@@ -255,7 +255,7 @@ def reference(schema: Mapping, shipped: Mapping, probe_options: Mapping[str, Map
 
 
 def registered_probe_options() -> dict[str, Mapping[str, Mapping]]:
-    from ..probes import REGISTRY, get_probe  # imports every probe module: a few seconds
+    from tabprobe.probes import REGISTRY, get_probe  # imports every probe module: a few seconds
 
     return {name: dict(probe.options) for name in REGISTRY if (probe := get_probe(name)).options}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..probes import REGISTRY, get_probe
-from .defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
+from tabprobe.config.defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
+from tabprobe.probes import REGISTRY, get_probe
 
 # read by the workflow, not passed to the probe
 WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")

@@ -10,8 +10,9 @@ import importlib
 from collections.abc import Mapping
 from functools import cache
 
-from ..errors import did_you_mean
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.errors import did_you_mean
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.transitions import TransitionRule
 
 REGISTRY: dict[str, str] = {
     "original": "tabprobe.probes.original:PROBE",
@@ -159,6 +160,19 @@ def option_problems(probe: Probe, options: Mapping, also_known: tuple[str, ...] 
 # The paper tables that pool one sampled edit per gold example from several probes: Table 4
 # (hypothesis edits) and Table 7 (counterfactuals), by Probe.family; their columns by
 # Probe.label_change.
+def probes_for(dataset: str) -> list[str]:
+    """The registered probes written for `dataset`'s tables and labels (`Probe.datasets`; this
+    imports every probe module)."""
+    return [name for name in REGISTRY if dataset in get_probe(name).datasets]
+
+
+def transition_rules() -> dict[str, TransitionRule]:
+    """probe -> its transition rule, for every registered probe judged by transitions (each
+    declares its rule in its own module; this imports every probe module)."""
+    probes = [get_probe(name) for name in REGISTRY]
+    return {probe.name: probe.transition_rule for probe in probes if probe.judged_by == "transitions"}
+
+
 POOLED_TABLES = {"table4": "hypothesis", "table7": "counterfactual"}
 POOLED_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
 
@@ -183,7 +197,7 @@ def source_files(name: str) -> list[str]:
     """The probe's module and the library modules it imports, transitively, relative to the
     package: listed as inputs of the probe's jobs, an edit to a helper such as
     hypothesis_edits/dates.py re-runs exactly the probes that use it."""
-    from ..code_inputs import closure
+    from tabprobe.code_inputs import closure
 
     return closure([module_path(name)])
 

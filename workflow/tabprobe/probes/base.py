@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..table import Table
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.transitions import TransitionRule
 
 
 @dataclass(frozen=True)
@@ -53,19 +54,34 @@ class ProbeContext:
     # Built once per split and shared by all examples (e.g. an entity pool); only
     # deterministic functions of the split may be stored here.
     shared: dict = field(default_factory=dict)
-    # uid -> keys of the rows the hypothesis needs (tabprobe.relevance), for every example of the
+    # uid -> keys of the rows the hypothesis needs (tabprobe.data.infotabs.relevance), for every example of the
     # split the relevance source covers; None unless the probe needs_relevance.
     relevance: Mapping[str, tuple[str, ...]] | None = None
     # The run's seed, for choices made once per split (e.g. which tables swap titles) rather than
     # per example (those use `rng`).
     seed: int = 0
     # (table id, hypothesis) -> the paper's hand-made counterfactuals of that example
-    # (tabprobe.human_counterfactuals); None unless the probe needs_human_counterfactuals.
+    # (tabprobe.data.infotabs.counterfactuals); None unless the probe needs_human_counterfactuals.
     counterfactuals: Mapping[tuple[str, str], Any] | None = None
 
 
 class NotApplicable(Exception):
     """Raised by a probe that cannot perturb this example; the message is counted in coverage."""
+
+
+@dataclass(frozen=True)
+class PaperNumbers:
+    """What the paper printed for a probe (RoBERTa-large, Table as a Paragraph), shown beside the
+    run's numbers in the report and the results table: where (its figure and table) and, for a
+    probe judged by transitions, the invalid-transition % by label first predicted and split."""
+
+    figure: str
+    table: str
+    invalid_transition_pct: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+    def as_reference(self) -> dict:
+        """The form the report's evidence part reads: figure, table and values by label."""
+        return {"figure": self.figure, "table": self.table, "values": self.invalid_transition_pct}
 
 
 ApplyFn = Callable[[Example, Table, Any, ProbeContext], list[ProbeExample]]
@@ -77,12 +93,14 @@ class Probe:
     description: str
     apply: ApplyFn
     # "expected": each example carries the label it should get; "transitions": judged by
-    # comparing predictions before and after, with the rule set named by `transition_rule`;
+    # comparing predictions before and after, by the probe's own `transition_rule`;
     # "evidence": the rows whose deletion moves the model's prediction are its evidence, compared
     # with the relevance source (paper section 5.3).
     judged_by: Literal["expected", "transitions", "evidence"]
-    transition_rule: str | None = None
+    transition_rule: TransitionRule | None = None
     paper_reference: str = ""
+    # The paper's numbers for this probe, where it printed any (the report sets them beside the run's).
+    paper_numbers: PaperNumbers | None = None
     # Which gold labels the probe perturbs (the paper skips NEUTRAL for hypothesis probes).
     labels: frozenset[str] = frozenset({"E", "N", "C"})
     # True for probes that read the hypothesis's spaCy parse (`doc` in apply); the workflow then
@@ -114,6 +132,9 @@ class Probe:
     # JSON schema (type, range, default, description): the config check refuses an option not
     # declared here ("did you mean") and a value outside its schema, before any job runs.
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # The datasets whose tables and labels it is written for (data/datasets.py): an infobox probe
+    # edits key -> values rows and knows the E/N/C label set.
+    datasets: tuple[str, ...] = ("infotabs",)
     # What a schema cannot say (a range's low below its high): a function of the probe's options
     # returning (option, problem) pairs, run after the schemas.
     check_options: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None

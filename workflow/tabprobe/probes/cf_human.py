@@ -1,11 +1,11 @@
 """The paper's hand-made label-flipped counterfactual tables (section 6, Tables 7-8): for a gold
 ENTAIL or CONTRADICT example, the table a person edited so that its label flips (E -> C or
-C -> E), the hypothesis kept (tabprobe.human_counterfactuals reads and checks the release). The
+C -> E), the hypothesis kept (tabprobe.data.infotabs.counterfactuals reads and checks the release). The
 probe finds the example's pair in the split's set; it perturbs only examples the people edited."""
 
-from ..table import normalised
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import HYPOTHESIS_KEPT, Invariant, same_table
+from tabprobe.data.infotabs.table import normalised
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import HYPOTHESIS_KEPT, Invariant, same_table
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -10,13 +10,13 @@ misses rows, and a needed row left as A's own would decide the label instead. Hy
 never name their subject, or talk about its name, are skipped and counted.
 """
 
-from ..table import Table
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .evidence_edits import relevant_indices, swap_rows_in, with_title
-from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant
-from .subject_swaps import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
-from .table_edits import insertable, of_its_time
-from .titles import is_name_like
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.evidence_edits import relevant_indices, swap_rows_in, with_title
+from tabprobe.probes.invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant
+from tabprobe.probes.subject_swaps import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
+from tabprobe.probes.table_edits import insertable, of_its_time
+from tabprobe.probes.titles import is_name_like
 
 
 def _partners(table: Table, relevant: set[str], ctx: ProbeContext) -> list[Table]:

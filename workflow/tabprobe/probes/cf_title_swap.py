@@ -7,12 +7,12 @@ answers from what it knows about the named subject goes wrong. Hypotheses that n
 their subject are skipped and counted.
 """
 
-from ..table import Table
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .evidence_edits import pair_tables, with_title
-from .invariants import CLEAN_SPACING, EDITS_REPRODUCE
-from .subject_swaps import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
-from .titles import is_name_like
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.evidence_edits import pair_tables, with_title
+from tabprobe.probes.invariants import CLEAN_SPACING, EDITS_REPRODUCE
+from tabprobe.probes.subject_swaps import SUBJECT_RENAMED, same_subject, split_names, swap_mentions
+from tabprobe.probes.titles import is_name_like
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -2,9 +2,9 @@
 uninformative table ("to be or not to be"). A model that uses its premise should lose the
 accuracy that the evidence gave it."""
 
-from ..table import Row, Table
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 DUMMY_TITLE = "Hamlet"
 DUMMY_ROWS = (Row("quote", ("to be or not to be",)),)

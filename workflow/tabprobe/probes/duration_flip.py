@@ -9,9 +9,9 @@ speaks of it, the new label is checked against that cell (`checked` in provenanc
 `heuristic`, and waits for a person (docs/curation.md). Which durations it takes:
 duration_preserve."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.durations import duration_probe
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.durations import duration_probe
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

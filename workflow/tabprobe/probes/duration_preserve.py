@@ -8,9 +8,9 @@ The number probes already move numbers in digits under Table 2's words ("over 3 
 probe takes the durations they do not: amounts in words ("an hour", "two decades"), "longer than"
 / "shorter than", and bare amounts (hypothesis_edits.durations.duration_probe)."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.durations import duration_probe
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.durations import duration_probe
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -14,14 +14,14 @@ subject would be NEUTRAL, not CONTRADICT."""
 
 from __future__ import annotations
 
-from ..table import normalised
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .entity_slots import entity_name_span, entity_pool, slots, substitutes, table_text, usable
-from .hypothesis_edits.reading import is_negated, quantified_subject
-from .invariants import HYPOTHESIS_EDIT, Invariant
-from .text_edits import apply_changes, change
-from .titles import mentions as subject_mentions
-from .titles import names_subject
+from tabprobe.data.infotabs.table import normalised
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.entity_slots import entity_name_span, entity_pool, slots, substitutes, table_text, usable
+from tabprobe.probes.hypothesis_edits.reading import is_negated, quantified_subject
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT, Invariant
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.probes.titles import mentions as subject_mentions
+from tabprobe.probes.titles import names_subject
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

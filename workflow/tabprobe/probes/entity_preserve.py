@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 
-from ..table import Table, normalised
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .entity_slots import (
+from tabprobe.data.infotabs.table import Table, normalised
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.entity_slots import (
     aliases,
     entity_name_span,
     entity_pool,
@@ -44,12 +44,12 @@ from .entity_slots import (
     table_text,
     takes_article,
 )
-from .hypothesis_edits.reading import is_negated, quantified_subject
-from .hypothesis_edits.relations import names_relation, relation_words
-from .invariants import HYPOTHESIS_EDIT, Invariant
-from .text_edits import apply_changes, change
-from .titles import mentions as subject_mentions
-from .titles import names_subject
+from tabprobe.probes.hypothesis_edits.reading import is_negated, quantified_subject
+from tabprobe.probes.hypothesis_edits.relations import names_relation, relation_words
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT, Invariant
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.probes.titles import mentions as subject_mentions
+from tabprobe.probes.titles import names_subject
 
 # Words under which another name may make the sentence true: a disjunction, a comparison, an
 # exception, a question, a condition ("born in Paris or Lyon", "older than Bo Lind", "every

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..table import Table, normalised
-from ..wordlists import word_groups
-from .titles import name_run, names_subject
+from tabprobe.data.infotabs.table import Table, normalised
+from tabprobe.probes.titles import name_run, names_subject
+from tabprobe.wordlists import word_groups
 
 # Person, place and organisation entities (paper section 4: "Named Entities").
 ENTITY_TYPES = frozenset({"PERSON", "GPE", "LOC", "FAC", "ORG"})

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from ..seeding import seeded_rng
-from ..table import Row, Table
-from .base import Example, NotApplicable, ProbeContext
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.base import Example, NotApplicable, ProbeContext
+from tabprobe.seeding import seeded_rng
 
 
 def relevant_indices(example: Example, table: Table, ctx: ProbeContext) -> list[int]:

@@ -1,9 +1,9 @@
 """Premise control (InfoTabS paper Table 3): the model sees the hypothesis alone. Accuracy
 against the gold label measures what the hypothesis by itself lets the model guess."""
 
-from ..table import Table
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..table import Row, Table, normalised
-from .base import Example, ProbeExample
+from tabprobe.data.infotabs.table import Row, Table, normalised
+from tabprobe.probes.base import Example, ProbeExample
 
 Check = Callable[[Example, Table, ProbeExample], "str | None"]
 

@@ -12,11 +12,11 @@ quotes and coordinations."""
 
 import re
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import HYPOTHESIS_EDIT
-from .text_edits import apply_changes, change, is_plural
-from .titles import is_person
-from .titles import mentions as subject_mentions
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.text_edits import apply_changes, change, is_plural
+from tabprobe.probes.titles import is_person
+from tabprobe.probes.titles import mentions as subject_mentions
 
 MAX_VALUE_CHARS = 40  # long values make run-on hypotheses no annotator would write
 # Keys that state no attribute "whose K is V" can carry: verb phrases, parts of a split row

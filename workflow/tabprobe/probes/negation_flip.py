@@ -1,10 +1,10 @@
 """Negate the main clause of the hypothesis, or remove its negation (paper section 4, Table 3:
 "Breakfast in America was not released towards the end of 1979"): ENTAIL and CONTRADICT swap."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.negation import negation_edit
-from .hypothesis_edits.reading import FLIPPED
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.negation import negation_edit
+from tabprobe.probes.hypothesis_edits.reading import FLIPPED
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

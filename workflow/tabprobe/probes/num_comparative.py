@@ -11,10 +11,10 @@ Option `range: [low, high]` (default none): draw both V (written into the cell) 
 range of integers, so a model can be trained on one range and tested on another (the
 controlled-variance splits); without it V is the table's own value and N lies near it."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import Invariant
-from .number_edits import NUMERIC_CELL, integer_value
-from .number_templates import (
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import Invariant
+from tabprobe.probes.number_edits import NUMERIC_CELL, integer_value
+from tabprobe.probes.number_templates import (
     NO_ENGLISH,
     RELATIONS,
     base_comparison,

@@ -2,9 +2,9 @@
 hypothesis and for the same integers in the table; years are left alone (nobody writes
 "1979.0"). Values do not change: label preserved."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
-from .number_edits import is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
+from tabprobe.probes.number_edits import is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

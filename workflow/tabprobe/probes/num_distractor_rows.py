@@ -7,11 +7,11 @@ Option `rows` (default 2): how many distractor rows to insert."""
 
 import re
 
-from ..table import normalised
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import TABLE_EDIT
-from .number_edits import quantities
-from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row
+from tabprobe.data.infotabs.table import normalised
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import TABLE_EDIT
+from tabprobe.probes.number_edits import quantities
+from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, insert_new_key_row
 
 # Money, in a hypothesis or a row: rows of money are never distractors for a claim about money.
 MONEY = re.compile(

@@ -20,10 +20,10 @@ the table says so, and the rule reads the table.
 Options `mean` (default 1000) and `sd` (default 300): the normal distribution of the offset. The
 paper's own constants are not in our copy of its text; these are ours."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import ROW_EDITS_REPLAY, Invariant
-from .number_edits import NUMERIC_CELL, integer_value
-from .number_templates import (
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import ROW_EDITS_REPLAY, Invariant
+from tabprobe.probes.number_edits import NUMERIC_CELL, integer_value
+from tabprobe.probes.number_templates import (
     base_comparison,
     cell_text,
     comparison_cells,

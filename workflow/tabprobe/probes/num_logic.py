@@ -15,10 +15,10 @@ University has more than 35,000 students.", "Hugo has a running time of 126 minu
 comparisons are mostly of derived quantities ("active for over 50 years"). The paper, too,
 perturbed Logic only on templates it matched or on problems annotated by hand (section 4.2)."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import TABLE_KEPT, Invariant
-from .number_edits import NUMERIC_CELL, integer_value
-from .number_templates import (
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import TABLE_KEPT, Invariant
+from tabprobe.probes.number_edits import NUMERIC_CELL, integer_value
+from tabprobe.probes.number_templates import (
     NO_ENGLISH,
     RELATIONS,
     base_comparison,

@@ -17,10 +17,10 @@ gets a fraction; a count would read "2.3 children", which no table says."""
 
 from decimal import Decimal
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import ROW_EDITS_REPLAY, Invariant
-from .number_edits import NUMERIC_CELL, integer_value
-from .number_templates import (
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import ROW_EDITS_REPLAY, Invariant
+from tabprobe.probes.number_edits import NUMERIC_CELL, integer_value
+from tabprobe.probes.number_templates import (
     NO_ENGLISH,
     as_json,
     as_number,

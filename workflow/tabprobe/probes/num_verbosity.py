@@ -6,11 +6,11 @@ not "married at 38"). The table still states N: label preserved."""
 
 import re
 
-from ..table import Row
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import CHANGES_SOMETHING, HYPOTHESIS_KEPT, ROW_EDITS_REPLAY
-from .number_edits import NUMERIC_CELL, integer_value, is_unit, quantities
-from .table_edits import key_words, stem
+from tabprobe.data.infotabs.table import Row
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import CHANGES_SOMETHING, HYPOTHESIS_KEPT, ROW_EDITS_REPLAY
+from tabprobe.probes.number_edits import NUMERIC_CELL, integer_value, is_unit, quantities
+from tabprobe.probes.table_edits import key_words, stem
 
 
 def _unit_word(text: str) -> str:

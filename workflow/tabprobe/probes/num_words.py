@@ -4,9 +4,15 @@ years read as years: "1979" -> "nineteen seventy-nine"). Values do not change: l
 
 from num2words import num2words
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
-from .number_edits import integer_value, is_year_like, rewritable_numbers, rewrite_integers, rewrite_table
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import CLEAN_SPACING, EDITS_REPRODUCE, ROW_EDITS_REPLAY
+from tabprobe.probes.number_edits import (
+    integer_value,
+    is_year_like,
+    rewritable_numbers,
+    rewrite_integers,
+    rewrite_table,
+)
 
 
 def in_words(digits: str) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..table import Row, Table
-from .text_edits import apply_changes, change
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.text_edits import apply_changes, change
 
 INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")
 MONTH_NAMES = re.compile(

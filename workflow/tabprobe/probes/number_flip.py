@@ -2,9 +2,9 @@
 step (half or twice: the paper's heuristic, section 4), which flips ENTAIL and CONTRADICT.
 Not guaranteed (the paper curated such cases by hand), so provenance marks it `heuristic`."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.numbers import monotone_number_probe
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.numbers import monotone_number_probe
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -3,9 +3,9 @@ less than, before, after) in the direction that keeps the label: "a running time
 (CONTRADICT for 125 minutes) stays CONTRADICT at "over 4 hrs". Years under before/after belong to
 the temporal probes."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.numbers import monotone_number_probe
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.numbers import monotone_number_probe
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -18,11 +18,11 @@ from decimal import Decimal
 
 import numpy as np
 
-from ..table import Row, Table
-from .base import NotApplicable
-from .number_edits import COUNT_KEY, NUMERIC_CELL, integer_value, quantity_cells
-from .text_edits import is_plural
-from .titles import is_name_like, name_part
+from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.probes.base import NotApplicable
+from tabprobe.probes.number_edits import COUNT_KEY, NUMERIC_CELL, integer_value, quantity_cells
+from tabprobe.probes.text_edits import is_plural
+from tabprobe.probes.titles import is_name_like, name_part
 
 # Whether "{relation} N" holds of the cell's value V.
 HOLDS = {

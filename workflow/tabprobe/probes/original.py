@@ -1,8 +1,8 @@
 """The identity probe: the unperturbed split, which every other probe is compared with."""
 
-from ..table import Table
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .invariants import HYPOTHESIS_KEPT, TABLE_KEPT
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import HYPOTHESIS_KEPT, TABLE_KEPT
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

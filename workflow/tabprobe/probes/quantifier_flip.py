@@ -8,10 +8,10 @@ quantifiers, where the rule is clear):
 - and, for ENTAIL only, "most"/"many" -> "few" ("has won many awards" -> "has won few awards"):
   a contrary on a vague scale, not certain, so marked `heuristic` for a person to check (docs/curation.md), as every CONTRADICT -> ENTAIL flip is."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.quantifiers import quantifier_edits, quantifier_flipping_edits
-from .hypothesis_edits.reading import FLIPPED, is_negated, quantified_subject
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.quantifiers import quantifier_edits, quantifier_flipping_edits
+from tabprobe.probes.hypothesis_edits.reading import FLIPPED, is_negated, quantified_subject
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

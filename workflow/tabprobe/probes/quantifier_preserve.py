@@ -9,9 +9,9 @@ a sentence with no negation, comparison, condition, exception or focus word, nev
 superlative ("the most popular"), a comparison ("as many") or a bound ("at most")
 (hypothesis_edits.quantifiers)."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.quantifiers import quantifier_preserving_edits
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.quantifiers import quantifier_preserving_edits
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

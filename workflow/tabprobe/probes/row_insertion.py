@@ -10,10 +10,11 @@ as in the paper; the table's own rows, the hypothesis's evidence, are untouched.
 One insertion is sampled here rather than listing every candidate (hundreds per table).
 """
 
-from ..table import Table
-from .base import Example, Probe, ProbeContext, ProbeExample
-from .invariants import TABLE_EDIT
-from .table_edits import INSERTED_KEYS_NEW, insert_new_key_row
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.base import Example, PaperNumbers, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import TABLE_EDIT
+from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, insert_new_key_row
+from tabprobe.probes.transitions import PAPER, transition_rule
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -21,12 +22,27 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     return [ProbeExample(example.hypothesis, inserted, expected=None, provenance=change)]
 
 
+# Which changes of prediction the edit allows (the paper's text).
+RULE = transition_rule("row_insertion", PAPER, E="E", N="ENC", C="C")
+# RoBERTa-large's invalid transitions in the paper, shown beside the run's.
+PAPER_NUMBERS = PaperNumbers(
+    figure="Figure 7",
+    table="Table 13",
+    invalid_transition_pct={
+        "E": {"alpha1": 2.81, "alpha2": 4.99, "alpha3": 2.51},
+        "N": {"alpha1": 0.0, "alpha2": 0.0, "alpha3": 0.0},
+        "C": {"alpha1": 6.77, "alpha2": 6.54, "alpha3": 6.35},
+    },
+)
+
+
 PROBE = Probe(
     name="row_insertion",
     description="Insert a row with a new key, taken from a twin table (same category, mostly the same keys).",
     apply=apply,
     judged_by="transitions",
-    transition_rule="row_insertion",
+    transition_rule=RULE,
+    paper_numbers=PAPER_NUMBERS,
     paper_reference="section 5.1, appendix Table 13",
     invariants=(*TABLE_EDIT, INSERTED_KEYS_NEW),
 )

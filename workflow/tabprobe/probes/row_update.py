@@ -6,10 +6,11 @@ the paper; the full rule set is this project's reading (docs/probes.md, marked "
 
 import re
 
-from ..table import Row, Table, normalised
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import TABLE_EDIT, VALUE_NEW_TO_ROW
-from .table_edits import holds_a_date, stem
+from tabprobe.data.infotabs.table import Row, Table, normalised
+from tabprobe.probes.base import Example, NotApplicable, PaperNumbers, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import TABLE_EDIT, VALUE_NEW_TO_ROW
+from tabprobe.probes.table_edits import holds_a_date, stem
+from tabprobe.probes.transitions import PROJECT, transition_rule
 
 
 def core(value: str) -> str:
@@ -112,12 +113,27 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
     return [ProbeExample(example.hypothesis, table.with_rows(rows), expected=None, provenance=change)]
 
 
+# Which changes of prediction the edit allows (this project's reading; the paper names only some prohibited transitions).
+RULE = transition_rule("row_update", PROJECT, E="EC", N="NC", C="CN")
+# RoBERTa-large's invalid transitions in the paper, shown beside the run's.
+PAPER_NUMBERS = PaperNumbers(
+    figure="Figure 8",
+    table="Table 14",
+    invalid_transition_pct={
+        "E": {"alpha1": 0.08, "alpha2": 0.22, "alpha3": 0.12},
+        "N": {"alpha1": 0.12, "alpha2": 0.11, "alpha3": 0.09},
+        "C": {"alpha1": 0.49, "alpha2": 0.3, "alpha3": 0.19},
+    },
+)
+
+
 PROBE = Probe(
     name="row_update",
     description="Replace one value of a multi-valued row by a value of the same key from another table.",
     apply=apply,
     judged_by="transitions",
-    transition_rule="row_update",
+    transition_rule=RULE,
+    paper_numbers=PAPER_NUMBERS,
     paper_reference="section 5.1, appendix Table 14",
     invariants=(*TABLE_EDIT, VALUE_NEW_TO_ROW),
 )

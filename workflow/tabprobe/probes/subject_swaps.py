@@ -10,9 +10,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from ..table import Table
-from .invariants import Invariant
-from .titles import Mention, forms, is_person, mentions, name_part, words_of
+from tabprobe.data.infotabs.table import Table
+from tabprobe.probes.invariants import Invariant
+from tabprobe.probes.titles import Mention, forms, is_person, mentions, name_part, words_of
 
 # Hypotheses about the name itself ("named after", "birth name", "known as"): a counterfactual
 # that renames the subject changes what they say.
@@ -82,7 +82,7 @@ def swap_mentions(text: str, table: Table, partner: Mapping[str, str]) -> tuple[
     """`text` with every mention of `table`'s subject replaced by the partner's name
     (`partner`: its attested_names); the edits ({start, end, old, new, kind}) for provenance.
     NotApplicable when the text never names its subject."""
-    from .base import NotApplicable
+    from tabprobe.probes.base import NotApplicable
 
     found = mentions(text, table)
     if not found:

@@ -2,9 +2,9 @@
 random. Accuracy against the gold label near the hypothesis-only level means the model's
 answers do not depend on which table it reads."""
 
-from ..table import Table, normalised
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
+from tabprobe.data.infotabs.table import Table, normalised
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 
 def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -12,10 +12,10 @@ from functools import cache
 
 import numpy as np
 
-from ..table import Row, Table, normalised
-from ..wordlists import word_groups, word_set
-from .base import NotApplicable
-from .invariants import Invariant
+from tabprobe.data.infotabs.table import Row, Table, normalised
+from tabprobe.probes.base import NotApplicable
+from tabprobe.probes.invariants import Invariant
+from tabprobe.wordlists import word_groups, word_set
 
 
 def delete_row(table: Table, rng: np.random.Generator) -> tuple[Table, dict]:

@@ -3,11 +3,11 @@
 for both ENTAIL and CONTRADICT, a year under before/after moved 30 years against its monotone
 direction. All are heuristics (a fact may hold for several dates), marked in provenance."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.dates import change_month, free_dates, shift_year
-from .hypothesis_edits.numbers import monotone_number_probe
-from .hypothesis_edits.reading import is_negated
-from .invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.dates import change_month, free_dates, shift_year
+from tabprobe.probes.hypothesis_edits.numbers import monotone_number_probe
+from tabprobe.probes.hypothesis_edits.reading import is_negated
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:

@@ -9,12 +9,12 @@ subject: not negated, no quantifier, focus word or modal verb, no other number (
 nothing that ties the date to another time, an age or a lasting state (RELATIVE_TIME: "still",
 "after", "teenager", "married")."""
 
-from .base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
-from .hypothesis_edits.dates import RELATIVE_TIME, free_dates, generalise_date, year_kept_false
-from .hypothesis_edits.numbers import monotone_number_probe
-from .hypothesis_edits.reading import FOCUS_WORDS, is_negated, quantified_subject
-from .invariants import HYPOTHESIS_EDIT
-from .titles import mentions
+from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.hypothesis_edits.dates import RELATIVE_TIME, free_dates, generalise_date, year_kept_false
+from tabprobe.probes.hypothesis_edits.numbers import monotone_number_probe
+from tabprobe.probes.hypothesis_edits.reading import FOCUS_WORDS, is_negated, quantified_subject
+from tabprobe.probes.invariants import HYPOTHESIS_EDIT
+from tabprobe.probes.titles import mentions
 
 # Quantifiers anywhere in the sentence: "longer than any album released in January 2017" is
 # false of 2017's albums, and unknown of another year's.

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from ..table import Table
-from ..wordlists import word_set
+from tabprobe.data.infotabs.table import Table
+from tabprobe.wordlists import word_set
 
 # Categories of places, whose titles may add a state or country ("Columbus, Georgia"); elsewhere
 # a comma is part of the name ("Crazy, Stupid, Love.").

@@ -3,13 +3,13 @@ and the premise controls of the InfoTabS paper (Tables 3-4)."""
 
 from __future__ import annotations
 
-from .. import paper
-from ..probes import pooled_members
-from ..results import Index
-from .blocks import Section
-from .coverage import curation_note
-from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, pooled_table_blocks, probe_accuracy_table, probe_family_section
+from tabprobe.probes import pooled_members
+from tabprobe.report.blocks import Section
+from tabprobe.report.coverage import curation_note
+from tabprobe.report.inputs import RunInfo
+from tabprobe.report.tables import DROP_EXPLAINED, pooled_table_blocks, probe_accuracy_table, probe_family_section
+from tabprobe.scoring import paper
+from tabprobe.scoring.results import Index
 
 
 def artifacts_section(scores: Index, run: RunInfo) -> Section | None:

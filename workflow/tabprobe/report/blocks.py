@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diff import ExampleChange
-from ..failures import Failures
+from tabprobe.probes.diff import ExampleChange
+from tabprobe.report.failures import Failures
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class ExamplesBlock:
 
 @dataclass
 class VerdictBlock:
-    """What the run says of one model (tabprobe.verdicts), with the numbers it rests on."""
+    """What the run says of one model (tabprobe.report.verdicts), with the numbers it rests on."""
 
     verdict: Any  # verdict_terms.Verdict
 

@@ -3,14 +3,14 @@ paired correctness of each counterfactual, its original and the hypothesis-only 
 
 from __future__ import annotations
 
-from .. import paper
-from ..infotabs import SPLITS
-from ..probes import made_by, pooled_members
-from ..results import Index
-from .blocks import Section, Stat, TableBlock
-from .evidence import relevance_note
-from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, pooled_table_blocks, probe_accuracy_table
+from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.probes import made_by, pooled_members
+from tabprobe.report.blocks import Section, Stat, TableBlock
+from tabprobe.report.evidence import relevance_note
+from tabprobe.report.inputs import RunInfo
+from tabprobe.report.tables import DROP_EXPLAINED, pooled_table_blocks, probe_accuracy_table
+from tabprobe.scoring import paper
+from tabprobe.scoring.results import Index
 
 TABLE8_ROWS = [
     ("✓", "✗", "✗", "100"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..infotabs import SPLITS
-from .blocks import Section, TableBlock
-from .inputs import RunInfo
+from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.report.blocks import Section, TableBlock
+from tabprobe.report.inputs import RunInfo
 
 
 def coverage_section(run: RunInfo) -> Section:

@@ -4,7 +4,7 @@ imports (the report package's face imports nothing): the Snakefile reads it."""
 
 from __future__ import annotations
 
-from ..probes import Probe
+from tabprobe.probes import Probe
 
 # The paper's dimensions, in its order, then the probes from the other papers. The slug names
 # the folder of a part's figures (results/report/figures/<slug>/) and its `snakemake --report`

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .. import LABEL_NAMES, LABELS, figures, paper, verdict_terms
-from ..probes import Probe, get_probe
-from ..results import Index
-from ..transitions import RULES, TransitionRule
-from .blocks import Figure, Section, Stat, TableBlock
-from .dimensions import dimension_of
-from .inputs import RunInfo
+from tabprobe import LABEL_NAMES, LABELS
+from tabprobe.probes import Probe, get_probe
+from tabprobe.probes.transitions import TransitionRule
+from tabprobe.report import figures, verdict_terms
+from tabprobe.report.blocks import Figure, Section, Stat, TableBlock
+from tabprobe.report.dimensions import dimension_of
+from tabprobe.report.inputs import RunInfo
+from tabprobe.scoring import paper
+from tabprobe.scoring.results import Index
 
 
 def relevance_note(run: RunInfo) -> str:
@@ -112,7 +114,7 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
     )
     rows = []
     for name in probe_names:
-        rule = RULES[get_probe(name).transition_rule]
+        rule = get_probe(name).transition_rule
         rows.append(
             [name]
             + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
@@ -126,8 +128,8 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
     """One table probe's invalid transitions (paper section 5), per model: beside the share of
     predictions that did not move, with its transition graph and matrix and failing examples."""
     probe = get_probe(probe_name)
-    rule = RULES[probe.transition_rule]
-    reference = paper.INVALID_TRANSITIONS.get(probe_name)
+    rule = probe.transition_rule
+    reference = probe.paper_numbers.as_reference() if probe.paper_numbers else None
     title = f"Probe `{probe_name}`: invalid transitions"
     if reference:
         title += f" (paper {reference['table']} layout)"
@@ -270,7 +272,8 @@ def _did_not_move_rows(scores: Index, run: RunInfo, model: str, probe_name: str,
 
 
 def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name: str) -> Figure:
-    rule = RULES[get_probe(probe_name).transition_rule]
+    probe = get_probe(probe_name)
+    rule = probe.transition_rule
     percent = {}
     for before in LABELS:
         for after in LABELS:
@@ -281,7 +284,7 @@ def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name:
                 )
                 values.append(r["mean"] if r else None)
             percent[(before, after)] = values
-    reference = paper.INVALID_TRANSITIONS.get(probe_name)
+    reference = probe.paper_numbers.as_reference() if probe.paper_numbers else None
     figure = f"; the paper's version is its {reference['figure']}" if reference and reference.get("figure") else ""
     return Figure(
         figures.transition_graph(percent, rule, run.splits, f"{probe_name} · {model}"),

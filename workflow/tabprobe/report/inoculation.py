@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import paper
-from ..config import DEFENSE_BASELINE, defense_probe
-from ..config.defaults import FULL_INOCULATION
-from ..infotabs import SPLITS
-from ..inoculation import CHALLENGE_SPLIT, Change, liu_outcome
-from ..results import Index
-from .blocks import Section, Stat, TableBlock
-from .inputs import RunInfo
+from tabprobe.config import DEFENSE_BASELINE, defense_probe
+from tabprobe.config.defaults import FULL_INOCULATION
+from tabprobe.config.names import CHALLENGE_SPLIT
+from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.inoculation.outcomes import Change, liu_outcome
+from tabprobe.report.blocks import Section, Stat, TableBlock
+from tabprobe.report.inputs import RunInfo
+from tabprobe.scoring import paper
+from tabprobe.scoring.results import Index
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import failures, infotabs, schemas, verdict_terms
-from ..io import read_parquet
-from ..probes import get_probe
-from .blocks import ExamplesBlock
+from tabprobe import schemas
+from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.io import read_parquet
+from tabprobe.probes import get_probe
+from tabprobe.report import failures, verdict_terms
+from tabprobe.report.blocks import ExamplesBlock
 
 
 @dataclass
@@ -30,7 +32,7 @@ class RunInfo:
     inoculation: dict[str, dict] = field(default_factory=dict)
     inoculation_plan: dict | None = None
     variance: dict[str, dict] = field(default_factory=dict)  # model -> collect_variance's summary
-    unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.curation)
+    unverified_flips: str = "exclude"  # whether label flips nobody checked are scored (tabprobe.probes.curation)
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
     verdicts: dict[str, verdict_terms.Verdict] = field(default_factory=dict)  # model -> what the run says of it

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import figures, variance
-from ..results import Index
-from .blocks import Figure, Section, Stat, TableBlock
-from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, probe_family_section
+from tabprobe.config.names import VARIANCE_TEST_SPLIT, range_probe, trained_name
+from tabprobe.report import figures
+from tabprobe.report.blocks import Figure, Section, Stat, TableBlock
+from tabprobe.report.inputs import RunInfo
+from tabprobe.report.tables import DROP_EXPLAINED, probe_family_section
+from tabprobe.scoring.results import Index
 
 
 def numeric_section(scores: Index, run: RunInfo) -> Section | None:
@@ -122,7 +123,7 @@ def _learning_curve_table(model: str, summary: Mapping[str, Any]) -> TableBlock:
 def _per_repeat_table(scores: Index, model: str, summary: Mapping[str, Any]) -> TableBlock:
     """Each repeat's own accuracy per test range, with its interval, at the largest training size."""
     largest = summary["sizes"][-1]
-    trained = variance.trained_name(model, largest)
+    trained = trained_name(model, largest)
     repeats = sorted(scores.labels(trained), key=lambda label: int(label[1:]))  # r1, r2, ...
     per_repeat = []
     for label in (r["range"] for r in summary["ranges"]):
@@ -132,8 +133,8 @@ def _per_repeat_table(scores: Index, model: str, summary: Mapping[str, Any]) -> 
                 Stat.of(
                     scores.get(
                         model=trained,
-                        probe=variance.range_probe(label),
-                        split=variance.TEST_SPLIT,
+                        probe=range_probe(label),
+                        split=VARIANCE_TEST_SPLIT,
                         statistic="accuracy",
                         label=repeat,
                     )

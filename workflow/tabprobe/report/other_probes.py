@@ -3,10 +3,10 @@ and probes of a user's own judged by an expected label."""
 
 from __future__ import annotations
 
-from ..results import Index
-from .blocks import Section
-from .inputs import RunInfo
-from .tables import DROP_EXPLAINED, probe_family_section
+from tabprobe.report.blocks import Section
+from tabprobe.report.inputs import RunInfo
+from tabprobe.report.tables import DROP_EXPLAINED, probe_family_section
+from tabprobe.scoring.results import Index
 
 
 def external_section(scores: Index, run: RunInfo) -> Section | None:

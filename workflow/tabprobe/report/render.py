@@ -10,11 +10,11 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from .. import LABEL_NAMES
-from ..diff import ExampleChange, RowChange, text_diff
-from ..failures import judgement
-from ..probes import get_probe
-from .blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock, VerdictBlock
+from tabprobe import LABEL_NAMES
+from tabprobe.probes import get_probe
+from tabprobe.probes.diff import ExampleChange, RowChange, text_diff
+from tabprobe.report.blocks import Alert, ExamplesBlock, Figure, Section, Stat, TableBlock, VerdictBlock
+from tabprobe.report.failures import judgement
 
 _CSS = """
 :root{--ink:#1b1b1b;--muted:#5f6368;--line:#d0d4d8;--head:#f2f4f6;--bad:#b3261e;--bad-bg:#fdecea;--good:#1b5e20;--good-bg:#e7f4e8;--moved-bg:#fff6dc}

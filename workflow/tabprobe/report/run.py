@@ -3,11 +3,11 @@ seed, and accuracy on the unperturbed splits beside the paper's Table 1."""
 
 from __future__ import annotations
 
-from .. import paper
-from ..probes import MADE_BY, made_by
-from ..results import Index
-from .blocks import Alert, Section, Stat, TableBlock
-from .inputs import RunInfo
+from tabprobe.probes import MADE_BY, made_by
+from tabprobe.report.blocks import Alert, Section, Stat, TableBlock
+from tabprobe.report.inputs import RunInfo
+from tabprobe.scoring import paper
+from tabprobe.scoring.results import Index
 
 PROMPTED_MODELS_NOTE = (
     "A prompted causal LM is not fine-tuned: each example becomes a prompt (the table as rendered, the "

@@ -1,15 +1,17 @@
-"""The first screen: a verdict per model (`tabprobe.verdicts`), the scorecard of the numbers that
+"""The first screen: a verdict per model (`tabprobe.report.verdicts`), the scorecard of the numbers that
 decide them, and every probe's effect at a glance, each read in the direction that is good."""
 
 from __future__ import annotations
 
-from .. import figures, paper, scorecard, variance, verdict_terms, verdicts
-from ..layout import SHOWCASE_ORDER
-from ..probes import get_probe, pooled_members
-from ..results import Index
-from .blocks import Figure, Section, Stat, TableBlock, VerdictBlock
-from .dimensions import DIMENSIONS, dimension_of
-from .inputs import RunInfo
+from tabprobe.config.names import is_trained_name
+from tabprobe.layout import SHOWCASE_ORDER
+from tabprobe.probes import get_probe, pooled_members
+from tabprobe.report import figures, scorecard, verdict_terms, verdicts
+from tabprobe.report.blocks import Figure, Section, Stat, TableBlock, VerdictBlock
+from tabprobe.report.dimensions import DIMENSIONS, dimension_of
+from tabprobe.report.inputs import RunInfo
+from tabprobe.scoring import paper
+from tabprobe.scoring.results import Index
 
 
 def verdict_section(run: RunInfo) -> Section:
@@ -17,7 +19,7 @@ def verdict_section(run: RunInfo) -> Section:
     section.blocks.append(
         'Each verdict rests on the numbers listed under it, with their 95% intervals; "cannot tell" means the '
         "intervals allow both readings or the numbers disagree. How numbers become verdicts is written down under "
-        "the scorecard (and in workflow/tabprobe/verdicts.py)."
+        "the scorecard (and in workflow/tabprobe/report/verdicts.py)."
     )
     section.blocks += [VerdictBlock(v) for v in run.verdicts.values()]
     return section
@@ -25,7 +27,7 @@ def verdict_section(run: RunInfo) -> Section:
 
 def _scorecard_models(scores: Index, run: RunInfo) -> list[str]:
     """The probed models, then the models derived from them (inoculated), in name order."""
-    derived = [m for m in scores.models() if m not in run.models and not variance.is_trained_name(m)]
+    derived = [m for m in scores.models() if m not in run.models and not is_trained_name(m)]
     return list(run.models) + derived
 
 
@@ -89,7 +91,7 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
                 path="summary/all-models/scorecard.svg",
             )
         )
-    section.blocks.append("How the verdicts are decided (workflow/tabprobe/verdicts.py):")
+    section.blocks.append("How the verdicts are decided (workflow/tabprobe/report/verdicts.py):")
     section.blocks += [f"({i}) {rule}" for i, rule in enumerate(verdict_terms.RULES, start=1)]
     return section
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..probes import get_probe, pooled_members
-from ..results import Index
-from .blocks import Section, Stat, TableBlock
-from .inputs import RunInfo
+from tabprobe.probes import get_probe, pooled_members
+from tabprobe.report.blocks import Section, Stat, TableBlock
+from tabprobe.report.inputs import RunInfo
+from tabprobe.scoring.results import Index
 
 DROP_EXPLAINED = (
     "Drop: accuracy of the same gold examples before the edit minus after it, computed on the same "

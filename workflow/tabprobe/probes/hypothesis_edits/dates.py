@@ -8,11 +8,11 @@ import re
 
 import numpy as np
 
-from ...wordlists import word_list, word_set
-from ..text_edits import apply_changes, change
-from .numbers import monotone_numbers
-from .reading import TIME_UNITS, is_calendar_year, is_year
-from .relations import names_relation
+from tabprobe.probes.hypothesis_edits.numbers import monotone_numbers
+from tabprobe.probes.hypothesis_edits.reading import TIME_UNITS, is_calendar_year, is_year
+from tabprobe.probes.hypothesis_edits.relations import names_relation
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.wordlists import word_list, word_set
 
 MONTHS = word_list("words/months.txt")
 _MONTH_INDEX = {m.lower(): i for i, m in enumerate(MONTHS)}

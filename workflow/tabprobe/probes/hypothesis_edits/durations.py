@@ -11,10 +11,24 @@ from typing import Any
 
 import numpy as np
 
-from ...wordlists import word_set
-from ..text_edits import apply_changes, change
-from .numbers import DURATION_WORDS, PAPER_TABLE2, TEMPORAL_WORDS, Number, claim_holds, monotone_numbers, opposite
-from .reading import APPROXIMATORS, FLIPPED, comparative_in_context, is_negated, quantified_subject
+from tabprobe.probes.hypothesis_edits.numbers import (
+    DURATION_WORDS,
+    PAPER_TABLE2,
+    TEMPORAL_WORDS,
+    Number,
+    claim_holds,
+    monotone_numbers,
+    opposite,
+)
+from tabprobe.probes.hypothesis_edits.reading import (
+    APPROXIMATORS,
+    FLIPPED,
+    comparative_in_context,
+    is_negated,
+    quantified_subject,
+)
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.wordlists import word_set
 
 # Units of time and how many of the next smaller unit each holds (a value that is no whole number
 # of its unit is written in that one: half an hour is 30 minutes). Seconds to weeks and months to
@@ -294,7 +308,7 @@ def duration_probe(example, table, doc, ctx, flip: bool) -> list:
     """The duration edits of the hypothesis that keep (`flip=False`) or flip its label, one per
     duration: monotone ones under a comparative the number probes do not read (a number in
     words, "longer than"), and bare amounts (bare_duration_edit)."""
-    from ..base import NotApplicable, ProbeExample
+    from tabprobe.probes.base import NotApplicable, ProbeExample
 
     if is_negated(doc):
         raise NotApplicable("negated sentence (monotonicity reverses)")

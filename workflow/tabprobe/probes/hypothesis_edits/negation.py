@@ -4,9 +4,15 @@ released", "won" <-> "did not win"), wherever that simply negates the claim.
 
 from __future__ import annotations
 
-from ...wordlists import word_set
-from ..text_edits import apply_changes, change
-from .reading import FOCUS_WORDS, OTHER_NEGATIONS, SUBJECTS, is_negated, quantified_subject
+from tabprobe.probes.hypothesis_edits.reading import (
+    FOCUS_WORDS,
+    OTHER_NEGATIONS,
+    SUBJECTS,
+    is_negated,
+    quantified_subject,
+)
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.wordlists import word_set
 
 # Adverbs under which "not" does not negate the claim: "barely made a profit" -> "barely did not
 # make" says something else; "also won" -> "did not also win" keeps a presupposition.

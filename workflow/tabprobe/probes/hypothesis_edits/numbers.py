@@ -11,9 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from ...wordlists import word_map
-from ..text_edits import apply_changes, change
-from .reading import FLIPPED, comparative_in_context, is_calendar_year, is_negated, is_year, quantified_subject
+from tabprobe.probes.hypothesis_edits.reading import (
+    FLIPPED,
+    comparative_in_context,
+    is_calendar_year,
+    is_negated,
+    is_year,
+    quantified_subject,
+)
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.wordlists import word_map
 
 _PLAIN = re.compile(r"^\d+(?:\.(\d+))?$")
 _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.(\d+))?$")
@@ -161,8 +168,8 @@ def table_value(item: MonotoneNumber, doc, table) -> tuple[float, dict] | None:
     whose unit is the word after the number in the hypothesis ("5 km/s", "125 minutes"), or, for
     a cell without a unit, whose key's words are in the hypothesis; None when there is not
     exactly one such cell (then only a person can check the label)."""
-    from ..number_edits import quantity_cells
-    from ..table_edits import key_words, stem
+    from tabprobe.probes.number_edits import quantity_cells
+    from tabprobe.probes.table_edits import key_words, stem
 
     if item.token < 0 or item.temporal:
         return None
@@ -220,7 +227,7 @@ def monotone_edit(
 
 def monotone_number_probe(example, table, doc, ctx, temporal: bool, flip: bool) -> list:
     """All monotone edits of the hypothesis's numbers (years when `temporal`), one per number."""
-    from ..base import NotApplicable, ProbeExample
+    from tabprobe.probes.base import NotApplicable, ProbeExample
 
     if is_negated(doc):
         # "not more than 5" is downward monotone: the rules of Table 2 turn around.

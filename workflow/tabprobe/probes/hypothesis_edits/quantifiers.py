@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...wordlists import word_map, word_set
-from ..text_edits import apply_changes, change
-from .reading import APPROXIMATORS, comparative_in_context, is_negated
+from tabprobe.probes.hypothesis_edits.reading import APPROXIMATORS, comparative_in_context, is_negated
+from tabprobe.probes.text_edits import apply_changes, change
+from tabprobe.wordlists import word_map, word_set
 
 # Comparative quantifiers before a number, and their logical complements: "more than 3" is false
 # exactly when "no more than 3" is true, so the swap flips ENTAIL and CONTRADICT by logic alone

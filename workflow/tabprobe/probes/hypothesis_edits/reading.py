@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ...wordlists import word_set
+from tabprobe.wordlists import word_set
 
 FLIPPED = {"E": "C", "C": "E"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ...wordlists import word_map
+from tabprobe.wordlists import word_map
 
 # Words that name the relation of a key without its own words ("signed to RCA" names Labels,
 # "married" names Spouse), by a word of the key; shared by entity_preserve (which relation the
@@ -16,7 +16,7 @@ RELATION_CUES: dict[str, str] = word_map("probes/words/relation_cues.txt")
 
 @cache
 def _cues_by_stem() -> dict[str, frozenset[str]]:
-    from ..table_edits import stem
+    from tabprobe.probes.table_edits import stem
 
     return {stem(word): frozenset(cues.split()) for word, cues in RELATION_CUES.items()}
 
@@ -25,7 +25,7 @@ def relation_words(doc, key: str) -> list:
     """The tokens of the sentence that name the relation of a row keyed `key`: one of the key's
     words (crudely stemmed, as a word or its lemma: "produced" names Producer) or a cue word for
     it (RELATION_CUES: "married" names Spouse)."""
-    from ..table_edits import key_words, stem
+    from tabprobe.probes.table_edits import key_words, stem
 
     stems = key_words(key)
     cues = frozenset().union(*(_cues_by_stem().get(s, frozenset()) for s in stems))

