@@ -71,7 +71,7 @@ def served_job(probe: Path, checkpoint: Path, out: Path, server_log: Path, idle:
     """An infer_nli job on the model's server, in its own process, as the rule runs it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     code = (
-        f"from tabprobe import logs, serving, stages; serving.IDLE_SECONDS = {idle}; "
+        f"from tabprobe import logs, stages; from tabprobe.models import serving; serving.IDLE_SECONDS = {idle}; "
         f"logs.to_file({str(out) + '.log'!r}); "
         f"stages.infer_nli({str(probe)!r}, {str(checkpoint)!r}, {str(out)!r}, {str(out) + '.json'!r}, "
         f"shard_size=16, server_log={str(server_log)!r}, use_server=True, **{SETTINGS!r})"
