@@ -301,14 +301,18 @@ def _not_string_equal(left: Value, right: Value) -> bool:
     return MISSING not in (left, right) and not values.strings_equal(left, right)
 
 
-def _ranked_cell(largest: bool, nth: bool) -> Callable[..., Value]:
+def _ranked_cell(largest: bool) -> Callable[..., Value]:
+    """max / min (place 1) and nth_max / nth_min: the cell itself, as written, so that eq compares it with
+    what the annotator typed (`eq{max{all_rows; away}; 2 - 0}`). FUNCTIONS fixes which take a place."""
+
     def cell_at_rank(run: _Run, rows: RowSet, column: int, place: Value = "1") -> Value:
         return _hop(run, _nth_ranked(run, rows, column, place, largest), column)
 
-    return cell_at_rank if nth else lambda run, rows, column: cell_at_rank(run, rows, column)
+    return cell_at_rank
 
 
 def _ranked_row(largest: bool) -> Callable[..., RowSet]:
+    """argmax / argmin (place 1) and nth_argmax / nth_argmin: a row set of the one record."""
     return lambda run, rows, column, place="1": _nth_ranked(run, rows, column, place, largest)
 
 
@@ -347,10 +351,10 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], Callable[..., object]]] = {
     "argmin": (_ROWS_COLUMN, _ranked_row(largest=False)),
     "nth_argmax": (_ROWS_COLUMN_VALUE, _ranked_row(largest=True)),
     "nth_argmin": (_ROWS_COLUMN_VALUE, _ranked_row(largest=False)),
-    "max": (_ROWS_COLUMN, _ranked_cell(largest=True, nth=False)),
-    "min": (_ROWS_COLUMN, _ranked_cell(largest=False, nth=False)),
-    "nth_max": (_ROWS_COLUMN_VALUE, _ranked_cell(largest=True, nth=True)),
-    "nth_min": (_ROWS_COLUMN_VALUE, _ranked_cell(largest=False, nth=True)),
+    "max": (_ROWS_COLUMN, _ranked_cell(largest=True)),
+    "min": (_ROWS_COLUMN, _ranked_cell(largest=False)),
+    "nth_max": (_ROWS_COLUMN_VALUE, _ranked_cell(largest=True)),
+    "nth_min": (_ROWS_COLUMN_VALUE, _ranked_cell(largest=False)),
 }
 
 
