@@ -1,4 +1,4 @@
-"""Benchmark: how many of TabFact's 1,499 bootstrap programs the executor (tabprobe.datasets.tabfact.programs)
+"""Benchmark: how many of TabFact's 1,499 bootstrap programs the executor (tabprobe.data.tabfact.programs)
 evaluates to their label on their own table, and how many bootstrap statements are found in the splits.
 
 Every bootstrap program ends in `=True` (it parses an entailed statement), so a program that evaluates to
@@ -32,14 +32,16 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from tabprobe.datasets.tabfact import programs
-from tabprobe.datasets.tabfact.program_values import tokens
+from tabprobe.data.tabfact import programs
+from tabprobe.data.tabfact.program_values import tokens
 
 FAILURE_SAMPLE = 40
 _BE = {"is", "are", "was", "were", "been", "being", "be", "am"}
 _HAVE = {"has", "had", "have", "having"}
 _SUFFIX = re.compile(r"(?<=\w{3})(ing|ed|es|s|e)$")
-_NUMBER_WORDS = {word: str(number) for number, word in enumerate("zero one two three four five six seven eight nine ten".split())}
+_NUMBER_WORDS = {
+    word: str(number) for number, word in enumerate("zero one two three four five six seven eight nine ten".split())
+}
 
 
 def outcome_of(program: str, header: list[str], records: list[list[str]]) -> tuple[str, str]:

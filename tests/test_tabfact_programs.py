@@ -1,4 +1,4 @@
-"""The TabFact program executor (tabprobe.datasets.tabfact.programs and program_values): the parser and its
+"""The TabFact program executor (tabprobe.data.tabfact.programs and program_values): the parser and its
 errors, each function family on small tables written here, the evidence a program reports, re-execution after
 a record is deleted, and a regression guard on the real bootstrap programs (skipped without ../shared/tabfact)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe.datasets.tabfact import program_values, programs
+from tabprobe.data.tabfact import program_values, programs
 
 TABFACT = Path(__file__).resolve().parents[2] / "shared" / "tabfact"
 # The executor evaluated 1,293 of the 1,499 bootstrap programs to True when this guard was written

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tabprobe.datasets.tabfact import program_values as values
-from tabprobe.datasets.tabfact.program_values import MISSING, Value
+from tabprobe.data.tabfact import program_values as values
+from tabprobe.data.tabfact.program_values import MISSING, Value
 
 RowSet = tuple[int, ...]
 
