@@ -224,8 +224,8 @@ def test_code_inputs_are_the_import_closure_of_each_rules_script(run):
     plan = plan_after_editing(run, "seeding.py")
     finished = {(rule, w) for rule, w in planned_jobs(run["dir"], run["config"], "--forceall") if rule == "score_probe"}
     assert finished and finished <= set(plan)
-    assert plan_after_editing(run, "verdicts.py") == [("all", ""), ("assemble_report", "")]
-    assert plan_after_editing(run, "results.py") == sorted(REPORT_JOBS)
+    assert plan_after_editing(run, "report/verdicts.py") == [("all", ""), ("assemble_report", "")]
+    assert plan_after_editing(run, "scoring/results.py") == sorted(REPORT_JOBS)
 
 
 NEW_PROBE_MODULE = '''"""A probe a user adds: the hypothesis in capitals, scored against the gold label."""

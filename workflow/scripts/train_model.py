@@ -9,7 +9,7 @@ train_model(
     dev_tables_path=snakemake.input.dev_tables,
     out_dir=snakemake.output[0],
     premise=snakemake.params.premise,
-    train=snakemake.params.train,
+    train_config=snakemake.params.train,
     seed=snakemake.params.seed,
     pair_order=snakemake.params.pair_order,
     threads=snakemake.threads,

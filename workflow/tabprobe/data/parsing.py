@@ -181,6 +181,7 @@ def read(path: str | Path, expected: Iterable[tuple[str, str]] | None = None) ->
 def parse_hypotheses(
     examples_path: str, out: str, summary_out: str, model: str = "auto", batch_size: int = 512, processes: int = 1
 ) -> None:
+    """Rule parse_hypotheses: the spaCy parse of every hypothesis of a split."""
     examples = read_parquet(examples_path, schemas.EXAMPLES)
     nlp = load_pipeline(model)
     start = time.monotonic()

@@ -213,7 +213,7 @@ def score_inoculation(
     challenge_originals: Mapping[str, str] | None = None,
     baselines: Mapping[str, str] | None = None,
 ) -> None:
-    """Paper Tables 9-12 for one experiment: `models` size -> model name (0: before), `originals`
+    """Rule score_inoculation: paper Tables 9-12 for one inoculation experiment. Paper Tables 9-12 for one experiment: `models` size -> model name (0: before), `originals`
     split -> probe `original`'s examples, `members` challenge split (train, alpha1) -> column ->
     probe -> its examples there, `challenge_originals` challenge split -> probe `original`'s
     examples there (the paired Original column), `baselines` probe -> its alpha1 examples (a

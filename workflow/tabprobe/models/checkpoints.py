@@ -324,6 +324,7 @@ log = logging.getLogger(__name__)
 
 
 def init_model(base: str, out_dir: str, seed: int) -> None:
+    """Rule init_model: a classifier head on a base encoder, untrained (for tests and smoke runs)."""
     out_dir = Path(out_dir)
     # Built in a temporary folder and renamed, so a killed job leaves no half-written checkpoint.
     with atomic_dir(out_dir) as tmp:

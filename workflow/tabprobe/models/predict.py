@@ -90,8 +90,13 @@ def infer_nli(
     prompt: Mapping | None = None,
     shots: str | None = None,
 ) -> None:
-    """`prompt` (a causal LM's `causal:` block, less its checkpoint) makes `checkpoint` a causal
-    LM, prompted with the k-shot examples in `shots` (select_shots); else it is a classifier."""
+    """Rule infer_nli: one model's predictions on one probe's examples of one split.
+
+    Two ways, the same bytes: on the model's server (models/serving.py), which loads the model
+    once for all of the model's jobs on this machine (the rule's way, unless
+    TABPROBE_MODEL_SERVER=0), or in this process. `prompt` (a causal LM's `causal:` block, less its
+    checkpoint) makes `checkpoint` a causal LM, prompted with the k-shot examples in `shots`
+    (select_shots); else it is a classifier."""
     settings = dict(
         premise=premise,
         batch_size=batch_size,

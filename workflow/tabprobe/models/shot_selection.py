@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 
 
 def select_shots(examples: str, tables: str, out: str, shots: int, seed: int) -> None:
+    """Rule select_shots: the k training examples a causal LM's prompts start with."""
     chosen = choose_shots(read_parquet(examples, schemas.EXAMPLES), read_parquet(tables, schemas.TABLES), shots, seed)
     write_shots(chosen, out)
     log.info("%d shots from train: %s", len(chosen), ", ".join(f"{s['uid']} ({s['label']})" for s in chosen))

@@ -355,15 +355,17 @@ def train_model(
     dev_tables_path: str,
     out_dir: str,
     premise: str,
-    train: Mapping[str, Any],
+    train_config: Mapping[str, Any],
     seed: int,
     pair_order: str = "premise_first",
     threads: int = 1,
 ) -> None:
+    """Rule train_model: fine-tune a base encoder on the train split (`train_config`: the model's
+    `train:` block) into `out_dir`, resuming a killed job's state."""
     import torch
 
     torch.set_num_threads(max(1, threads))
-    settings = TrainSettings.from_config(train, seed, pair_order)
+    settings = TrainSettings.from_config(train_config, seed, pair_order)
     # The resume state lives beside the output until the checkpoint is in place, so a killed job
     # (preempted, out of time, its node gone) continues where it stopped when re-run.
     resume_dir = resume_dir_for(out_dir)

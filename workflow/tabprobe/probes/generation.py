@@ -293,7 +293,7 @@ def generate_probe(
     counterfactuals: Sequence[str] | None = None,
     verify_counterfactuals: bool = True,
 ) -> None:
-    """`counterfactuals`: the hand-made counterfactual files of the split (its TSV first), or the
+    """Rule generate_probe: a probe applied to a split's (capped) examples. `counterfactuals`: the hand-made counterfactual files of the split (its TSV first), or the
     downloaded copy's folder, for a probe that reads them."""
     counterfactuals_root = str(human_counterfactuals.root_of(counterfactuals[0])) if counterfactuals else None
     decisions = curation.read_decisions(curation_paths) if curation_paths else {}

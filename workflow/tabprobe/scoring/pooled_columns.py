@@ -138,6 +138,7 @@ def score_pooled_column(
     hypothesis_only_predictions_path: str | None = None,
     unverified_flips: str = "exclude",
 ) -> None:
+    """Rule score_pooled_column: one column of a pooled paper table (Tables 4 and 7)."""
     members = {
         name: (
             scored(read_parquet(probe_path, schemas.PROBE_EXAMPLES), unverified_flips),

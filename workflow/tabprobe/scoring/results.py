@@ -264,7 +264,7 @@ def collect_results(
     run_out: str,
     config: Mapping[str, Any],
 ) -> None:
-    """Every score of the run into the results table (.parquet and .csv) and the run record.
+    """Rule collect_results: every score of the run in one table, and the run record. Every score of the run into the results table (.parquet and .csv) and the run record.
     `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
     `inference_stats`: model -> infer_nli's stats files; `relevance_summaries`: split ->
     find_relevant_rows's summary."""

@@ -169,4 +169,5 @@ def download(dest: str | Path, url: str = INFOTABS_URL, timeout: float = 30.0) -
 
 
 def download_infotabs(dest: str, url: str, timeout: float) -> None:
+    """Rule download_infotabs: fetch the official InfoTabS release (when no local copy is named)."""
     download(dest, url=url, timeout=timeout)

@@ -315,6 +315,7 @@ log = logging.getLogger(__name__)
 def find_relevant_rows(
     examples_path: str, tables_path: str, out: str, summary_out: str, source: str, annotations_path: str | None = None
 ) -> None:
+    """Rule find_relevant_rows: which rows each hypothesis needs (annotations or the aligner)."""
     examples = read_parquet(examples_path, schemas.EXAMPLES)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
     found, summary = relevance_table(examples, tables, source, annotations_path)
