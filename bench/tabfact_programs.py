@@ -32,7 +32,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from tabprobe.data.tabfact import programs
+from tabprobe.data.tabfact import programs, reading
 from tabprobe.data.tabfact.program_values import tokens
 
 FAILURE_SAMPLE = 40
@@ -62,9 +62,9 @@ def execution_report(bootstrap: dict, tables: Path) -> dict:
     by_function: dict[str, Counter] = defaultdict(Counter)
     failures = []
     for table_id, entries in sorted(bootstrap.items()):
-        header, records = programs.read_table(tables / table_id)
+        table = reading.read_table(tables / table_id)
         for statement, _, _, _, program in entries:
-            kind, message = outcome_of(program, header, records)
+            kind, message = outcome_of(program, table.header, table.records)
             totals[kind] += 1
             for function in functions_in(program):
                 by_function[function][kind] += 1

@@ -19,10 +19,10 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tabprobe.data.tabfact import program_values as values
 from tabprobe.data.tabfact.program_values import MISSING, Value
+from tabprobe.data.tabfact.reading import EMPTY_HEADER_NAME_PATTERN
 
 RowSet = tuple[int, ...]
 
@@ -128,11 +128,16 @@ def resolve_column(header: Sequence[str], name: str) -> int:
     """The index of the column a program names. Programs write the header's text but not always exactly
     (`tonnage ( grt )` for `tonnage (grt)`, a dropped word), so the match loosens step by step: the same
     tokens, the same characters without spaces and punctuation, then the one closest header name. A
-    repeated header name resolves to its first column."""
+    repeated header name resolves to its first column. An empty name (`hop{...; }`) is a column whose
+    header cell is empty in the file: reading.name_header has named it "column {n}"."""
     wanted = values.tokens(name)
     for index, column in enumerate(header):
         if values.tokens(column) == wanted:
             return index
+    if not wanted:
+        for index, column in enumerate(header):
+            if EMPTY_HEADER_NAME_PATTERN.fullmatch(column):
+                return index
     squeezed = re.sub(r"\W", "", name.lower())
     for index, column in enumerate(header):
         if re.sub(r"\W", "", column.lower()) == squeezed:
@@ -401,13 +406,3 @@ def execute(program: str, header: Sequence[str], records: Sequence[Sequence[str]
         columns_read=tuple(header[column] for column in sorted(run.columns_named)),
         cells_read=tuple((record, header[column]) for record, column in sorted(cells)),
     )
-
-
-def read_table(path: str | Path) -> tuple[list[str], list[list[str]]]:
-    """A TabFact table file (data/all_csv/*.html.csv): `#`-separated, no quoting, CRLF or LF line ends,
-    UTF-8 without a BOM. The header and the records, cells as written (lower-cased already)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    rows = [line.split("#") for line in lines if line.strip()]
-    if not rows:
-        raise ValueError(f"{path}: an empty table file")
-    return rows[0], rows[1:]

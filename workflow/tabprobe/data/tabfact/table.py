@@ -4,7 +4,8 @@ one per column), as the dataset's files hold them (lower-cased, tokenised).
 Immutable on purpose, as InfoTabS's Table: probes build new tables instead of editing shared
 ones. A record is addressed by its index; `source_records` keeps, for every record, the index it
 had in the original table (None for a record a probe inserted), so a program's evidence (record
-indices of the original) can be followed through deletions and permutations.
+indices of the original) can be followed through deletions and permutations. Its Parquet form is
+schemas.RELATIONAL_TABLE (every contract lives in schemas.py, the floor below the datasets).
 """
 
 from __future__ import annotations
@@ -13,18 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import pyarrow as pa
-
-# The Parquet form (schemas.RELATIONAL_TABLES holds it as a file's columns).
-RELATIONAL_TABLE_FIELDS = [
-    pa.field("table_id", pa.string(), nullable=False),
-    pa.field("title", pa.string(), nullable=False),  # the caption ("none" where TabFact gives none)
-    pa.field("header", pa.list_(pa.string()), nullable=False),
-    pa.field("records", pa.list_(pa.list_(pa.string())), nullable=False),
-    # Where each record stood in the original table; null for a record a probe inserted.
-    pa.field("source_records", pa.list_(pa.int64()), nullable=False),
-]
-RELATIONAL_TABLE = pa.struct(RELATIONAL_TABLE_FIELDS)
+# Re-exported for code that reads the table's Parquet form beside the table (the struct lives in schemas.py).
+from tabprobe.schemas import RELATIONAL_TABLE, RELATIONAL_TABLE_FIELDS  # noqa: F401
 
 
 @dataclass(frozen=True)
