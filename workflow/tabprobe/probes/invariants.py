@@ -255,3 +255,108 @@ PREMISE_REPLACED = Invariant("replaces the premise", _premise_replaced)
 TABLE_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, CHANGES_SOMETHING)
 # ... and every probe that edits the hypothesis by recorded character spans.
 HYPOTHESIS_EDIT: tuple[Invariant, ...] = (TABLE_KEPT, EDITS_REPRODUCE, CLEAN_SPACING)
+
+
+# ---------------------------------------------------------------- record edits (TabFact's relational tables)
+# Read duck-typed (header, records, source_records), so this module imports no dataset's table.
+
+
+def replay_record_edits(table, provenance):
+    """The relational table the provenance says the probe made from the gold `table`: a deleted
+    record (index into the gold table), an inserted one (index into the table then), an updated
+    cell, then a new order of the records and of the columns. ValueError/IndexError when the record
+    does not fit the table."""
+    records, sources = list(table.records), list(table.source_records)
+    if "deleted_record" in provenance:
+        gone = provenance["deleted_record"]
+        if list(records[gone["index"]]) != gone["cells"] or sources[gone["index"]] != gone["source"]:
+            raise ValueError(f"deleted record {gone['index']} is {list(records[gone['index']])}, not {gone['cells']}")
+        del records[gone["index"]], sources[gone["index"]]
+    if "inserted_record" in provenance:
+        new = provenance["inserted_record"]
+        if not 0 <= new["index"] <= len(records):
+            raise IndexError(f"insertion at {new['index']} in a table of {len(records)} records")
+        records.insert(new["index"], tuple(new["cells"]))
+        sources.insert(new["index"], None)
+    if "updated_cell" in provenance:
+        cell = provenance["updated_cell"]
+        record = list(records[cell["record"]])
+        if record[cell["column"]] != cell["old"] or table.header[cell["column"]] != cell["name"]:
+            raise ValueError(
+                f"cell {cell['record']}/{cell['column']} holds {record[cell['column']]!r}, not {cell['old']!r}"
+            )
+        record[cell["column"]] = cell["new"]
+        records[cell["record"]] = tuple(record)
+    if "record_order" in provenance:
+        order = provenance["record_order"]
+        if sorted(order) != list(range(len(records))):
+            raise ValueError(f"record order {order} is not a permutation of {len(records)} records")
+        records, sources = [records[i] for i in order], [sources[i] for i in order]
+    replayed = table.with_records(records, sources)
+    if "column_order" in provenance:
+        order = provenance["column_order"]
+        if sorted(order) != list(range(len(table.header))):
+            raise ValueError(f"column order {order} is not a permutation of {len(table.header)} columns")
+        replayed = replayed.with_columns(order)
+    return replayed
+
+
+def _record_edits_replay(example, table, out):
+    try:
+        replayed = replay_record_edits(table, out.provenance)
+    except (KeyError, IndexError, ValueError) as error:
+        return f"the recorded record edits do not fit the table: {error}"
+    if replayed != out.table:
+        return "the recorded record edits do not give the new table"
+    if (replayed.header, replayed.records) == (table.header, table.records):
+        return "the table did not change"
+    return None
+
+
+RECORD_EDITS_REPLAY = Invariant("its recorded record edits turn the table into the new one", _record_edits_replay)
+
+
+def _records_reordered(example, table, out):
+    if out.table.header != table.header or sorted(out.table.records) != sorted(table.records):
+        return "the records are not the same records under the same header"
+    return "the order did not change" if out.table.records == table.records else None
+
+
+RECORDS_REORDERED = Invariant("reorders the records and nothing else", _records_reordered)
+
+
+def _columns_of(table) -> list:
+    return sorted((name, tuple(record[j] for record in table.records)) for j, name in enumerate(table.header))
+
+
+def _columns_reordered(example, table, out):
+    if len(out.table.records) != len(table.records) or _columns_of(out.table) != _columns_of(table):
+        return "the columns are not the same columns (header and cells)"
+    if out.table.source_records != table.source_records:
+        return "the records moved"
+    return "the order did not change" if out.table.header == table.header else None
+
+
+COLUMNS_REORDERED = Invariant("reorders the columns and nothing else", _columns_reordered)
+
+
+def _inserted_record_new(example, table, out):
+    inserted = out.provenance.get("inserted_record")
+    if inserted is None:
+        return "no inserted record recorded"
+    if tuple(inserted["cells"]) in set(table.records):
+        return f"the inserted record copies an existing one: {inserted['cells']}"
+    return None
+
+
+INSERTED_RECORD_NEW = Invariant("inserts a record that copies none of the table's", _inserted_record_new)
+
+
+def _expects_gold(example, table, out):
+    return None if out.expected == example.label else f"expected {out.expected} for gold {example.label}"
+
+
+EXPECTS_GOLD = Invariant("expects the gold label", _expects_gold)
+
+# The invariants of every probe that edits a relational table's records or cells.
+RECORD_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, RECORD_EDITS_REPLAY)
