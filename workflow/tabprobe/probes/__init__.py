@@ -50,6 +50,12 @@ REGISTRY: dict[str, str] = {
     "cf_row_swap": "tabprobe.probes.cf_row_swap:PROBE",
     "cf_title_swap": "tabprobe.probes.cf_title_swap:PROBE",
     "cf_human": "tabprobe.probes.cf_human:PROBE",
+    "tf_entity_flip": "tabprobe.probes.tf_entity_flip:PROBE",
+    "tf_number_flip": "tabprobe.probes.tf_number_flip:PROBE",
+    "tf_negation": "tabprobe.probes.tf_negation:PROBE",
+    "tf_entity_rename": "tabprobe.probes.tf_entity_rename:PROBE",
+    "tf_hypothesis_only": "tabprobe.probes.tf_hypothesis_only:PROBE",
+    "tf_swapped_table": "tabprobe.probes.tf_swapped_table:PROBE",
 }
 
 # External probe sets named in config (`probes: {name: {external: folder}}`): folders of tables
