@@ -58,6 +58,12 @@ REGISTRY: dict[str, str] = {
     "relevant_record_deletion": "tabprobe.probes.relevant_record_deletion:PROBE",
     "irrelevant_record_deletion": "tabprobe.probes.irrelevant_record_deletion:PROBE",
     "program_cell_update": "tabprobe.probes.program_cell_update:PROBE",
+    "tf_entity_flip": "tabprobe.probes.tf_entity_flip:PROBE",
+    "tf_number_flip": "tabprobe.probes.tf_number_flip:PROBE",
+    "tf_negation": "tabprobe.probes.tf_negation:PROBE",
+    "tf_entity_rename": "tabprobe.probes.tf_entity_rename:PROBE",
+    "tf_hypothesis_only": "tabprobe.probes.tf_hypothesis_only:PROBE",
+    "tf_swapped_table": "tabprobe.probes.tf_swapped_table:PROBE",
 }
 
 # External probe sets named in config (`probes: {name: {external: folder}}`): folders of tables

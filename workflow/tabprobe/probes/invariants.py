@@ -360,3 +360,92 @@ EXPECTS_GOLD = Invariant("expects the gold label", _expects_gold)
 
 # The invariants of every probe that edits a relational table's records or cells.
 RECORD_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, RECORD_EDITS_REPLAY)
+# ---------------------------------------------------------------- TabFact statement probes (relational tables)
+
+
+def same_relational_table(a, b) -> bool:
+    """Title, header and records equal (TabFact's RelationalTable has records, not key -> values rows)."""
+    return (a.title, tuple(a.header), tuple(a.records)) == (b.title, tuple(b.header), tuple(b.records))
+
+
+def _keeps_relational_table(example, table, out):
+    return None if same_relational_table(out.table, table) else "the table changed"
+
+
+RELATIONAL_TABLE_KEPT = Invariant("leaves the relational table as it was", _keeps_relational_table)
+
+
+def _relational_premise_replaced(example, table, out):
+    return None if not same_relational_table(out.table, table) else "the premise is the gold table"
+
+
+RELATIONAL_PREMISE_REPLACED = Invariant("replaces the relational premise", _relational_premise_replaced)
+
+
+def _premise_empty(example, table, out):
+    if out.table.header or out.table.records or out.table.title:
+        return f"the premise has {len(out.table.header)} columns, {len(out.table.records)} records, title {out.table.title!r}"
+    return None
+
+
+PREMISE_EMPTY = Invariant("the premise is empty (no title, header or records)", _premise_empty)
+
+
+def _header_differs(example, table, out):
+    if out.table.table_id == table.table_id or tuple(out.table.header) == tuple(table.header):
+        return f"the premise {out.table.table_id} has the gold table's id or header"
+    return None
+
+
+HEADER_DIFFERS = Invariant("the premise is another table, with another header", _header_differs)
+
+
+def _whole_tokens(text: str, phrase: str) -> bool:
+    tokens, wanted = text.split(), phrase.split()
+    return any(tokens[i : i + len(wanted)] == wanted for i in range(len(tokens) - len(wanted) + 1))
+
+
+def _rename_replays(example, table, out):
+    """The recorded cell renames turn the gold table into the new one; the new name is in no cell or
+    title of the gold table; the old name is left as whole tokens in no cell, title or statement."""
+    old, new = out.provenance.get("old"), out.provenance.get("new")
+    if not old or not new:
+        return "no renamed entity recorded"
+    records = [list(record) for record in table.records]
+    for cell in out.provenance.get("table_cells", []):
+        if records[cell["record"]][cell["column"]] != cell["old"]:
+            return f"cell {cell['record']}/{cell['column']} holds {records[cell['record']][cell['column']]!r}, not {cell['old']!r}"
+        records[cell["record"]][cell["column"]] = cell["new"]
+    title = out.provenance.get("title", {}).get("new", table.title)
+    if (title, tuple(table.header), tuple(map(tuple, records))) != (
+        out.table.title,
+        tuple(out.table.header),
+        tuple(out.table.records),
+    ):
+        return "the recorded renames do not give the new table"
+    if any(new in cell for record in table.records for cell in record) or new in table.title:
+        return f"the new name {new!r} is already in the gold table"
+    texts = [cell for record in out.table.records for cell in record] + [out.table.title, out.hypothesis]
+    if any(_whole_tokens(text, old) for text in texts):
+        return f"{old!r} is still named after the rename"
+    return None
+
+
+RENAME_REPLAYS = Invariant("renames one entity consistently in the table and the statement", _rename_replays)
+
+
+def _tokenised_spacing(example, table, out):
+    """TabFact writes " , " and " ." itself (tokenised text), so only the spacing of tokens is
+    checked: single spaces, none at either end, something left."""
+    text = out.hypothesis
+    if not text.strip() or text != text.strip() or "  " in text:
+        return f"not single-spaced tokens: {text!r}"
+    return None
+
+
+TOKENISED_SPACING = Invariant("keeps the statement single-spaced tokens", _tokenised_spacing)
+
+# Every TabFact probe that edits the statement by recorded character spans.
+STATEMENT_EDIT: tuple[Invariant, ...] = (RELATIONAL_TABLE_KEPT, EDITS_REPRODUCE, TOKENISED_SPACING)
+# The counterfactual rename: the statement's edits and the table's, together.
+RENAME_EDIT: tuple[Invariant, ...] = (RENAME_REPLAYS, EDITS_REPRODUCE, TOKENISED_SPACING)
