@@ -82,8 +82,8 @@ TF_TABLES = {
 }
 TF_EXAMPLES = pa.table(
     {
-        "uid": ["tf:0", "tf:1", "tf:2", "tf:3", "tf:4", "tf:5"],
-        "table_id": ["2-1.html.csv"] * 5 + ["2-3.html.csv"],
+        "uid": ["tf:0", "tf:1", "tf:2", "tf:3", "tf:4", "tf:5", "tf:6"],
+        "table_id": ["2-1.html.csv"] * 5 + ["2-3.html.csv", "2-1.html.csv"],
         "hypothesis": [
             "the bears played in week 1",  # lookup
             "the lions were played 2 times",  # aggregate
@@ -91,8 +91,9 @@ TF_EXAMPLES = pa.table(
             "the packers played in week 2",  # lookup, refuted
             "the first game was against the bears",  # ordinal
             "ann played for the reds",  # lookup, a one-record table
+            "the packers be the opponent in week 3",  # lookup in TabFact's lemmatised form ("be")
         ],
-        "label": ["E", "E", "E", "C", "E", "E"],
+        "label": ["E", "E", "E", "C", "E", "E", "E"],
     },
     schema=schemas.EXAMPLES,
 )
@@ -243,7 +244,8 @@ def honours_the_tabfact_contract(probe):
     sources = source_files(probe.name)
     assert module_path(probe.name) in sources and "probes/base.py" in sources
     assert all((PACKAGE / path).is_file() for path in sources)
-    assert probe.family == "" and probe.label_change is None
+    assert probe.family in ("", "hypothesis", "counterfactual", "premise_control")
+    assert (probe.label_change is not None) == (probe.family in ("hypothesis", "counterfactual"))
 
 
 def test_a_probe_depends_on_the_helpers_it_imports_and_no_others():

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe.data.tabfact.programs import read_table
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.tabfact.reading import read_table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe, invariants
 from tabprobe.seeding import seeded_rng
 
@@ -31,8 +30,7 @@ def split():
     data = json.loads((TABFACT / "tokenized_data" / "val_examples.json").read_text(encoding="utf-8"))
     tables = {}
     for table_id, (_, _, caption) in data.items():
-        header, records = read_table(TABFACT / "data" / "all_csv" / table_id)
-        tables[table_id] = RelationalTable(table_id, caption, tuple(header), tuple(map(tuple, records)))
+        tables[table_id] = read_table(TABFACT / "data" / "all_csv" / table_id, table_id, title=caption)
     examples = [
         Example(f"{table_id}:{i}", table_id, statement, "E" if label == 1 else "C")
         for table_id, (statements, labels, _) in data.items()

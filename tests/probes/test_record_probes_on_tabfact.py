@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe.data.tabfact.programs import ProgramError, execute, read_table
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.tabfact.programs import ProgramError, execute
+from tabprobe.data.tabfact.reading import read_table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe, invariants
 from tabprobe.probes.base import ProgramFacts
 from tabprobe.seeding import seeded_rng
@@ -35,11 +35,10 @@ def bootstrap():
         splits |= set(json.loads((TABFACT / "data" / f"{split}_id.json").read_text()))
     tables, examples, programs = {}, [], {}
     for table_id in sorted(set(boot) & splits):
-        header, records = read_table(TABFACT / "data" / "all_csv" / table_id)
-        tables[table_id] = RelationalTable(table_id, boot[table_id][0][2], tuple(header), tuple(map(tuple, records)))
+        tables[table_id] = read_table(TABFACT / "data" / "all_csv" / table_id, table_id, title=boot[table_id][0][2])
         for i, (statement, _, _, _, program) in enumerate(boot[table_id]):
             try:
-                outcome = execute(program, header, records)
+                outcome = execute(program, tables[table_id].header, tables[table_id].records)
             except ProgramError:
                 continue
             if outcome.result:
