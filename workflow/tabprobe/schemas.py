@@ -121,6 +121,12 @@ RELEVANCE = pa.schema(
 )
 
 
+# What a stage that reads either dataset's tables accepts: InfoTabS's infoboxes or TabFact's
+# relational tables (data/tables.py turns either into its table type).
+ANY_TABLES = (TABLES, RELATIONAL_TABLES)
+ANY_PROBE_EXAMPLES = (PROBE_EXAMPLES, RELATIONAL_PROBE_EXAMPLES)
+
+
 def relevant_keys(relevance: pa.Table) -> dict[str, tuple[str, ...]]:
     """uid -> relevant keys, from a RELEVANCE table (examples the source does not cover are absent).
     Here, not in tabprobe.data.infotabs.relevance: the probes read the rows it found, and an edit to the aligner
