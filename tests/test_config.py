@@ -127,6 +127,10 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
             lambda c: c["probes"].update(row_delete={}),
             r"config key probes\.row_delete: no such probe\. Did you mean 'row_deletion'\?",
         ),
+        (
+            lambda c: c["probes"].update(record_deletion={}),
+            r"config key probes\.record_deletion: the probe is written for tabfact's tables and labels; the workflow runs infotabs",
+        ),
         (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
         (
             lambda c: c["models"]["minilm-para"]["train"].update(epoch=2),

@@ -5,7 +5,6 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tabprobe import LABELS
 from tabprobe.probes import transition_rules
 from tabprobe.report.figures import transition_graph
 
@@ -31,16 +30,17 @@ RULES = transition_rules()
 @pytest.mark.parametrize("rule_name", sorted(RULES))
 def test_every_transition_is_drawn_and_exactly_the_invalid_ones_are_red(rule_name):
     rule = RULES[rule_name]
-    percent = {(b, a): [10.0 * i + j, 20.5, None] for i, b in enumerate(LABELS) for j, a in enumerate(LABELS)}
+    labels = rule.labels  # a two-label (TabFact) rule draws E and C only
+    percent = {(b, a): [10.0 * i + j, 20.5, None] for i, b in enumerate(labels) for j, a in enumerate(labels)}
     svg = transition_graph(percent, rule, SPLITS, f"{rule_name} · model")
     drawn = edges(svg)
-    assert sorted(drawn) == sorted((b, a) for b in LABELS for a in LABELS)  # 9 edges, self-loops included
+    assert sorted(drawn) == sorted((b, a) for b in labels for a in labels)  # 9 (or 4) edges, self-loops included
     for (before, after), (validity, text) in drawn.items():
         assert validity == ("valid" if rule.is_valid(before, after) else "invalid")
-        i, j = LABELS.index(before), LABELS.index(after)
+        i, j = labels.index(before), labels.index(after)
         assert text == f"{10.0 * i + j:.2f}, 20.50, –"  # one number per split, "–" where missing
     red_paths = [p for p in ET.fromstring(svg).iter(f"{SVG}path") if p.get("stroke") == "#c62828"]
-    assert len(red_paths) == sum(not rule.is_valid(b, a) for b in LABELS for a in LABELS)
+    assert len(red_paths) == sum(not rule.is_valid(b, a) for b in labels for a in labels)
 
 
 def test_the_figure_is_standalone_and_deterministic():

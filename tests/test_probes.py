@@ -10,6 +10,8 @@ import pytest
 import tabprobe
 from tabprobe import LABELS, schemas
 from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.tabfact.programs import execute
+from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.probes import (
     REGISTRY,
     Example,
@@ -22,6 +24,7 @@ from tabprobe.probes import (
     source_files,
     transition_rules,
 )
+from tabprobe.probes.base import ProgramFacts
 from tabprobe.probes.generation import generate
 from tabprobe.seeding import seeded_rng, select_examples
 
@@ -54,6 +57,63 @@ EXAMPLES = pa.table(
     },
     schema=schemas.EXAMPLES,
 )
+
+
+# TabFact: relational tables (a header and records), two labels, and human-written programs for
+# some statements (the bootstrap split), for the probes whose datasets are ("tabfact",). 2-2 has
+# 2-1's header (a donor of records); 2-3 has a single record.
+GAMES = ("week", "opponent", "result", "attendance")
+TF_TABLES = {
+    "2-1.html.csv": RelationalTable(
+        "2-1.html.csv",
+        "1990 season",
+        GAMES,
+        (
+            ("1", "bears", "w 21 - 3", "60000"),
+            ("2", "lions", "l 10 - 17", "55000"),
+            ("3", "packers", "w 14 - 7", "70000"),
+            ("4", "lions", "w 30 - 6", "52000"),
+        ),
+    ),
+    "2-2.html.csv": RelationalTable(
+        "2-2.html.csv", "1991 season", GAMES, (("1", "vikings", "l 3 - 9", "40000"), ("2", "rams", "w 7 - 0", "45000"))
+    ),
+    "2-3.html.csv": RelationalTable("2-3.html.csv", "roster", ("player", "team"), (("ann", "reds"),)),
+}
+TF_EXAMPLES = pa.table(
+    {
+        "uid": ["tf:0", "tf:1", "tf:2", "tf:3", "tf:4", "tf:5", "tf:6"],
+        "table_id": ["2-1.html.csv"] * 5 + ["2-3.html.csv", "2-1.html.csv"],
+        "hypothesis": [
+            "the bears played in week 1",  # lookup
+            "the lions were played 2 times",  # aggregate
+            "the packers had the highest attendance",  # superlative
+            "the packers played in week 2",  # lookup, refuted
+            "the first game was against the bears",  # ordinal
+            "ann played for the reds",  # lookup, a one-record table
+            "the packers be the opponent in week 3",  # lookup in TabFact's lemmatised form ("be")
+        ],
+        "label": ["E", "E", "E", "C", "E", "E", "E"],
+    },
+    schema=schemas.EXAMPLES,
+)
+TF_PROGRAM_TEXTS = {
+    "tf:0": "eq{hop{filter_eq{all_rows; opponent; bears}; week}; 1}=True",
+    "tf:1": "eq{count{filter_eq{all_rows; opponent; lions}}; 2}=True",
+    "tf:2": "eq{hop{argmax{all_rows; attendance}; opponent}; packers}=True",
+    "tf:3": "eq{hop{filter_eq{all_rows; opponent; packers}; week}; 2}=False",
+}
+
+
+def tabfact_programs() -> dict:
+    """uid -> ProgramFacts, as the bootstrap split's programs file gives them: the program and what it
+    read when executed on the original table."""
+    tables = {r["uid"]: TF_TABLES[r["table_id"]] for r in TF_EXAMPLES.to_pylist()}
+    facts = {}
+    for uid, program in TF_PROGRAM_TEXTS.items():
+        outcome = execute(program, tables[uid].header, tables[uid].records)
+        facts[uid] = ProgramFacts(program, outcome.records_read, outcome.columns_read)
+    return facts
 
 
 def hand_made_counterfactuals() -> dict:
@@ -89,6 +149,9 @@ def test_every_registered_probe_honours_the_contract(name, docs):
     assert probe.judged_by in ("expected", "transitions", "evidence")
     if probe.judged_by == "transitions":
         assert probe.transition_rule is not None and probe.transition_rule.name == name
+    if probe.datasets == ("tabfact",):
+        honours_the_tabfact_contract(probe)
+        return
     docs = docs if probe.needs_parse else None
     relevance = RELEVANCE if probe.needs_relevance else None
     made = hand_made_counterfactuals() if probe.needs_human_counterfactuals else None
@@ -132,6 +195,59 @@ def test_every_registered_probe_honours_the_contract(name, docs):
     assert probe.label_change is None or probe.judged_by == "expected"
 
 
+def tabfact_outputs(probe, seed: int) -> dict:
+    """uid -> the probe's examples of each TabFact fixture example, or the NotApplicable reason."""
+    programs = tabfact_programs() if probe.needs_programs else None
+    shared: dict = {}
+    out = {}
+    for record in TF_EXAMPLES.to_pylist():
+        example = Example(**record)
+        if example.label not in probe.labels:
+            continue
+        ctx = ProbeContext(
+            rng=seeded_rng(seed, probe.name, example.uid), tables=TF_TABLES, shared=shared, programs=programs
+        )
+        try:
+            out[example.uid] = probe.apply(example, TF_TABLES[example.table_id], None, ctx)
+        except NotApplicable as reason:
+            out[example.uid] = str(reason)
+    return out
+
+
+def honours_the_tabfact_contract(probe):
+    """The contract of a TabFact probe: relational tables out, its invariants kept, TabFact's two labels,
+    JSON-able provenance, every example perturbed or skipped with a reason, and the same output from
+    the same seed. (generate() writes InfoTabS's table struct; the TabFact Parquet contract is the
+    workflow's, checked where it is wired.)"""
+    assert probe.labels <= {"E", "C"}
+    if probe.transition_rule is not None:
+        assert set(probe.transition_rule.allowed) == {"E", "C"}
+    first = tabfact_outputs(probe, 7)
+    assert first == tabfact_outputs(probe, 7)  # deterministic
+    by_uid = {r["uid"]: Example(**r) for r in TF_EXAMPLES.to_pylist()}
+    perturbed = 0
+    for uid, out in first.items():
+        if isinstance(out, str):
+            assert out  # a reason, counted in coverage
+            continue
+        perturbed += 1
+        example, table = by_uid[uid], TF_TABLES[by_uid[uid].table_id]
+        for item in out:
+            assert isinstance(item, ProbeExample) and isinstance(item.table, RelationalTable)
+            assert (item.expected is None) == (probe.judged_by != "expected")
+            assert item.expected is None or item.expected in ("E", "C")
+            json.dumps(item.provenance)
+            assert invariants.breaches(invariants.of(probe), example, table, item) == []
+    assert perturbed, f"{probe.name} perturbed no example of the TabFact fixture"
+    if probe.needs_programs:  # a statement without a program is skipped, saying so
+        assert "statement has no program" in first["tf:4"]
+    sources = source_files(probe.name)
+    assert module_path(probe.name) in sources and "probes/base.py" in sources
+    assert all((PACKAGE / path).is_file() for path in sources)
+    assert probe.family in ("", "hypothesis", "counterfactual", "premise_control")
+    assert (probe.label_change is not None) == (probe.family in ("hypothesis", "counterfactual"))
+
+
 def test_a_probe_depends_on_the_helpers_it_imports_and_no_others():
     assert "probes/hypothesis_edits/negation.py" in source_files("negation_flip")
     # one family of the parse-based edits, not the others
@@ -169,9 +285,21 @@ def test_select_examples_is_seeded_ordered_and_split_specific():
 
 
 def test_transition_rules_cover_every_label():
-    for rule in transition_rules().values():
-        assert set(rule.allowed) == set(LABELS)
+    for name, rule in transition_rules().items():
+        # a TabFact rule is stated over its two labels, E and C
+        labels = {"E", "C"} if get_probe(name).datasets == ("tabfact",) else set(LABELS)
+        assert set(rule.allowed) == labels and rule.labels == tuple(lab for lab in LABELS if lab in labels)
         assert all(allowed <= set(LABELS) and allowed for allowed in rule.allowed.values())
     deletion = transition_rules()["row_deletion"]
     assert deletion.is_valid("E", "N") and not deletion.is_valid("E", "C")
     assert deletion.is_valid("N", "N") and not deletion.is_valid("N", "E")
+    assert transition_rules()["record_deletion"].allowed_after("E") == "ENTAIL, CONTRADICT"
+
+
+def test_a_two_label_rule_allows_only_e_and_c():
+    from tabprobe.probes.transitions import PROJECT, transition_rule
+
+    rule = transition_rule("r", PROJECT, E="E", C="C")
+    assert set(rule.allowed) == {"E", "C"} and rule.labels == ("E", "C")
+    with pytest.raises(ValueError, match="allows only E and C"):
+        transition_rule("r", PROJECT, E="EN", C="C")

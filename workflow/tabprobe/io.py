@@ -130,8 +130,9 @@ def _write_table(table: pa.Table, schema: pa.Schema, where) -> None:
     pq.write_table(table.select(schema.names).cast(schema), where, **_PARQUET_OPTIONS)
 
 
-def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
-    """Read a Parquet file and check it has exactly the declared schema.
+def read_parquet(path: str | os.PathLike, schema: pa.Schema | tuple[pa.Schema, ...]) -> pa.Table:
+    """Read a Parquet file and check it has exactly the declared schema (or exactly one of the
+    declared schemas, for a stage that reads either dataset's tables: schemas.ANY_TABLES).
 
     A truncated or corrupt file from an earlier run, or one written by another version,
     stops here with its name rather than flowing on silently.
@@ -152,10 +153,12 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema) -> pa.Table:
             f"{path}: damaged Parquet footer (it counts {meta.num_rows} rows, its row groups {group_rows}, "
             f"{table.num_rows} were read). Delete it and re-run the workflow to rebuild it."
         )
-    if not table.schema.equals(schema, check_metadata=False):
+    allowed = schema if isinstance(schema, tuple) else (schema,)
+    if not any(table.schema.equals(s, check_metadata=False) for s in allowed):
+        expected = "\n  or:       ".join(str(s) for s in allowed)
         raise CorruptFileError(
             f"{path}: schema differs from the one this stage expects.\n"
-            f"  expected: {schema}\n  found:    {table.schema}\n"
+            f"  expected: {expected}\n  found:    {table.schema}\n"
             "Delete the file and re-run the workflow to rebuild it."
         )
     return table

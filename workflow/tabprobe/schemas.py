@@ -20,6 +20,21 @@ TABLE = pa.struct(TABLE_FIELDS)
 # results/data/{split}.tables.parquet
 TABLES = pa.schema(TABLE_FIELDS)
 
+# TabFact's relational table (tabprobe.data.tabfact.table.RelationalTable): a header and records.
+# Here, not in data/tabfact/: every stage's contracts live in this module, below the datasets.
+RELATIONAL_TABLE_FIELDS = [
+    pa.field("table_id", pa.string(), nullable=False),
+    pa.field("title", pa.string(), nullable=False),  # the caption ("none" where TabFact gives none)
+    pa.field("header", pa.list_(pa.string()), nullable=False),
+    pa.field("records", pa.list_(pa.list_(pa.string())), nullable=False),
+    # Where each record stood in the original table; null for a record a probe inserted.
+    pa.field("source_records", pa.list_(pa.int64()), nullable=False),
+]
+RELATIONAL_TABLE = pa.struct(RELATIONAL_TABLE_FIELDS)
+
+# results/data/{split}.tables.parquet of a relational dataset (TabFact)
+RELATIONAL_TABLES = pa.schema(RELATIONAL_TABLE_FIELDS)
+
 # results/data/{split}.parquet
 EXAMPLES = pa.schema(
     [
@@ -42,6 +57,22 @@ PROBE_EXAMPLES = pa.schema(
         pa.field("table", TABLE, nullable=False),  # the (perturbed) table the model sees
         pa.field("expected", pa.string()),  # expected label; null when judged by transition rules
         pa.field("provenance", pa.string(), nullable=False),  # JSON: what the probe changed
+    ]
+)
+
+# results/probes/{probe}/{split}.parquet of a relational dataset: the same columns, the table relational
+RELATIONAL_PROBE_EXAMPLES = pa.schema(
+    [field.with_type(RELATIONAL_TABLE) if field.name == "table" else field for field in PROBE_EXAMPLES]
+)
+
+# results/data/bootstrap.programs.parquet: TabFact's human-written programs (bootstrap.json) kept for
+# the examples of the bootstrap split, and the evidence each read on the original table
+PROGRAMS = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),  # the example's uid
+        pa.field("program", pa.string(), nullable=False),  # as written, with its `=True` suffix
+        pa.field("records_read", pa.list_(pa.int64()), nullable=False),
+        pa.field("columns_read", pa.list_(pa.string()), nullable=False),
     ]
 )
 
@@ -88,6 +119,12 @@ RELEVANCE = pa.schema(
         pa.field("source", pa.string(), nullable=False),  # "aligner" or "annotations:<file name>"
     ]
 )
+
+
+# What a stage that reads either dataset's tables accepts: InfoTabS's infoboxes or TabFact's
+# relational tables (data/tables.py turns either into its table type).
+ANY_TABLES = (TABLES, RELATIONAL_TABLES)
+ANY_PROBE_EXAMPLES = (PROBE_EXAMPLES, RELATIONAL_PROBE_EXAMPLES)
 
 
 def relevant_keys(relevance: pa.Table) -> dict[str, tuple[str, ...]]:

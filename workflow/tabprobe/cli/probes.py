@@ -27,7 +27,7 @@ def cmd_probes(args, console) -> int:
     from rich.table import Table as RichTable
 
     table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for column in ("probe", "judged by", "family", "paper section", "what it does"):
+    for column in ("probe", "dataset", "judged by", "family", "paper section", "what it does"):
         table.add_column(column, overflow="fold")
     broken = []
     for name in REGISTRY:
@@ -35,10 +35,15 @@ def cmd_probes(args, console) -> int:
             probe = get_probe(name)
         except Exception as error:  # a probe module being written may not import yet: list the rest
             broken.append(name)
-            table.add_row(name, "", "", "", styled(f"cannot be loaded: {type(error).__name__}: {error}", "red"))
+            table.add_row(name, "", "", "", "", styled(f"cannot be loaded: {type(error).__name__}: {error}", "red"))
             continue
         table.add_row(
-            name, judged_by(probe), probe.family or "—", probe.paper_reference or "—", first_sentence(probe.description)
+            name,
+            ", ".join(probe.datasets),
+            judged_by(probe),
+            probe.family or "—",
+            probe.paper_reference or "—",
+            first_sentence(probe.description),
         )
     console.print(table)
     console.print(

@@ -117,6 +117,10 @@ def _option_problems(name: str, externals, config) -> list[str]:
     ]
 
 
+# The dataset a run reads: the workflow runs InfoTabS only so far (data/datasets.py has more).
+RUN_DATASET = "infotabs"
+
+
 # The ways config gives a model: exactly one per model.
 MODEL_KINDS = ("checkpoint", "train", "init", "causal")
 
@@ -208,6 +212,12 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
             )
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
+    for name in probes:
+        if name in REGISTRY and RUN_DATASET not in (datasets := get_probe(name).datasets):
+            problems.append(
+                f"config key probes.{name}: the probe is written for {', '.join(datasets)}'s tables and labels; "
+                f"the workflow runs {RUN_DATASET} (docs/probes.md: TabFact's probes are not run by the workflow yet)"
+            )
     judged_by_transitions = [
         n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")
     ]

@@ -39,6 +39,7 @@ class Dataset:
 # One line per dataset; `get_dataset` imports the module when first asked.
 REGISTRY: dict[str, str] = {
     "infotabs": "tabprobe.data.infotabs.dataset:DATASET",
+    "tabfact": "tabprobe.data.tabfact.dataset:DATASET",
 }
 
 

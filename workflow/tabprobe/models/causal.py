@@ -32,8 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import context_problems, fingerprint, read_config, require_base
 from tabprobe.models.encoding import collate
@@ -257,7 +256,7 @@ def infer(
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     features, truncated = [], 0
     for r in records:
-        ids, cut = builder.encode(render(Table.from_arrow(r["table"]), premise), r["hypothesis"], room)
+        ids, cut = builder.encode(render(table_from_arrow(r["table"]), premise), r["hypothesis"], room)
         features.append({"input_ids": ids})
         truncated += cut
     if truncated:

@@ -11,8 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import context_problems, fingerprint, label_order, require_base
 from tabprobe.models.encoding import collate, encode
@@ -104,7 +103,7 @@ def infer(
     for problem in context_problems(loaded.model.config.to_dict(), max_length):
         raise ModelError(f"config key max_length: {problem}")  # the config check names its file and line
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
-    premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
+    premises = [render(table_from_arrow(r["table"]), premise) for r in records]
     encoded = encode(loaded.tokenizer, premises, [r["hypothesis"] for r in records], max_length, pair_order)
     if encoded.truncated:
         log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tabprobe import LABELS
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -177,7 +176,7 @@ class PromptBuilder:
         self.rendering = rendering
         # A chat template writes its own special tokens into the text.
         self.leading_ids = [] if prompting.chat_template else _leading_special_ids(tokenizer)
-        self.shot_tables = [Table.from_arrow(shot["table"]) for shot in prompting.shots]
+        self.shot_tables = [table_from_arrow(shot["table"]) for shot in prompting.shots]
         self.shot_rows_dropped = 0
         self._fill_shots()
         # The shots take at most half of the prompt, so that the test example's table, the one

@@ -45,7 +45,7 @@ def predict_file(
     On a GPU, batches are filled to `gpu_batch_tokens` padded tokens: a GPU needs big batches to
     be busy, and a fixed number of examples per batch leaves it idle on short inputs. On a CPU,
     which is busy at any batch size, `batch_size` examples."""
-    probe_examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES)
+    probe_examples = read_parquet(probe_path, schemas.ANY_PROBE_EXAMPLES)
     start = time.monotonic()
     batch_tokens = batch_tokens_on(loaded, gpu_batch_tokens)
     infer = causal.infer if loaded.kind == "causal" else models.infer

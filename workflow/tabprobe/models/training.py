@@ -28,9 +28,8 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from tabprobe import LABELS, schemas
-from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.render import render
 from tabprobe.data.infotabs.table import Table
+from tabprobe.data.tables import load_tables, render
 from tabprobe.io import atomic_dir, read_parquet
 from tabprobe.models.checkpoints import NLI_ID2LABEL, new_classifier, save_checkpoint
 from tabprobe.models.encoding import encode
@@ -372,9 +371,9 @@ def train_model(
     with atomic_dir(out_dir) as tmp:
         train(
             read_parquet(train_path, schemas.EXAMPLES),
-            infotabs.load_tables(read_parquet(train_tables_path, schemas.TABLES)),
+            load_tables(read_parquet(train_tables_path, schemas.ANY_TABLES)),
             read_parquet(dev_path, schemas.EXAMPLES),
-            infotabs.load_tables(read_parquet(dev_tables_path, schemas.TABLES)),
+            load_tables(read_parquet(dev_tables_path, schemas.ANY_TABLES)),
             premise,
             settings,
             tmp,

@@ -50,6 +50,20 @@ REGISTRY: dict[str, str] = {
     "cf_row_swap": "tabprobe.probes.cf_row_swap:PROBE",
     "cf_title_swap": "tabprobe.probes.cf_title_swap:PROBE",
     "cf_human": "tabprobe.probes.cf_human:PROBE",
+    "record_deletion": "tabprobe.probes.record_deletion:PROBE",
+    "record_insertion": "tabprobe.probes.record_insertion:PROBE",
+    "record_permutation": "tabprobe.probes.record_permutation:PROBE",
+    "column_permutation": "tabprobe.probes.column_permutation:PROBE",
+    "program_record_deletion": "tabprobe.probes.program_record_deletion:PROBE",
+    "relevant_record_deletion": "tabprobe.probes.relevant_record_deletion:PROBE",
+    "irrelevant_record_deletion": "tabprobe.probes.irrelevant_record_deletion:PROBE",
+    "program_cell_update": "tabprobe.probes.program_cell_update:PROBE",
+    "tf_entity_flip": "tabprobe.probes.tf_entity_flip:PROBE",
+    "tf_number_flip": "tabprobe.probes.tf_number_flip:PROBE",
+    "tf_negation": "tabprobe.probes.tf_negation:PROBE",
+    "tf_entity_rename": "tabprobe.probes.tf_entity_rename:PROBE",
+    "tf_hypothesis_only": "tabprobe.probes.tf_hypothesis_only:PROBE",
+    "tf_swapped_table": "tabprobe.probes.tf_swapped_table:PROBE",
 }
 
 # External probe sets named in config (`probes: {name: {external: folder}}`): folders of tables

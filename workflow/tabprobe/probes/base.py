@@ -36,6 +36,17 @@ class ProbeExample:
     provenance: Mapping[str, Any] = field(default_factory=dict)  # JSON-able record of the change
 
 
+@dataclass(frozen=True)
+class ProgramFacts:
+    """A statement's program (TabFact bootstrap.json, `tabprobe.data.tabfact.programs`) and what it read
+    when executed on the ORIGINAL table: indices of its records (follow them through an edit with the
+    edited table's `source_records`) and the names of the columns it named."""
+
+    program: str
+    records_read: tuple[int, ...] = ()
+    columns_read: tuple[str, ...] = ()
+
+
 @dataclass
 class ProbeContext:
     """Everything a probe may use besides the example itself.
@@ -63,6 +74,9 @@ class ProbeContext:
     # (table id, hypothesis) -> the paper's hand-made counterfactuals of that example
     # (tabprobe.data.infotabs.counterfactuals); None unless the probe needs_human_counterfactuals.
     counterfactuals: Mapping[tuple[str, str], Any] | None = None
+    # uid -> the example's human-written program and the evidence it read on the original table
+    # (TabFact's bootstrap split); None unless the probe needs_programs.
+    programs: Mapping[str, ProgramFacts] | None = None
 
 
 class NotApplicable(Exception):
@@ -138,6 +152,9 @@ class Probe:
     # What a schema cannot say (a range's low below its high): a function of the probe's options
     # returning (option, problem) pairs, run after the schemas.
     check_options: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    # True for probes that execute the example's program (ctx.programs): they recompute the expected
+    # label on the edited table and apply only to examples that come with a program.
+    needs_programs: bool = False
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

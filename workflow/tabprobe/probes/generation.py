@@ -15,8 +15,8 @@ import pyarrow as pa
 from tabprobe import schemas
 from tabprobe.data import parsing
 from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
-from tabprobe.data.infotabs import reading as infotabs
 from tabprobe.data.infotabs.table import Table
+from tabprobe.data.tables import load_tables, probe_examples_schema
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.probes import (
     Example,
@@ -29,6 +29,7 @@ from tabprobe.probes import (
     invariants,
     option_problems,
 )
+from tabprobe.probes.base import ProgramFacts
 from tabprobe.seeding import seeded_rng, select_examples
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ def perturbations(
     relevance: Mapping[str, tuple[str, ...]] | None = None,
     tally: Tally | None = None,
     counterfactuals: Mapping[tuple[str, str], Any] | None = None,
+    programs: Mapping[str, ProgramFacts] | None = None,
 ) -> Iterator[list[dict]]:
     """The probe applied to the examples one by one, lazily: for each gold example it perturbs,
     in the order of `examples`, the list of its probe examples (`schemas.PROBE_EXAMPLES`
@@ -68,14 +70,18 @@ def perturbations(
         raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
     if probe.needs_human_counterfactuals and counterfactuals is None:
         raise ValueError(f"probe {probe_name} reads the hand-made counterfactuals; pass the split's set")
+    if probe.needs_programs and programs is None:
+        raise ValueError(f"probe {probe_name} re-executes the statements' programs; pass the split's programs")
     problems = option_problems(probe, options or {})
     if problems:  # the config check names them first, with file and line; this is for direct callers
         raise ValueError("; ".join(f"probes.{probe_name}.{name}: {problem}" for name, problem in problems))
-    return _perturbations(probe, examples, tables, seed, options, docs, relevance, tally or Tally(), counterfactuals)
+    return _perturbations(
+        probe, examples, tables, seed, options, docs, relevance, tally or Tally(), counterfactuals, programs
+    )
 
 
 def _perturbations(
-    probe, examples, tables, seed, options, docs, relevance, tally: Tally, counterfactuals=None
+    probe, examples, tables, seed, options, docs, relevance, tally: Tally, counterfactuals=None, programs=None
 ) -> Iterator[list[dict]]:
     probe_name = probe.name
     promises = invariants.of(probe)
@@ -100,6 +106,7 @@ def _perturbations(
             relevance=relevance,
             seed=seed,
             counterfactuals=counterfactuals,
+            programs=programs,
         )
         doc = docs[example.uid] if docs is not None else None
         table = tables[example.table_id]
@@ -193,16 +200,20 @@ def generate(
     decisions: Mapping[str, curation.Decision] | None = None,
     split: str = "",
     counterfactuals: Mapping[tuple[str, str], Any] | None = None,
+    programs: Mapping[str, ProgramFacts] | None = None,
 ) -> tuple[pa.Table, dict]:
     """Apply a probe to every example; returns the probe examples and a coverage summary.
     `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
     uid -> relevant row keys, for probes that read it; `decisions` uid -> a person's curation
     decision (tabprobe.probes.curation), applied to the examples of `split`; `counterfactuals` the split's
-    hand-made counterfactuals by (table id, hypothesis), for probes that read them."""
+    hand-made counterfactuals by (table id, hypothesis), for probes that read them; `programs` uid ->
+    the statement's program and what it read (TabFact's bootstrap split), for probes that re-execute it."""
     tally = Tally(curator=curation.Curator(decisions or {}, split, get_probe(probe_name).label_change))
     rows = [
         row
-        for kept in perturbations(probe_name, examples, tables, seed, options, docs, relevance, tally, counterfactuals)
+        for kept in perturbations(
+            probe_name, examples, tables, seed, options, docs, relevance, tally, counterfactuals, programs
+        )
         for row in kept
     ]
     coverage = {
@@ -225,7 +236,7 @@ def generate(
         dict(tally.dropped),
         coverage["review"],
     )
-    return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
+    return pa.Table.from_pylist(rows, schema=probe_examples_schema(tables)), coverage
 
 
 @dataclass(frozen=True)
@@ -240,6 +251,8 @@ class ProbeInputs:
     relevance_source: str | None = None
     # (table id, hypothesis) -> the paper's hand-made counterfactuals (tabprobe.data.infotabs.counterfactuals)
     counterfactuals: Mapping[tuple[str, str], Any] | None = None
+    # uid -> the statement's program and what it read (TabFact's bootstrap split)
+    programs: Mapping[str, ProgramFacts] | None = None
 
 
 def read_probe_inputs(
@@ -252,11 +265,12 @@ def read_probe_inputs(
     relevance_path: str | None = None,
     counterfactuals_root: str | None = None,
     verify_counterfactuals: bool = True,
+    programs_path: str | None = None,
 ) -> ProbeInputs:
     """The inputs of generate_probe (also read by `tabprobe show`). `counterfactuals_root`: a copy
     of the hand-made counterfactual release, checked against its checksums unless told not to."""
     examples = select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
-    tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
+    tables = load_tables(read_parquet(tables_path, schemas.ANY_TABLES))
     docs = None
     if parses_path:
         docs = parsing.read(parses_path, zip(examples["uid"].to_pylist(), examples["hypothesis"].to_pylist()))
@@ -274,7 +288,17 @@ def read_probe_inputs(
         pairs = human_counterfactuals.read_split(counterfactuals_root, split, categories)
         counterfactuals = human_counterfactuals.by_example(pairs)
         log.info("read %d hand-made counterfactuals of %s from %s", len(pairs), split, counterfactuals_root)
-    return ProbeInputs(examples, tables, docs, relevant, source, counterfactuals)
+    programs = read_programs(programs_path) if programs_path else None
+    return ProbeInputs(examples, tables, docs, relevant, source, counterfactuals, programs)
+
+
+def read_programs(path: str) -> dict[str, ProgramFacts]:
+    """uid -> ProgramFacts, from a split's programs file (schemas.PROGRAMS: only programs that give
+    their statement's label on the original table are there, data/tabfact/ingest.py)."""
+    return {
+        r["uid"]: ProgramFacts(r["program"], tuple(r["records_read"]), tuple(r["columns_read"]))
+        for r in read_parquet(path, schemas.PROGRAMS).to_pylist()
+    }
 
 
 def generate_probe(
@@ -292,9 +316,11 @@ def generate_probe(
     curation_paths: Sequence[str] = (),
     counterfactuals: Sequence[str] | None = None,
     verify_counterfactuals: bool = True,
+    programs_path: str | None = None,
 ) -> None:
-    """Rule generate_probe: a probe applied to a split's (capped) examples. `counterfactuals`: the hand-made counterfactual files of the split (its TSV first), or the
-    downloaded copy's folder, for a probe that reads them."""
+    """Rule generate_probe: a probe applied to a split's (capped) examples. `counterfactuals`: the
+    hand-made counterfactual files of the split (its TSV first), or the downloaded copy's folder, for
+    a probe that reads them; `programs_path`: the split's programs, for a probe that re-executes them."""
     counterfactuals_root = str(human_counterfactuals.root_of(counterfactuals[0])) if counterfactuals else None
     decisions = curation.read_decisions(curation_paths) if curation_paths else {}
     inputs = read_probe_inputs(
@@ -307,6 +333,7 @@ def generate_probe(
         relevance_path,
         counterfactuals_root,
         verify_counterfactuals,
+        programs_path,
     )
     probe_examples, coverage = generate(
         probe,
@@ -319,8 +346,9 @@ def generate_probe(
         decisions,
         split,
         inputs.counterfactuals,
+        inputs.programs,
     )
-    write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
+    write_parquet(probe_examples, out, probe_examples_schema(inputs.tables))
     write_json(
         {
             "split": split,

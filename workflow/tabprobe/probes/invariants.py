@@ -255,3 +255,197 @@ PREMISE_REPLACED = Invariant("replaces the premise", _premise_replaced)
 TABLE_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, CHANGES_SOMETHING)
 # ... and every probe that edits the hypothesis by recorded character spans.
 HYPOTHESIS_EDIT: tuple[Invariant, ...] = (TABLE_KEPT, EDITS_REPRODUCE, CLEAN_SPACING)
+
+
+# ---------------------------------------------------------------- record edits (TabFact's relational tables)
+# Read duck-typed (header, records, source_records), so this module imports no dataset's table.
+
+
+def replay_record_edits(table, provenance):
+    """The relational table the provenance says the probe made from the gold `table`: a deleted
+    record (index into the gold table), an inserted one (index into the table then), an updated
+    cell, then a new order of the records and of the columns. ValueError/IndexError when the record
+    does not fit the table."""
+    records, sources = list(table.records), list(table.source_records)
+    if "deleted_record" in provenance:
+        gone = provenance["deleted_record"]
+        if list(records[gone["index"]]) != gone["cells"] or sources[gone["index"]] != gone["source"]:
+            raise ValueError(f"deleted record {gone['index']} is {list(records[gone['index']])}, not {gone['cells']}")
+        del records[gone["index"]], sources[gone["index"]]
+    if "inserted_record" in provenance:
+        new = provenance["inserted_record"]
+        if not 0 <= new["index"] <= len(records):
+            raise IndexError(f"insertion at {new['index']} in a table of {len(records)} records")
+        records.insert(new["index"], tuple(new["cells"]))
+        sources.insert(new["index"], None)
+    if "updated_cell" in provenance:
+        cell = provenance["updated_cell"]
+        record = list(records[cell["record"]])
+        if record[cell["column"]] != cell["old"] or table.header[cell["column"]] != cell["name"]:
+            raise ValueError(
+                f"cell {cell['record']}/{cell['column']} holds {record[cell['column']]!r}, not {cell['old']!r}"
+            )
+        record[cell["column"]] = cell["new"]
+        records[cell["record"]] = tuple(record)
+    if "record_order" in provenance:
+        order = provenance["record_order"]
+        if sorted(order) != list(range(len(records))):
+            raise ValueError(f"record order {order} is not a permutation of {len(records)} records")
+        records, sources = [records[i] for i in order], [sources[i] for i in order]
+    replayed = table.with_records(records, sources)
+    if "column_order" in provenance:
+        order = provenance["column_order"]
+        if sorted(order) != list(range(len(table.header))):
+            raise ValueError(f"column order {order} is not a permutation of {len(table.header)} columns")
+        replayed = replayed.with_columns(order)
+    return replayed
+
+
+def _record_edits_replay(example, table, out):
+    try:
+        replayed = replay_record_edits(table, out.provenance)
+    except (KeyError, IndexError, ValueError) as error:
+        return f"the recorded record edits do not fit the table: {error}"
+    if replayed != out.table:
+        return "the recorded record edits do not give the new table"
+    if (replayed.header, replayed.records) == (table.header, table.records):
+        return "the table did not change"
+    return None
+
+
+RECORD_EDITS_REPLAY = Invariant("its recorded record edits turn the table into the new one", _record_edits_replay)
+
+
+def _records_reordered(example, table, out):
+    if out.table.header != table.header or sorted(out.table.records) != sorted(table.records):
+        return "the records are not the same records under the same header"
+    return "the order did not change" if out.table.records == table.records else None
+
+
+RECORDS_REORDERED = Invariant("reorders the records and nothing else", _records_reordered)
+
+
+def _columns_of(table) -> list:
+    return sorted((name, tuple(record[j] for record in table.records)) for j, name in enumerate(table.header))
+
+
+def _columns_reordered(example, table, out):
+    if len(out.table.records) != len(table.records) or _columns_of(out.table) != _columns_of(table):
+        return "the columns are not the same columns (header and cells)"
+    if out.table.source_records != table.source_records:
+        return "the records moved"
+    return "the order did not change" if out.table.header == table.header else None
+
+
+COLUMNS_REORDERED = Invariant("reorders the columns and nothing else", _columns_reordered)
+
+
+def _inserted_record_new(example, table, out):
+    inserted = out.provenance.get("inserted_record")
+    if inserted is None:
+        return "no inserted record recorded"
+    if tuple(inserted["cells"]) in set(table.records):
+        return f"the inserted record copies an existing one: {inserted['cells']}"
+    return None
+
+
+INSERTED_RECORD_NEW = Invariant("inserts a record that copies none of the table's", _inserted_record_new)
+
+
+def _expects_gold(example, table, out):
+    return None if out.expected == example.label else f"expected {out.expected} for gold {example.label}"
+
+
+EXPECTS_GOLD = Invariant("expects the gold label", _expects_gold)
+
+# The invariants of every probe that edits a relational table's records or cells.
+RECORD_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, RECORD_EDITS_REPLAY)
+# ---------------------------------------------------------------- TabFact statement probes (relational tables)
+
+
+def same_relational_table(a, b) -> bool:
+    """Title, header and records equal (TabFact's RelationalTable has records, not key -> values rows)."""
+    return (a.title, tuple(a.header), tuple(a.records)) == (b.title, tuple(b.header), tuple(b.records))
+
+
+def _keeps_relational_table(example, table, out):
+    return None if same_relational_table(out.table, table) else "the table changed"
+
+
+RELATIONAL_TABLE_KEPT = Invariant("leaves the relational table as it was", _keeps_relational_table)
+
+
+def _relational_premise_replaced(example, table, out):
+    return None if not same_relational_table(out.table, table) else "the premise is the gold table"
+
+
+RELATIONAL_PREMISE_REPLACED = Invariant("replaces the relational premise", _relational_premise_replaced)
+
+
+def _premise_empty(example, table, out):
+    if out.table.header or out.table.records or out.table.title:
+        return f"the premise has {len(out.table.header)} columns, {len(out.table.records)} records, title {out.table.title!r}"
+    return None
+
+
+PREMISE_EMPTY = Invariant("the premise is empty (no title, header or records)", _premise_empty)
+
+
+def _header_differs(example, table, out):
+    if out.table.table_id == table.table_id or tuple(out.table.header) == tuple(table.header):
+        return f"the premise {out.table.table_id} has the gold table's id or header"
+    return None
+
+
+HEADER_DIFFERS = Invariant("the premise is another table, with another header", _header_differs)
+
+
+def _whole_tokens(text: str, phrase: str) -> bool:
+    tokens, wanted = text.split(), phrase.split()
+    return any(tokens[i : i + len(wanted)] == wanted for i in range(len(tokens) - len(wanted) + 1))
+
+
+def _rename_replays(example, table, out):
+    """The recorded cell renames turn the gold table into the new one; the new name is in no cell or
+    title of the gold table; the old name is left as whole tokens in no cell, title or statement."""
+    old, new = out.provenance.get("old"), out.provenance.get("new")
+    if not old or not new:
+        return "no renamed entity recorded"
+    records = [list(record) for record in table.records]
+    for cell in out.provenance.get("table_cells", []):
+        if records[cell["record"]][cell["column"]] != cell["old"]:
+            return f"cell {cell['record']}/{cell['column']} holds {records[cell['record']][cell['column']]!r}, not {cell['old']!r}"
+        records[cell["record"]][cell["column"]] = cell["new"]
+    title = out.provenance.get("title", {}).get("new", table.title)
+    if (title, tuple(table.header), tuple(map(tuple, records))) != (
+        out.table.title,
+        tuple(out.table.header),
+        tuple(out.table.records),
+    ):
+        return "the recorded renames do not give the new table"
+    if any(new in cell for record in table.records for cell in record) or new in table.title:
+        return f"the new name {new!r} is already in the gold table"
+    texts = [cell for record in out.table.records for cell in record] + [out.table.title, out.hypothesis]
+    if any(_whole_tokens(text, old) for text in texts):
+        return f"{old!r} is still named after the rename"
+    return None
+
+
+RENAME_REPLAYS = Invariant("renames one entity consistently in the table and the statement", _rename_replays)
+
+
+def _tokenised_spacing(example, table, out):
+    """TabFact writes " , " and " ." itself (tokenised text), so only the spacing of tokens is
+    checked: single spaces, none at either end, something left."""
+    text = out.hypothesis
+    if not text.strip() or text != text.strip() or "  " in text:
+        return f"not single-spaced tokens: {text!r}"
+    return None
+
+
+TOKENISED_SPACING = Invariant("keeps the statement single-spaced tokens", _tokenised_spacing)
+
+# Every TabFact probe that edits the statement by recorded character spans.
+STATEMENT_EDIT: tuple[Invariant, ...] = (RELATIONAL_TABLE_KEPT, EDITS_REPRODUCE, TOKENISED_SPACING)
+# The counterfactual rename: the statement's edits and the table's, together.
+RENAME_EDIT: tuple[Invariant, ...] = (RENAME_REPLAYS, EDITS_REPRODUCE, TOKENISED_SPACING)

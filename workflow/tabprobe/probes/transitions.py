@@ -3,7 +3,8 @@ catalogue's "judged by" column). Each probe judged by transitions declares its r
 module (`PROBE.transition_rule`).
 
 Keys are the label the model predicted before the perturbation; values the labels it may
-predict after. Anything else is an invalid transition.
+predict after. Anything else is an invalid transition. A rule for a two-label dataset (TabFact:
+ENTAILED / REFUTED read as E / C) has the keys E and C only.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ class TransitionRule:
     def is_valid(self, before: str, after: str) -> bool:
         return after in self.allowed[before]
 
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels the rule is stated over, in E, N, C order (E, C for a two-label rule)."""
+        from tabprobe import LABELS
+
+        return tuple(lab for lab in LABELS if lab in self.allowed)
+
     def allowed_after(self, before: str) -> str:
         """The labels allowed after `before`, named, in E, N, C order."""
         from tabprobe import LABEL_NAMES, LABELS
@@ -27,10 +35,20 @@ class TransitionRule:
         return ", ".join(LABEL_NAMES[lab] for lab in LABELS if lab in self.allowed[before])
 
 
-def transition_rule(name: str, source: str, E: str, N: str, C: str) -> TransitionRule:
+def transition_rule(name: str, source: str, E: str, N: str | None = None, C: str = "") -> TransitionRule:
     """A rule from the labels allowed after each label: `transition_rule("row_deletion", PAPER,
-    E="EN", N="N", C="CN")`. Each table probe declares its own, in its module."""
-    return TransitionRule(name, {"E": frozenset(E), "N": frozenset(N), "C": frozenset(C)}, source)
+    E="EN", N="N", C="CN")`; over two labels (TabFact), N left out: `transition_rule(
+    "record_permutation", PROJECT, E="E", C="C")`. Each table probe declares its own, in its module."""
+    if not C:
+        raise ValueError(f"transition rule {name}: say which labels may follow C (C=...)")
+    allowed = {"E": frozenset(E), "C": frozenset(C)}
+    if N is not None:
+        allowed = {"E": allowed["E"], "N": frozenset(N), "C": allowed["C"]}
+    else:
+        stray = sorted((set(E) | set(C)) - {"E", "C"})
+        if stray:
+            raise ValueError(f"transition rule {name}: a two-label rule (no N=) allows only E and C, not {stray}")
+    return TransitionRule(name, allowed, source)
 
 
 # Where a rule comes from, stated in the report.

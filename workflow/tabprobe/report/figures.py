@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tabprobe import LABEL_NAMES, LABELS
+from tabprobe import LABEL_NAMES
 from tabprobe.probes.transitions import TransitionRule
 
 Point = tuple[float, float]
@@ -130,8 +130,9 @@ def transition_graph(
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fff"/>',
         f'<text x="12" y="22" font-size="14" font-weight="bold">{html.escape(title)}</text>',
     ]
-    for before in LABELS:
-        for after in LABELS:
+    labels = rule.labels  # E, N, C; E and C for a two-label dataset's rule
+    for before in labels:
+        for after in labels:
             valid = rule.is_valid(before, after)
             text = ", ".join(_percent(v) for v in percent.get((before, after), [None] * len(splits)))
             # One group per edge, with a tooltip naming it (and something tests can read).
@@ -141,7 +142,7 @@ def transition_graph(
             )
             parts += _edge(before, after, text, VALID_COLOUR if valid else INVALID_COLOUR)
             parts.append("</g>")
-    for lab, (x, y) in NODES.items():
+    for lab, (x, y) in ((lab, NODES[lab]) for lab in labels):
         parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{NODE_RADIUS:.0f}" fill="#eceff1" stroke="#263238" stroke-width="1.5"/>'
         )
@@ -152,7 +153,7 @@ def transition_graph(
     legend = [
         "Edge labels: % of the examples predicted with the source label that are predicted with the target label",
         f"after the change, for {', '.join(splits)}. Red, dashed: invalid transition. "
-        + ", ".join(f"{lab} = {LABEL_NAMES[lab]}" for lab in LABELS)
+        + ", ".join(f"{lab} = {LABEL_NAMES[lab]}" for lab in labels)
         + ".",
     ]
     for i, line in enumerate(legend):
