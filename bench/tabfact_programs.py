@@ -83,6 +83,33 @@ def execution_report(bootstrap: dict, tables: Path) -> dict:
     }
 
 
+def deletion_report(bootstrap: dict, tables: Path) -> dict:
+    """Whether a program's evidence is complete: every program that holds on its table re-executed
+    with each record deleted in turn, counting the results that changed, for the records it read and
+    for those it did not (a change there would be evidence the executor failed to report)."""
+    changed: Counter = Counter()
+    deletions: Counter = Counter()
+    for table_id, entries in sorted(bootstrap.items()):
+        table = reading.read_table(tables / table_id)
+        records = list(table.records)
+        for _, _, _, _, program in entries:
+            try:
+                outcome = programs.execute(program, table.header, records)
+            except programs.ProgramError:
+                continue
+            if outcome.result is not True:
+                continue
+            for index in range(len(records)):
+                kind = "read" if index in outcome.records_read else "not_read"
+                deletions[kind] += 1
+                try:
+                    after = programs.execute(program, table.header, records[:index] + records[index + 1 :]).result
+                except programs.ProgramError:
+                    after = None
+                changed[kind] += after is not True
+    return {"deletions": dict(deletions), "changed": dict(changed)}
+
+
 def token_form(text: str) -> tuple[str, ...]:
     found = tokens(text)
     return found[:-1] if found and found[-1] == "." else found
@@ -168,6 +195,12 @@ def print_report(report: dict) -> None:
     print(f"statements matched in their table's split ({matching['statements']}): {matching['levels']}")
     print(f"  by split: {matching['by_split']}; labels of the matches: {matching['matched_labels']}")
     print(f"  found among the statements of any table of any split: {matching['found_in_any_table']}")
+    deletion = report["deletion"]
+    for kind, words in (("read", "read"), ("not_read", "did not read")):
+        print(
+            f"deleting a record the program {words}: {deletion['changed'].get(kind, 0)} of "
+            f"{deletion['deletions'].get(kind, 0)} deletions change its result"
+        )
 
 
 def main() -> int:
@@ -179,6 +212,7 @@ def main() -> int:
     report = {
         "execution": execution_report(bootstrap, arguments.tabfact / "data" / "all_csv"),
         "matching": matching_report(bootstrap, arguments.tabfact),
+        "deletion": deletion_report(bootstrap, arguments.tabfact / "data" / "all_csv"),
     }
     print_report(report)
     if arguments.out:
