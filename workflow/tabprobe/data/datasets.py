@@ -10,11 +10,13 @@ when asked for. Which probes apply to a dataset is the probes' to say (`Probe.da
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import pyarrow as pa
 
+from tabprobe import logs
 from tabprobe.errors import did_you_mean
 
 
@@ -51,3 +53,20 @@ def get_dataset(name: str) -> Dataset:
     if dataset.name != name:
         raise ValueError(f"{REGISTRY[name]} declares dataset {dataset.name!r}, registered as {name!r}")
     return dataset
+
+
+def warn_duplicates_kept(log: logging.Logger, split: str, noun: str, places: list[str]) -> None:
+    """Every dataset's check says the same of the repeats it keeps (`duplicates: warn`): how many,
+    the first five places ("line 909 repeats 903"), and how many more, on the terminal too."""
+    if not places:
+        return
+    more = len(places) - 5
+    log.warning(
+        "%s: %d duplicate %s kept (`duplicates: warn`; `error` refuses them): %s%s",
+        split,
+        len(places),
+        noun,
+        ", ".join(places[:5]),
+        f" and {more} more" if more > 0 else "",
+        extra=logs.TERMINAL,
+    )

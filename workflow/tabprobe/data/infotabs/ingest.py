@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from tabprobe import LABELS, logs, schemas
+from tabprobe import LABELS, schemas
+from tabprobe.data.datasets import warn_duplicates_kept
 from tabprobe.data.infotabs import download
 from tabprobe.data.infotabs.cleaning import CLEANED_KINDS
 from tabprobe.data.infotabs.reading import (
@@ -147,17 +148,8 @@ def check_infotabs(root: str, split: str, out: str, on_duplicate: str = "warn", 
     log.info(
         "%s: %d examples over %d tables are well formed", split, ingested.examples.num_rows, ingested.tables.num_rows
     )
-    if ingested.duplicate_lines:
-        lines = ", ".join(f"{line} repeats {first}" for line, first, _ in ingested.duplicate_lines[:5])
-        more = len(ingested.duplicate_lines) - 5
-        log.warning(
-            "%s: %d duplicate hypotheses kept (`duplicates: warn`; `error` refuses them): line %s%s",
-            split,
-            len(ingested.duplicate_lines),
-            lines,
-            f" and {more} more" if more > 0 else "",
-            extra=logs.TERMINAL,
-        )
+    places = [f"line {line} repeats {first}" for line, first, _ in ingested.duplicate_lines]
+    warn_duplicates_kept(log, split, "hypotheses", places)
 
 
 def ingest_infotabs(

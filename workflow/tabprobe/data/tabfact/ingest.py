@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tabprobe import logs, schemas
+from tabprobe.data.datasets import warn_duplicates_kept
 from tabprobe.data.tabfact import programs
 from tabprobe.data.tabfact.reading import (
     BOOTSTRAP,
@@ -355,17 +356,8 @@ def check_tabfact(root: str, split: str, out: str, on_duplicate: str = "warn") -
     )
     if ingested.provenance.get("origin") != "upstream":
         log.warning("%s: %s", split, ingested.provenance.get("note", ""), extra=logs.TERMINAL)
-    if ingested.duplicates:
-        where = ", ".join(f"{d.table_id}[{d.index}] repeats [{d.first_index}]" for d in ingested.duplicates[:5])
-        more = len(ingested.duplicates) - 5
-        log.warning(
-            "%s: %d duplicate statements kept (`duplicates: warn`; `error` refuses them): %s%s",
-            split,
-            len(ingested.duplicates),
-            where,
-            f" and {more} more" if more > 0 else "",
-            extra=logs.TERMINAL,
-        )
+    places = [f"{d.table_id}[{d.index}] repeats [{d.first_index}]" for d in ingested.duplicates]
+    warn_duplicates_kept(log, split, "statements", places)
 
 
 def ingest_tabfact(
