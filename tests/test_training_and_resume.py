@@ -232,9 +232,9 @@ def _train_command(
     code = f"""
 import torch
 from tabprobe import logs, schemas
-from tabprobe.infotabs import load_tables
+from tabprobe.data.infotabs.reading import load_tables
 from tabprobe.io import read_parquet
-from tabprobe.training import TrainSettings, train
+from tabprobe.models.training import TrainSettings, train
 logs.to_file({str(log_path)!r})
 torch.set_num_threads(1)
 data = {str(data)!r}
