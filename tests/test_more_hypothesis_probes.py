@@ -2,15 +2,16 @@
 the real spaCy English model: names swapped in a false hypothesis (entity_preserve), another year
 for a false date (temporal_preserve), durations (duration_preserve, duration_flip) and the
 quantifiers most / many / every (quantifier_preserve, quantifier_flip). What each must do, and
-what it must leave alone: here what several share or the helpers do, in tests/probes/ what one
-probe does (those files import this split)."""
+what it must leave alone: here what holds of several probes at once (the duration and the
+quantifier pairs), in tests/probes/test_probe_<name>.py what one probe does and in
+tests/probes/test_hypothesis_edits.py what the edits they share do (the probes' files import this
+split)."""
 
 from __future__ import annotations
 
 import json
 import re
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -19,13 +20,6 @@ from tabprobe.data import parsing
 from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import Example, get_probe, invariants
 from tabprobe.probes.generation import generate
-from tabprobe.probes.hypothesis_edits.dates import PRESENT_YEAR, table_years
-from tabprobe.probes.hypothesis_edits.durations import durations, moved_duration, write_duration
-from tabprobe.probes.hypothesis_edits.quantifiers import (
-    QUANTIFIER_DETERMINERS,
-    quantifier_flipping_edits,
-    quantifier_preserving_edits,
-)
 from tabprobe.probes.text_edits import apply_changes
 
 TABLES = {
@@ -173,55 +167,7 @@ def test_each_edit_is_what_its_provenance_says_and_keeps_its_probes_promises(nam
     assert {r["orig_uid"]: r for r in again.to_pylist()} == records
 
 
-# ---------------------------------------------------------------- the years of a table (temporal_preserve's false dates)
-
-
-def test_the_years_and_spans_of_a_table():
-    table = Table(
-        "T9",
-        "Zed",
-        (
-            Row("Years active", ("1995 (1995)-present", "1939–45")),
-            Row("Born", ("(2008-12-01) 1 December 2008",)),
-            Row("Era", ("the 1880s",)),
-        ),
-        "Person",
-    )
-    years, spans = table_years(table)
-    assert {1995, 1939, 1945, 2008, PRESENT_YEAR} <= years
-    assert sorted(spans) == [(1880, 1889), (1939, 1945), (1995, PRESENT_YEAR)]  # no span from an ISO date
-
-
 # ---------------------------------------------------------------- durations
-
-
-def test_durations_are_read_with_their_unit_number_and_monotone_word(nlp):
-    found = durations(nlp("The album is over an hour long and took two years, not 46 minutes, to make."))
-    assert [(d.value, d.unit, d.digits, d.word) for d in found] == [
-        (1, "hour", False, "over"),
-        (2, "year", False, None),
-        (46, "minute", True, None),
-    ]
-    for text in [
-        "Jet took a four year hiatus.",  # an adjective
-        "It runs 2 hours and 5 minutes.",  # a compound
-        "It is pretty close to two hours long.",  # an approximation
-        "It came out once a month.",  # a frequency
-        "It ran for about 30 years.",
-        "It was active for more than a quarter of a century.",
-        "Identity Crisis only ran in one year.",  # a calendar year
-    ]:
-        assert durations(nlp(text)) == [], text
-
-
-def test_a_duration_moves_into_a_smaller_unit_rather_than_to_zero_or_a_fraction(nlp):
-    (item,) = durations(nlp("It is over an hour long."))
-    new, unit = moved_duration(item, "down", large=False, rng=np.random.default_rng(0))
-    assert unit == "minute" and 42 <= new <= 54
-    assert moved_duration(item, "down", large=True, rng=np.random.default_rng(0)) == (30, "minute")
-    (item,) = durations(nlp("It was active in more than one century."))
-    assert moved_duration(item, "down", large=False, rng=np.random.default_rng(0)) is None  # a count: no years
-    assert write_duration(item, 2, "century", "century") == "two centuries"
 
 
 def test_a_bare_duration_the_table_gives_becomes_false_as_in_paper_table3(outputs):
@@ -276,63 +222,6 @@ def test_duration_probes_leave_the_number_probes_digits_and_adjectives(outputs, 
 
 
 # ---------------------------------------------------------------- quantifiers
-
-
-@pytest.mark.parametrize(
-    "text,label,kept",
-    [
-        ("Most people in Oslo speak Norwegian.", "E", "Some people in Oslo speak Norwegian."),
-        ("Most of the songs were written by Ada Quill.", "C", "All of the songs were written by Ada Quill."),
-        ("Ada Quill has won several awards.", "E", "Ada Quill has won multiple awards."),
-        ("The prize is awarded every year.", "C", "The prize is awarded each year."),
-        ("All the songs are pop songs.", "E", "Most of the songs are pop songs."),
-        ("Some nations send athletes.", "C", "All nations send athletes."),
-        ("Kanye West has won many awards.", "E", "Kanye West has won multiple awards."),
-    ],
-)
-def test_a_quantifier_is_weakened_when_true_and_strengthened_when_false(nlp, text, label, kept):
-    ((hypothesis, provenance),) = quantifier_preserving_edits(nlp(text), label)
-    assert hypothesis == kept
-    assert provenance["quantifier"] in QUANTIFIER_DETERMINERS
-
-
-@pytest.mark.parametrize(
-    "text,label",
-    [
-        ("Ada Quill is the most popular poet in Oslo.", "C"),  # a superlative
-        ("Ada Quill has as many awards as Bo Lind.", "E"),  # a comparison
-        ("Ada Quill did not win many awards.", "E"),  # negated: weakening would strengthen
-        ("Most people like some songs.", "E"),  # two quantifiers
-        ("Ada Quill has been married for several years.", "C"),  # "several" may be false for too many
-        ("Kanye West has won many awards.", "C"),  # nothing stronger than "many" is sure to be false
-        ("It happens every four years.", "E"),  # a frequency
-    ],
-)
-def test_quantifiers_that_do_not_simply_weaken_or_strengthen_are_left_alone(nlp, text, label):
-    assert quantifier_preserving_edits(nlp(text), label) == []
-
-
-@pytest.mark.parametrize(
-    "text,label,flipped,heuristic",
-    [
-        ("All Burn Energy drinks are sugar free.", "C", "Not all Burn Energy drinks are sugar free.", False),
-        ("Every issue was published on a Monday.", "E", "Not every issue was published on a Monday.", False),
-        ("Some nations send athletes.", "E", "No nations send athletes.", False),
-        ("Some of the nations send athletes.", "E", "None of the nations send athletes.", False),
-        ("Most people in Oslo speak Norwegian.", "E", "Few people in Oslo speak Norwegian.", True),
-        ("Kanye West has won many awards.", "E", "Kanye West has won few awards.", True),
-    ],
-)
-def test_a_quantifier_is_flipped_by_its_contradictory_or_as_a_heuristic(nlp, text, label, flipped, heuristic):
-    ((hypothesis, provenance),) = quantifier_flipping_edits(nlp(text), label)
-    assert hypothesis == flipped
-    assert ("heuristic" in provenance) == heuristic
-
-
-def test_a_contrary_is_no_flip_of_a_false_sentence(nlp):
-    # "won many awards" false (two awards) does not make "won few awards" true for sure
-    assert quantifier_flipping_edits(nlp("Kanye West has won many awards."), "C") == []
-    assert quantifier_flipping_edits(nlp("Kanye West won most of the awards."), "E") == []  # "few of": not English
 
 
 def test_quantifier_probes_on_the_split(outputs):

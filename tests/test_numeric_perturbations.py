@@ -2,14 +2,14 @@
 templated comparisons, on hand-written tables: what each must change and must leave alone, and
 labels recomputed, by rule, from the numbers as written in the table and the hypothesis. Here what
 holds of the three; what each does on its own is in tests/probes/test_probe_<name>.py, on this
-split (helpers in tests/probes/probe_helpers.py)."""
+split (helpers in tests/probes/probe_helpers.py), and the label rule they share in
+tests/probes/test_number_templates.py."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
-from decimal import Decimal
 
 import pyarrow as pa
 import pytest
@@ -18,7 +18,6 @@ from tabprobe import schemas
 from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.probes import Example, ProbeExample, get_probe, invariants
 from tabprobe.probes.generation import generate
-from tabprobe.probes.number_templates import label_for
 
 TABLES = {
     "T40": Table(
@@ -69,26 +68,6 @@ COMPARISON = re.compile(r"\b(more than|less than|fewer than|exactly|at least|at 
 def run(name, seed, options=None):
     out, coverage = generate(name, EXAMPLES, TABLES, seed=seed, options=options or {})
     return out.to_pylist(), coverage
-
-
-@pytest.mark.parametrize(
-    "relation,value,n,label",
-    [
-        ("at least", 42, 42, "E"),  # the boundary: inclusive holds, strict does not
-        ("more than", 42, 42, "C"),
-        ("at most", 42, 42, "E"),
-        ("less than", 42, 42, "C"),
-        ("at least", 42, 41, "E"),
-        ("at least", 42, 43, "C"),
-        ("at most", 42, 43, "E"),
-        ("at most", 42, 41, "C"),
-        ("more than", Decimal("42.3"), Decimal("41.9"), "E"),
-        ("exactly", Decimal("42.3"), Decimal("42.3"), "E"),
-        ("exactly", Decimal("42.3"), Decimal("42.4"), "C"),
-    ],
-)
-def test_the_rule_labels_every_operation(relation, value, n, label):
-    assert label_for(relation, value, n) == label
 
 
 def test_where_no_template_applies_each_probe_says_why():
