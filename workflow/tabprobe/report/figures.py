@@ -142,7 +142,8 @@ def transition_graph(
             )
             parts += _edge(before, after, text, VALID_COLOUR if valid else INVALID_COLOUR)
             parts.append("</g>")
-    for lab, (x, y) in ((lab, NODES[lab]) for lab in labels):
+    # Drawn in NODES' order (the order the figures have always been drawn in), the rule's labels only.
+    for lab, (x, y) in ((lab, place) for lab, place in NODES.items() if lab in labels):
         parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{NODE_RADIUS:.0f}" fill="#eceff1" stroke="#263238" stroke-width="1.5"/>'
         )
