@@ -290,9 +290,10 @@ def inoculate(
     threads: int = 1,
     unverified_flips: str = "exclude",
 ) -> None:
-    """Rule inoculate: fine-tune on challenge examples at one learning rate (paper section 7). Fine-tune `checkpoint` on `size` challenge examples from train (`challenge`: column ->
-    probe -> its train examples) at one learning rate, with early stopping on dev (paper section 7).
-    Without `dev_tables_path`, `dev_path` is a probe's dev examples (a Defense's perturbed dev)."""
+    """Rule inoculate: fine-tune on challenge examples at one learning rate (paper section 7): `checkpoint`
+    fine-tuned on `size` challenge examples from train (`challenge`: column -> probe -> its train
+    examples) at one learning rate, with early stopping on dev (paper section 7). Without
+    `dev_tables_path`, `dev_path` is a probe's dev examples (a Defense's perturbed dev)."""
     import torch
 
     torch.set_num_threads(max(1, threads))
@@ -331,10 +332,10 @@ def inoculate(
 def select_inoculation(
     grid: Mapping[str, str], out: str, shared: Mapping[str, Mapping[str, str]] | None = None
 ) -> None:
-    """Rule select_inoculation: keep the learning rate with the best dev accuracy. Keep this run's inoculated checkpoint at the learning rate with the best dev accuracy
-    (`grid`: learning rate -> checkpoint, in the config's order; the first of equals). With
-    `shared` (run -> its grid, every size and experiment of the selection: the paper's one rate
-    used throughout), the rate with the best mean dev accuracy over those runs is kept."""
+    """Rule select_inoculation: keep this run's inoculated checkpoint at the learning rate with the best
+    dev accuracy (`grid`: learning rate -> checkpoint, in the config's order; the first of equals). With
+    `shared` (run -> its grid, every size and experiment of the selection: the paper's one rate used
+    throughout), the rate with the best mean dev accuracy over those runs is kept."""
     dev = {lr: read_meta(path)["dev_accuracy"] for lr, path in grid.items()}
     runs = {
         run: {lr: read_meta(path)["dev_accuracy"] for lr, path in by_rate.items()}

@@ -213,11 +213,11 @@ def score_inoculation(
     challenge_originals: Mapping[str, str] | None = None,
     baselines: Mapping[str, str] | None = None,
 ) -> None:
-    """Rule score_inoculation: paper Tables 9-12 for one inoculation experiment. Paper Tables 9-12 for one experiment: `models` size -> model name (0: before), `originals`
-    split -> probe `original`'s examples, `members` challenge split (train, alpha1) -> column ->
-    probe -> its examples there, `challenge_originals` challenge split -> probe `original`'s
-    examples there (the paired Original column), `baselines` probe -> its alpha1 examples (a
-    Defense's num_comparative), `predictions` model -> probe -> split -> predictions file,
+    """Rule score_inoculation: paper Tables 9-12 for one inoculation experiment: `models` size -> model
+    name (0: before), `originals` split -> probe `original`'s examples, `members` challenge split
+    (train, alpha1) -> column -> probe -> its examples there, `challenge_originals` challenge split ->
+    probe `original`'s examples there (the paired Original column), `baselines` probe -> its alpha1
+    examples (a Defense's num_comparative), `predictions` model -> probe -> split -> predictions file,
     `grids` size -> the chosen checkpoint (for the learning rate and epochs of each inoculation)."""
     import pyarrow as pa
 

@@ -135,9 +135,10 @@ def collect_variance(
     summary_out: str,
     settings: Mapping[str, Any],
 ) -> None:
-    """Rule collect_variance: the controlled-variance experiment's scores in one file, and its summary
-    (the learning curve per test range, mean and spread over the repeats). `score_paths`: size -> repeat -> score_variance's file (size 0: the model before). The
-        scores are concatenated by size, then repeat (the given paths' order does not matter)."""
+    """Rule collect_variance: the controlled-variance experiment's scores in one file, and its summary (the
+    learning curve per test range, mean and spread over the repeats). `score_paths`: size -> repeat ->
+    score_variance's file (size 0: the model before). The scores are concatenated by size, then repeat
+    (the given paths' order does not matter)."""
     import pyarrow as pa
 
     tables = [
@@ -180,11 +181,11 @@ def score_variance(
     seed: int,
     threads: int = 1,
 ) -> None:
-    """Rule score_variance: accuracy per test range of one (repeat, training size)'s model. Accuracy of `checkpoint` (the repeat's model fine-tuned on `size` examples; size 0: the
-    model `base` before) on num_comparative examples from alpha1 tables in every test range,
-    filed as model `trained_name(base, size)`, probe "num_comparative[<low>-<high>]",
-    label "r<repeat>". The test examples and the samplings depend on the repeat and the range,
-    never on the size, so every point of a repeat's curve is scored on the same examples."""
+    """Rule score_variance: accuracy per test range of `checkpoint` (the repeat's model fine-tuned on
+    `size` examples; size 0: the model `base` before) on num_comparative examples from alpha1 tables in
+    every test range, filed as model `trained_name(base, size)`, probe "num_comparative[<low>-<high>]",
+    label "r<repeat>". The test examples and the samplings depend on the repeat and the range, never on
+    the size, so every point of a repeat's curve is scored on the same examples."""
     import numpy as np
     import pyarrow as pa
     import torch
@@ -252,10 +253,10 @@ def train_variance(
     seed: int,
     threads: int = 1,
 ) -> None:
-    """Rule train_variance: one (repeat, training size) of the controlled-variance fine-tuning. Controlled variance, one repeat and size: fine-tune `checkpoint` on the first `size`
-    num_comparative examples of the repeat's draw from train tables with numbers in the training
-    range (nested: a smaller size trains on the start of a larger one's examples), stopping early
-    on such examples from dev (the same for every size of the repeat)."""
+    """Rule train_variance: one (repeat, training size) of the controlled-variance fine-tuning:
+    `checkpoint` on the first `size` num_comparative examples of the repeat's draw from train tables
+    with numbers in the training range (nested: a smaller size trains on the start of a larger one's
+    examples), stopping early on such examples from dev (the same for every size of the repeat)."""
     import torch
 
     torch.set_num_threads(max(1, threads))

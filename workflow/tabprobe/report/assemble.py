@@ -128,10 +128,10 @@ def assemble_report(
     variance_summaries: Mapping[str, str] | None = None,
     unverified_flips: str = "exclude",
 ) -> None:
-    """Rule assemble_report: the HTML and Markdown report and its figures. `results_path` and `run_path`: collect_results's table and run record; the summaries, each
-    {name: path}: find_relevant_rows's per split, score_inoculation's per experiment,
-    collect_variance's per model; `showcase` maps a probe to the split and files its failing
-    examples are drawn from (layout.showcase_inputs)."""
+    """Rule assemble_report: the HTML and Markdown report and its figures. `results_path` and `run_path`:
+    collect_results's table and run record; the summaries, each {name: path}: find_relevant_rows's per
+    split, score_inoculation's per experiment, collect_variance's per model; `showcase` maps a probe to
+    the split and files its failing examples are drawn from (layout.showcase_inputs)."""
     register_externals(externals)
     recorded = read_json(run_path)["models"]
     # The config's order (the order the user listed their models in), then any the config no longer names.

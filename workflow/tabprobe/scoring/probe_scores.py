@@ -397,8 +397,9 @@ def score_probe(
     unverified_flips: str = "exclude",
     baseline_predictions_path: str | None = None,
 ) -> None:
-    """Rule score_probe: one probe's scores for one model and split (100 samplings of 80%). `baseline_predictions_path`: the hypothesis-only model's `original` predictions on this
-    split (probe `original` of a premise model only), for its paired gain over that baseline."""
+    """Rule score_probe: one probe's scores for one model and split (100 samplings of 80%).
+    `baseline_predictions_path`: the hypothesis-only model's `original` predictions on this split (probe
+    `original` of a premise model only), for its paired gain over that baseline."""
     register_externals(externals)
     table = score_examples(
         probe,

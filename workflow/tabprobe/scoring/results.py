@@ -264,8 +264,8 @@ def collect_results(
     run_out: str,
     config: Mapping[str, Any],
 ) -> None:
-    """Rule collect_results: every score of the run in one table, and the run record. Every score of the run into the results table (.parquet and .csv) and the run record.
-    `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
+    """Rule collect_results: every score of the run into the results table (.parquet and .csv), and the run
+    record. `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
     `inference_stats`: model -> infer_nli's stats files; `relevance_summaries`: split ->
     find_relevant_rows's summary."""
     # The run record says who made each probe's examples, an external set's too.

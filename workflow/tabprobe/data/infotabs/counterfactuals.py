@@ -207,5 +207,6 @@ def download_release(dest: str | Path, url: str = URL, timeout: float = 30.0) ->
 
 
 def download_counterfactuals(dest: str, url: str, timeout: float) -> None:
-    """Rule download_counterfactuals: fetch the paper's hand-made counterfactual release (when no local copy is named)."""
+    """Rule download_counterfactuals: fetch the paper's hand-made counterfactual release (when no local
+    copy is named)."""
     download_release(dest, url=url, timeout=timeout)

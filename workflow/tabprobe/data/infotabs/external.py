@@ -158,8 +158,9 @@ def ingest_external_probe(
     coverage_out: str,
     original_path: str | None = None,
 ) -> None:
-    """Rule ingest_external_probe: an external probe set in InfoTabS format, read as it is. `original_path`: the `original` probe's examples of the split, when it runs there: paired
-    lines whose gold example it left out (its cap) are counted, as the paired drop cannot use them."""
+    """Rule ingest_external_probe: an external probe set in InfoTabS format, read as it is.
+    `original_path`: the `original` probe's examples of the split, when it runs there: paired lines
+    whose gold example it left out (its cap) are counted, as the paired drop cannot use them."""
     probe_examples, coverage = read_external_set(folder, probe, split, read_parquet(examples_path, schemas.EXAMPLES))
     if original_path:
         originals = set(read_parquet(original_path, schemas.PROBE_EXAMPLES)["orig_uid"].to_pylist())

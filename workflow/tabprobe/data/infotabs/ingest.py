@@ -131,8 +131,9 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
 
 
 def check_infotabs(root: str, split: str, out: str, on_duplicate: str = "warn", verify: bool = True) -> None:
-    """Rule check_infotabs: read and validate a raw split before ingest replaces anything. Read and validate a split without writing its results: bad input stops here, before the
-    results of an earlier ingest are touched. `out` records what was checked."""
+    """Rule check_infotabs: read and validate a raw split without writing its results, before ingest
+    replaces anything: bad input stops here, before the results of an earlier ingest are touched. `out`
+    records what was checked."""
     if verify:
         download.verify(root)
     ingested = ingest_split(root, split, on_duplicate=on_duplicate)
