@@ -254,7 +254,7 @@ def train_variance(
     threads: int = 1,
 ) -> None:
     """Rule train_variance: one (repeat, training size) of the controlled-variance fine-tuning:
-    `checkpoint` on the first `size` num_comparative examples of the repeat's draw from train tables
+    `checkpoint` fine-tuned on the first `size` num_comparative examples of the repeat's draw from train tables
     with numbers in the training range (nested: a smaller size trains on the start of a larger one's
     examples), stopping early on such examples from dev (the same for every size of the repeat)."""
     import torch
