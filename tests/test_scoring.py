@@ -335,3 +335,32 @@ def test_a_flipped_column_is_scored_per_direction_beside_the_always_contradict_a
     )
     assert not {r["label"] for r in preserved.to_pylist()} & {"E->C", "C->E"}
     assert "cue_accuracy" not in preserved["statistic"].to_pylist()
+
+
+def test_a_two_label_rule_reads_a_three_way_models_neutral_answers_as_not_entailed_and_counts_them():
+    """TabFact's column_permutation (E->E, C->C): a 3-way model's N is scored as C, and the share of
+    N answers before and after the change is a statistic of its own; no N label appears."""
+    rule = get_probe("column_permutation").transition_rule
+    assert rule.labels == ("E", "C")
+    before = np.array(["E", "N", "C", "E", "C"], dtype=object)
+    after = np.array(["E", "C", "N", "C", "C"], dtype=object)  # N->C and C->N both stay C: valid
+    settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)  # the full set: exact
+    rows = _by_key(score_transitions(before, after, rule, Scorer(5, settings, "x")))
+    assert rows[("invalid_transition_pct", "all")]["mean"] == pytest.approx(20.0)  # only E->C is invalid
+    assert rows[("neutral_answers_pct_before", "all")]["mean"] == pytest.approx(20.0)
+    assert rows[("neutral_answers_pct_after", "all")]["mean"] == pytest.approx(20.0)
+    assert not [key for key in rows if key[1] == "N" or key[0].endswith("_to_N")]
+    assert rows[("invalid_transition_pct", "C")]["n"] == 3  # the N read as C joins C's examples
+
+
+def test_a_three_label_rule_has_no_neutral_answer_statistic():
+    rows = _by_key(
+        score_transitions(
+            np.array(["E", "N"], dtype=object),
+            np.array(["N", "N"], dtype=object),
+            get_probe("row_deletion").transition_rule,
+            Scorer(2, ScoringSettings(samplings=3, fraction=0.8, bootstrap=20)),
+        )
+    )
+    assert not [key for key in rows if key[0].startswith("neutral_answers")]
+    assert ("invalid_transition_pct", "N") in rows

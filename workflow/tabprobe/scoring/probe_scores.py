@@ -96,8 +96,23 @@ def scorer_for(subset: np.ndarray, scorer: Scorer, settings: ScoringSettings, *n
     return scorer if subset.all() else Scorer(int(subset.sum()), settings, *names)
 
 
-def _label_masks(values: np.ndarray) -> dict[str, np.ndarray]:
-    return {lab: (values == lab).astype(np.float64) for lab in LABELS}
+def _label_masks(values: np.ndarray, labels: tuple[str, ...] = LABELS) -> dict[str, np.ndarray]:
+    return {lab: (values == lab).astype(np.float64) for lab in labels}
+
+
+# What a NEUTRAL answer means on a two-label dataset (TabFact: ENTAILED / REFUTED, where a statement
+# the table does not support is refuted): "not entailed". A three-way model's N is scored as C there,
+# and how often it answered N is its own statistic, so the reading is never hidden.
+NOT_ENTAILED = "C"
+
+
+def as_two_labels(predictions: np.ndarray, labels: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Predictions in `labels`' terms, and which of them were NEUTRAL answers read as NOT_ENTAILED
+    (none where the labels hold N)."""
+    if "N" in labels:
+        return predictions, np.zeros(len(predictions), dtype=bool)
+    neutral = np.asarray(predictions == "N", dtype=bool)
+    return np.where(neutral, NOT_ENTAILED, predictions).astype(predictions.dtype), neutral
 
 
 def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> list[dict]:
@@ -203,11 +218,16 @@ def score_transitions(
     those alone: a row cut off past max_length cannot move a prediction, and counting it as
     a stable (valid) prediction flatters the model.
     """
+    labels = rule.labels  # E, N, C; E and C for a two-label dataset's rule
+    (before, neutral_before), (after, neutral_after) = as_two_labels(before, labels), as_two_labels(after, labels)
     invalid = np.array([not rule.is_valid(b, a) for b, a in zip(before, after)], dtype=np.float64)
-    before_masks = _label_masks(before)
-    after_masks = _label_masks(after)
+    before_masks = _label_masks(before, labels)
+    after_masks = _label_masks(after, labels)
     ones = np.ones(len(before))
     rows = [{"statistic": "invalid_transition_pct", "label": "all", **scorer.stat(invalid, ones)}]
+    if "N" not in labels:  # how often a three-way model answered N, before and after the change
+        for when, neutral in (("before", neutral_before), ("after", neutral_after)):
+            rows.append({"statistic": f"neutral_answers_pct_{when}", "label": "all", **scorer.stat(neutral, ones)})
     for lab, mask in before_masks.items():
         rows.append({"statistic": "invalid_transition_pct", "label": lab, **scorer.stat(invalid * mask, mask)})
         for to_lab, to_mask in after_masks.items():
@@ -219,7 +239,7 @@ def score_transitions(
     # Where the rule forbids keeping the prediction (relevant rows deleted: ENTAIL and CONTRADICT
     # must become NEUTRAL), staying put is the failure, and it is what a model that ignores its
     # table always does: this share tells the two readings of a low invalid % apart.
-    if any(lab not in rule.allowed[lab] for lab in LABELS):
+    if any(lab not in rule.allowed[lab] for lab in labels):
         required = np.array([b not in rule.allowed[b] for b in before], dtype=np.float64)
         rows.append(
             {"statistic": "unchanged_where_required_pct", "label": "all", **scorer.stat(unchanged * required, required)}
