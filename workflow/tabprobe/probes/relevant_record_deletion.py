@@ -16,7 +16,8 @@ from tabprobe.probes.record_edits import EXPECTED_BY_EXECUTION, PROGRAM_PROBE, d
 
 
 def candidates(table: RelationalTable, facts: ProgramFacts) -> list[int]:
-    read = [i for i in records_read(table, facts) if i in deletable(table)]
+    allowed = deletable(table)
+    read = [i for i in records_read(table, facts) if i in allowed]
     if not read:
         raise NotApplicable("the program read no record of the table")
     return read

@@ -197,9 +197,14 @@ def summary_tick(probe: str, statistic: str, split: str) -> float | None:
     (the paper prints no overall share), its original minus its column for a pooled Table 4 or 7
     drop. None elsewhere (the premise controls' paper models were trained without a table, so a
     drop is not comparable)."""
-    references = invalid_transitions() if statistic == "invalid_transition_pct" else {}
-    if probe in references:
-        values = [references[probe]["values"][label].get(split) for label in ("E", "N", "C")]
+    if statistic == "invalid_transition_pct":
+        from tabprobe.probes import REGISTRY, get_probe
+
+        # The one probe's own numbers: the chart asks probe by probe, so no gathering of them all.
+        numbers = get_probe(probe).paper_numbers if probe in REGISTRY else None
+        if not (numbers and numbers.invalid_transition_pct):
+            return None
+        values = [numbers.invalid_transition_pct[label].get(split) for label in ("E", "N", "C")]
         return round(sum(values) / 3, 2) if None not in values else None
     table, _, column = probe.partition(":")
     numbers = {"table4": TABLE4, "table7": TABLE7}.get(table, {}).get(split, {}).get("Prem+Hypo")
