@@ -32,6 +32,7 @@ localrules:
     download_infotabs,
     download_counterfactuals,
     check_infotabs,
+    check_tabfact,
     collect_results,
     collect_variance,
     assemble_report,

@@ -42,6 +42,7 @@ from tabprobe.config import derived
 from tabprobe.config.job_settings import canonical, scoring_settings
 from tabprobe import code_inputs, layout
 from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.data.tabfact.reading import SPLITS as TABFACT_SPLITS
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, register_external
 
 code_inputs.jobs_import_from(LIBRARY_DIR)
@@ -78,6 +79,9 @@ for _name, _label_change in EXTERNALS.items():
 PROBES = list(config["probes"])
 GENERATED_PROBES = [p for p in PROBES if p not in EXTERNALS]
 MODELS = list(config["models"])
+# The models that answer InfoTabS's probes (all but those trained on TabFact's two labels): the
+# pooled columns of paper Tables 4 and 7 are theirs.
+INFOTABS_MODELS = [m for m in MODELS if "infotabs" in derived.model_datasets(config, m)]
 REPORT_SPLITS = report_splits(config)
 # Sorted keys (job_settings.canonical): reordering config.yaml re-runs nothing.
 SCORING = scoring_settings(config)
@@ -102,7 +106,8 @@ VARIANCE = variance_plan(config)
 
 
 wildcard_constraints:
-    split=_one_of(SPLITS),
+    # Either dataset's (their data files lie apart: layout.examples), a probe's are its dataset's.
+    split=_one_of(dict.fromkeys([*SPLITS, *TABFACT_SPLITS])),
     # A paper table id (table4, table7), not an InfoTabS table.
     paper_table=_one_of(POOLED_TABLES),
     experiment=_one_of([*INOCULATION_TABLES, *INOCULATION_EXPERIMENTS]),

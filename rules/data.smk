@@ -71,3 +71,42 @@ rule ingest_infotabs:
         on_duplicate=config["duplicates"],
     script:
         "../workflow/scripts/ingest_infotabs.py"
+
+
+# TabFact (docs/tabfact.md), read from the local copy `tabfact_dir`: checked in a job of its own
+# first, as InfoTabS is, so that bad input leaves the last good ingest in place.
+rule check_tabfact:
+    input:
+        code=code_of("check_tabfact"),
+    output:
+        temp(layout.data_check("{split}", dataset="tabfact")),
+    log:
+        "logs/check_tabfact/{split}.log",
+    conda:
+        "../envs/tabprobe.yaml"
+    params:
+        on_duplicate=config["duplicates"],
+    script:
+        "../workflow/scripts/check_tabfact.py"
+
+
+rule ingest_tabfact:
+    input:
+        checked=layout.data_check("{split}", dataset="tabfact"),
+        code=code_of("ingest_tabfact"),
+    output:
+        examples=layout.examples("{split}", dataset="tabfact"),
+        tables=layout.tables("{split}", dataset="tabfact"),
+        summary=layout.data_summary("{split}", dataset="tabfact"),
+        programs=layout.programs("{split}"),
+    log:
+        "logs/ingest_tabfact/{split}.log",
+    benchmark:
+        "benchmarks/ingest_tabfact/{split}.tsv"
+    conda:
+        "../envs/tabprobe.yaml"
+    params:
+        dataset=tabfact_digest,  # what the copy holds (an edit re-ingests), not where it lies
+        on_duplicate=config["duplicates"],
+    script:
+        "../workflow/scripts/ingest_tabfact.py"

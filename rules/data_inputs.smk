@@ -23,3 +23,16 @@ def infotabs_digest(wildcards):
     if root not in _TABLES_DIGEST:
         _TABLES_DIGEST[root] = tables_digest(Path(root))
     return split_digest(root, wildcards.split, tables=_TABLES_DIGEST[root])
+
+
+_TABFACT_DIGEST = {}
+
+
+def tabfact_digest(wildcards):
+    """A TabFact copy enters the workflow by what it holds (reading.copy_digest), as InfoTabS does."""
+    from tabprobe.data.tabfact.reading import copy_digest
+
+    root = config["tabfact_dir"]
+    if root not in _TABFACT_DIGEST:
+        _TABFACT_DIGEST[root] = copy_digest(root)
+    return _TABFACT_DIGEST[root]

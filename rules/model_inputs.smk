@@ -2,6 +2,7 @@
 # the settings its training and inference jobs get (tabprobe.config.job_settings).
 
 from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
+from tabprobe.data.datasets import get_dataset
 
 
 def get_checkpoint(wildcards):
@@ -28,6 +29,18 @@ def get_shots(wildcards):
 def get_shot_count(wildcards):
     """How many k-shot examples select_shots picks for a causal LM."""
     return model_config(wildcards)["causal"]["shots"]
+
+
+def get_training_data(wildcards):
+    """The train and dev splits (examples and tables) of the dataset the model learns
+    (`train.dataset`: InfoTabS's train and dev, TabFact's train and val)."""
+    dataset = get_dataset(model_config(wildcards)["train"].get("dataset", "infotabs"))
+    return {
+        "train": layout.examples(dataset.train_split, dataset=dataset.name),
+        "train_tables": layout.tables(dataset.train_split, dataset=dataset.name),
+        "dev": layout.examples(dataset.dev_split, dataset=dataset.name),
+        "dev_tables": layout.tables(dataset.dev_split, dataset=dataset.name),
+    }
 
 
 def get_model_init(wildcards):

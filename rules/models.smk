@@ -1,9 +1,6 @@
 rule train_model:
     input:
-        train=layout.examples("train"),
-        train_tables=layout.tables("train"),
-        dev=layout.examples("dev"),
-        dev_tables=layout.tables("dev"),
+        unpack(get_training_data),
         code=code_of("train_model"),
     output:
         directory(layout.trained_model("{model}")),

@@ -3,6 +3,7 @@
 
 from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
 from tabprobe.config import curation_files, probe_limit, probe_options, probe_splits
+from tabprobe.config.settings import probe_dataset
 from tabprobe.data.infotabs.external import files_below
 from tabprobe.probes import get_probe, source_files
 
@@ -23,6 +24,19 @@ def get_human_counterfactuals(wildcards):
     if not root:
         return {"counterfactuals": [layout.downloaded_counterfactuals()]}
     return {"counterfactuals": [str(p) for p in human_counterfactuals.split_files(root, wildcards.split)]}
+
+
+def get_probe_data(wildcards):
+    """The split's gold examples and tables, of the probe's dataset, and for a probe that
+    re-executes the human-written programs (TabFact's), the split's programs."""
+    dataset = probe_dataset(wildcards.probe)
+    data = {
+        "examples": layout.examples(wildcards.split, dataset=dataset),
+        "tables": layout.tables(wildcards.split, dataset=dataset),
+    }
+    if get_probe(wildcards.probe).needs_programs:
+        data["programs"] = layout.programs(wildcards.split)
+    return data
 
 
 def get_relevance(wildcards):

@@ -10,9 +10,11 @@ def relevance_summaries():
 
 
 def inference_stats():
-    """{model: infer_nli's stats files of every probe and split}."""
-    runs = derived.probe_runs(config)
-    return {model: [layout.inference_stats(model, p, s) for p, s in runs] for model in MODELS}
+    """{model: infer_nli's stats files of every probe and split it answers (derived.model_runs)}."""
+    stats = {model: [] for model in MODELS}
+    for model, probe, split in derived.model_runs(config):
+        stats[model].append(layout.inference_stats(model, probe, split))
+    return stats
 
 
 def inoculation_summaries():
@@ -28,13 +30,12 @@ def variance_summaries():
 
 
 def get_results_inputs(wildcards):
-    runs = derived.probe_runs(config)
     return {
-        "scores": [layout.scores(m, p, s) for m in MODELS for p, s in runs]
-        + [layout.pooled_scores(t, m, c, s) for m in MODELS for t, c, s in derived.pooled_runs(config)]
+        "scores": [layout.scores(m, p, s) for m, p, s in derived.model_runs(config)]
+        + [layout.pooled_scores(t, m, c, s) for m in INFOTABS_MODELS for t, c, s in derived.pooled_runs(config)]
         + [p for p in inoculation_outputs() + variance_outputs() if p.endswith(".parquet")],
         "stats": [path for paths in inference_stats().values() for path in paths],
-        "coverage": [layout.coverage(p, s) for p, s in runs],
+        "coverage": [layout.coverage(p, s) for p, s in derived.probe_runs(config)],
         "relevance": list(relevance_summaries().values()),
     }
 

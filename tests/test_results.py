@@ -75,6 +75,7 @@ def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(scor
         "model",
         "probe",
         "split",
+        "dataset",
         "statistic",
         "label",
         "mean",
@@ -84,6 +85,7 @@ def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(scor
         "n",
         "paper",
     ]
+    assert set(table["dataset"]) == {"infotabs"}
     assert table.height == 9
     keys = table.select(results.KEYS).rows()
     assert keys == sorted(keys)

@@ -17,4 +17,5 @@ generate_probe(
     curation_paths=list(snakemake.input.curation),
     counterfactuals=snakemake.input.get("counterfactuals"),
     verify_counterfactuals=snakemake.params.verify_counterfactuals,
+    programs_path=snakemake.input.get("programs"),
 )

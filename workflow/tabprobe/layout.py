@@ -18,6 +18,8 @@ RESOURCES = "resources"
 # Where a probe's failing examples and summary numbers come from: the first split it ran on in
 # this order (the paper's main test set first).
 SHOWCASE_ORDER = ("alpha1", "alpha2", "alpha3", "dev", "train")
+# The same for a TabFact probe (a probe is of one dataset): the test set's halves, then the rest.
+TABFACT_SHOWCASE_ORDER = ("simple_test", "complex_test", "test", "small_test", "val", "bootstrap")
 
 
 def _in(root: str | Path, *parts: str) -> str:
@@ -27,22 +29,34 @@ def _in(root: str | Path, *parts: str) -> str:
 # ---------------------------------------------------------------- data (rules/data.smk, probes.smk)
 
 
-def examples(split: str, root: str | Path = RESULTS) -> str:
+def _data(root: str | Path, dataset: str) -> str:
+    # InfoTabS's files sit in data/ itself, where runs before TabFact put them (their cache
+    # holds); another dataset's in data/<dataset>/, since split names repeat (both have a train).
+    return _in(root, "data") if dataset == "infotabs" else _in(root, "data", dataset)
+
+
+def examples(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
     """A split's gold examples (schemas.EXAMPLES)."""
-    return _in(root, "data", f"{split}.parquet")
+    return _in(_data(root, dataset), f"{split}.parquet")
 
 
-def tables(split: str, root: str | Path = RESULTS) -> str:
-    """The tables a split's examples read (schemas.TABLES)."""
-    return _in(root, "data", f"{split}.tables.parquet")
+def tables(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
+    """The tables a split's examples read (schemas.TABLES, or RELATIONAL_TABLES for TabFact)."""
+    return _in(_data(root, dataset), f"{split}.tables.parquet")
 
 
-def data_summary(split: str, root: str | Path = RESULTS) -> str:
-    return _in(root, "data", f"{split}.summary.json")
+def data_summary(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
+    return _in(_data(root, dataset), f"{split}.summary.json")
 
 
-def data_check(split: str, root: str | Path = RESULTS) -> str:
-    return _in(root, "data", f"{split}.checked.json")
+def data_check(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
+    return _in(_data(root, dataset), f"{split}.checked.json")
+
+
+def programs(split: str, root: str | Path = RESULTS) -> str:
+    """A TabFact split's human-written programs that hold on their tables (schemas.PROGRAMS;
+    empty but for `bootstrap`)."""
+    return _in(_data(root, "tabfact"), f"{split}.programs.parquet")
 
 
 def parses(split: str, root: str | Path = RESULTS) -> str:
@@ -192,22 +206,28 @@ def variance_checkpoint(model: str, size: str | int, resample: str | int) -> str
 
 def showcase_split(splits: Iterable[str]) -> str:
     splits = set(splits)
-    return next(s for s in SHOWCASE_ORDER if s in splits)
+    return next(s for s in SHOWCASE_ORDER + TABFACT_SHOWCASE_ORDER if s in splits)
 
 
 def showcase_inputs(
-    probe: str, split: str, models: Sequence[str], with_original: bool, root: str | Path = RESULTS
+    probe: str,
+    split: str,
+    models: Sequence[str],
+    with_original: bool,
+    root: str | Path = RESULTS,
+    original: str = "original",
+    dataset: str = "infotabs",
 ) -> dict[str, str]:
     """The files the failing examples of a probe are drawn from: the probe's examples, the
     split's gold examples and tables, and each model's predictions on the probe and,
-    `with_original`, on the unperturbed split."""
+    `with_original`, on the unperturbed split (`original`: its dataset's unperturbed probe)."""
     files = {
         "probe": probe_examples(probe, split, root),
-        "examples": examples(split, root),
-        "tables": tables(split, root),
+        "examples": examples(split, root, dataset),
+        "tables": tables(split, root, dataset),
     }
     for model in models:
         files[f"predictions:{model}"] = predictions(model, probe, split, root)
         if with_original:
-            files[f"original:{model}"] = predictions(model, "original", split, root)
+            files[f"original:{model}"] = predictions(model, original, split, root)
     return files

@@ -108,7 +108,14 @@ SCORES = pa.schema(
 
 # results/results.parquet: every score of the run (SCORES of all models, probes and splits, with
 # the pooled, inoculation and controlled-variance scores), and the paper's value where it has one
-RESULTS = pa.schema(list(SCORES) + [pa.field("paper", pa.float64())])
+# the paper's value where it has one, and the dataset whose examples the probe edits (infotabs,
+# tabfact; the pooled, inoculation and controlled-variance scores are InfoTabS's)
+RESULTS = pa.schema(
+    list(SCORES)[:3]
+    + [pa.field("dataset", pa.string(), nullable=False)]
+    + list(SCORES)[3:]
+    + [pa.field("paper", pa.float64())]
+)
 
 # results/relevance/{split}.parquet: which rows each hypothesis needs (tabprobe.data.infotabs.relevance)
 RELEVANCE = pa.schema(

@@ -12,6 +12,8 @@ RULE_MODULES = {
     "download_infotabs": "data.infotabs.download",
     "check_infotabs": "data.infotabs.ingest",
     "ingest_infotabs": "data.infotabs.ingest",
+    "check_tabfact": "data.tabfact.ingest",
+    "ingest_tabfact": "data.tabfact.ingest",
     "download_counterfactuals": "data.infotabs.counterfactuals",
     "find_relevant_rows": "data.infotabs.relevance",
     "ingest_external_probe": "data.infotabs.external",

@@ -12,11 +12,14 @@ from tabprobe import layout
 from tabprobe.config.names import CHALLENGE_SPLIT
 from tabprobe.config.settings import (
     INOCULATION_TABLES,
+    baseline_probe,
     defense_probe,
     inoculated_name,
     inoculation_experiments,
     inoculation_plan,
+    model_datasets,
     original_covers,
+    probe_dataset,
     probe_splits,
     report_splits,
 )
@@ -31,10 +34,27 @@ def models_of_kind(config: Mapping[str, Any], kind: str) -> list[str]:
     return [m for m, c in config["models"].items() if kind in c]
 
 
-def hypothesis_only_models(config: Mapping[str, Any]) -> list[str]:
-    """The hypothesis-only models, whose original predictions paper Table 8 sets beside a premise
-    model's (and whose accuracy a premise model's is compared with, paired)."""
-    return [m for m, c in config["models"].items() if c.get("premise") == "hypothesis_only"]
+def hypothesis_only_models(config: Mapping[str, Any], dataset: str = "infotabs") -> list[str]:
+    """The hypothesis-only models that answer `dataset`'s probes, those trained on it first: their
+    original predictions paper Table 8 sets beside a premise model's (and a premise model's
+    accuracy is compared with theirs, paired)."""
+    answering = [
+        m
+        for m, c in config["models"].items()
+        if c.get("premise") == "hypothesis_only" and dataset in model_datasets(config, m)
+    ]
+    return sorted(answering, key=lambda m: model_datasets(config, m)[0] != dataset)
+
+
+def model_runs(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(model, probe, split) for every model on every probe of a dataset it answers
+    (model_datasets), on each of the probe's splits."""
+    return [
+        (model, probe, split)
+        for model in config["models"]
+        for probe, split in probe_runs(config)
+        if probe_dataset(probe) in model_datasets(config, model)
+    ]
 
 
 def inoculated_models(config: Mapping[str, Any]) -> dict[str, tuple[str, str, int]]:
@@ -115,13 +135,15 @@ def score_inputs(config: Mapping[str, Any], model: str, probe: str, split: str) 
     }
     # Transition and evidence probes need the original predictions; the others use them, where
     # they cover the probe's examples (external sets: where they pair), for the paired drop.
+    # A TabFact probe's `original` is tf_original (baseline_probe).
     needed = get_probe(probe).judged_by != "expected"
-    if probe != "original" and (needed or original_covers(config, probe, split)):
-        inputs["original"] = layout.predictions(model, "original", split)
+    original = baseline_probe(probe)
+    if probe != original and (needed or original_covers(config, probe, split)):
+        inputs["original"] = layout.predictions(model, original, split)
     # A premise model's accuracy is also compared, paired, with the hypothesis-only baseline's.
-    baselines = hypothesis_only_models(config)
-    if probe == "original" and baselines and model not in baselines:
-        inputs["baseline"] = layout.predictions(baselines[0], "original", split)
+    baselines = hypothesis_only_models(config, probe_dataset(probe))
+    if probe == original and baselines and model not in baselines:
+        inputs["baseline"] = layout.predictions(baselines[0], original, split)
     return inputs
 
 
@@ -148,14 +170,18 @@ def showcase(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Each probe's split for the report's failing examples, and the files they are drawn from."""
     out = {}
     for probe in config["probes"]:
-        if probe == "original":
+        original = baseline_probe(probe)
+        if probe == original:
             continue
         # A split `original` runs on, where there is one: the failures are judged against it
         # (partly covered is fine: examples without an original prediction are not judged).
         splits = probe_splits(config, probe)
-        original_splits = probe_splits(config, "original") if "original" in config["probes"] else []
+        original_splits = probe_splits(config, original) if original in config["probes"] else []
         split = layout.showcase_split([s for s in splits if s in original_splits] or splits)
-        files = layout.showcase_inputs(probe, split, list(config["models"]), with_original=split in original_splits)
+        models = [m for m in config["models"] if probe_dataset(probe) in model_datasets(config, m)]
+        files = layout.showcase_inputs(
+            probe, split, models, with_original=split in original_splits, original=original, dataset=probe_dataset(probe)
+        )
         out[probe] = {"split": split, "files": files}
     return out
 

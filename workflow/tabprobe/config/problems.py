@@ -8,11 +8,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tabprobe.config.dataset_problems import dataset_problems
 from tabprobe.config.defaults import model_default
 from tabprobe.config.names import PROBE_NAME
 from tabprobe.config.settings import (
     INOCULATION_TABLES,
     WORKFLOW_PROBE_OPTIONS,
+    baseline_probe,
     cap_covered,
     curation_files,
     external_probes,
@@ -30,25 +32,27 @@ from tabprobe.probes import REGISTRY, get_probe, option_problems
 
 
 def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
-    """A transition probe compares with `original` on the same examples: original must run on
-    every split it runs on, with a cap at least as large (subsets are nested, see perturb)."""
-    if "original" not in probes or not isinstance(config.get("splits"), list):
+    """A transition probe compares with its dataset's `original` (TabFact's: `tf_original`) on
+    the same examples: that must run on every split it runs on, with a cap at least as large
+    (subsets are nested, see perturb)."""
+    if not isinstance(config.get("splits"), list):
         return []
     problems = []
-    original_splits = set(probe_splits(config, "original"))
-    original_cap = probe_limit(config, "original")
     for name in transition_probes:
-        missing = [s for s in probe_splits(config, name) if s not in original_splits]
+        baseline = baseline_probe(name)
+        if baseline not in probes:
+            continue  # said by semantic_problems / dataset_problems
+        missing = [s for s in probe_splits(config, name) if s not in probe_splits(config, baseline)]
         if missing:
             problems.append(
-                f"config key probes.{name}.splits: `original` does not run on {', '.join(missing)}; "
-                "add them to probes.original.splits"
+                f"config key probes.{name}.splits: `{baseline}` does not run on {', '.join(missing)}; "
+                f"add them to probes.{baseline}.splits"
             )
-        cap = probe_limit(config, name)
-        if not cap_covered(cap, original_cap):
+        cap, baseline_cap = probe_limit(config, name), probe_limit(config, baseline)
+        if not cap_covered(cap, baseline_cap):
             problems.append(
-                f"config key probes.{name}.max_examples: {cap or 'all'} examples need original predictions, "
-                f"but `original` is capped at {original_cap}"
+                f"config key probes.{name}.max_examples: {cap or 'all'} examples need {baseline} predictions, "
+                f"but `{baseline}` is capped at {baseline_cap}"
             )
     return problems
 
@@ -115,10 +119,6 @@ def _option_problems(name: str, externals, config) -> list[str]:
         f"config key probes.{name}.{key}: {problem}"
         for key, problem in option_problems(get_probe(name), options, also_known=WORKFLOW_PROBE_OPTIONS)
     ]
-
-
-# The dataset a run reads: the workflow runs InfoTabS only so far (data/datasets.py has more).
-RUN_DATASET = "infotabs"
 
 
 # The ways config gives a model: exactly one per model.
@@ -212,18 +212,13 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 f"config key probes.{name}: no such probe.{did_you_mean(name, REGISTRY)} Registered: {', '.join(sorted(REGISTRY))}"
             )
     probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
-    for name in probes:
-        if name in REGISTRY and RUN_DATASET not in (datasets := get_probe(name).datasets):
-            problems.append(
-                f"config key probes.{name}: the probe is written for {', '.join(datasets)}'s tables and labels; "
-                f"the workflow runs {RUN_DATASET} (docs/probes.md: TabFact's probes are not run by the workflow yet)"
-            )
     judged_by_transitions = [
         n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")
     ]
-    if judged_by_transitions and "original" not in probes:
+    infotabs_transitions = [n for n in judged_by_transitions if baseline_probe(n) == "original"]
+    if infotabs_transitions and "original" not in probes:
         problems.append(
-            f"config key probes: {', '.join(judged_by_transitions)} compare predictions with those on the "
+            f"config key probes: {', '.join(infotabs_transitions)} compare predictions with those on the "
             "unperturbed examples; add `original: {}` to probes"
         )
     problems += _transition_probe_coverage(config, probes, judged_by_transitions)
@@ -232,6 +227,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _inoculation_problems(config, probes, models)
     problems += _variance_problems(config, models)
     problems += _infotabs_dir_problems(config, probes, models)
+    problems += dataset_problems(config, probes, models)
     return problems
 
 

@@ -38,13 +38,46 @@ def report_splits(config: Mapping[str, Any]) -> list[str]:
     return list(config["splits"])
 
 
+def dataset_splits(config: Mapping[str, Any], dataset: str) -> list[str]:
+    """The splits a dataset's probes run on where a probe names none: InfoTabS's are the report's
+    (report_splits), TabFact's `tabfact_splits` (under `full: true`, `tabfact_full_splits`)."""
+    if dataset == "tabfact":
+        if config.get("full") and config.get("tabfact_full_splits"):
+            return list(config["tabfact_full_splits"])
+        return list(config.get("tabfact_splits") or ["simple_test", "complex_test"])
+    return report_splits(config)
+
+
 def probe_splits(config: Mapping[str, Any], probe: str) -> list[str]:
     """The splits a probe runs on: under `full: true` its `full_splits` where it gives them, else
-    its `splits`, else the report's (report_splits)."""
+    its `splits`, else its dataset's (dataset_splits)."""
     settings = config["probes"].get(probe) or {}
     if config.get("full") and settings.get("full_splits"):
         return list(settings["full_splits"])
-    return list(settings.get("splits") or report_splits(config))
+    return list(settings.get("splits") or dataset_splits(config, probe_dataset(probe)))
+
+
+# Each dataset's unperturbed probe, which its other probes are compared with.
+BASELINE_PROBES = {"infotabs": "original", "tabfact": "tf_original"}
+
+
+def baseline_probe(probe: str) -> str:
+    """The unperturbed probe `probe` is compared with: `original`, or TabFact's `tf_original`."""
+    return BASELINE_PROBES[probe_dataset(probe)]
+
+
+def probe_dataset(probe: str) -> str:
+    """The dataset a probe's examples come from: the first it declares (an external set, InfoTabS)."""
+    return get_probe(probe).datasets[0]
+
+
+def model_datasets(config: Mapping[str, Any], model: str) -> list[str]:
+    """The datasets whose probes a model answers: its `datasets`, else the dataset it was trained
+    on, else InfoTabS."""
+    block = config["models"][model]
+    if block.get("datasets"):
+        return list(block["datasets"])
+    return [block.get("train", {}).get("dataset", "infotabs")]
 
 
 def probe_limit(config: dict[str, Any], probe: str) -> int | None:
@@ -153,11 +186,13 @@ def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     """Whether `original` has predictions for every gold example `probe` sees on `split`: it runs
     there with a cap at least as large (capped subsets are nested, see perturb.select_examples).
     A set made beforehand (an external set, the hand-made counterfactuals) pairs with whichever
-    gold examples `original` predicted, so for it `original` running on the split is enough."""
-    if "original" not in config["probes"] or split not in probe_splits(config, "original"):
+    gold examples `original` predicted, so for it `original` running on the split is enough.
+    (A TabFact probe's `original` is `tf_original`: baseline_probe.)"""
+    baseline = baseline_probe(probe)
+    if baseline not in config["probes"] or split not in probe_splits(config, baseline):
         return False
     fixed = probe in external_probes(config) or (probe in REGISTRY and get_probe(probe).needs_human_counterfactuals)
-    return fixed or cap_covered(probe_limit(config, probe), probe_limit(config, "original"))
+    return fixed or cap_covered(probe_limit(config, probe), probe_limit(config, baseline))
 
 
 def cap_covered(cap: int | None, original_cap: int | None) -> bool:

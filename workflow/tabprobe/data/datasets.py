@@ -36,6 +36,9 @@ class Dataset:
     renderings: Mapping[str, Callable[[object], str]]
     # Where the files come from and under which license, for the run record.
     source: str
+    # The split a trained model learns from, and the one its dev accuracy is measured on.
+    train_split: str = "train"
+    dev_split: str = "dev"
 
 
 # One line per dataset; `get_dataset` imports the module when first asked.

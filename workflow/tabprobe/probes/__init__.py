@@ -50,6 +50,7 @@ REGISTRY: dict[str, str] = {
     "cf_row_swap": "tabprobe.probes.cf_row_swap:PROBE",
     "cf_title_swap": "tabprobe.probes.cf_title_swap:PROBE",
     "cf_human": "tabprobe.probes.cf_human:PROBE",
+    "tf_original": "tabprobe.probes.tf_original:PROBE",
     "record_deletion": "tabprobe.probes.record_deletion:PROBE",
     "record_insertion": "tabprobe.probes.record_insertion:PROBE",
     "record_permutation": "tabprobe.probes.record_permutation:PROBE",
@@ -111,6 +112,14 @@ MADE_BY = {
     "original": "InfoTabS as released (crowd-written hypotheses and labels)",
     "human": "human-made: the paper's hand-made counterfactual tables (release), read as they are",
     "machine": "machine-made: tabprobe's edits of InfoTabS examples",
+    "tabfact_original": (
+        "TabFact as released (val/test statements byte-identical to upstream; `bootstrap`: the statements "
+        "of the human-written programs, kept where the project's executor gives their label)"
+    ),
+    "tabfact_machine": (
+        "machine-made: tabprobe's edits of TabFact examples (the program probes' expected labels: the "
+        "human-written program executed on the edited table)"
+    ),
     "external": "an external set given in config, read as it is",
 }
 
@@ -121,6 +130,8 @@ def made_by(name: str) -> str:
         return "original"
     if is_external(name):
         return "external"
+    if "tabfact" in get_probe(name).datasets:
+        return "tabfact_original" if name == "tf_original" else "tabfact_machine"
     return "human" if get_probe(name).needs_human_counterfactuals else "machine"
 
 

@@ -20,6 +20,8 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS, schemas
+from tabprobe.config.settings import BASELINE_PROBES
+from tabprobe.data.datasets import get_dataset
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.probes import get_probe, is_fixed_set, register_externals
 from tabprobe.probes.curation import scored
@@ -115,14 +117,19 @@ def as_two_labels(predictions: np.ndarray, labels: tuple[str, ...]) -> tuple[np.
     return np.where(neutral, NOT_ENTAILED, predictions).astype(predictions.dtype), neutral
 
 
-def score_expected(expected: np.ndarray, pred: np.ndarray, scorer: Scorer) -> list[dict]:
+def score_expected(
+    expected: np.ndarray, pred: np.ndarray, scorer: Scorer, labels: tuple[str, ...] = LABELS
+) -> list[dict]:
     """Accuracy against the expected label, overall, per expected label, and over the E and C
-    examples together ("EC": the paper's "w/o NEUTRAL", Table 4)."""
+    examples together ("EC": the paper's "w/o NEUTRAL", Table 4). Over a two-label dataset's
+    `labels` (TabFact: E, C; `pred` read by as_two_labels) there is no N row and no "EC", which
+    would repeat "all"."""
     correct = (pred == expected).astype(np.float64)
     rows = [{"statistic": "accuracy", "label": "all", **scorer.stat(correct, np.ones_like(correct))}]
-    not_neutral = (expected != "N").astype(np.float64)
-    rows.append({"statistic": "accuracy", "label": "EC", **scorer.stat(correct * not_neutral, not_neutral)})
-    for lab, mask in _label_masks(expected).items():
+    if "N" in labels:
+        not_neutral = (expected != "N").astype(np.float64)
+        rows.append({"statistic": "accuracy", "label": "EC", **scorer.stat(correct * not_neutral, not_neutral)})
+    for lab, mask in _label_masks(expected, labels).items():
         rows.append({"statistic": "accuracy", "label": lab, **scorer.stat(correct * mask, mask)})
     return rows
 
@@ -195,12 +202,13 @@ def score_gain_over_baseline(
     scorer: Scorer,
     settings: ScoringSettings,
     split: str,
+    labels: tuple[str, ...] = LABELS,
 ) -> dict:
     """Accuracy of the model minus that of the hypothesis-only baseline on the same examples and
     samplings (points): what reading the table adds over the hypothesis alone (InfoTabS paper
     section 4: every model must beat it)."""
     uids = probe_examples["uid"].to_pylist()
-    base = original_predictions_for(baseline_predictions, uids, missing_ok=True)
+    base = as_two_labels(original_predictions_for(baseline_predictions, uids, missing_ok=True), labels)[0]
     shared = np.array([b is not None for b in base])
     paired = scorer_for(shared, scorer, settings, split, "original", "baseline")
     gain = (pred[shared] == expected[shared]).astype(np.float64) - (base[shared] == expected[shared]).astype(np.float64)
@@ -367,7 +375,15 @@ def score_examples(
         ) != np.array([digest[u] for u in uids], dtype=object)
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
-        rows = score_expected(expected, pred, scorer)
+        # A two-label dataset's (TabFact's) probe: a three-way model's N answers read as C, and counted.
+        labels = get_dataset(probe.datasets[0]).labels
+        pred, neutral = as_two_labels(pred, labels)
+        if original_predictions is not None and probe_name != "original":
+            before = as_two_labels(before, labels)[0]
+        rows = score_expected(expected, pred, scorer, labels)
+        if "N" not in labels:
+            ones = np.ones(len(pred))
+            rows.append({"statistic": "neutral_answers_pct", "label": "all", **scorer.stat(neutral.astype(np.float64), ones)})
         if probe.label_change == "flipped":
             rows += score_directions(
                 np.array(probe_examples["label"].to_pylist(), dtype=object), expected, pred, scorer
@@ -390,9 +406,11 @@ def score_examples(
                     **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum()))),
                 }
             )
-        if baseline_predictions is not None and probe_name == "original":
+        if baseline_predictions is not None and probe_name in BASELINE_PROBES.values():
             rows.append(
-                score_gain_over_baseline(probe_examples, expected, pred, baseline_predictions, scorer, settings, split)
+                score_gain_over_baseline(
+                    probe_examples, expected, pred, baseline_predictions, scorer, settings, split, labels
+                )
             )
     elif probe.judged_by == "evidence":
         rows = score_evidence_selection(probe_examples, before, pred, settings, split, probe_name)

@@ -28,8 +28,8 @@ from tabprobe.config import external_probes, plan_layers
 from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import atomic_path, read_json, read_parquet, write_json, write_parquet
-from tabprobe.layout import SHOWCASE_ORDER
-from tabprobe.probes import register_externals
+from tabprobe.layout import SHOWCASE_ORDER, TABFACT_SHOWCASE_ORDER
+from tabprobe.probes import probes_for, register_externals
 from tabprobe.scoring import paper
 
 log = logging.getLogger(__name__)
@@ -70,11 +70,16 @@ def collect(score_paths: Sequence[str | Path], premises: Mapping[str, str]) -> p
         {"model": list(premises), "reference": [reference_of(m, p) for m, p in premises.items()]},
         schema={"model": pl.String, "reference": pl.String},
     )
+    tabfact_probes = probes_for("tabfact")
     table = (
         pl.scan_parquet([str(p) for p in score_paths])
         .join(models.lazy(), on="model", how="left")
         .join(references.lazy(), on=["reference", "probe", "split", "statistic", "label"], how="left")
         .drop("reference")
+        .with_columns(
+            dataset=pl.when(pl.col("probe").is_in(tabfact_probes)).then(pl.lit("tabfact")).otherwise(pl.lit("infotabs"))
+        )
+        .select(schemas.RESULTS.names)
         .sort(KEYS)
         .collect()
     )
@@ -122,7 +127,7 @@ class Index:
     ) -> tuple[str, dict] | None:
         """(split, score) on the first split of SHOWCASE_ORDER where the cell has a mean (and,
         `needs_interval`, an interval); None where it has none on any split."""
-        for split in SHOWCASE_ORDER:
+        for split in SHOWCASE_ORDER + TABFACT_SHOWCASE_ORDER:
             score = self.get(model, probe, split, statistic, label)
             if score and score["mean"] is not None and (not needs_interval or score["ci_low"] is not None):
                 return split, score
@@ -211,12 +216,30 @@ def data_provenance(config: Mapping[str, Any], coverage: Iterable[Mapping]) -> d
         entry["made_by_text"] = MADE_BY[entry["made_by"]]
         if c.get("source"):
             entry.setdefault("sources", {})[c["split"]] = c["source"]
-    return {
+    data = {
         "infotabs": {
             "source": config.get("infotabs_dir") or f"downloaded: infotabs/infotabs@{INFOTABS_COMMIT[:12]}",
             "checked_against_release": bool(config.get("infotabs_verify", True)),
         },
-        "probes": dict(sorted(probes.items())),
+    }
+    if any(p in probes_for("tabfact") for p in probes):
+        data["tabfact"] = tabfact_provenance(config)
+    return {**data, "probes": dict(sorted(probes.items()))}
+
+
+def tabfact_provenance(config: Mapping[str, Any]) -> dict:
+    """The TabFact copy, and which of its parts are upstream's and which reconstructed: its train
+    statements are, and a model trained on them says so."""
+    from tabprobe.data.tabfact.dataset import DATASET
+
+    trained = [m for m, c in config["models"].items() if (c.get("train") or {}).get("dataset") == "tabfact"]
+    return {
+        "source": config.get("tabfact_dir"),
+        "dataset": DATASET.source,
+        "val_and_test": "upstream: byte-identical to the pinned commit's statements",
+        "bootstrap": "human-written programs (bootstrap.json), kept where tabprobe's executor gives their label",
+        "train": "reconstructed (../shared/tabfact/README.md), not upstream's file",
+        "models_trained_on_reconstructed_train": trained,
     }
 
 

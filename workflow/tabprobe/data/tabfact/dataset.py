@@ -20,6 +20,7 @@ DATASET = Dataset(
     table_type=RelationalTable,
     table_struct=schemas.RELATIONAL_TABLE,
     renderings=RENDERINGS,
+    dev_split="val",
     source=(
         f"TabFact (Chen et al., ICLR 2020), {TABFACT_REPOSITORY} at {TABFACT_COMMIT[:12]}, MIT; "
         "train statements reconstructed from github.com/ousuixin/SASP, not the upstream file"

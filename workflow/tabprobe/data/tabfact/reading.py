@@ -18,6 +18,7 @@ instead, because the official files have them: header cells that are empty or re
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.errors import InputDataError, Problem
+from tabprobe.io import sha256_file
 
 STATEMENT_SPLITS = ("train", "val", "test")
 # Test-table subsets: the test statements of the tables listed in data/{subset}_id.json.
@@ -328,3 +330,20 @@ def read_table_ids(path: Path, problems: list[Problem]) -> list[str]:
 def load_tables(tables) -> dict[str, RelationalTable]:
     """table id -> table, from a file of schemas.RELATIONAL_TABLES (an ingested split's tables)."""
     return {record["table_id"]: RelationalTable.from_arrow(record) for record in tables.to_pylist()}
+
+
+def copy_digest(root: str | Path) -> str:
+    """What a TabFact copy holds, by content: every table, statements, ids, captions and programs
+    file (name and sha256, sorted). The rules hand it to ingest_tabfact, so that a moved or
+    differently spelled copy re-runs nothing while an edited table or statement (even one edited
+    in place) re-ingests TabFact. About a second for the 16,573 tables."""
+    root = Path(root)
+    files = sorted(
+        [*tables_dir(root).iterdir(), *(root / "tokenized_data").glob("*.json"), *(root / "data").glob("*.json")]
+        + [bootstrap_json(root)]
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        if path.is_file():
+            digest.update(f"{path.relative_to(root)}\t{sha256_file(path)}\n".encode())
+    return digest.hexdigest()
