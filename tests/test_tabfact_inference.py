@@ -1,7 +1,7 @@
 """A sequence classifier's predictions on TabFact probe files: the relational tables rendered by
 TabFact's renderings (data/tables.py dispatches by table type), through the same infer_nli job the
-rule runs, with a tiny random-weight BERT (an InfoTabS-style 3-way head: its NEUTRAL answers are
-kept as predicted, for the report to count)."""
+rule runs, with tiny random-weight BERTs: an InfoTabS-style 3-way head (its NEUTRAL answers are
+kept as predicted, for the report to count) and a two-label ENTAILED / REFUTED head (E or C, N = 0)."""
 
 from __future__ import annotations
 
@@ -62,3 +62,30 @@ def test_a_relational_table_is_rendered_by_tabfacts_renderings():
     for how in ("para", "struct", "markdown", "hypothesis_only"):
         assert render(table, how) == relational_render(table, how)
     assert "bears" in render(table, "para") and render(table, "hypothesis_only") == ""
+
+
+@pytest.mark.parametrize(
+    ("id2label", "label_map"),
+    [({0: "REFUTED", 1: "ENTAILED"}, None), ({0: "LABEL_0", 1: "LABEL_1"}, {"0": "C", "1": "E"})],
+)
+def test_a_two_label_classifier_predicts_E_or_C_with_N_at_zero(tmp_path, id2label, label_map):
+    checkpoint = tiny_bert(tmp_path / "tiny", layers=1, max_positions=128, head=True, id2label=id2label)
+    probe_examples, _ = generate("column_permutation", EXAMPLES, TABLES, seed=3)
+    probe_file = tmp_path / "probe.parquet"
+    write_parquet(probe_examples, probe_file, schemas.RELATIONAL_PROBE_EXAMPLES)
+    out = tmp_path / "pred.parquet"
+    stages.infer_nli(
+        str(probe_file),
+        str(checkpoint),
+        str(out),
+        str(out) + ".json",
+        premise="para",
+        label_map=label_map,
+        max_length=128,
+    )
+    predictions = read_parquet(out, schemas.PREDICTIONS)
+    probs = predictions["probs"].to_pylist()
+    assert all(len(p) == 3 and p[1] == 0.0 and p[0] + p[2] == pytest.approx(1.0) for p in probs)
+    assert set(predictions["pred"].to_pylist()) <= {"E", "C"}
+    # The head's output 1 (ENTAILED) is E, output 0 (REFUTED) C.
+    assert [p[0] > p[2] for p in probs] == [p == "E" for p in predictions["pred"].to_pylist()]

@@ -3,7 +3,8 @@ files say (labels, context window) without importing or unpickling anything, fin
 and writing new classifier checkpoints.
 
 Checkpoints load from safetensors only and never run remote code. Each model maps its own
-output labels onto E / N / C through a label map, so any NLI checkpoint can be probed.
+output labels onto E / N / C through a label map, so any NLI checkpoint can be probed; a
+two-label head (TabFact's ENTAILED / REFUTED) maps onto E and C.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import hashlib
 import importlib.util
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tabprobe import LABELS
@@ -20,8 +21,21 @@ from tabprobe.errors import ModelError, closest
 from tabprobe.io import atomic_dir, sha256_file
 
 PACKAGE_SCHEME = "pkg://"
-# Label names that commonly appear in NLI checkpoints' id2label, by prefix.
-_LABEL_NAME_PREFIXES = {"entail": "E", "neutral": "N", "contradict": "C"}
+# Label names that commonly appear in NLI and table fact-checking checkpoints' id2label, by prefix
+# (lower-cased, "-" and " " read as "_"). TabFact's checkpoints (TAPAS, TAPEX) name theirs
+# "Entailed" / "Refused"; GLUE's two-way tasks "entailment" / "not_entailment".
+_LABEL_NAME_PREFIXES = {
+    "entail": "E",
+    "neutral": "N",
+    "contradict": "C",
+    "refute": "C",
+    "refuse": "C",
+    "not_entail": "C",
+    "non_entail": "C",
+}
+# The label sets a classification head may have, as the letters its outputs map onto: the three
+# NLI labels, or the two of a fact-checking dataset (TabFact), whose N column is then 0.
+HEAD_LABEL_SETS = (frozenset("ENC"), frozenset("EC"))
 TABPROBE_META = "tabprobe.json"
 
 
@@ -123,21 +137,35 @@ def require_base(base: str) -> Path:
     return path
 
 
-NLI_ID2LABEL = {0: "entailment", 1: "neutral", 2: "contradiction"}  # E, N, C
+# The name a head tabprobe builds gives each label letter's output (label_order reads them back).
+LABEL_NAMES = {"E": "entailment", "N": "neutral", "C": "contradiction"}
 
 
-def new_classifier(base: str, seed: int):
-    """(model, tokenizer): `base` with a fresh 3-way head, initialised from `seed`."""
+def head_id2label(labels: Sequence[str] = LABELS) -> dict[int, str]:
+    """The id2label of a head with one output per label letter in `labels`, in that order
+    ({0: "entailment", 1: "neutral", 2: "contradiction"} for E, N, C)."""
+    if len(set(labels)) != len(labels) or frozenset(labels) not in HEAD_LABEL_SETS:
+        raise ModelError(
+            f"a classification head's labels must be E, N, C or E, C (each once), not {list(labels)}; "
+            "give the dataset's labels (tabprobe.data.datasets.get_dataset(name).labels)"
+        )
+    return {i: LABEL_NAMES[label] for i, label in enumerate(labels)}
+
+
+def new_classifier(base: str, seed: int, labels: Sequence[str] = LABELS):
+    """(model, tokenizer): `base` with a fresh head of one output per label in `labels` (E, N, C
+    by default), initialised from `seed`."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    id2label = head_id2label(labels)
     base_path = require_base(base)
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
         base_path,
-        num_labels=3,
-        id2label=NLI_ID2LABEL,
-        label2id={v: k for k, v in NLI_ID2LABEL.items()},
+        num_labels=len(id2label),
+        id2label=id2label,
+        label2id={v: k for k, v in id2label.items()},
         use_safetensors=True,
         trust_remote_code=False,
         dtype=torch.float32,  # fp32 master weights, whatever the base was saved in
@@ -154,13 +182,14 @@ def save_checkpoint(model, tokenizer, out_dir: str | Path, meta: dict) -> None:
     (out_dir / TABPROBE_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
-def init_classifier(base: str, out_dir: str | Path, seed: int) -> dict:
-    """Write `base` with a fresh, seeded 3-way classification head as a checkpoint directory.
+def init_classifier(base: str, out_dir: str | Path, seed: int, labels: Sequence[str] = LABELS) -> dict:
+    """Write `base` with a fresh, seeded classification head (one output per label in `labels`)
+    as a checkpoint directory.
 
     The head is untrained: predictions from it are a baseline for the plumbing, not a model of
     NLI, and the metadata says so (the report shows it).
     """
-    model, tokenizer = new_classifier(base, seed)
+    model, tokenizer = new_classifier(base, seed, labels)
     meta = {
         "base": base,
         "trained": False,
@@ -177,29 +206,31 @@ def read_meta(checkpoint: str | Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None, where: str) -> list[int]:
-    """Output indices of the checkpoint in E, N, C order.
+def _recognised_label(name: str) -> str | None:
+    """E, N or C for a label name common in NLI and fact-checking checkpoints, else None."""
+    if name in LABELS:
+        return name
+    plain = name.lower().replace("-", "_").replace(" ", "_")
+    return next((lab for prefix, lab in _LABEL_NAME_PREFIXES.items() if plain.startswith(prefix)), None)
+
+
+def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None, where: str) -> list[int | None]:
+    """Output indices of the checkpoint in E, N, C order; None for N when the head has two
+    labels (E and C: a fact-checking head such as TabFact's ENTAILED / REFUTED), whose
+    predictions then give N a probability of 0 (`in_label_order`).
 
     `label_map` maps the checkpoint's label names (or indices, as strings) to E/N/C; without
-    one, common NLI names (entailment, neutral, contradiction, ...) are recognised.
+    one, common names (entailment, neutral, contradiction, entailed, refuted, not_entailment, ...)
+    are recognised.
     """
     names = {int(i): str(name) for i, name in id2label.items()}
     mapped: dict[int, str] = {}
     for index, name in names.items():
-        if label_map:
-            target = label_map.get(name, label_map.get(str(index)))
-        else:
-            target = (
-                name
-                if name in LABELS
-                else next(
-                    (lab for prefix, lab in _LABEL_NAME_PREFIXES.items() if name.lower().startswith(prefix)), None
-                )
-            )
+        target = label_map.get(name, label_map.get(str(index))) if label_map else _recognised_label(name)
         if target is not None:
             mapped[index] = target
-    targets = sorted(mapped.values())
-    if sorted(targets) != sorted(LABELS) or len(names) != 3:
+    targets = list(mapped.values())
+    if len(mapped) != len(names) or len(set(targets)) != len(targets) or frozenset(targets) not in HEAD_LABEL_SETS:
         # A `labels:` key that names no label of the checkpoint is the usual cause: say which.
         known = set(names.values()) | {str(i) for i in names}
         strays = [
@@ -210,12 +241,22 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
         ]
         raise ModelError(
             f"{where}: the checkpoint's labels {names} do not map one-to-one onto E, N, C "
-            f"(mapped: {mapped}{'; ' + '; '.join(strays) if strays else ''}). Add `labels:` to this model in "
-            "config.yaml, mapping each of the checkpoint's label names to E, N or C, e.g. "
-            "labels: {ENTAILMENT: E, NEUTRAL: N, CONTRADICTION: C}."
+            f"(or onto E, C for a two-label head) (mapped: {mapped}{'; ' + '; '.join(strays) if strays else ''}). "
+            "Add `labels:` to this model in config.yaml, mapping each of the checkpoint's label names to E, N or C, "
+            "e.g. labels: {ENTAILMENT: E, NEUTRAL: N, CONTRADICTION: C} or labels: {ENTAILED: E, REFUTED: C}."
         )
     by_label = {lab: idx for idx, lab in mapped.items()}
-    return [by_label[lab] for lab in LABELS]
+    return [by_label.get(lab) for lab in LABELS]
+
+
+def in_label_order(probs, order: Sequence[int | None]):
+    """The columns of a (rows, outputs) torch tensor of class probabilities in E, N, C order
+    (`order` from label_order): a two-label head's missing N column is 0."""
+    if None not in order:
+        return probs[:, list(order)]
+    picked = probs[:, [0 if index is None else index for index in order]]  # a copy: its N column is ours
+    picked[:, [column for column, index in enumerate(order) if index is None]] = 0.0
+    return picked
 
 
 def read_config(path: Path) -> dict:
@@ -323,10 +364,11 @@ def fingerprint(checkpoint: str | Path) -> str:
 log = logging.getLogger(__name__)
 
 
-def init_model(base: str, out_dir: str, seed: int) -> None:
-    """Rule init_model: a classifier head on a base encoder, untrained (for tests and smoke runs)."""
+def init_model(base: str, out_dir: str, seed: int, labels: Sequence[str] = LABELS) -> None:
+    """Rule init_model: a classifier head (one output per label in `labels`) on a base encoder,
+    untrained (for tests and smoke runs)."""
     out_dir = Path(out_dir)
     # Built in a temporary folder and renamed, so a killed job leaves no half-written checkpoint.
     with atomic_dir(out_dir) as tmp:
-        init_classifier(base, tmp, seed)
+        init_classifier(base, tmp, seed, labels)
     log.info("checkpoint written to %s", out_dir)

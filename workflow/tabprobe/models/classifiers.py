@@ -13,7 +13,7 @@ import pyarrow as pa
 from tabprobe import LABELS
 from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
-from tabprobe.models.checkpoints import context_problems, fingerprint, label_order, require_base
+from tabprobe.models.checkpoints import context_problems, fingerprint, in_label_order, label_order, require_base
 from tabprobe.models.encoding import collate, encode
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.precision import LoadedModel, autocast, pick_device, resolve_precision
@@ -55,12 +55,12 @@ def predict_batches(
     features: Sequence[dict],
     batches: Sequence[tuple[int, int]],
     pad_id: int,
-    order: Sequence[int],
+    order: Sequence[int | None],
     device: str,
     precision: str = "fp32",
 ) -> np.ndarray:
-    """Class probabilities, in `order` (E, N, C), for `features` already sorted by length, batch
-    by batch. `precision` autocasts a model whose weights are fp32; a model already in half
+    """Class probabilities, in `order` (E, N, C; N is 0 for a two-label head), for `features`
+    already sorted by length, batch by batch. `precision` autocasts a model whose weights are fp32; a model already in half
     precision runs as it is. The results stay on the device until the end: one synchronisation
     per call rather than per batch, so the next batch is padded and copied while the GPU works
     on this one (from pinned memory, without blocking)."""
@@ -73,7 +73,7 @@ def predict_batches(
             batch = collate(features[start:stop], pad_id, pin=on_gpu)
             batch = {k: v.to(device, non_blocking=on_gpu) for k, v in batch.items()}
             logits = model(**batch).logits.float()
-            outputs.append(torch.softmax(logits, dim=-1)[:, list(order)])
+            outputs.append(in_label_order(torch.softmax(logits, dim=-1), order))
         if not outputs:
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         return torch.cat(outputs).cpu().numpy().astype(np.float32, copy=False)

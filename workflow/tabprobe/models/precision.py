@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 class LoadedModel:
     model: object
     tokenizer: object
-    order: list[int]  # output index for E, N, C
+    order: list[int | None]  # output index for E, N, C (None: N, which a two-label head lacks)
     fingerprint: str
     device: str = "cpu"
     # "classifier" (a sequence-classification head: `order` reads its outputs) or "causal" (a

@@ -1,4 +1,5 @@
-"""Fine-tuning a base encoder into a 3-way NLI classifier on InfoTabS train.
+"""Fine-tuning a base encoder into a classifier on a dataset's train split: 3-way NLI (E, N, C)
+on InfoTabS, or two-way (E, C) where the dataset has two labels (TabFact).
 
 Seeded and deterministic on the CPU: the subset of training examples, the head's initial
 weights, the batch order and dropout all come from the seed. Batches group examples of similar
@@ -18,7 +19,7 @@ import logging
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,9 @@ from tqdm import tqdm
 from tabprobe import LABELS, schemas
 from tabprobe.data.infotabs.table import Table
 from tabprobe.data.tables import load_tables, render
+from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
-from tabprobe.models.checkpoints import NLI_ID2LABEL, new_classifier, save_checkpoint
+from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, save_checkpoint
 from tabprobe.models.encoding import encode
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
@@ -62,12 +64,29 @@ class TrainSettings:
         return cls(seed=seed, pair_order=pair_order, **train)
 
 
-def _features(examples: pa.Table, tables: Mapping[str, Table], premise: str, tokenizer, settings: TrainSettings):
-    records = examples.select(["table_id", "hypothesis", "label"]).to_pylist()
+def _features(
+    examples: pa.Table,
+    tables: Mapping[str, Table],
+    premise: str,
+    tokenizer,
+    settings: TrainSettings,
+    labels: Sequence[str],
+    split: str,
+):
+    """The examples' features and targets: each label's index in `labels`, the head's outputs."""
+    records = examples.select(["uid", "table_id", "hypothesis", "label"]).to_pylist()
+    strays = [r for r in records if r["label"] not in labels]
+    if strays:
+        raise ModelError(
+            f"{split} example {strays[0]['uid']}{f' (and {len(strays) - 1} more)' if len(strays) > 1 else ''} has "
+            f"label {strays[0]['label']!r}, "
+            f"which the head being trained has no output for (its labels: {', '.join(labels)}); train with the "
+            "dataset's own labels (tabprobe.data.datasets.get_dataset(name).labels) or drop those examples"
+        )
     premises = [render(tables[r["table_id"]], premise) for r in records]
     encoded = encode(tokenizer, premises, [r["hypothesis"] for r in records], settings.max_length, settings.pair_order)
-    labels = np.array([LABELS.index(r["label"]) for r in records], dtype=np.int64)
-    return encoded, labels
+    targets = np.array([labels.index(r["label"]) for r in records], dtype=np.int64)
+    return encoded, targets
 
 
 # How often a resume state is saved besides every epoch end. Where a state is saved does not
@@ -112,7 +131,8 @@ class TrainingRun:
             precision,
             settings.accumulation_steps,
         )
-        self.loaded = LoadedModel(model, tokenizer, [0, 1, 2], "", device)
+        # Dev accuracy compares the head's outputs with the targets, both in the head's own order.
+        self.loaded = LoadedModel(model, tokenizer, list(range(model.config.num_labels)), "", device)
         self.model, self.data, self.device, self.precision = model, data, device, precision
         self.store: ResumeStore | None = None
         self.history: list[dict] = []
@@ -271,9 +291,10 @@ def train(
     resume_dir: str | Path | None = None,
     save_every_seconds: float | None = SAVE_EVERY_SECONDS,
     save_every_steps: int | None = None,
+    labels: Sequence[str] = LABELS,
 ) -> dict:
     """Fine-tune, evaluate on dev after each epoch, and write a checkpoint directory; returns its
-    metadata.
+    metadata. The head has one output per label in `labels` (the dataset's: E, N, C, or E, C).
 
     With `resume_dir`, the training state (weights, optimizer, LR schedule, torch RNG, position,
     loss history and dev accuracy per epoch) is saved there after every epoch, every
@@ -283,15 +304,16 @@ def train(
     """
     from tabprobe.seeding import select_examples
 
-    model, tokenizer = new_classifier(settings.base, settings.seed)
+    labels = tuple(labels)
+    model, tokenizer = new_classifier(settings.base, settings.seed, labels)
     device = pick_device()
     precision = resolve_precision(settings.precision, device)
     model.to(device)
     subset = select_examples(train_examples, settings.examples, settings.seed, "train")
-    encoded, labels = _features(subset, train_tables, premise, tokenizer, settings)
+    encoded, targets = _features(subset, train_tables, premise, tokenizer, settings, labels, "train")
     dev_subset = select_examples(dev_examples, settings.dev_examples, settings.seed, "dev")
-    dev_encoded, dev_labels = _features(dev_subset, dev_tables, premise, tokenizer, settings)
-    data = TrainingData(subset, encoded, labels, dev_subset, dev_encoded, dev_labels)
+    dev_encoded, dev_targets = _features(dev_subset, dev_tables, premise, tokenizer, settings, labels, "dev")
+    data = TrainingData(subset, encoded, targets, dev_subset, dev_encoded, dev_targets)
     log.info(
         "training on %d of %d train examples (%d premises cut to %d tokens), %s on %s",
         data.subset.num_rows,
@@ -304,7 +326,9 @@ def train(
     run = TrainingRun(model, tokenizer, data, settings, device, precision)
     if resume_dir is not None:
         features = (data.encoded.features, data.labels, data.dev_encoded.features, data.dev_labels)
-        run.resume_from(ResumeStore(resume_dir, resume_key(asdict(settings), premise, device, precision, *features)))
+        # The head's labels shape its weights: a state saved for other labels is not resumed from.
+        key_settings = {**asdict(settings), "labels": list(labels)}
+        run.resume_from(ResumeStore(resume_dir, resume_key(key_settings, premise, device, precision, *features)))
     train_seconds = run.run(save_every_seconds, save_every_steps)
     model.eval()
     dev_accuracy = run.dev_by_epoch[-1]  # measured after every epoch (the schema asks for at least one)
@@ -314,7 +338,7 @@ def train(
         data.dev_subset.num_rows,
         train_seconds,
     )
-    meta = checkpoint_meta(run, premise, settings, train_examples.num_rows, train_seconds)
+    meta = checkpoint_meta(run, premise, settings, train_examples.num_rows, train_seconds, labels)
     save_checkpoint(model, tokenizer, out_dir, meta)
     with (Path(out_dir) / "training_log.jsonl").open("w") as fh:
         for row in run.history:
@@ -323,15 +347,21 @@ def train(
 
 
 def checkpoint_meta(
-    run: TrainingRun, premise: str, settings: TrainSettings, train_available: int, train_seconds: float
+    run: TrainingRun,
+    premise: str,
+    settings: TrainSettings,
+    train_available: int,
+    train_seconds: float,
+    labels: Sequence[str] = LABELS,
 ) -> dict:
-    """The metadata a trained checkpoint carries (tabprobe.json)."""
+    """The metadata a trained checkpoint carries (tabprobe.json); its label_map names the head's
+    outputs (`labels`, as new_classifier named them)."""
     history = run.history
     return {
         "trained": True,
         "premise": premise,
         "pair_order": settings.pair_order,
-        "label_map": {name: LABELS[i] for i, name in NLI_ID2LABEL.items()},
+        "label_map": {LABEL_NAMES[label]: label for label in labels},
         "train_settings": asdict(settings),
         "precision": run.precision,
         "device": run.device,
@@ -358,9 +388,11 @@ def train_model(
     seed: int,
     pair_order: str = "premise_first",
     threads: int = 1,
+    labels: Sequence[str] = LABELS,
 ) -> None:
     """Rule train_model: fine-tune a base encoder on the train split (`train_config`: the model's
-    `train:` block) into `out_dir`, resuming a killed job's state."""
+    `train:` block) into `out_dir`, resuming a killed job's state. The head has one output per
+    label in `labels`: the dataset's (get_dataset(name).labels; E, C for TabFact)."""
     import torch
 
     torch.set_num_threads(max(1, threads))
@@ -378,6 +410,7 @@ def train_model(
             settings,
             tmp,
             resume_dir=resume_dir,
+            labels=labels,
         )
     shutil.rmtree(resume_dir, ignore_errors=True)  # only once the checkpoint is in place
     log.info("checkpoint written to %s", out_dir)

@@ -1,0 +1,135 @@
+"""Two-label classification heads (TabFact's ENTAILED / REFUTED): how their outputs map onto E
+and C (N is 0), training one on a dataset's two labels, and an untrained one from init_model.
+Tiny random BERTs built from a config; nothing is downloaded."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+import torch
+from tiny_bert import tiny_bert
+
+from tabprobe import schemas, stages
+from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.errors import ModelError
+from tabprobe.models.checkpoints import checkpoint_labels, head_id2label, in_label_order, label_order
+from tabprobe.models.classifiers import load_classifier
+from tabprobe.models.training import TrainSettings, train
+
+TWO_LABEL_NAMES = [
+    ({0: "ENTAILED", 1: "REFUTED"}, [0, None, 1]),
+    ({0: "refuted", 1: "entailed"}, [1, None, 0]),
+    ({0: "Refused", 1: "Entailed"}, [1, None, 0]),  # TAPAS's and TAPEX's TabFact heads
+    ({0: "entailment", 1: "not_entailment"}, [0, None, 1]),
+    ({0: "non-entailment", 1: "entailment"}, [1, None, 0]),
+    ({0: "E", 1: "C"}, [0, None, 1]),
+]
+
+
+@pytest.mark.parametrize(("id2label", "order"), TWO_LABEL_NAMES)
+def test_a_two_label_head_is_read_as_E_and_C_by_its_names(id2label, order):
+    assert label_order(id2label, None, "x") == order
+
+
+def test_a_two_label_head_is_read_through_a_labels_map_by_name_or_index():
+    assert label_order({0: "LABEL_0", 1: "LABEL_1"}, {"LABEL_0": "C", "LABEL_1": "E"}, "x") == [1, None, 0]
+    assert label_order({0: "LABEL_0", 1: "LABEL_1"}, {"0": "C", "1": "E"}, "x") == [1, None, 0]
+    assert label_order({0: "yes", 1: "no"}, {"yes": "E", "no": "C"}, "x") == [0, None, 1]
+
+
+@pytest.mark.parametrize(
+    ("id2label", "label_map"),
+    [
+        ({0: "LABEL_0", 1: "LABEL_1"}, None),  # names nobody can read
+        ({0: "entailment", 1: "neutral"}, None),  # E and N: not a fact-checking head
+        ({0: "ENTAILED", 1: "REFUTED"}, {"ENTAILED": "E", "REFUTED": "E"}),  # not one-to-one
+        ({0: "entailment", 1: "neutral", 2: "contradiction"}, {"entailment": "E", "contradiction": "C"}),
+        ({0: "a", 1: "b", 2: "c", 3: "d"}, {"a": "E", "b": "C"}),
+    ],
+)
+def test_a_head_that_maps_onto_neither_ENC_nor_EC_is_refused(id2label, label_map):
+    with pytest.raises(ModelError, match=r"do not map one-to-one onto E, N, C.*Add `labels:`"):
+        label_order(id2label, label_map, "ckpt")
+
+
+def test_a_two_label_heads_probabilities_have_an_N_of_zero():
+    probs = torch.tensor([[0.25, 0.75], [0.875, 0.125]])
+    assert in_label_order(probs, [1, None, 0]).tolist() == [[0.75, 0.0, 0.25], [0.125, 0.0, 0.875]]
+    assert probs.tolist() == [[0.25, 0.75], [0.875, 0.125]]  # the model's own output is left as it was
+    three = torch.tensor([[0.125, 0.375, 0.5]])
+    assert in_label_order(three, [2, 1, 0]).tolist() == [[0.5, 0.375, 0.125]]
+
+
+def test_a_head_is_built_for_the_three_NLI_labels_or_the_two_of_a_fact_checking_dataset():
+    assert head_id2label() == {0: "entailment", 1: "neutral", 2: "contradiction"}
+    assert head_id2label(("E", "C")) == {0: "entailment", 1: "contradiction"}
+    for wrong in (("E", "N"), ("E", "E", "C"), ("E",), ("E", "C", "X")):
+        with pytest.raises(ModelError, match="must be E, N, C or E, C"):
+            head_id2label(wrong)
+
+
+HEADER = ("week", "opponent", "result")
+TABLES = {
+    f"2-{k}.html.csv": RelationalTable(
+        f"2-{k}.html.csv",
+        f"{1990 + k} season",
+        HEADER,
+        ((str(k), "bears", f"w {k + 20} - 3"), (str(k + 1), "lions", f"l 10 - {k + 14}")),
+    )
+    for k in range(4)
+}
+
+
+def tabfact_examples(labels: list[str], split: str = "train") -> pa.Table:
+    """Statements about TABLES, one per label, round the tables in turn."""
+    table_ids = [f"2-{i % len(TABLES)}.html.csv" for i in range(len(labels))]
+    return pa.table(
+        {
+            "uid": [f"{split}:{t}:{i}" for i, t in enumerate(table_ids)],
+            "table_id": table_ids,
+            "hypothesis": [
+                f"the bears {'win' if label == 'E' else 'lose'} in week {i % len(TABLES)}"
+                for i, label in enumerate(labels)
+            ],
+            "label": labels,
+        },
+        schema=schemas.EXAMPLES,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory):
+    return tiny_bert(tmp_path_factory.mktemp("tiny-base") / "base", layers=1, max_positions=128)
+
+
+def two_label_settings(base) -> TrainSettings:
+    return TrainSettings(
+        base=str(base), epochs=2, max_length=64, batch_size=4, learning_rate=1e-3, precision="fp32", seed=3
+    )
+
+
+def test_training_on_two_labels_writes_a_two_label_checkpoint_that_loads(tiny_base, tmp_path):
+    train_examples, dev_examples = tabfact_examples(["E", "C"] * 5), tabfact_examples(["C", "E", "E"], "dev")
+    args = (train_examples, TABLES, dev_examples, TABLES, "para", two_label_settings(tiny_base))
+    meta = train(*args, tmp_path / "a", labels=("E", "C"))
+    assert checkpoint_labels(tmp_path / "a") == {0: "entailment", 1: "contradiction"}
+    assert meta["label_map"] == {"entailment": "E", "contradiction": "C"}
+    assert json.loads((tmp_path / "a" / "tabprobe.json").read_text())["label_map"] == meta["label_map"]
+    assert meta["train_examples"] == 10 and meta["dev_examples"] == 3 and 0 <= meta["dev_accuracy"] <= 100
+    assert load_classifier(tmp_path / "a").order == [0, None, 1]
+    train(*args, tmp_path / "b", labels=("E", "C"))  # seeded: the same weights again
+    assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
+
+
+def test_training_examples_outside_the_heads_labels_are_an_error_naming_label_and_split(tiny_base, tmp_path):
+    args = (tabfact_examples(["E", "C"]), TABLES, tabfact_examples(["E", "N", "N"], "dev"), TABLES, "para")
+    with pytest.raises(ModelError, match=r"dev example dev:2-1\.html\.csv:1 \(and 1 more\) has label 'N'.*E, C"):
+        train(*args, two_label_settings(tiny_base), tmp_path / "a", labels=("E", "C"))
+
+
+def test_init_model_builds_an_untrained_two_label_head(tiny_base, tmp_path):
+    stages.init_model(str(tiny_base), str(tmp_path / "init"), seed=1, labels=("E", "C"))
+    assert checkpoint_labels(tmp_path / "init") == {0: "entailment", 1: "contradiction"}
+    assert load_classifier(tmp_path / "init").order == [0, None, 1]
