@@ -10,6 +10,7 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # On the project machines the official data sits beside the repository (read only, never copied into it).
 SHARED_INFOTABS = Path(__file__).resolve().parents[2] / "shared" / "infotabs"
+SHARED_TABFACT = SHARED_INFOTABS.parent / "tabfact"
 SHARED_COUNTERFACTUALS = SHARED_INFOTABS.with_name("infotabs-counterfactuals")
 
 
@@ -45,6 +46,14 @@ def shared_infotabs() -> Path:
     if not (SHARED_INFOTABS / "data" / "maindata").is_dir():
         pytest.skip(f"real InfoTabS data not found at {SHARED_INFOTABS} (expected data/maindata/ there)")
     return SHARED_INFOTABS
+
+
+@pytest.fixture(scope="session")
+def shared_tabfact() -> Path:
+    """The real TabFact copy at ../shared/tabfact; tests that need it skip where it is absent."""
+    if not (SHARED_TABFACT / "data" / "all_csv").is_dir():
+        pytest.skip(f"real TabFact data not found at {SHARED_TABFACT} (expected data/all_csv/ there)")
+    return SHARED_TABFACT
 
 
 @pytest.fixture(scope="session")

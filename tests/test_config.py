@@ -132,8 +132,10 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
             r"config key tabfact_dir: record_deletion read TabFact; give a local copy",
         ),
         (
-            lambda c: c["probes"].update(record_deletion={"splits": ["alpha1"]}, tf_original={}) or c.update(tabfact_dir="x"),
-            r"config key probes\.record_deletion: record_deletion is a probe of TabFact, whose splits are .*alpha1 is not one of them",
+            lambda c: (
+                c["probes"].update(record_deletion={"splits": ["alpha1"]}, tf_original={}) or c.update(tabfact_dir="x")
+            ),
+            r"config key probes\.record_deletion\.splits: record_deletion is a probe of TabFact, whose splits are .*alpha1 is not one of them",
         ),
         (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
         (

@@ -104,3 +104,49 @@ def test_the_inoculation_experiments_splits_and_members(default):
     assert derived.selection_group(default, "counterfactual") == ["counterfactual"]
     assert derived.selection_group(full, "hypothesis") == ["hypothesis", "counterfactual"]
     assert derived.selection_group(default, "defense-num_noise") == ["defense-num_noise"]
+
+
+@pytest.fixture(scope="module")
+def with_tabfact():
+    """config.yaml with config.tabfact.yaml merged over it, as `--configfile config.tabfact.yaml` does."""
+    import yaml
+    from snakemake.utils import update_config
+    from test_job_settings import ROOT
+
+    config = workflow_config()
+    update_config(config, yaml.safe_load((ROOT / "config.tabfact.yaml").read_text()))
+    return config
+
+
+def test_a_model_answers_the_probes_of_the_datasets_it_is_for(with_tabfact):
+    runs = derived.model_runs(with_tabfact)
+    probes_of = {m: {p for model, p, _ in runs if model == m} for m in with_tabfact["models"]}
+    # The InfoTabS models answer both datasets' probes, TabFact's two-label models only TabFact's.
+    assert {"original", "row_deletion", "tf_original", "record_deletion"} <= probes_of["minilm-para"]
+    assert "tf_original" in probes_of["tf-minilm"] and "original" not in probes_of["tf-minilm"]
+    assert ("tf-minilm", "program_record_deletion", "bootstrap") in runs
+    assert ("tf-minilm", "record_deletion", "simple_test") in runs
+    assert not [r for r in runs if r[1] == "record_deletion" and r[2] == "alpha1"]
+
+
+def test_a_tabfact_probe_is_compared_with_tf_original_and_tabfacts_hypothesis_only_model(with_tabfact):
+    inputs = derived.score_inputs(with_tabfact, "tf-minilm", "record_deletion", "complex_test")
+    assert inputs["original"] == layout.predictions("tf-minilm", "tf_original", "complex_test")
+    baseline = derived.score_inputs(with_tabfact, "tf-minilm", "tf_original", "simple_test")["baseline"]
+    assert baseline == layout.predictions("tf-minilm-hypo", "tf_original", "simple_test")  # trained on TabFact
+    assert derived.hypothesis_only_models(with_tabfact, "tabfact") == ["tf-minilm-hypo", "minilm-hypo"]
+    # InfoTabS's probes keep theirs.
+    assert derived.score_inputs(with_tabfact, "minilm-para", "original", "alpha1")["baseline"] == layout.predictions(
+        "minilm-hypo", "original", "alpha1"
+    )
+
+
+def test_tabfacts_data_lies_apart_from_infotabs(with_tabfact):
+    assert layout.examples("train", dataset="tabfact") == "results/data/tabfact/train.parquet"
+    assert layout.examples("train") == "results/data/train.parquet"
+    assert layout.programs("bootstrap") == "results/data/tabfact/bootstrap.programs.parquet"
+    showcase = derived.showcase(with_tabfact)["record_deletion"]
+    assert showcase["split"] == "simple_test"
+    assert showcase["files"]["examples"] == layout.examples("simple_test", dataset="tabfact")
+    assert showcase["files"]["original:tf-minilm"] == layout.predictions("tf-minilm", "tf_original", "simple_test")
+    assert "predictions:minilm-para" in showcase["files"]

@@ -364,3 +364,38 @@ def test_a_three_label_rule_has_no_neutral_answer_statistic():
     )
     assert not [key for key in rows if key[0].startswith("neutral_answers")]
     assert ("invalid_transition_pct", "N") in rows
+
+
+def test_a_tabfact_probe_is_scored_over_two_labels_with_neutral_answers_read_as_refuted_and_counted():
+    """tf_negation on TabFact (labels E, C): a three-way model's N answer counts as C (REFUTED: "not
+    entailed"), the share of N answers is its own statistic, and there is no N or "EC" row."""
+    orig_uids = [f"val:t:{i}" for i in range(6)]
+    probe_uids = [u + "/tf_negation" for u in orig_uids]
+    gold = ["E", "E", "E", "C", "C", "C"]
+    expected = ["C", "C", "C", "E", "E", "E"]
+    original = _predictions(orig_uids, orig_uids, ["E", "N", "E", "C", "N", "C"])
+    probed = _predictions(probe_uids, orig_uids, ["N", "C", "E", "E", "N", "E"])
+    examples = _probe_examples("tf_negation", probe_uids, orig_uids, gold, expected)
+    settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)  # the full set: exact
+    rows = _by_key(
+        score_examples("tf_negation", examples, probed, original, settings, model="m", split="val").to_pylist()
+    )
+    assert rows[("accuracy", "all")]["mean"] == pytest.approx(100 * 4 / 6)
+    assert rows[("accuracy", "C")]["mean"] == pytest.approx(100 * 2 / 3)  # the N read as C is right
+    assert rows[("accuracy", "E")]["mean"] == pytest.approx(100 * 2 / 3)  # the N read as C is wrong
+    assert rows[("neutral_answers_pct", "all")]["mean"] == pytest.approx(100 * 2 / 6)
+    # the originals' N answers read as C too: right on "val:t:4" (gold C), wrong on "val:t:1" (gold E)
+    assert rows[("original_accuracy", "all")]["mean"] == pytest.approx(100 * 5 / 6)
+    assert not [key for key in rows if key[1] in ("N", "EC")]
+
+
+def test_an_infotabs_probe_keeps_its_three_labels_and_has_no_neutral_answer_statistic():
+    uids = ["dev:2", "dev:3", "dev:4"]
+    examples = _probe_examples("original", uids, uids, ["E", "N", "C"], ["E", "N", "C"])
+    settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)
+    table = score_examples(
+        "original", examples, _predictions(uids, uids, ["E", "N", "N"]), None, settings, model="m", split="dev"
+    )
+    rows = _by_key(table.to_pylist())
+    assert rows[("accuracy", "N")]["mean"] == pytest.approx(100.0) and ("accuracy", "EC") in rows
+    assert not [key for key in rows if key[0] == "neutral_answers_pct"]

@@ -38,6 +38,14 @@ def dataset_problems(config: dict[str, Any], probes: Mapping[str, Any], models: 
     for name, model in models.items():
         if isinstance(model, dict):
             problems += _model_dataset_problems(config, name, model)
+    # Inoculation and controlled variance fine-tune on InfoTabS examples, three labels.
+    for block in ("inoculation", "controlled_variance"):
+        chosen = (config.get(block) or {}).get("model") if isinstance(config.get(block), dict) else None
+        if isinstance(models.get(chosen), dict) and "infotabs" not in model_datasets(config, chosen):
+            problems.append(
+                f"config key {block}.model: {chosen} does not answer InfoTabS (its datasets), on whose "
+                "examples the experiment fine-tunes; name an InfoTabS model"
+            )
     return problems
 
 

@@ -180,7 +180,12 @@ def showcase(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         split = layout.showcase_split([s for s in splits if s in original_splits] or splits)
         models = [m for m in config["models"] if probe_dataset(probe) in model_datasets(config, m)]
         files = layout.showcase_inputs(
-            probe, split, models, with_original=split in original_splits, original=original, dataset=probe_dataset(probe)
+            probe,
+            split,
+            models,
+            with_original=split in original_splits,
+            original=original,
+            dataset=probe_dataset(probe),
         )
         out[probe] = {"split": split, "files": files}
     return out

@@ -29,6 +29,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from tabprobe import LABELS, schemas
+from tabprobe.data.datasets import get_dataset
 from tabprobe.data.infotabs.table import Table
 from tabprobe.data.tables import load_tables, render
 from tabprobe.errors import ModelError
@@ -388,14 +389,18 @@ def train_model(
     seed: int,
     pair_order: str = "premise_first",
     threads: int = 1,
-    labels: Sequence[str] = LABELS,
+    labels: Sequence[str] | None = None,
 ) -> None:
     """Rule train_model: fine-tune a base encoder on the train split (`train_config`: the model's
     `train:` block) into `out_dir`, resuming a killed job's state. The head has one output per
-    label in `labels`: the dataset's (get_dataset(name).labels; E, C for TabFact)."""
+    label in `labels`, by default the labels of the block's `dataset` (get_dataset(name).labels:
+    E, N, C for InfoTabS, E, C for TabFact)."""
     import torch
 
     torch.set_num_threads(max(1, threads))
+    train_config = dict(train_config)
+    dataset = get_dataset(train_config.pop("dataset", "infotabs"))
+    labels = tuple(labels) if labels is not None else dataset.labels
     settings = TrainSettings.from_config(train_config, seed, pair_order)
     # The resume state lives beside the output until the checkpoint is in place, so a killed job
     # (preempted, out of time, its node gone) continues where it stopped when re-run.

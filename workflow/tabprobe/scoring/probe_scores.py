@@ -383,7 +383,9 @@ def score_examples(
         rows = score_expected(expected, pred, scorer, labels)
         if "N" not in labels:
             ones = np.ones(len(pred))
-            rows.append({"statistic": "neutral_answers_pct", "label": "all", **scorer.stat(neutral.astype(np.float64), ones)})
+            rows.append(
+                {"statistic": "neutral_answers_pct", "label": "all", **scorer.stat(neutral.astype(np.float64), ones)}
+            )
         if probe.label_change == "flipped":
             rows += score_directions(
                 np.array(probe_examples["label"].to_pylist(), dtype=object), expected, pred, scorer

