@@ -204,10 +204,17 @@ POOLED_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
 
 def pooled_members(table: str, probe_names: list[str]) -> dict[str, list[str]]:
     """Each column of a pooled paper table and the probes (of `probe_names`, in that order)
-    pooled into it."""
+    pooled into it: InfoTabS's only, the paper's tables being InfoTabS's (TabFact's statement
+    edits are of the same family, and the report's TabFact part shows them apart)."""
     family = POOLED_TABLES[table]
     return {
-        column: [p for p in probe_names if get_probe(p).family == family and get_probe(p).label_change == change]
+        column: [
+            p
+            for p in probe_names
+            if get_probe(p).family == family
+            and get_probe(p).label_change == change
+            and "infotabs" in get_probe(p).datasets
+        ]
         for change, column in POOLED_COLUMNS.items()
     }
 
