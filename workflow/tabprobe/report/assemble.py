@@ -19,12 +19,14 @@ from tabprobe.report import (
     artifacts,
     counterfactuals,
     coverage,
+    dataset_rows,
     evidence,
     inoculation,
     numeric,
     other_probes,
     render,
     summary,
+    tabfact,
     verdicts,
 )
 from tabprobe.report import run as run_part
@@ -36,6 +38,21 @@ from tabprobe.scoring.results import Index
 
 
 def build_sections(scores: Index, run: RunInfo) -> list[Section]:
+    """Every section of the report: the InfoTabS parts from the InfoTabS rows (a run without TabFact
+    rows reads exactly as before), then the TabFact part where the run has TabFact rows."""
+    parts = dataset_rows.by_dataset(scores)
+    infotabs_scores, tabfact_scores = parts[dataset_rows.INFOTABS], parts[dataset_rows.TABFACT]
+    sections = []
+    if infotabs_scores.table.height or not tabfact_scores.table.height:  # a TabFact-only run has no InfoTabS part
+        infotabs_run = dataset_rows.infotabs_run(parts, run)
+        sections = infotabs_sections(infotabs_scores, infotabs_run)
+        run.verdicts = infotabs_run.verdicts
+    if tabfact_scores.table.height:
+        sections += tabfact.tabfact_sections(tabfact_scores, run, dataset_rows.tabfact_only(parts))
+    return sections
+
+
+def infotabs_sections(scores: Index, run: RunInfo) -> list[Section]:
     run.verdicts = verdicts.verdicts(scores, verdicts.facts_of(run.models, run.relevance))
     sections = [
         summary.verdict_section(run),

@@ -35,16 +35,7 @@ def coverage_section(run: RunInfo) -> Section:
     )
     order = {split: i for i, split in enumerate(SPLITS)}
     rows = [
-        [
-            c["probe"],
-            c["split"],
-            "all" if c["limit"] is None else str(c["limit"]),
-            str(c["gold"]),
-            str(c["perturbed"]),
-            "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–",
-            "; ".join(f"{k}: {v}" for k, v in c.get("dropped", {}).items()) or "–",
-            curation_counts(c.get("review")),
-        ]
+        coverage_row(c) + [curation_counts(c.get("review"))]
         for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))
     ]
     section.blocks.append(
@@ -63,6 +54,20 @@ def coverage_section(run: RunInfo) -> Section:
         )
     )
     return section
+
+
+def coverage_row(c: Mapping) -> list[str]:
+    """A coverage record (one probe on one split) as cells: probe, split, cap, gold examples,
+    perturbed, skipped and dropped (reason: count)."""
+    return [
+        c["probe"],
+        c["split"],
+        "all" if c["limit"] is None else str(c["limit"]),
+        str(c["gold"]),
+        str(c["perturbed"]),
+        "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–",
+        "; ".join(f"{k}: {v}" for k, v in c.get("dropped", {}).items()) or "–",
+    ]
 
 
 UNVERIFIED_POLICY = {

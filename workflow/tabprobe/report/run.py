@@ -38,6 +38,22 @@ def prompted_description(causal: dict) -> str:
     return text
 
 
+def training_cells(model: dict) -> tuple[str, str]:
+    """How a model came to be (its training, a prompt, or a checkpoint as given) and its dev accuracy,
+    from what run.json records of it."""
+    meta = model.get("meta") or {}
+    if meta.get("trained"):
+        ts = meta["train_settings"]
+        training = (
+            f"{meta['train_examples']} of {meta['train_examples_available']} train examples, "
+            f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s"
+        )
+        return training, f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
+    if model.get("causal"):
+        return prompted_description(model["causal"]), "–"
+    return ("untrained head" if meta.get("trained") is False else "user checkpoint"), "–"
+
+
 def run_section(run: RunInfo) -> Section:
     section = Section("This run")
     for name, model in run.models.items():
@@ -51,20 +67,7 @@ def run_section(run: RunInfo) -> Section:
             )
     rows = []
     for name, m in run.models.items():
-        meta = m.get("meta") or {}
-        if meta.get("trained"):
-            ts = meta["train_settings"]
-            training = (
-                f"{meta['train_examples']} of {meta['train_examples_available']} train examples, "
-                f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s"
-            )
-            dev = f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
-        elif m.get("causal"):
-            training = prompted_description(m["causal"])
-            dev = "–"
-        else:
-            training = "untrained head" if meta.get("trained") is False else "user checkpoint"
-            dev = "–"
+        training, dev = training_cells(m)
         rows.append(
             [
                 name,

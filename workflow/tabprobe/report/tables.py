@@ -10,10 +10,12 @@ from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.scoring.results import Index
 
-DROP_EXPLAINED = (
+PAIRED_DROP = (
     "Drop: accuracy of the same gold examples before the edit minus after it, computed on the same "
-    "samplings (a paired comparison; positive = the edit hurt), with a percentile bootstrap interval. "
-    "Input changed: the share of examples whose tokens, as the model saw them, differ from the "
+    "samplings (a paired comparison; positive = the edit hurt), with a percentile bootstrap interval."
+)
+DROP_EXPLAINED = (
+    PAIRED_DROP + " Input changed: the share of examples whose tokens, as the model saw them, differ from the "
     "unperturbed example's (an edit to a row cut off past max_length never reaches the model)."
 )
 

@@ -27,6 +27,21 @@ from tabprobe.report.verdict_terms import (
 )
 from tabprobe.scoring.results import Index
 
+# How a premise control's accuracy drop reads (the table taken away or changed), and the paired gain
+# over the hypothesis-only baseline: the answer each supports to "does it use its table?".
+CONTROL_READINGS = {
+    "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
+    "rise": ("a clear rise: it does better without it", NO),
+    "clear": ("a clear drop", YES),
+    "unclear": ("the interval allows both", None),
+}
+GAIN_READINGS = {
+    "none": ("no better than the hypothesis alone", NO),
+    "rise": ("clearly worse than the hypothesis alone", NO),
+    "clear": ("clearly better", YES),
+    "unclear": ("the interval allows both", None),
+}
+
 PREMISE_CONTROLS = (
     ("hypothesis_only", "table removed"),
     ("dummy_premise", "dummy table"),
@@ -56,15 +71,16 @@ def _read(
 def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]:
     """The numbers that say whether its table helps it (table removed, gain over the baseline),
     and those that say whether a wrong table disturbs it (dummy table, another table)."""
-    control = {
-        "none": (f"no effect (under {NEGLIGIBLE_POINTS:g} points)", NO),
-        "rise": ("a clear rise: it does better without it", NO),
-        "clear": ("a clear drop", YES),
-        "unclear": ("the interval allows both", None),
-    }
     numbers = {
         probe: _read(
-            results, model, probe, "accuracy_drop", f"{what} (`{probe}`): accuracy drop", "points", effect, control
+            results,
+            model,
+            probe,
+            "accuracy_drop",
+            f"{what} (`{probe}`): accuracy drop",
+            "points",
+            effect,
+            CONTROL_READINGS,
         )
         for probe, what in PREMISE_CONTROLS
     }
@@ -78,12 +94,7 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
             "accuracy over the hypothesis-only baseline (paired)",
             "points",
             effect,
-            {
-                "none": ("no better than the hypothesis alone", NO),
-                "rise": ("clearly worse than the hypothesis alone", NO),
-                "clear": ("clearly better", YES),
-                "unclear": ("the interval allows both", None),
-            },
+            GAIN_READINGS,
         ),
     ]
     disturbs = [numbers[probe] for probe, _ in PREMISE_CONTROLS if probe != "hypothesis_only"]
@@ -140,7 +151,7 @@ def _right_rows(results: Index, model: str, stays: Number | None) -> list[Number
     return [n for n in numbers if n]
 
 
-def _vote(numbers: Sequence[Number]) -> str:
+def vote(numbers: Sequence[Number]) -> str:
     signals = {n.signal for n in numbers if n.signal}
     if not numbers:
         return NOT_MEASURED
@@ -304,7 +315,7 @@ def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | N
     helps, disturbs = _uses_table(results, model)
     table_numbers = helps + disturbs
     stays = _stays_put(results, model)
-    answer = _vote(helps) if helps else _vote(disturbs)
+    answer = vote(helps) if helps else vote(disturbs)
     disturbed = answer == NO and any(n.signal == YES for n in disturbs)
     # Shown beside, not counted: the paper's RoBERTa-large, which clearly uses its table, leaves
     # three quarters of these predictions where they must move too (Table 6).
@@ -341,18 +352,18 @@ def _right_rows_finding(results: Index, model: str, answer: str, stays: Number |
             [replace(n, signal=None) for n in _right_rows(results, model, stays)],
         )
     numbers = _right_rows(results, model, stays)
-    vote = _vote(numbers)
-    if vote == YES and (stays is None or stays.signal != YES):
-        vote = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
+    answer = vote(numbers)
+    if answer == YES and (stays is None or stays.signal != YES):
+        answer = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
     return Finding(
         RIGHT_ROWS,
-        vote,
+        answer,
         {
             YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly "
             "those rows.",
             NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
             CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
             NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
-        }[vote],
+        }[answer],
         numbers,
     )

@@ -73,28 +73,48 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
     else:
         uses, rows = table_findings(results, model)
-        headline = _headline(model, uses, rows)
+        headline = headline_of(model, uses, rows)
     findings = [uses, rows, artifacts_finding(results, model), knowledge_finding(results, model, uses.answer)]
     unreadable = "untrained" if facts.trained is False else "at chance" if at_chance else None
-    if unreadable:
-        headline = {
-            "untrained": f"{model} has an untrained head: its numbers say nothing about reasoning.",
-            "at chance": f"{model} is at chance: it has not learned the task, so its numbers say nothing about reasoning.",
-        }[unreadable]
-        for finding in findings:
-            if finding.answer in (YES, NO):
-                finding.answer, finding.sentence = CANNOT_TELL, f"Cannot tell: the model is {unreadable}."
-    return Verdict(model, headline, findings, caveats, unreadable)
+    return Verdict(model, unreadable_headline(model, findings, unreadable) or headline, findings, caveats, unreadable)
+
+
+def unreadable_headline(model: str, findings: list[Finding], unreadable: str | None) -> str | None:
+    """Where none of a model's numbers can be read as reasoning (`unreadable`: "untrained" or "at
+    chance"), the headline that says so, every yes or no of `findings` turned into cannot tell;
+    None (findings untouched) otherwise."""
+    if not unreadable:
+        return None
+    for finding in findings:
+        if finding.answer in (YES, NO):
+            finding.answer, finding.sentence = CANNOT_TELL, f"Cannot tell: the model is {unreadable}."
+    return {
+        "untrained": f"{model} has an untrained head: its numbers say nothing about reasoning.",
+        "at chance": f"{model} is at chance: it has not learned the task, so its numbers say nothing about reasoning.",
+    }[unreadable]
+
+
+UNTRAINED_CAVEAT = (
+    "It has an untrained classification head: its numbers exercise the workflow but say nothing about reasoning."
+)
+
+
+def truncation_caveat(facts: ModelFacts) -> str | None:
+    """What cutting its premises at max_length does to its numbers, where it cut many of them."""
+    if facts.truncated_pct < TRUNCATION_CAVEAT_PCT or facts.premise == "hypothesis_only":
+        return None
+    return (
+        f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
+        "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
+        "which lowers invalid transitions and raises the share that stays put."
+    )
 
 
 def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None) -> list[str]:
     """What changes the reading of its numbers, in words shown with the verdict."""
     caveats = []
     if facts.trained is False:
-        caveats.append(
-            "It has an untrained classification head: its numbers exercise the workflow but say nothing "
-            "about reasoning."
-        )
+        caveats.append(UNTRAINED_CAVEAT)
     if at_chance:
         split, score = at_chance
         caveats.append(
@@ -102,12 +122,8 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
             f"better than chance ({CHANCE_PCT:.1f}%): it has not learned the task (check its training: dev accuracy, "
             "loss), so its other numbers say nothing about reasoning."
         )
-    if facts.truncated_pct >= TRUNCATION_CAVEAT_PCT and facts.premise != "hypothesis_only":
-        caveats.append(
-            f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
-            "tokens: an edit to a row past the cut is invisible to it and keeps its prediction in place, "
-            "which lowers invalid transitions and raises the share that stays put."
-        )
+    if truncation := truncation_caveat(facts):
+        caveats.append(truncation)
     flips = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
     if flips and (side := one_sided_flips(results, model, flips[0])):
         caveats.append(
@@ -123,7 +139,7 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
     return caveats
 
 
-def _headline(model: str, uses: Finding, rows: Finding) -> str:
+def headline_of(model: str, uses: Finding, rows: Finding) -> str:
     """The verdict in one sentence for a model that sees its table."""
     return {
         YES: {

@@ -1,0 +1,171 @@
+"""The report's TabFact part from a constructed results table: the four verdicts answered from
+TabFact's probes, accuracy on the test set's simple and complex halves, transitions over ENTAILED and
+REFUTED only (no NEUTRAL column or row), the probes labelled by executing programs; and the InfoTabS
+parts of a run with TabFact rows and a TabFact-only model read exactly as without them."""
+
+from __future__ import annotations
+
+import polars as pl
+from test_verdicts import constructed_run, frame
+
+from tabprobe.report import dataset_rows, tabfact_verdicts
+from tabprobe.report.assemble import assemble, build_sections
+from tabprobe.report.render import to_html, to_markdown
+from tabprobe.report.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, YES, ModelFacts
+from tabprobe.scoring.results import Index
+
+TF_MODELS = {
+    "tf-minilm": {"premise": "para", "checkpoint": "resources/models/tf-minilm", "meta": {}, "fingerprint": "t1",
+                  "precision": "fp32", "max_length": 256, "truncated": 0, "examples": 500},
+    "tf-minilm-hypo": {"premise": "hypothesis_only", "checkpoint": "resources/models/tf-minilm-hypo", "meta": {},
+                       "fingerprint": "t2", "precision": "fp32", "max_length": 64, "truncated": 0, "examples": 500},
+}  # fmt: skip
+
+
+def cell(model, probe, split, statistic, mean, low, high, n=400, label="all") -> dict:
+    return {"model": model, "probe": probe, "split": split, "statistic": statistic, "label": label, "mean": mean,
+            "std": 1.0, "ci_low": low, "ci_high": high, "n": n, "paper": None}  # fmt: skip
+
+
+def original(model: str, accuracy: tuple[float, float, float], splits=("simple_test", "complex_test", "bootstrap")):
+    """tf_original's accuracy on each split, with 240 ENTAILED and 160 REFUTED statements (majority 60%)."""
+    rows = []
+    for split in splits:
+        rows.append(cell(model, "tf_original", split, "accuracy", *accuracy))
+        rows += [
+            cell(model, "tf_original", split, "accuracy", *accuracy, n=n, label=lab)
+            for lab, n in (("E", 240), ("C", 160))
+        ]
+    return rows
+
+
+def reads_its_table(model: str) -> list[dict]:
+    """A TabFact-trained model that reads its table and follows the records its statement needs."""
+    return [
+        *original(model, (80.0, 77.0, 83.0)),
+        cell(model, "tf_original", "complex_test", "accuracy", 64.0, 61.0, 67.0),
+        cell(model, "tf_hypothesis_only", "simple_test", "accuracy_drop", 20.0, 16.0, 24.0),
+        cell(model, "tf_swapped_table", "simple_test", "accuracy_drop", 18.0, 14.0, 22.0),
+        cell(model, "relevant_record_deletion", "bootstrap", "accuracy_drop", 0.5, -1.5, 2.5),
+        cell(model, "irrelevant_record_deletion", "bootstrap", "accuracy_drop", 0.2, -1.0, 1.5),
+        cell(model, "program_cell_update", "bootstrap", "accuracy_drop", 1.0, -1.0, 2.9),
+        cell(model, "tf_negation", "simple_test", "accuracy_drop", 1.0, -1.0, 2.5),
+        cell(model, "tf_negation", "simple_test", "accuracy", 79.0, 75.0, 83.0, n=50, label="E->C"),
+        cell(model, "tf_negation", "simple_test", "accuracy", 78.0, 74.0, 82.0, n=50, label="C->E"),
+        cell(model, "tf_entity_rename", "simple_test", "accuracy_drop", 0.5, -1.0, 2.0),
+        cell(model, "record_deletion", "simple_test", "transition_pct_to_C", 30.0, 25.0, 35.0, label="E"),
+        cell(model, "record_deletion", "simple_test", "transition_pct_to_E", 8.0, 5.0, 11.0, label="C"),
+        cell(model, "record_deletion", "simple_test", "invalid_transition_pct", 3.0, 1.5, 4.5),
+    ]
+
+
+def table_blind_three_way(model: str) -> list[dict]:
+    """An InfoTabS (three-way) model on TabFact: its table does not help, NEUTRAL answers read as REFUTED."""
+    return [
+        *original(model, (66.0, 63.0, 69.0)),
+        cell(model, "tf_original", "simple_test", "neutral_answers_pct", 21.0, 18.0, 24.0),
+        cell(model, "tf_hypothesis_only", "simple_test", "accuracy_drop", 0.3, -2.0, 2.6),
+        cell(model, "relevant_record_deletion", "bootstrap", "accuracy_drop", 7.0, 4.0, 10.0),
+        cell(model, "record_deletion", "simple_test", "neutral_answers_pct_before", 20.0, 17.0, 23.0),
+        cell(model, "record_deletion", "simple_test", "neutral_answers_pct_after", 22.0, 19.0, 25.0),
+    ]
+
+
+def tabfact_rows() -> list[dict]:
+    baseline = [*original("tf-minilm-hypo", (61.0, 58.0, 64.0))]
+    return reads_its_table("tf-minilm") + baseline + table_blind_three_way("minilm-para")
+
+
+def tabfact_run():
+    """constructed_run (InfoTabS rows of minilm-para and minilm-hypo) with TabFact rows, the two
+    TabFact-trained models and TabFact coverage added."""
+    infotabs, run = constructed_run()
+    scores = Index(pl.concat([infotabs.table, frame(tabfact_rows())]))
+    run.models = run.models | TF_MODELS
+    run.probes = [*run.probes, "tf_original", "tf_hypothesis_only", "record_deletion", "relevant_record_deletion"]
+    run.coverage = [
+        {"probe": "record_deletion", "split": "simple_test", "limit": 400, "gold": 400, "perturbed": 95,
+         "skipped": {"not a lookup statement": 305}},
+    ]  # fmt: skip
+    return scores, run
+
+
+def test_a_run_with_tabfact_rows_leaves_the_infotabs_parts_as_they_were():
+    infotabs, run = constructed_run()
+    before = build_sections(infotabs, run)
+    with_tabfact = build_sections(*tabfact_run())
+    titles = [s.title for s in before]
+    assert [s.title for s in with_tabfact[: len(before)]] == titles
+    assert with_tabfact[len(before)].anchor == "tabfact"
+    kept = with_tabfact[: len(before)]
+    assert to_markdown(kept, "t", "l") == to_markdown(before, "t", "l")
+    assert to_html(kept, "t", "l") == to_html(before, "t", "l")
+    # Without TabFact rows the report is the one it always was, TabFact part and all absent.
+    assert "TabFact" not in assemble(infotabs, run).markdown
+
+
+def test_the_tabfact_part_answers_the_four_questions_from_tabfact_probes():
+    scores, run = tabfact_run()
+    markdown = assemble(scores, run).markdown
+    part = markdown.split("## TabFact: the same questions on relational tables")[1]
+    assert "**tf-minilm uses its table, and the right rows.**" in part
+    assert "**tf-minilm-hypo cannot use its table: it sees the statement only (the baseline).**" in part
+    assert "**minilm-para does not use its table.**" in part
+    assert "table removed (`tf_hypothesis_only`): accuracy drop on simple_test: +20.0 [+16.0, +24.0] points" in part
+    assert "records the program read deleted (`relevant_record_deletion`): accuracy drop on bootstrap" in part
+    assert "tf-minilm-hypo's 61.0 [58.0, 64.0] (n=400, not paired)" in part
+    assert "NEUTRAL answers (21.0% [18.0, 24.0] of the statements on simple_test) are read as REFUTED" in part
+    assert "the TabFact models (tf-minilm, tf-minilm-hypo) were trained on them" in part
+    assert "labels come from executing the statement's human-written program" in part
+
+
+def test_simple_and_complex_statements_and_two_labels_only():
+    scores, run = tabfact_run()
+    markdown = assemble(scores, run).markdown
+    part = markdown.split("## TabFact: the same questions on relational tables")[1]
+    accuracy = part.split("### TabFact accuracy")[1].split("\n### ")[0]
+    assert "| Model | simple_test | complex_test | bootstrap |" in accuracy
+    assert "| tf-minilm | 80.00 (1.00) [77.0, 83.0] n=400 | 64.00 (1.00) [61.0, 67.0] n=400 |" in accuracy
+    assert "| always the majority label | 60.00 | 60.00 | 60.00 |" in accuracy
+    transitions = part.split("### TabFact record probes")[1].split("\n### ")[0]
+    assert (
+        "| ENTAILED → ENTAILED | ENTAILED → REFUTED | REFUTED → ENTAILED (invalid) | REFUTED → REFUTED |" in transitions
+    )
+    assert "NEUTRAL answers before (%) | NEUTRAL answers after (%) |" in transitions
+    # No NEUTRAL label anywhere in the TabFact part: neither a column nor a row of one.
+    for label_n in ("→ NEUTRAL", "NEUTRAL →", "expected NEUTRAL", "| N |", "| NEUTRAL |", "CONTRADICT →"):
+        assert label_n not in part
+    assert "| record_deletion | simple_test | 400 | 400 | 95 | not a lookup statement: 305 |" in part
+    # The InfoTabS parts show InfoTabS models only: the TabFact-trained models are not in its scorecard.
+    scorecard = markdown.split("## Scorecard")[1].split("\n## ")[0]
+    assert "tf-minilm" not in scorecard
+
+
+def test_the_dataset_column_decides_where_the_results_table_has_one():
+    rows = [cell("m", "tf_original", "simple_test", "accuracy", 70.0, 67.0, 73.0)]
+    rows.append(cell("m", "original", "alpha1", "accuracy", 70.0, 67.0, 73.0))
+    derived = dataset_rows.by_dataset(Index(frame(rows)))
+    assert derived[dataset_rows.TABFACT].models() == ["m"] and derived[dataset_rows.INFOTABS].table.height == 1
+    marked = frame(rows).with_columns(pl.Series("dataset", ["infotabs", "infotabs"]))  # as the table says
+    assert dataset_rows.by_dataset(Index(marked))[dataset_rows.TABFACT].table.height == 0
+
+
+def test_no_drop_after_deleting_needed_records_counts_only_where_a_drop_could_show():
+    """A model that keeps every answer loses about half its lead over the majority class when the
+    records its statement needs are deleted: at 62% against a 60% majority, no drop says nothing."""
+    weak = [r for r in reads_its_table("m") if r["probe"] != "tf_original"] + original("m", (62.0, 59.0, 65.0))
+    verdict = tabfact_verdicts.tabfact_verdict(Index(frame(weak)), "m", ModelFacts(premise="para"), None)
+    rows = verdict.findings[1]
+    assert rows.answer == CANNOT_TELL
+    assert "leads the majority class too little for a drop to show" in rows.numbers[0].reading
+    strong = tabfact_verdicts.tabfact_verdict(Index(frame(reads_its_table("m"))), "m", ModelFacts(premise="para"), None)
+    assert [f.answer for f in strong.findings] == [YES, YES, NO, NO]
+
+
+def test_the_hypothesis_only_model_at_the_majority_class_is_the_finding_not_a_failed_training():
+    scores = Index(frame(original("h", (60.5, 58.0, 62.5))))
+    verdict = tabfact_verdicts.tabfact_verdict(scores, "h", ModelFacts(premise="hypothesis_only"), None)
+    assert verdict.unreadable is None
+    assert [f.answer for f in verdict.findings][:3] == [DOES_NOT_APPLY, DOES_NOT_APPLY, NO]
+    blind = tabfact_verdicts.tabfact_verdict(scores, "h", ModelFacts(premise="para"), None)
+    assert blind.unreadable == "at chance" and "majority class (60.0%)" in blind.caveats[0]
