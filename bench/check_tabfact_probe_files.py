@@ -147,8 +147,13 @@ def check_table_probe(name: str, row: dict, gold: dict, hypothesis: str) -> str 
 
 
 def check_premise_control(name: str, row: dict, gold: dict) -> str | None:
+    """The premise controls, and tf_original: the gold label expected; no table, another table's
+    header, or (tf_original) the gold table and statement as they were."""
     if row["expected"] != row["label"]:
         return "the expected label is not the gold one"
+    if name == "tf_original":
+        same = row["table"]["header"] == gold["header"] and row["table"]["records"] == gold["records"]
+        return None if same and row["hypothesis"] == row["original_hypothesis"] else "the example was changed"
     if name == "tf_hypothesis_only":
         return None if not row["table"]["records"] and not row["table"]["header"] else "the table is not empty"
     return None if row["table"]["header"] != gold["header"] else "the swapped table has the gold header"
@@ -156,16 +161,19 @@ def check_premise_control(name: str, row: dict, gold: dict) -> str | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", help="a folder with data/ and probes/ (a run's results/)")
+    parser.add_argument("results", help="a run's results/ folder (TabFact's data in data/tabfact/), or one like it")
     parser.add_argument("--sample", type=int, default=0, help="check every n-th example only (0: all)")
     args = parser.parse_args()
     root = Path(args.results)
+    data = root / "data" / "tabfact"
     failures, checked = [], Counter()
     for probe_file in sorted(root.glob("probes/*/*.parquet")):
         name, split = probe_file.parent.name, probe_file.stem
-        gold_tables = {r["table_id"]: r for r in pq.read_table(root / "data" / f"{split}.tables.parquet").to_pylist()}
-        gold_examples = {r["uid"]: r for r in pq.read_table(root / "data" / f"{split}.parquet").to_pylist()}
-        programs_file = root / "data" / f"{split}.programs.parquet"
+        if "header" not in pq.read_schema(probe_file).field("table").type.names:
+            continue  # an InfoTabS probe of the same run (infobox tables)
+        gold_tables = {r["table_id"]: r for r in pq.read_table(data / f"{split}.tables.parquet").to_pylist()}
+        gold_examples = {r["uid"]: r for r in pq.read_table(data / f"{split}.parquet").to_pylist()}
+        programs_file = data / f"{split}.programs.parquet"
         programs = {r["uid"]: r for r in pq.read_table(programs_file).to_pylist()} if programs_file.exists() else {}
         rows = pq.read_table(probe_file).to_pylist()
         for i, row in enumerate(rows):
@@ -176,7 +184,7 @@ def main() -> int:
             provenance = json.loads(row["provenance"])
             if name.startswith("program_") or name.endswith("_record_deletion") and row["orig_uid"] in programs:
                 problem = check_program(name, row, gold, programs[row["orig_uid"]])
-            elif name in ("tf_hypothesis_only", "tf_swapped_table"):
+            elif name in ("tf_original", "tf_hypothesis_only", "tf_swapped_table"):
                 problem = check_premise_control(name, row, gold)
             elif name.startswith("tf_"):
                 problem = check_statement_edit(name, row, gold, row["hypothesis"], provenance)

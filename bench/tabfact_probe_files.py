@@ -1,5 +1,5 @@
 """TabFact's probe files from the real data, through the stage functions the workflow's rules call
-(ingest_tabfact, generate_probe), into a folder laid out as a run's results/: what the independent
+(ingest_tabfact, generate_probe), into a folder laid out as a run's results/ (data in data/tabfact/): what the independent
 check (bench/check_tabfact_probe_files.py) reads.
 
 The program-executed probes run on the `bootstrap` split (the val/test statements that come with
@@ -34,7 +34,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2022)
     args = parser.parse_args()
     out = Path(args.out)
-    data = out / "data"
+    data = out / "data" / "tabfact"  # where a run keeps TabFact's data (layout.examples)
     data.mkdir(parents=True, exist_ok=True)
     timings = {}
     for split in SPLITS:

@@ -118,12 +118,16 @@ def as_two_labels(predictions: np.ndarray, labels: tuple[str, ...]) -> tuple[np.
 
 
 def score_expected(
-    expected: np.ndarray, pred: np.ndarray, scorer: Scorer, labels: tuple[str, ...] = LABELS
+    expected: np.ndarray,
+    pred: np.ndarray,
+    scorer: Scorer,
+    labels: tuple[str, ...] = LABELS,
+    neutral: np.ndarray | None = None,
 ) -> list[dict]:
     """Accuracy against the expected label, overall, per expected label, and over the E and C
     examples together ("EC": the paper's "w/o NEUTRAL", Table 4). Over a two-label dataset's
     `labels` (TabFact: E, C; `pred` read by as_two_labels) there is no N row and no "EC", which
-    would repeat "all"."""
+    would repeat "all", and the share of `neutral` answers (read as C) is a statistic of its own."""
     correct = (pred == expected).astype(np.float64)
     rows = [{"statistic": "accuracy", "label": "all", **scorer.stat(correct, np.ones_like(correct))}]
     if "N" in labels:
@@ -131,6 +135,11 @@ def score_expected(
         rows.append({"statistic": "accuracy", "label": "EC", **scorer.stat(correct * not_neutral, not_neutral)})
     for lab, mask in _label_masks(expected, labels).items():
         rows.append({"statistic": "accuracy", "label": lab, **scorer.stat(correct * mask, mask)})
+    if "N" not in labels and neutral is not None:
+        ones = np.ones(len(pred))
+        rows.append(
+            {"statistic": "neutral_answers_pct", "label": "all", **scorer.stat(neutral.astype(np.float64), ones)}
+        )
     return rows
 
 
@@ -380,12 +389,7 @@ def score_examples(
         pred, neutral = as_two_labels(pred, labels)
         if original_predictions is not None and probe_name != "original":
             before = as_two_labels(before, labels)[0]
-        rows = score_expected(expected, pred, scorer, labels)
-        if "N" not in labels:
-            ones = np.ones(len(pred))
-            rows.append(
-                {"statistic": "neutral_answers_pct", "label": "all", **scorer.stat(neutral.astype(np.float64), ones)}
-            )
+        rows = score_expected(expected, pred, scorer, labels, neutral)
         if probe.label_change == "flipped":
             rows += score_directions(
                 np.array(probe_examples["label"].to_pylist(), dtype=object), expected, pred, scorer
@@ -443,7 +447,7 @@ def score_probe(
     register_externals(externals)
     table = score_examples(
         probe,
-        scored(read_parquet(probe_path, schemas.PROBE_EXAMPLES), unverified_flips),
+        scored(read_parquet(probe_path, schemas.ANY_PROBE_EXAMPLES), unverified_flips),
         read_parquet(predictions_path, schemas.PREDICTIONS),
         read_parquet(original_predictions_path, schemas.PREDICTIONS) if original_predictions_path else None,
         ScoringSettings(seed=seed, **settings),
