@@ -16,6 +16,16 @@ matmul peak is measured in the same run:
     PYTHONPATH=workflow python bench/inference.py --infotabs ../shared/infotabs --device cuda \\
         --shape large --examples 9000 --max-length 512 --pair-order premise_first
 
+BART, the architecture of TAPEX's TabFact checkpoints (issue 36), beside the MiniLM classifier
+loop, both with the `tapex` premise on the same examples in this process: `--bart base` builds a
+TAPEX-base-shaped BartForSequenceClassification (6 + 6 layers x 768) with seeded random weights
+and BART's tokenizer class over a byte-level BPE trained on the benchmark's own text (8,000
+tokens: nothing is downloaded); `--shape untrained` is the packaged MiniLM with a seeded,
+untrained head, for a machine without a trained checkpoint (its speed is a trained one's):
+
+    nice -n 19 .venv/bin/python bench/inference.py --infotabs ../shared/infotabs --shape untrained \
+        --examples 300 --skip-default-pipeline --bart base
+
 Goals (issue 21): on the GPU >= 40% of the measured bf16 peak and >= 3x the tuned pipeline; on a
 trained checkpoint >= 99.5% agreement with fp32. On a 2-core CPU: >= 1.6x the default pipeline.
 """
@@ -67,6 +77,82 @@ def large_checkpoint(folder: Path) -> str:
     BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+def untrained_minilm(folder: Path) -> str:
+    """The packaged MiniLM with a seeded, untrained 3-way head: a trained checkpoint's speed."""
+    from tabprobe.models.checkpoints import init_classifier
+
+    init_classifier(MINILM, folder, seed=0)
+    return str(folder)
+
+
+BART_SHAPES = {
+    "tiny": dict(d_model=64, layers=2, heads=4, ffn=256),
+    "base": dict(d_model=768, layers=6, heads=12, ffn=3072),  # BART-base, which TAPEX-base is
+}
+
+
+def bart_checkpoint(folder: Path, shape: str, texts: list[str]) -> str:
+    """A BartForSequenceClassification of `shape` with seeded random weights and a 3-way head, and
+    BART's tokenizer class over a byte-level BPE trained on `texts`. Its vocabulary is smaller than
+    BART's 50,265, which changes the token counts a little and no matmul but the embedding's."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import BartConfig, BartForSequenceClassification, BartTokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    special = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]  # at BART's ids: <s> 0, <pad> 1, </s> 2
+    bpe.train_from_iterator(texts, vocab_size=8000, special_tokens=special, show_progress=False)
+    bpe.save_model(str(folder))
+    tokenizer = BartTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
+    size = BART_SHAPES[shape]
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    torch.manual_seed(0)
+    config = BartConfig(
+        vocab_size=len(tokenizer),
+        d_model=size["d_model"],
+        encoder_layers=size["layers"],
+        decoder_layers=size["layers"],
+        encoder_attention_heads=size["heads"],
+        decoder_attention_heads=size["heads"],
+        encoder_ffn_dim=size["ffn"],
+        decoder_ffn_dim=size["ffn"],
+        max_position_embeddings=1024,
+        num_labels=3,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.eos_token_id,
+    )
+    BartForSequenceClassification(config).save_pretrained(folder / "model", safe_serialization=True)
+    tokenizer.save_pretrained(folder / "model")
+    return str(folder / "model")
+
+
+def bart_beside_minilm(probe_examples: pa.Table, minilm, shape: str, precision: str, run: dict) -> dict:
+    """Examples/s of the MiniLM classifier and of a random BART of `shape`, both through tabprobe's
+    `infer` with the `tapex` premise on the same examples, one after the other, and their ratio."""
+    records = probe_examples.select(["table", "hypothesis"]).to_pylist()
+    texts = [render(Table.from_arrow(r["table"]), "tapex") for r in records] + [r["hypothesis"] for r in records]
+    n, figures = probe_examples.num_rows, {}
+    with tempfile.TemporaryDirectory() as scratch:
+        bart = load_classifier(bart_checkpoint(Path(scratch), shape, texts))
+    for name, loaded in (("minilm", minilm), (f"bart_{shape}", bart)):
+        infer(probe_examples.slice(0, 16), loaded, "tapex", precision=precision, **run)  # warm-up
+        start = time.perf_counter()
+        _, stats = infer(probe_examples, loaded, "tapex", precision=precision, **run)
+        seconds = time.perf_counter() - start
+        figures[name] = {
+            "examples_per_s": round(n / seconds, 2),
+            "mean_tokens": round(stats["tokens"] / n, 1),
+            "truncated": stats["truncated"],
+            "precision": stats["precision"],
+        }
+    minilm_rate, bart_rate = figures["minilm"]["examples_per_s"], figures[f"bart_{shape}"]["examples_per_s"]
+    figures["minilm_over_bart_speed"] = round(minilm_rate / bart_rate, 2)
+    return figures
 
 
 def flops_per_example(config, tokens: np.ndarray) -> float:
@@ -130,7 +216,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
     parser.add_argument("--model", default="resources/models/minilm-para", help="a trained checkpoint")
-    parser.add_argument("--shape", choices=["checkpoint", "large"], default="checkpoint")
+    parser.add_argument(
+        "--shape",
+        choices=["checkpoint", "large", "untrained"],
+        default="checkpoint",
+        help="checkpoint: --model; large: a RoBERTa-large shape; untrained: MiniLM with an untrained head",
+    )
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--premise", default="para")
     parser.add_argument("--examples", type=int, default=1000)
@@ -142,6 +233,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2022)
     parser.add_argument("--skip-default-pipeline", action="store_true", help="it takes minutes on a large model")
+    parser.add_argument("--bart", choices=sorted(BART_SHAPES), default=None, help="a BART beside the classifier")
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     args = parser.parse_args()
 
@@ -157,7 +249,8 @@ def main() -> None:
     cut = "only_first" if first_is_premise else "only_second"  # the premise is cut, as in tabprobe
 
     with tempfile.TemporaryDirectory() as scratch:
-        checkpoint = large_checkpoint(Path(scratch)) if args.shape == "large" else args.model
+        build = {"large": large_checkpoint, "untrained": untrained_minilm}.get(args.shape)
+        checkpoint = build(Path(scratch)) if build else args.model
         loaded = load_classifier(checkpoint)
         on_gpu = args.device == "cuda"
         run = dict(
@@ -193,13 +286,16 @@ def main() -> None:
                 checkpoint, pairs, args.max_length, loaded.order, cut, args.device, batch_size=64, dtype=torch.float16
             )
         peak = bf16_matmul_peak(args.device) if on_gpu else None
+        bart = bart_beside_minilm(probe_examples, loaded, args.bart, args.precision, run) if args.bart else None
 
     n = probe_examples.num_rows
     fast_preds = np.array([LABELS.index(p) for p in fast["pred"].to_pylist()])
     ref_preds = np.array([LABELS.index(p) for p in reference["pred"].to_pylist()])
     result = {
         "examples": n,
-        "model": "RoBERTa-large shape (random weights)" if args.shape == "large" else args.model,
+        "model": {"large": "RoBERTa-large shape (random weights)", "untrained": f"{MINILM}, untrained head"}.get(
+            args.shape, args.model
+        ),
         "device": torch.cuda.get_device_name() if on_gpu else (platform.processor() or platform.machine()),
         "max_length": args.max_length,
         "mean_tokens": round(float(lengths.mean()), 1),
@@ -229,6 +325,8 @@ def main() -> None:
             "tabprobe_speedup": round(seconds / fast_seconds, 2),
             "agreement_with_fp32_pct": round(100 * float(np.mean(preds == ref_preds)), 2),
         }
+    if bart:
+        result["tapex_premise"] = bart
     print(json.dumps(result, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -14,7 +14,7 @@ from tabprobe import LABELS
 from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import context_problems, fingerprint, in_label_order, label_order, require_base
-from tabprobe.models.encoding import collate, encode
+from tabprobe.models.encoding import collate, encode, pairs_only
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.precision import LoadedModel, autocast, pick_device, resolve_precision
 
@@ -104,7 +104,8 @@ def infer(
         raise ModelError(f"config key max_length: {problem}")  # the config check names its file and line
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     premises = [render(table_from_arrow(r["table"]), premise) for r in records]
-    encoded = encode(loaded.tokenizer, premises, [r["hypothesis"] for r in records], max_length, pair_order)
+    hypotheses = [r["hypothesis"] for r in records]
+    encoded = encode(loaded.tokenizer, premises, hypotheses, max_length, pair_order, pairs_only(loaded.model.config))
     if encoded.truncated:
         log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)
     precision = resolve_precision(precision, loaded.device)

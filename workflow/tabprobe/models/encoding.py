@@ -31,13 +31,28 @@ def _features(batch, index: int) -> dict[str, list[int]]:
 PAIR_ORDERS = ("premise_first", "hypothesis_first")
 
 
+def pairs_only(model_config) -> bool:
+    """Whether every example must be encoded as a pair, an empty premise included: an
+    encoder-decoder classifier (BART, mBART, T5) classifies from its last end-of-sequence token
+    and refuses a batch whose rows hold different numbers of them (a lone hypothesis has one, a
+    pair three), so a probe file with some empty tables among full ones would stop the job."""
+    return bool(getattr(model_config, "is_encoder_decoder", False))
+
+
 def encode(
-    tokenizer, premises: Sequence[str], hypotheses: Sequence[str], max_length: int, pair_order: str = "premise_first"
+    tokenizer,
+    premises: Sequence[str],
+    hypotheses: Sequence[str],
+    max_length: int,
+    pair_order: str = "premise_first",
+    pairs_always: bool = False,
 ) -> Encoded:
     """Features of premise + hypothesis pairs: the premise is cut to fit `max_length`, the
     hypothesis kept whole unless it alone does not fit (then it is cut too; counted in
     `truncated` like every cut example). An empty premise (hypothesis-only) encodes the hypothesis alone, as the
-    paper's hypothesis-only model sees it. Tokenises in batches (the fast tokenizer's Rust loop).
+    paper's hypothesis-only model sees it, unless `pairs_always` (`pairs_only`): then it is a
+    pair with an empty premise, laid out like every other example. Tokenises in batches (the fast
+    tokenizer's Rust loop).
 
     `pair_order` is premise_first (the usual NLI input, and what most checkpoints were trained
     on) or hypothesis_first, which puts the short hypothesis right after [CLS]: a small encoder
@@ -48,8 +63,8 @@ def encode(
     premise_first = pair_order == "premise_first"
     n = len(premises)
     features: list[dict[str, list[int]] | None] = [None] * n
-    with_premise = [i for i in range(n) if premises[i]]
-    alone = [i for i in range(n) if not premises[i]]
+    with_premise = [i for i in range(n) if premises[i] or pairs_always]
+    alone = [i for i in range(n) if not (premises[i] or pairs_always)]
     truncated = 0
 
     def pairs(indices):

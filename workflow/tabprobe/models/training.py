@@ -35,7 +35,7 @@ from tabprobe.data.tables import load_tables, render
 from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
 from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, save_checkpoint
-from tabprobe.models.encoding import encode
+from tabprobe.models.encoding import encode, pairs_only
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
 from tabprobe.models.training_resume import ResumeStore, resume_dir_for, resume_key
@@ -73,8 +73,10 @@ def _features(
     settings: TrainSettings,
     labels: Sequence[str],
     split: str,
+    pairs_always: bool = False,
 ):
-    """The examples' features and targets: each label's index in `labels`, the head's outputs."""
+    """The examples' features and targets: each label's index in `labels`, the head's outputs.
+    `pairs_always`: as `encode`'s, for a model that needs every example laid out as a pair."""
     records = examples.select(["uid", "table_id", "hypothesis", "label"]).to_pylist()
     strays = [r for r in records if r["label"] not in labels]
     if strays:
@@ -85,7 +87,8 @@ def _features(
             "dataset's own labels (tabprobe.data.datasets.get_dataset(name).labels) or drop those examples"
         )
     premises = [render(tables[r["table_id"]], premise) for r in records]
-    encoded = encode(tokenizer, premises, [r["hypothesis"] for r in records], settings.max_length, settings.pair_order)
+    hypotheses = [r["hypothesis"] for r in records]
+    encoded = encode(tokenizer, premises, hypotheses, settings.max_length, settings.pair_order, pairs_always)
     targets = np.array([labels.index(r["label"]) for r in records], dtype=np.int64)
     return encoded, targets
 
@@ -311,9 +314,10 @@ def train(
     precision = resolve_precision(settings.precision, device)
     model.to(device)
     subset = select_examples(train_examples, settings.examples, settings.seed, "train")
-    encoded, targets = _features(subset, train_tables, premise, tokenizer, settings, labels, "train")
+    pairs = pairs_only(model.config)  # encoded as inference will encode them (classifiers.infer)
+    encoded, targets = _features(subset, train_tables, premise, tokenizer, settings, labels, "train", pairs)
     dev_subset = select_examples(dev_examples, settings.dev_examples, settings.seed, "dev")
-    dev_encoded, dev_targets = _features(dev_subset, dev_tables, premise, tokenizer, settings, labels, "dev")
+    dev_encoded, dev_targets = _features(dev_subset, dev_tables, premise, tokenizer, settings, labels, "dev", pairs)
     data = TrainingData(subset, encoded, targets, dev_subset, dev_encoded, dev_targets)
     log.info(
         "training on %d of %d train examples (%d premises cut to %d tokens), %s on %s",

@@ -7,6 +7,7 @@ rendered exactly like an original one.
 from __future__ import annotations
 
 from tabprobe.data.infotabs.table import Table
+from tabprobe.data.tapex import linearise
 
 # InfoTabS renders these keys as "{title} was {key} on {value}." instead of "The {key} of ...".
 EVENT_KEYS = frozenset({"born", "died"})
@@ -45,12 +46,23 @@ def markdown(table: Table) -> str:
     return "\n".join(lines)
 
 
+def tapex(table: Table) -> str:
+    """TAPEX's linearisation (Liu et al., 2022) of the infobox as a two-column table, lower-cased as
+    TAPEX was pre-trained: "col : key | value row 1 : title | {title} row 2 : {key} | {v1}, {v2} ...".
+    TAPEX has no slot for a caption, so the title is the first row, under the key "title" (as
+    `struct` writes it first): the infobox's subject is what most hypotheses name, and a row keeps
+    it inside the structure the model reads rather than as loose text before "col". A key with
+    several values is one cell, its values joined by ", " as in `para`."""
+    rows = [("title", table.title)] + [(row.key, ", ".join(row.values)) for row in table.rows]
+    return linearise(("key", "value"), rows)
+
+
 def hypothesis_only(table: Table) -> str:
     """No premise at all: the hypothesis-only baseline."""
     return ""
 
 
-RENDERINGS = {"para": para, "struct": struct, "markdown": markdown, "hypothesis_only": hypothesis_only}
+RENDERINGS = {"para": para, "struct": struct, "markdown": markdown, "tapex": tapex, "hypothesis_only": hypothesis_only}
 
 
 def render(table: Table, how: str) -> str:

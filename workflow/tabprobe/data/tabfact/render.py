@@ -1,17 +1,19 @@
 """Premise text for a model, rendered from a TabFact table (a caption, a header and records).
 
 The names are InfoTabS's (data/infotabs/render.py) where they mean the same: "para" writes the table
-as sentences, "struct" compactly, "markdown" as a Markdown table for causal LMs, "hypothesis_only"
-not at all. Every caller goes through `render`, so a perturbed table is rendered exactly like an
-original one. The text stays as the files write it (lower-cased, tokenised, punctuation spaced),
-the form TabFact models are trained on. A caption of "none" is TabFact's mark for a table without
-one: it is left out rather than written as a word the model would read as content.
+as sentences, "struct" compactly, "markdown" as a Markdown table for causal LMs, "tapex" as TAPEX
+linearises a table, "hypothesis_only" not at all. Every caller goes through `render`, so a perturbed
+table is rendered exactly like an original one. The text stays as the files write it (lower-cased,
+tokenised, punctuation spaced), the form TabFact models are trained on. A caption of "none" is
+TabFact's mark for a table without one: it is left out rather than written as a word the model
+would read as content.
 """
 
 from __future__ import annotations
 
 from tabprobe.data.tabfact.reading import NO_CAPTION
 from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.tapex import linearise
 
 
 def caption(table: RelationalTable) -> str | None:
@@ -52,12 +54,20 @@ def markdown(table: RelationalTable) -> str:
     return "\n".join(lines)
 
 
+def tapex(table: RelationalTable) -> str:
+    """TAPEX's linearisation (Liu et al., 2022), lower-cased as TAPEX was trained:
+    "col : c1 | c2 row 1 : v1 | v2 row 2 : ...". The caption is left out: TAPEX's TabFact
+    fine-tuning handed its tokenizer the header and records alone, so a TAPEX checkpoint has never
+    read one."""
+    return linearise(table.header, table.records)
+
+
 def hypothesis_only(table: RelationalTable) -> str:
     """No premise at all: the hypothesis-only baseline."""
     return ""
 
 
-RENDERINGS = {"para": para, "struct": struct, "markdown": markdown, "hypothesis_only": hypothesis_only}
+RENDERINGS = {"para": para, "struct": struct, "markdown": markdown, "tapex": tapex, "hypothesis_only": hypothesis_only}
 
 
 def render(table: RelationalTable, how: str) -> str:
