@@ -373,7 +373,8 @@ def test_a_tabfact_probe_is_scored_over_two_labels_with_neutral_answers_read_as_
     probe_uids = [u + "/tf_negation" for u in orig_uids]
     gold = ["E", "E", "E", "C", "C", "C"]
     expected = ["C", "C", "C", "E", "E", "E"]
-    original = _predictions(orig_uids, orig_uids, ["E", "N", "E", "C", "N", "C"])
+    # tf_original's rows are named like any probe's: its predictions pair by the gold example.
+    original = _predictions([u + "/tf_original" for u in orig_uids], orig_uids, ["E", "N", "E", "C", "N", "C"])
     probed = _predictions(probe_uids, orig_uids, ["N", "C", "E", "E", "N", "E"])
     examples = _probe_examples("tf_negation", probe_uids, orig_uids, gold, expected)
     settings = ScoringSettings(samplings=5, fraction=1.0, bootstrap=20, seed=1)  # the full set: exact

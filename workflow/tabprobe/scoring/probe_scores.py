@@ -177,8 +177,10 @@ def original_predictions_for(
 ) -> np.ndarray:
     """A column (the prediction, or the digest of the model's input) of the original prediction
     of each gold example, in the given order. With `missing_ok`, None where there is none (an
-    external probe set may pair with gold examples outside `original`'s cap)."""
-    before = dict(zip(original_predictions["uid"].to_pylist(), original_predictions[column].to_pylist()))
+    external probe set may pair with gold examples outside `original`'s cap). Keyed by the gold
+    example (`orig_uid`): an unperturbed probe has one row per gold example, and TabFact's
+    `tf_original` names its rows like any probe's (`original` gives its rows the gold uid itself)."""
+    before = dict(zip(original_predictions["orig_uid"].to_pylist(), original_predictions[column].to_pylist()))
     lost = [u for u in orig_uids if u not in before]
     if lost and not missing_ok:
         raise ValueError(
@@ -216,8 +218,8 @@ def score_gain_over_baseline(
     """Accuracy of the model minus that of the hypothesis-only baseline on the same examples and
     samplings (points): what reading the table adds over the hypothesis alone (InfoTabS paper
     section 4: every model must beat it)."""
-    uids = probe_examples["uid"].to_pylist()
-    base = as_two_labels(original_predictions_for(baseline_predictions, uids, missing_ok=True), labels)[0]
+    gold_uids = probe_examples["orig_uid"].to_pylist()
+    base = as_two_labels(original_predictions_for(baseline_predictions, gold_uids, missing_ok=True), labels)[0]
     shared = np.array([b is not None for b in base])
     paired = scorer_for(shared, scorer, settings, split, "original", "baseline")
     gain = (pred[shared] == expected[shared]).astype(np.float64) - (base[shared] == expected[shared]).astype(np.float64)
