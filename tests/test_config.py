@@ -143,8 +143,8 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
             r"models\.minilm-para\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)",
         ),
         (
-            lambda c: c["models"]["minilm-para"].update(premise="table"),
-            r"config key models\.minilm-para\.premise: 'table' is not one of",
+            lambda c: c["models"]["minilm-para"].update(premise="tabular"),
+            r"config key models\.minilm-para\.premise: 'tabular' is not one of",
         ),
         (
             lambda c: c["probes"].pop("original"),

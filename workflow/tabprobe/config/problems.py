@@ -26,6 +26,7 @@ from tabprobe.config.settings import (
     report_splits,
     variance_plan,
 )
+from tabprobe.config.table_premise import table_premise_problems
 from tabprobe.data.infotabs.reading import SPLITS, split_tsv
 from tabprobe.errors import TabprobeError, did_you_mean
 from tabprobe.probes import REGISTRY, get_probe, option_problems
@@ -228,6 +229,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _variance_problems(config, models)
     problems += _infotabs_dir_problems(config, probes, models)
     problems += dataset_problems(config, probes, models)
+    problems += table_premise_problems(config, models)
     return problems
 
 

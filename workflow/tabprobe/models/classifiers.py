@@ -1,5 +1,6 @@
 """Sequence-classification checkpoints: loading one safely and running NLI inference with it on
-probe examples (a prompted causal LM is tabprobe.models.causal's)."""
+probe examples, whether it reads a premise rendered to text or, a TAPAS model, the table itself
+(tabprobe.models.tapas); a prompted causal LM is tabprobe.models.causal's."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ import pyarrow as pa
 from tabprobe import LABELS
 from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
-from tabprobe.models.checkpoints import context_problems, fingerprint, in_label_order, label_order, require_base
+from tabprobe.models import tapas
+from tabprobe.models.checkpoints import (
+    context_problems,
+    fingerprint,
+    in_label_order,
+    label_order,
+    read_config,
+    require_base,
+)
 from tabprobe.models.encoding import collate, encode, pairs_only
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.precision import LoadedModel, autocast, pick_device, resolve_precision
@@ -26,6 +35,8 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     path = require_base(str(checkpoint))
+    if tapas.reads_table(read_config(path).get("model_type")):
+        tapas.require_pandas()  # before transformers fails on it with less to say
     # In fp32 whatever the checkpoint was saved in (transformers keeps the saved dtype): the
     # loaded model is the fp32 one, and `weights_in` casts copies for bf16 / fp16.
     model, loading = AutoModelForSequenceClassification.from_pretrained(
@@ -102,10 +113,25 @@ def infer(
     """
     for problem in context_problems(loaded.model.config.to_dict(), max_length):
         raise ModelError(f"config key max_length: {problem}")  # the config check names its file and line
-    records = probe_examples.select(["table", "hypothesis"]).to_pylist()
-    premises = [render(table_from_arrow(r["table"]), premise) for r in records]
+    problem = tapas.pairing_problem(premise, loaded.model.config.model_type)
+    if problem:
+        raise ModelError(f"config key premise: {problem}")
+    records = probe_examples.select(["uid", "table", "hypothesis"]).to_pylist()
+    tables = [table_from_arrow(r["table"]) for r in records]
     hypotheses = [r["hypothesis"] for r in records]
-    encoded = encode(loaded.tokenizer, premises, hypotheses, max_length, pair_order, pairs_only(loaded.model.config))
+    table_key = {}
+    if premise == tapas.TABLE_PREMISE:
+        encoded = tapas.encode_tables(loaded.tokenizer, tables, hypotheses, max_length, [r["uid"] for r in records])
+        table_key["token_types"] = tapas.token_types_key(encoded.features)
+    else:
+        encoded = encode(
+            loaded.tokenizer,
+            [render(t, premise) for t in tables],
+            hypotheses,
+            max_length,
+            pair_order,
+            pairs_only(loaded.model.config),
+        )
     if encoded.truncated:
         log.info("%d of %d premises were cut to fit max_length=%d", encoded.truncated, len(records), max_length)
     precision = resolve_precision(precision, loaded.device)
@@ -123,7 +149,7 @@ def infer(
         batch_tokens=batch_tokens,
         shard_dir=shard_dir,
         shard_size=shard_size,
-        key_settings={"precision": precision, "order": loaded.order},
+        key_settings={"precision": precision, "order": loaded.order, **table_key},
     )
     stats = {
         "examples": len(records),

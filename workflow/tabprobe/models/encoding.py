@@ -114,7 +114,11 @@ def collate(features: Sequence[dict[str, list[int]]], pad_id: int, pin: bool = F
     width = max(len(f["input_ids"]) for f in features)
     ids = torch.full((len(features), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(features), width), dtype=torch.long)
-    types = torch.zeros((len(features), width), dtype=torch.long) if "token_type_ids" in features[0] else None
+    types = None
+    if "token_type_ids" in features[0]:
+        # A TAPAS token has seven type ids (segment, column, row, ...): a third dimension.
+        per_token = np.shape(features[0]["token_type_ids"])[1:]
+        types = torch.zeros((len(features), width, *per_token), dtype=torch.long)
     for row, f in enumerate(features):
         length = len(f["input_ids"])
         place = slice(width - length, width) if left else slice(0, length)
