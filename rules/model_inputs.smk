@@ -3,13 +3,15 @@
 
 from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
 from tabprobe.data.datasets import get_dataset
-from tabprobe.models.checkpoints import resolve_location
+from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 
 
 def get_checkpoint(wildcards):
     """The checkpoint's path: a folder, or one GGUF file, where pkg:// names one inside a package."""
     model_config(wildcards)  # a model of config, or an inoculated one: else "did you mean"
-    return str(resolve_location(checkpoint_of(wildcards.model)))
+    location = checkpoint_of(wildcards.model)
+    # Other paths stay as written: a trained model's must match its rule's output to the letter.
+    return str(resolve_location(location)) if location.startswith(PACKAGE_SCHEME) else location
 
 
 def get_checkpoint_files(wildcards):
