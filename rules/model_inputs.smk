@@ -3,20 +3,26 @@
 
 from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
 from tabprobe.data.datasets import get_dataset
+from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 
 
 def get_checkpoint(wildcards):
+    """The checkpoint's path: a folder, or one GGUF file, where pkg:// names one inside a package."""
     model_config(wildcards)  # a model of config, or an inoculated one: else "did you mean"
-    return checkpoint_of(wildcards.model)
+    location = checkpoint_of(wildcards.model)
+    # Other paths stay as written: a trained model's must match its rule's output to the letter.
+    return str(resolve_location(location)) if location.startswith(PACKAGE_SCHEME) else location
 
 
 def get_checkpoint_files(wildcards):
     """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
-    same folder do not change the folder's modification time."""
+    same folder do not change the folder's modification time. A GGUF checkpoint is its one file."""
     model = model_config(wildcards)
     if not ({"checkpoint", "causal"} & set(model)) or wildcards.model in INOCULATED:
         return []
-    folder = Path(checkpoint_of(wildcards.model))
+    folder = resolve_location(checkpoint_of(wildcards.model))
+    if folder.is_file():
+        return [str(folder)]
     return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
 
 

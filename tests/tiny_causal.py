@@ -56,9 +56,18 @@ def _tokenizer(kind: str, vocab_size: int) -> PreTrainedTokenizerFast:
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>")
 
 
-def tiny_causal(path: Path, kind: str = "llama", *, seed: int = 0, vocab_size: int = 400, layers: int = 2) -> Path:
-    """Save a seeded random causal LM (`kind` llama or gpt2) and its tokenizer into `path`."""
-    tokenizer = _tokenizer(kind, vocab_size)
+def tiny_causal(
+    path: Path,
+    kind: str = "llama",
+    *,
+    seed: int = 0,
+    vocab_size: int = 400,
+    layers: int = 2,
+    tokenizer_kind: str | None = None,
+) -> Path:
+    """Save a seeded random causal LM (`kind` llama or gpt2) and its tokenizer into `path`; the
+    tokenizer is the one of `tokenizer_kind` (llama or gpt2) when given, else of `kind`."""
+    tokenizer = _tokenizer(tokenizer_kind or kind, vocab_size)
     torch.manual_seed(seed)
     if kind == "llama":
         config = LlamaConfig(

@@ -130,7 +130,7 @@ def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any])
     """(key path, problem) for a causal model's checkpoint and prompt: its files, its template's
     fields, and verbalisers that its tokenizer cannot tell apart (read with the tokenizers
     library from tokenizer.json: nothing is imported from transformers, nothing is unpickled)."""
-    from tabprobe.models.causal import check_checkpoint, verbaliser_problems
+    from tabprobe.models.causal import check_checkpoint, checkpoint_config, verbaliser_problems
     from tabprobe.models.lm_prompts import template_problems
 
     problems = []
@@ -138,23 +138,26 @@ def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any])
         problems += [(["models", name, "causal", "template"], p) for p in template_problems(causal["template"])]
     if isinstance(causal.get("checkpoint"), str):
         try:
-            path = check_checkpoint(causal["checkpoint"])
+            check_checkpoint(causal["checkpoint"])
         except TabprobeError as err:
             return problems + [(["models", name, "causal", "checkpoint"], str(err))]
         if not problems:
             problems += [(["models", name, "causal", *key], p) for key, p in verbaliser_problems(causal)]
-        problems += _length_problems(name, path, *length)
+        # The context window of a folder's config.json, or of a GGUF file's metadata.
+        problems += _length_problems(name, causal["checkpoint"], *length, read=checkpoint_config)
     return problems
 
 
-def _length_problems(name: str, path, key: str, max_length: Any) -> list[tuple[list, str]]:
-    """A max_length past the positions of the checkpoint (or base) at `path`: the job would fail
-    deep in the forward pass (a tensor size mismatch), after every job before it ran."""
+def _length_problems(name: str, path, key: str, max_length: Any, read=None) -> list[tuple[list, str]]:
+    """A max_length past the positions of the checkpoint (or base) at `path`, whose settings
+    `read` gives (its config.json by default): the job would fail deep in the forward pass (a
+    tensor size mismatch), after every job before it ran."""
     from tabprobe.models.checkpoints import context_problems, read_config
 
     if not isinstance(max_length, int):
         return []
-    return [(["models", name, *key.split(".")], p) for p in context_problems(read_config(path), max_length)]
+    settings = (read or read_config)(path)
+    return [(["models", name, *key.split(".")], p) for p in context_problems(settings, max_length)]
 
 
 def _model_problems(name: str, model: dict[str, Any], length: tuple[str, Any]) -> list[tuple[list, str]]:

@@ -18,7 +18,8 @@ from the end of the test example's table, never from the question or the hypothe
 tables take more than half of `max_length` lose their last rows once, the same for every example.
 
 The prompts themselves (templates, verbalisers, shots, chat templates) are tabprobe.models.lm_prompts'; the
-k-shot examples are chosen by tabprobe.models.shot_selection.
+k-shot examples are chosen by tabprobe.models.shot_selection. A checkpoint is a folder, or one GGUF
+file (tabprobe.models.gguf), which loads into the same model and tokenizer classes.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import context_problems, fingerprint, read_config, require_base
 from tabprobe.models.encoding import collate
+from tabprobe.models.gguf import is_gguf, load_gguf, read_gguf
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.lm_prompts import CONTENT_FREE, PromptBuilder, Prompting, verbaliser_ids
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
@@ -45,7 +47,10 @@ log = logging.getLogger(__name__)
 
 def check_checkpoint(checkpoint: str | Path) -> Path:
     """The folder of a causal-LM checkpoint the jobs would accept as far as its files go:
-    safetensors weights, a config.json and a fast tokenizer (tokenizer.json). Nothing is loaded."""
+    safetensors weights, a config.json and a fast tokenizer (tokenizer.json); or its GGUF file, of
+    an architecture and tokenizer transformers loads (tabprobe.models.gguf). Nothing is loaded."""
+    if is_gguf(checkpoint):
+        return read_gguf(checkpoint).path
     path = require_base(str(checkpoint))
     architectures = read_config(path).get("architectures")
     if architectures and not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures):
@@ -76,12 +81,25 @@ class _TokenizerFile:
         return {"input_ids": self.tokenizer.encode(text, add_special_tokens=add_special_tokens).ids}
 
 
+def checkpoint_config(checkpoint: str | Path) -> dict:
+    """A checkpoint's settings as config.json gives them (a GGUF file's from its metadata), for
+    the config check of max_length against its context window."""
+    if is_gguf(checkpoint):
+        return read_gguf(checkpoint).model_config()
+    return read_config(require_base(str(checkpoint)))
+
+
 def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
     """(key path under `causal`, problem) for verbalisers the checkpoint's tokenizer cannot tell
     apart, found before any job runs (a chat template's prompt ending is left to the job, which
-    checks with the real prompt)."""
+    checks with the real prompt). A GGUF file's tokenizer is built by transformers, too slow to
+    import for a config check: its verbalisers are the job's to check, its chat template is here."""
     # The config's `shots` is a count; the shots themselves do not shape the prompt's end.
     prompting = Prompting.from_settings({k: v for k, v in settings.items() if k != "shots"})
+    if is_gguf(settings["checkpoint"]):
+        if prompting.chat_template and not read_gguf(settings["checkpoint"]).chat_template:
+            return [(["chat_template"], "this GGUF file has no chat template (tokenizer.chat_template); set it false")]
+        return []
     if prompting.chat_template or sorted(prompting.verbalisers) != sorted(LABELS):
         return []  # a chat template's prompt end is the job's to check; other keys than E, N, C the schema's
     try:
@@ -97,7 +115,11 @@ def verbaliser_problems(settings: Mapping) -> list[tuple[list[str], str]]:
 
 
 def load_causal_lm(checkpoint: str | Path) -> LoadedModel:
-    """A local causal-LM checkpoint (safetensors only, never remote code) with a fast tokenizer."""
+    """A local causal-LM checkpoint (safetensors only, never remote code, or a GGUF file) with a
+    fast tokenizer."""
+    if is_gguf(checkpoint):
+        model, tokenizer, path = load_gguf(checkpoint)
+        return _loaded(model, tokenizer, path)
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -118,7 +140,10 @@ def load_causal_lm(checkpoint: str | Path) -> LoadedModel:
             f"{path}: the checkpoint lacks trained weights for {', '.join(missing[:6])}, which would be "
             "initialised at random; give a causal LM saved whole (model.save_pretrained(dir))"
         )
-    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    return _loaded(model, AutoTokenizer.from_pretrained(path, trust_remote_code=False), path)
+
+
+def _loaded(model, tokenizer, path: Path) -> LoadedModel:
     device = pick_device()
     model.to(device).eval()
     log.info("loaded causal LM %s on %s", path, device)

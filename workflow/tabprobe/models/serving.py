@@ -92,10 +92,12 @@ def enabled() -> bool:
 
 
 def checkpoint_identity(checkpoint: str | Path) -> str:
-    """Which version of a checkpoint: its folder and the name, size and modification time of its
-    files. Cheap (no hashing), so every job can check that a server loaded the weights it was given."""
+    """Which version of a checkpoint: its folder (or its one file, a GGUF) and the name, size and
+    modification time of its files. Cheap (no hashing), so every job can check that a server
+    loaded the weights it was given."""
     folder = Path(checkpoint).resolve()
-    stats = {p.name: p.stat() for p in folder.iterdir() if p.is_file()}
+    files = [folder] if folder.is_file() else [p for p in folder.iterdir() if p.is_file()]
+    stats = {p.name: p.stat() for p in files}
     entries = sorted((name, st.st_size, st.st_mtime_ns) for name, st in stats.items())
     return json.dumps([str(folder), entries])
 
