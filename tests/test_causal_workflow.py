@@ -13,7 +13,7 @@ import pytest
 import yaml
 from test_workflow_e2e import jobs, planned_jobs, snakemake
 from tiny_causal import tiny_causal
-from workflow_copy import copy_workflow
+from workflow_copy import copy_workflow, slice_config
 
 from tabprobe import layout, schemas
 from tabprobe.io import read_parquet
@@ -41,19 +41,15 @@ def causal_model(checkpoint, **prompt):
 def causal_run(tmp_path_factory, shared_infotabs):
     workdir = copy_workflow(tmp_path_factory.mktemp("causal-workflow"))
     checkpoint = tiny_causal(workdir / "lm", "llama")
-    config = {
-        "infotabs_dir": str(shared_infotabs),
-        "seed": 2022,
-        "splits": ["alpha1"],
-        "max_examples": 24,
-        "probes": PROBES,
-        "models": {"tiny-lm": causal_model(checkpoint, shots=2, calibrate=True)},
-        "inoculation": None,
-        "controlled_variance": None,
-        "scoring": {"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
-    }
-    configfile = workdir / "causal.yaml"
-    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    configfile = slice_config(
+        workdir,
+        "causal",
+        infotabs_dir=str(shared_infotabs),
+        max_examples=24,
+        probes=PROBES,
+        models={"tiny-lm": causal_model(checkpoint, shots=2, calibrate=True)},
+    )
+    config = yaml.safe_load(configfile.read_text())
     snakemake(workdir, configfile, "--cores", "2")
     return {"dir": workdir, "config": config, "configfile": configfile, "checkpoint": checkpoint}
 

@@ -6,14 +6,14 @@ inference, two-label scoring, the results table and the report."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import polars as pl
 import pytest
-import yaml
 from test_workflow_e2e import planned_jobs, snakemake
 from tiny_bert import tiny_bert
-from workflow_copy import copy_workflow
+from workflow_copy import copy_workflow, slice_config
 
 from tabprobe import layout, schemas
 from tabprobe.io import read_parquet
@@ -42,25 +42,22 @@ def trained(premise: str, examples: int, max_length: int) -> dict:
 @pytest.fixture(scope="module")
 def tabfact_run(tmp_path_factory, shared_tabfact):
     workdir = copy_workflow(tmp_path_factory.mktemp("tabfact-workflow"))
-    # A three-way classifier (random, so it answers NEUTRAL often) that answers TabFact's probes.
-    three_way = tiny_bert(workdir / "three-way", head=True, seed=3)
-    config = {
-        "tabfact_dir": str(shared_tabfact),
-        "seed": 2022,
-        "splits": ["alpha1"],
-        "max_examples": 30,
-        "probes": PROBES,
-        "models": {
+    # A three-way classifier that answers TabFact's probes: random (seed 3), its third output wins
+    # on every input, and that output is named NEUTRAL, so every answer is N (read as REFUTED).
+    neutral_last = {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"}
+    three_way = tiny_bert(workdir / "three-way", head=True, seed=3, id2label=neutral_last)
+    configfile = slice_config(
+        workdir,
+        "tabfact",
+        tabfact_dir=str(shared_tabfact),
+        max_examples=30,
+        probes=PROBES,
+        models={
             "tf-minilm": trained("para", 64, 128),
             "tf-minilm-hypo": trained("hypothesis_only", 64, 64),
             "three-way": {"checkpoint": str(three_way), "premise": "para", "max_length": 128, "datasets": ["tabfact"]},
         },
-        "inoculation": None,
-        "controlled_variance": None,
-        "scoring": {"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
-    }
-    configfile = workdir / "tabfact.yaml"
-    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    )
     snakemake(workdir, configfile, "--cores", "2")
     results = pl.from_arrow(read_parquet(workdir / layout.results_table(), schemas.RESULTS))
     return {"dir": workdir, "configfile": configfile, "results": results}
@@ -100,7 +97,7 @@ def test_results_are_tabfacts_over_two_labels_with_the_neutral_answers_counted(t
         assert (model, "record_deletion", "complex_test") in cells
     neutral = results.filter((pl.col("statistic") == "neutral_answers_pct") & (pl.col("probe") == "tf_original"))
     by_model = {row["model"]: row["mean"] for row in neutral.iter_rows(named=True) if row["split"] == "simple_test"}
-    assert by_model["tf-minilm"] == 0.0 and by_model["three-way"] > 0.0
+    assert by_model["tf-minilm"] == 0.0 and by_model["three-way"] == 100.0
     # The premise model's accuracy is compared, paired, with TabFact's hypothesis-only model's.
     gain = results.filter(
         (pl.col("model") == "tf-minilm")
@@ -122,6 +119,23 @@ def test_the_run_record_says_which_tabfact_data_the_numbers_rest_on(tabfact_run)
     assert tabfact["models_trained_on_reconstructed_train"] == ["tf-minilm", "tf-minilm-hypo"]
     assert record["data"]["probes"]["program_record_deletion"]["made_by"] == "tabfact_machine"
     assert record["data"]["probes"]["tf_original"]["made_by"] == "tabfact_original"
+
+
+def test_the_report_has_a_tabfact_part_with_verdicts_simple_and_complex_and_two_labels(tabfact_run):
+    markdown = (tabfact_run["dir"] / layout.report_markdown()).read_text()
+    part = markdown[markdown.index("## TabFact: the same questions on relational tables") :]
+    assert "TabFact's train statements are reconstructed" in part and "tf-minilm, tf-minilm-hypo) were trained" in part
+    # Every model's TabFact verdicts, in the table at a glance.
+    glance = part[part.index("TabFact verdicts at a glance") :]
+    for model in ("tf-minilm", "tf-minilm-hypo", "three-way"):
+        assert re.search(rf"^\| {re.escape(model)} \| TabFact only \|", glance, flags=re.M), model
+    assert "| three-way | para | TabFact only | user checkpoint |" in part
+    # tf_original's accuracy on the test set's simple and complex statements, side by side.
+    assert "simple_test" in part and "complex_test" in part
+    # The execution-labelled probes say where their labels come from.
+    assert "executing the statement's human-written program" in part
+    # Two labels: no NEUTRAL column in the TabFact tables (the three-way model's N answers are counted).
+    assert not re.search(r"^\|[^\n]*\| N \|", part, flags=re.M)
 
 
 def test_a_finished_tabfact_run_has_nothing_left_to_do(tabfact_run):

@@ -9,11 +9,10 @@ import json
 import re
 
 import pytest
-import yaml
 from test_workflow_e2e import snakemake
 from tiny_bart import tiny_bart
 from tiny_tapas import tiny_tapas
-from workflow_copy import copy_workflow
+from workflow_copy import copy_workflow, slice_config
 
 from tabprobe import layout, schemas
 from tabprobe.io import read_parquet
@@ -26,27 +25,16 @@ MODELS = ("tiny-tapas", "tiny-bart")
 @pytest.fixture(scope="module")
 def table_models_run(tmp_path_factory, shared_infotabs):
     workdir = copy_workflow(tmp_path_factory.mktemp("table-models-workflow"))
-    config = {
-        "infotabs_dir": str(shared_infotabs),
-        "seed": 2022,
-        "splits": ["alpha1"],
-        "max_examples": 24,
-        "probes": PROBES,
-        "models": {
-            "tiny-tapas": {"checkpoint": str(tiny_tapas(workdir / "tapas")), "premise": "table", "max_length": 256},
-            "tiny-bart": {
-                "checkpoint": str(tiny_bart(workdir / "bart")),
-                "premise": "tapex",
-                "pair_order": "hypothesis_first",
-                "max_length": 256,
-            },
-        },
-        "inoculation": None,
-        "controlled_variance": None,
-        "scoring": {"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
-    }
-    configfile = workdir / "table-models.yaml"
-    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    tapas = {"checkpoint": str(tiny_tapas(workdir / "tapas")), "premise": "table", "max_length": 256}
+    bart = {"checkpoint": str(tiny_bart(workdir / "bart")), "premise": "tapex", "max_length": 256}
+    configfile = slice_config(
+        workdir,
+        "table-models",
+        infotabs_dir=str(shared_infotabs),
+        max_examples=24,
+        probes=PROBES,
+        models={"tiny-tapas": tapas, "tiny-bart": dict(bart, pair_order="hypothesis_first")},
+    )
     snakemake(workdir, configfile, "--cores", "2")
     return workdir
 
@@ -55,7 +43,9 @@ def test_each_model_answered_every_probe_on_its_own_kind_of_input(table_models_r
     for model in MODELS:
         for probe in PROBES:
             stats = json.loads((table_models_run / layout.inference_stats(model, probe, "alpha1")).read_text())
-            predictions = read_parquet(table_models_run / layout.predictions(model, probe, "alpha1"), schemas.PREDICTIONS)
+            predictions = read_parquet(
+                table_models_run / layout.predictions(model, probe, "alpha1"), schemas.PREDICTIONS
+            )
             assert predictions.num_rows == stats["examples"] > 0
             assert stats["premise"] == ("table" if model == "tiny-tapas" else "tapex")
 

@@ -38,3 +38,23 @@ def snakemake_command(workflow: Path, configfile: Path | None, *args: str, workd
         *(["--configfile", str(configfile)] if configfile else []),
         *args,
     ]
+
+
+# What an end-to-end test on a slice of the data shares: one split, no inoculation or controlled
+# variance, and few samplings (the protocol's numbers are not what these tests check).
+SLICE = {
+    "seed": 2022,
+    "splits": ["alpha1"],
+    "inoculation": None,
+    "controlled_variance": None,
+    "scoring": {"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},
+}
+
+
+def slice_config(workdir: Path, name: str, **config) -> Path:
+    """SLICE with `config` over it, written to <workdir>/<name>.yaml: the whole config of a test's run."""
+    import yaml
+
+    configfile = workdir / f"{name}.yaml"
+    configfile.write_text(yaml.safe_dump({**SLICE, **config}, sort_keys=False))
+    return configfile

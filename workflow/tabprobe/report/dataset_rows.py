@@ -49,7 +49,8 @@ def by_dataset(scores: Index) -> dict[str, Index]:
 
 
 def tabfact_only(parts: dict[str, Index]) -> set[str]:
-    """The models that answered TabFact's probes and no InfoTabS one: those trained on TabFact."""
+    """The models that answered TabFact's probes and no InfoTabS one (those trained on TabFact, and
+    any other whose `datasets` is TabFact's alone)."""
     return set(parts[TABFACT].models()) - set(parts[INFOTABS].models())
 
 

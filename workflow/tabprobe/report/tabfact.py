@@ -117,14 +117,36 @@ def verdict_section(scores: Index, run: RunInfo, models: Sequence[str], tabfact_
 
 
 def _answers(model: str, tabfact_only: set[str]) -> str:
-    return "TabFact only (a TabFact model)" if model in tabfact_only else "InfoTabS and TabFact (an InfoTabS model)"
+    return "TabFact only" if model in tabfact_only else "InfoTabS and TabFact"
+
+
+def head_labels(info: dict) -> tuple[str, ...] | None:
+    """The labels of a model's head, as its checkpoint's tabprobe metadata maps them (a model
+    tabprobe trained or built); None where the checkpoint does not say (a user's)."""
+    mapped = set(((info.get("meta") or {}).get("label_map") or {}).values())
+    return tuple(lab for lab in ("E", "N", "C") if lab in mapped) or None
+
+
+def trained_on_tabfact(info: dict) -> bool:
+    """Trained by this run on TabFact's (reconstructed) train split: tabprobe gives a model it
+    trains the labels of its training data, and only TabFact's are two."""
+    return bool((info.get("meta") or {}).get("trained")) and head_labels(info) == ("E", "C")
+
+
+def _labels_cell(info: dict) -> str:
+    labels = head_labels(info)
+    if labels == ("E", "C"):
+        return "ENTAILED, REFUTED"
+    if labels == ("E", "N", "C"):
+        return "ENTAIL, NEUTRAL, CONTRADICT: NEUTRAL read as REFUTED"
+    return "as its checkpoint names them; a NEUTRAL answer reads as REFUTED"
 
 
 def models_block(run: RunInfo, models: Sequence[str], tabfact_only: set[str]) -> TableBlock:
     rows = []
     for m in models:
         training, dev = training_cells(run.models[m])
-        labels = "ENTAILED, REFUTED" if m in tabfact_only else "ENTAIL, NEUTRAL, CONTRADICT: NEUTRAL read as REFUTED"
+        labels = _labels_cell(run.models[m])
         rows.append(
             [
                 m,
@@ -305,9 +327,9 @@ def coverage_section(run: RunInfo) -> Section | None:
 
 def tabfact_sections(scores: Index, run: RunInfo, tabfact_only: set[str]) -> list[Section]:
     """The TabFact part, from the results table's TabFact rows; `tabfact_only`: the models that
-    answered TabFact's probes only (trained on TabFact)."""
+    answered TabFact's probes only (those trained on it, and a user's model given `datasets: [tabfact]`)."""
     models = [m for m in run.models if m in set(scores.models())]
-    trained = sorted(tabfact_only)
+    trained = [m for m in models if trained_on_tabfact(run.models[m])]
     intro = Section("TabFact: the same questions on relational tables", anchor="tabfact")
     intro.blocks.append(
         "TabFact (Chen et al., 2020): Wikipedia tables with a header and records, statements labelled ENTAILED or "
