@@ -39,6 +39,12 @@ def get_probe_data(wildcards):
     return data
 
 
+def get_counterfactuals_verify(wildcards):
+    """Whether the hand-made counterfactuals are checked against the release, for the probe that
+    reads them; the other probes' value stays fixed, so turning the check off re-runs only it."""
+    return config["counterfactuals_verify"] if get_probe(wildcards.probe).needs_human_counterfactuals else True
+
+
 def get_relevance(wildcards):
     """Which rows each hypothesis needs (rule find_relevant_rows), for probes that read it."""
     if get_probe(wildcards.probe).needs_relevance:

@@ -26,7 +26,7 @@ rule generate_probe:
         options=get_probe_options,
         seed=config["seed"],
         limit=get_probe_limit,
-        verify_counterfactuals=config["counterfactuals_verify"],
+        verify_counterfactuals=get_counterfactuals_verify,
     script:
         "../workflow/scripts/generate_probe.py"
 

@@ -14,10 +14,21 @@ from tabprobe.report.render import to_html, to_markdown
 from tabprobe.report.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, YES, ModelFacts
 from tabprobe.scoring.results import Index
 
+# Trained by the run on TabFact: a two-label head, as the checkpoint's tabprobe metadata says.
+TF_META = {
+    "trained": True,
+    "label_map": {"entailment": "E", "contradiction": "C"},
+    "train_settings": {"epochs": 1, "max_length": 128},
+    "train_examples": 6000,
+    "train_examples_available": 92283,
+    "train_seconds": 300.0,
+    "dev_accuracy": 60.0,
+    "dev_examples": 300,
+}
 TF_MODELS = {
-    "tf-minilm": {"premise": "para", "checkpoint": "resources/models/tf-minilm", "meta": {}, "fingerprint": "t1",
+    "tf-minilm": {"premise": "para", "checkpoint": "resources/models/tf-minilm", "meta": TF_META, "fingerprint": "t1",
                   "precision": "fp32", "max_length": 256, "truncated": 0, "examples": 500},
-    "tf-minilm-hypo": {"premise": "hypothesis_only", "checkpoint": "resources/models/tf-minilm-hypo", "meta": {},
+    "tf-minilm-hypo": {"premise": "hypothesis_only", "checkpoint": "resources/models/tf-minilm-hypo", "meta": TF_META,
                        "fingerprint": "t2", "precision": "fp32", "max_length": 64, "truncated": 0, "examples": 500},
 }  # fmt: skip
 

@@ -98,8 +98,10 @@ def unsafe_loads(source: str, where: str = "<snippet>") -> list[str]:
         if callee.endswith(".from_pretrained"):
             if _keyword(node, "trust_remote_code") is not False:
                 problems.append(f"{line}: {callee} without trust_remote_code=False")
-            # Weights: safetensors only (a pickled .bin runs code when loaded). Tokenizers load no weights.
-            if "Tokenizer" not in callee and _keyword(node, "use_safetensors") is not True:
+            # Weights: safetensors, or one GGUF file (tensors and metadata, no pickle: models/gguf.py),
+            # never a pickled .bin, which runs code when loaded. Tokenizers load no weights.
+            weights_safe = _keyword(node, "use_safetensors") is True or _keyword(node, "gguf_file") != "<missing>"
+            if "Tokenizer" not in callee and not weights_safe:
                 problems.append(f"{line}: {callee} without use_safetensors=True")
         elif callee in ("torch.load",) and _keyword(node, "weights_only") is not True:
             problems.append(f"{line}: torch.load without weights_only=True")

@@ -299,7 +299,7 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         assert re.search(r"resources:\s+gpu=1,", rule_text)
     snakefile = (ROOT / "Snakefile").read_text()
     assert re.search(
-        r"localrules:\s+all,\s+download_infotabs,\s+download_counterfactuals,\s+check_infotabs,\s+collect_results,"
+        r"localrules:\s+all,\s+download_infotabs,\s+download_counterfactuals,\s+check_infotabs,\s+check_tabfact,\s+collect_results,"
         r"\s+collect_variance,\s+assemble_report,",
         snakefile,
     )

@@ -337,7 +337,7 @@ def test_the_dataset_declares_two_labels_its_splits_and_a_round_tripping_table()
     assert dataset.table_struct == schemas.RELATIONAL_TABLE and "reconstructed" in dataset.source
     column = pa.array([TABLE.to_arrow()], type=dataset.table_struct)
     assert RelationalTable.from_arrow(column.to_pylist()[0]) == TABLE
-    assert set(dataset.renderings) == {"para", "struct", "markdown", "hypothesis_only"}
+    assert set(dataset.renderings) == {"para", "struct", "markdown", "tapex", "hypothesis_only"}
 
 
 def test_relational_probe_examples_differ_from_probe_examples_only_in_the_table():

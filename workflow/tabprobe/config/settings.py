@@ -67,8 +67,9 @@ def baseline_probe(probe: str) -> str:
 
 
 def probe_dataset(probe: str) -> str:
-    """The dataset a probe's examples come from: the first it declares (an external set, InfoTabS)."""
-    return get_probe(probe).datasets[0]
+    """The dataset a probe's examples come from: the first it declares. An external set is in
+    InfoTabS's format, and so is a name no probe has (the config check reports it as unknown)."""
+    return get_probe(probe).datasets[0] if probe in REGISTRY else "infotabs"
 
 
 def model_datasets(config: Mapping[str, Any], model: str) -> list[str]:

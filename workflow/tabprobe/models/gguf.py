@@ -176,9 +176,14 @@ def load_gguf(checkpoint: str | Path):
         unpacked["quantization_config"] = GgufConfig(dequantize=True)
     try:
         model, loading = AutoModelForCausalLM.from_pretrained(
-            path.parent, gguf_file=path.name, dtype=torch.float32, output_loading_info=True, **unpacked
+            path.parent,
+            gguf_file=path.name,  # tensors and metadata: nothing pickled, so no use_safetensors
+            trust_remote_code=False,
+            dtype=torch.float32,
+            output_loading_info=True,
+            **unpacked,
         )
-        tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+        tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name, trust_remote_code=False)
     except (ValueError, NotImplementedError, KeyError) as err:  # an architecture or tokenizer it does not convert
         raise ModelError(f"{path}: transformers cannot load this GGUF file as a causal LM: {err}") from None
     missing = sorted(loading["missing_keys"]) + sorted(str(k) for k in loading["mismatched_keys"])

@@ -65,7 +65,8 @@ def load_examples(
                 {e["uid"]: e for e in examples},
                 infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)),
             )
-        for model in models:
+        # The models that answered this probe: a TabFact-only model has no predictions here.
+        for model in (m for m in models if f"predictions:{m}" in files):
             found, changes = failures.failing_examples(
                 files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed, split_data[split], unverified_flips
             )
