@@ -180,3 +180,25 @@ def test_the_hypothesis_only_model_at_the_majority_class_is_the_finding_not_a_fa
     assert [f.answer for f in verdict.findings][:3] == [DOES_NOT_APPLY, DOES_NOT_APPLY, NO]
     blind = tabfact_verdicts.tabfact_verdict(scores, "h", ModelFacts(premise="para"), None)
     assert blind.unreadable == "at chance" and "majority class (60.0%)" in blind.caveats[0]
+
+
+def test_a_model_that_gives_every_statement_one_answer_is_read_as_not_learned():
+    import polars as pl
+
+    from tabprobe import schemas
+    from tabprobe.report.tabfact_verdicts import answers_one_label
+
+    def cell(model, label, mean):
+        return {"model": model, "probe": "tf_original", "split": "simple_test", "dataset": "tabfact",
+                "statistic": "accuracy", "label": label, "mean": mean, "std": 0.0, "ci_low": mean,
+                "ci_high": mean, "n": 150, "paper": None}  # fmt: skip
+
+    rows = [
+        cell("collapsed", "E", 100.0),
+        cell("collapsed", "C", 0.0),
+        cell("reads", "E", 80.0),
+        cell("reads", "C", 40.0),
+    ]
+    scores = Index(pl.from_arrow(pl.DataFrame(rows).to_arrow().cast(schemas.RESULTS)))
+    assert answers_one_label(scores, "collapsed", "simple_test")
+    assert not answers_one_label(scores, "reads", "simple_test")

@@ -117,6 +117,14 @@ def over_majority(scores: Index, model: str, split: str | None = None) -> tuple[
     return split, lead, majority
 
 
+def answers_one_label(scores: Index, model: str, split: str) -> bool:
+    """Whether the model gave every unperturbed statement of `split` the same answer (all of one
+    label right, all of the other wrong): a collapsed training, whatever the interval of its lead."""
+    by_label = [scores.get(model, "tf_original", split, "accuracy", lab) for lab in ("E", "C")]
+    means = sorted(cell["mean"] for cell in by_label if cell and cell["mean"] is not None)
+    return means == [0.0, 100.0]
+
+
 def _read(
     scores: Index,
     model: str,
@@ -360,7 +368,13 @@ def tabfact_verdict(scores: Index, model: str, facts: ModelFacts, baseline: str 
     lead = over_majority(scores, model)
     # A hypothesis-only model at the majority class is the finding (the statements carry no cues), not
     # a failed training: TabFact's statements were written to leave none.
-    at_chance = lead if lead and lead[1]["ci_high"] < NEGLIGIBLE_POINTS and facts.premise != "hypothesis_only" else None
+    at_chance = (
+        lead
+        if lead
+        and (lead[1]["ci_high"] < NEGLIGIBLE_POINTS or answers_one_label(scores, model, lead[0]))
+        and facts.premise != "hypothesis_only"
+        else None
+    )
     if facts.premise == "hypothesis_only":
         uses, rows = baseline_findings()
         headline = f"{model} cannot use its table: it sees the statement only (the baseline)."
