@@ -15,7 +15,6 @@ after the workflow has trained it), else the packaged MiniLM base with an untrai
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import tempfile
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
-from inference import alpha1_originals  # bench/inference.py, beside this script
+from inference import alpha1_originals, emit  # bench/inference.py, beside this script
 
 from tabprobe.models import causal, classifiers
 from tabprobe.models.checkpoints import init_classifier, read_meta
@@ -106,9 +105,7 @@ def main() -> None:
         "classifier": classifier | {"premise": args.classifier_premise, "max_length": args.classifier_max_length},
         "classifier_over_lm_speed": round(classifier["examples_per_second"] / lm["examples_per_second"], 1),
     }
-    print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

