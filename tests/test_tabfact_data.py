@@ -292,7 +292,10 @@ NESTED = "eq{" * 50_000 + "all_rows" + "}" * 50_000 + "=True"
             "eq{count{all_rows}; 2=True",
             r"'\}' or ';' is expected at character \d+ .* in program 'eq\{count\{all_rows\}; 2'",
         ),
-        ("filter_equal{all_rows; player; ann}=True", r"unknown function 'filter_equal'; known: .* in program"),
+        (
+            "filter_equal{all_rows; player; ann}=True",
+            r"unknown function 'filter_equal' \(did you mean 'filter_eq'\?\) at character 0 .* in program",
+        ),
         ("eq{hop{count{all_rows}; player}; 1}=True", r"count gives a value where rows belong \(argument 1 of hop\)"),
         (
             "eq{count{all_rows}; 3}",

@@ -11,6 +11,7 @@ value the annotator expects. Kinds: "rows" (a set of records), "column" (a colum
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -138,8 +139,9 @@ class _Parser:
 
     def check_arguments(self, call: Call) -> None:
         if call.function not in SIGNATURES:
-            known = ", ".join(sorted(SIGNATURES))
-            self.fail(f"unknown function {call.function!r}; known: {known}", call.position, UnknownFunctionError)
+            close = difflib.get_close_matches(call.function, SIGNATURES, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(SIGNATURES))}"
+            self.fail(f"unknown function {call.function!r} ({hint})", call.position, UnknownFunctionError)
         kinds = SIGNATURES[call.function].arguments
         if len(call.arguments) != len(kinds):
             plural = "" if len(kinds) == 1 else "s"
