@@ -4,7 +4,9 @@ and its expected label checked against what the edited table says, without the p
 
 What "the edited table contradicts the expected label" means, probe by probe:
 - program probes (bootstrap split): the statement's human-written program, executed on the table
-  AS STORED in the probe file, must give the expected label (True: E, False: C); the table must
+  AS STORED in the probe file, read as it read the gold table (each filter's exact or fuzzy match and
+  each ranking's numbers or dates: programs.execute's `like`), must give the expected label (True: E,
+  False: C), and must run soundly there (no ordering of text); the table must
   differ from the gold one by exactly the edit the probe names (one record gone, one cell changed),
   found by comparing the two tables, not by reading the provenance; a record the program read must
   be the one gone for relevant_record_deletion, and one it did not read for irrelevant_record_deletion
@@ -54,9 +56,10 @@ def check_program(name: str, row: dict, gold: dict, program: dict) -> str | None
     header, records = table_of(row["table"])
     gold_header, gold_records = table_of(gold)
     try:
-        result = execute(program["program"], header, records).result
+        on_gold = execute(program["program"], gold_header, gold_records)
+        result = execute(program["program"], header, records, like=on_gold).result
     except ProgramError as error:
-        return f"the program does not run on the stored table ({error})"
+        return f"the program does not run (soundly) on the gold or the stored table ({error})"
     if ("E" if result else "C") != row["expected"]:
         return f"the program gives {result} on the stored table, expected {row['expected']}"
     if name == "program_cell_update":

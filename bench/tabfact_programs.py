@@ -85,8 +85,9 @@ def execution_report(bootstrap: dict, tables: Path) -> dict:
 
 def deletion_report(bootstrap: dict, tables: Path) -> dict:
     """Whether a program's evidence is complete: every program that holds on its table re-executed
-    with each record deleted in turn, counting the results that changed, for the records it read and
-    for those it did not (a change there would be evidence the executor failed to report)."""
+    with each record deleted in turn (read as the original table was, as the probes re-execute it),
+    counting the results that changed, for the records it read and for those it did not (a change there
+    would be evidence the executor failed to report)."""
     changed: Counter = Counter()
     deletions: Counter = Counter()
     for table_id, entries in sorted(bootstrap.items()):
@@ -103,7 +104,8 @@ def deletion_report(bootstrap: dict, tables: Path) -> dict:
                 kind = "read" if index in outcome.records_read else "not_read"
                 deletions[kind] += 1
                 try:
-                    after = programs.execute(program, table.header, records[:index] + records[index + 1 :]).result
+                    edited = records[:index] + records[index + 1 :]
+                    after = programs.execute(program, table.header, edited, like=outcome).result
                 except programs.ProgramError:
                     after = None
                 changed[kind] += after is not True

@@ -357,6 +357,57 @@ def curation_lines_that_can_never_apply(env, tmp) -> Run:
     )
 
 
+def tabfact_copy(root: Path, program: str) -> Path:
+    """A TabFact folder of one val table, whose one bootstrap statement comes with `program`."""
+    (root / "data" / "all_csv").mkdir(parents=True)
+    (root / "data" / "all_csv" / "1-1.html.csv").write_bytes(b"player#points#team\r\nann#3#reds\r\nbo#5#blues\r\n")
+    (root / "data" / "val_id.json").write_text(json.dumps(["1-1.html.csv"]))
+    (root / "data" / "test_id.json").write_text("[]")
+    (root / "tokenized_data").mkdir()
+    (root / "tokenized_data" / "val_examples.json").write_text(
+        json.dumps({"1-1.html.csv": [["ann score 3 point"], [1], "club points"]})
+    )
+    (root / "bootstrap").mkdir()
+    entry = ["ann scored 3 points .", None, "club points", None, program]
+    (root / "bootstrap" / "bootstrap.json").write_text(json.dumps({"1-1.html.csv": [entry]}, indent=2))
+    return root
+
+
+def tabfact_program_case(program: str, problem: str) -> Callable:
+    """Ingesting TabFact's bootstrap split, whose program is `program`: stopped by the check, before any
+    result, with bootstrap.json's line, the table and the program."""
+
+    def make(env, tmp) -> Run:
+        root = tabfact_copy(tmp / "tabfact", program)
+        config = base_config(
+            env, tabfact_dir=str(root), probes={"original": {}, "tf_original": {"splits": ["bootstrap"]}}
+        )
+        bootstrap = root / "bootstrap" / "bootstrap.json"
+        return Run(
+            write_config(tmp / "bad.yaml", config),
+            [
+                rf"{bootstrap}:2: table '1-1\.html\.csv': program 0 \(counted from 0\) is malformed: {problem}",
+                r"How to fix: correct the entries named above: each is \[statement, null, caption, null, program\]",
+                r"Error in rule check_tabfact",
+            ],
+            ["results/data/tabfact/bootstrap.parquet"],
+        )
+
+    make.__name__ = f"tabfact_{problem.split()[0].strip(chr(39))}_program"
+    return make
+
+
+# 50,000 braces deep: a RecursionError once; the program quoted by its start and its length.
+tabfact_nested_program = tabfact_program_case(
+    "eq{" * 50_000 + "all_rows" + "}" * 50_000 + "=True",
+    r"calls nested more than 100 calls deep at character 300 .* in program 'eq\{eq\{.*'\.\.\. \(200,008 characters\)",
+)
+# Dropped with an INFO line in the job's log once.
+tabfact_malformed_program = tabfact_program_case(
+    "eq{hop{filter_eq{all_rows; player; ann}; points}; 3=True",
+    r"'\}' or ';' is expected at character \d+ \(near .*\) in program 'eq\{hop\{filter_eq\{all_rows; player; ann\}; points\}; 3'",
+)
+
 FRESH_CASES = [
     malformed_yaml,
     a_key_given_twice,
@@ -372,6 +423,8 @@ FRESH_CASES = [
     broken_rows,
     header_only_split,
     missing_split_file,
+    tabfact_nested_program,
+    tabfact_malformed_program,
 ]
 
 

@@ -65,6 +65,14 @@ BOOTSTRAP = {
         ],
         ["there were 5 players .", None, "club points", None, "eq{count{all_rows}; 5}=True"],
         ["ann scored 3 .", None, "club points", None, "eq{hop{filter_eq{all_rows; zzzz; ann}; points}; 3}=True"],
+        # "reds" after "blues" in the alphabet: no claim of the statement, so the program cannot be run soundly
+        [
+            "ann's team ranks above bo's .",
+            None,
+            "club points",
+            None,
+            "greater{hop{filter_eq{all_rows; player; ann}; team}; hop{filter_eq{all_rows; player; bo}; team}}=True",
+        ],
     ],
     "1-2.html.csv": [["x is ann's .", None, "none", None, "eq{hop{filter_eq{all_rows; name; ann}; }; x}=True"]],
     "2-4.html.csv": [["a is 1 .", None, "none", None, "eq{hop{all_rows; a}; 1}=True"]],
@@ -261,12 +269,61 @@ def test_bootstrap_keeps_the_val_and_test_statements_whose_program_holds(tabfact
         "columns_read": ["player", "points"],
     }
     assert ingested.summary["programs"] == {
-        "programs": 4,  # the train table's program is not read
+        "programs": 5,  # the train table's program is not read
         "kept": 2,
         "evaluated_false": 1,
+        "cannot_run_soundly": 1,
         "failed": {"ProgramValueError": 1},
     }
     assert ingested.tables["table_id"].to_pylist() == ["1-1.html.csv", "1-2.html.csv"]
+
+
+NESTED = "eq{" * 50_000 + "all_rows" + "}" * 50_000 + "=True"
+
+
+@pytest.mark.parametrize(
+    ("program", "problem"),
+    [
+        (
+            NESTED,
+            r"calls nested more than 100 calls deep at character \d+ .* in program 'eq\{eq\{.*\.\.\. \(200,008 characters\)",
+        ),
+        (
+            "eq{count{all_rows}; 2=True",
+            r"'\}' or ';' is expected at character \d+ .* in program 'eq\{count\{all_rows\}; 2'",
+        ),
+        (
+            "filter_equal{all_rows; player; ann}=True",
+            r"unknown function 'filter_equal' \(did you mean 'filter_eq'\?\) at character 0 .* in program",
+        ),
+        ("eq{hop{count{all_rows}; player}; 1}=True", r"count gives a value where rows belong \(argument 1 of hop\)"),
+        (
+            "eq{count{all_rows}; 3}",
+            r"has no `=True` or `=False` after it, which gives the statement's label: 'eq\{count",
+        ),
+    ],
+    ids=["nested_50000_deep", "unbalanced", "unknown_function", "wrong_kind", "no_label"],
+)
+def test_a_malformed_program_stops_ingest_naming_file_table_and_program(tabfact, tmp_path, program, problem):
+    """Like any damaged input, and before anything is written (the bare RecursionError of a 50,000-deep
+    program, or a program dropped with an INFO line, were what this used to give)."""
+    data = json.loads(json.dumps(BOOTSTRAP))
+    data["1-2.html.csv"].append(["bo is y .", None, "none", None, program])
+    reading.bootstrap_json(tabfact).write_text(json.dumps(data, indent=2))
+    line = reading.key_line(reading.bootstrap_json(tabfact).read_text(), "1-2.html.csv")
+    for split in ("bootstrap",):
+        message = ingest_error(tabfact, split)
+        assert f"bootstrap.json:{line}: table '1-2.html.csv': program 1 (counted from 0) " in message, message
+        assert re.search(problem, message), message
+        assert "How to fix" in message and "name{argument; argument}" in message
+        assert len(message) < 2000
+    out = tmp_path / "out"
+    paths = [str(out / name) for name in ("b.parquet", "b.tables.parquet", "b.json", "b.programs.parquet")]
+    with pytest.raises(InputDataError):
+        ingest.check_tabfact(str(tabfact), "bootstrap", str(out / "check.json"))
+    with pytest.raises(InputDataError):
+        ingest.ingest_tabfact(str(tabfact), "bootstrap", *paths)
+    assert not out.exists() or not list(out.iterdir())
 
 
 def test_provenance_says_which_train_file_was_read(tabfact, monkeypatch):
@@ -391,9 +448,20 @@ def test_real_headers_over_all_tables_and_train_provenance():
     assert train["provenance"]["origin"] == "reconstructed"
 
 
+# The 489 programs of val and test tables, by the executor of issue 42: no program of the real data is
+# malformed (all 1,499 parse), so ingest accepts it.
+KEPT, EVALUATED_FALSE, UNSOUND = 422, 52, 15
+
+
 @real_data
 def test_real_bootstrap_keeps_the_programs_that_hold_on_val_and_test_tables():
     ingested = ingest.ingest_split(TABFACT, "bootstrap")
-    assert ingested.summary["programs"] == {"programs": 489, "kept": 422, "evaluated_false": 67, "failed": {}}
-    assert ingested.examples.num_rows == 422 and set(ingested.examples["label"].to_pylist()) == {"E"}
+    assert ingested.summary["programs"] == {
+        "programs": 489,
+        "kept": KEPT,
+        "evaluated_false": EVALUATED_FALSE,
+        "cannot_run_soundly": UNSOUND,
+        "failed": {},
+    }
+    assert ingested.examples.num_rows == KEPT and set(ingested.examples["label"].to_pylist()) == {"E"}
     assert ingested.programs["uid"].to_pylist() == ingested.examples["uid"].to_pylist()

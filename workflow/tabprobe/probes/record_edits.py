@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from tabprobe.data.tabfact.programs import ProgramError, execute
+from tabprobe.data.tabfact.programs import Outcome, ProgramError, execute
 from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.probes.base import Example, NotApplicable, ProbeContext, ProbeExample, ProgramFacts
 from tabprobe.probes.invariants import Invariant
@@ -211,18 +211,19 @@ def update_cell(
 # ---------------------------------------------------------------- programs
 
 
-def program_of(example: Example, table: RelationalTable, ctx: ProbeContext) -> tuple[ProgramFacts, bool]:
-    """The example's program and its result on `table` (the gold table), which must be the gold label."""
+def program_of(example: Example, table: RelationalTable, ctx: ProbeContext) -> tuple[ProgramFacts, Outcome]:
+    """The example's program and its outcome on `table` (the gold table), whose result must be the gold label.
+    A program that cannot run, or cannot run soundly (it orders text: UnsoundProgramError), is skipped."""
     if ctx.programs is None:
         raise NotApplicable("no programs were given (the probe reads the bootstrap split's programs)")
     facts = ctx.programs.get(example.uid)
     if facts is None:
         raise NotApplicable("the statement has no program (only the bootstrap split's statements have one)")
     try:
-        before = execute(facts.program, table.header, table.records).result
+        before = execute(facts.program, table.header, table.records)
     except ProgramError as error:
         raise NotApplicable(f"the program does not run on the original table ({type(error).__name__})") from None
-    if label_of(before) != example.label:
+    if label_of(before.result) != example.label:
         raise NotApplicable("the program does not give the gold label on the original table")
     return facts, before
 
@@ -245,15 +246,24 @@ def cells_read(table: RelationalTable, facts: ProgramFacts) -> list[tuple[int, i
 
 
 def relabelled(
-    example: Example, facts: ProgramFacts, before: bool, edited: RelationalTable, change: dict
+    example: Example, facts: ProgramFacts, before: Outcome, edited: RelationalTable, change: dict
 ) -> ProbeExample:
-    """The edited table with the label its program gives there, and what was edited and found."""
+    """The edited table with the label its program gives there, read as it read the original (`before`:
+    programs.execute's `like`, so that a filter that took the one `back` takes no `running back` once that
+    record is gone), and what was edited and found. Skipped where the program cannot run there, or cannot
+    run soundly (UnsoundProgramError)."""
     try:
-        after = execute(facts.program, edited.header, edited.records).result
+        after = execute(facts.program, edited.header, edited.records, like=before)
     except ProgramError as error:
         raise NotApplicable(f"the program does not run on the edited table ({type(error).__name__})") from None
-    provenance = {**change, "program": facts.program, "result_before": before, "result_after": after}
-    return ProbeExample(example.hypothesis, edited, expected=label_of(after), provenance=provenance)
+    provenance = {
+        **change,
+        "program": facts.program,
+        "readings": list(before.readings),
+        "result_before": before.result,
+        "result_after": after.result,
+    }
+    return ProbeExample(example.hypothesis, edited, expected=label_of(after.result), provenance=provenance)
 
 
 def program_deletion(
@@ -269,10 +279,12 @@ def program_deletion(
 
 
 def _expected_by_execution(example, table, out):
+    """The program run on the new table as it read the gold one (programs.execute's `like`)."""
     try:
-        result = execute(out.provenance["program"], out.table.header, out.table.records).result
+        before = execute(out.provenance["program"], table.header, table.records)
+        result = execute(out.provenance["program"], out.table.header, out.table.records, like=before).result
     except (KeyError, ProgramError) as error:
-        return f"the recorded program does not run on the new table: {error!r}"
+        return f"the recorded program does not run on the gold table or the new one: {error!r}"
     if label_of(result) != out.expected:
         return f"the program gives {label_of(result)} on the new table, the example expects {out.expected}"
     if result != out.provenance.get("result_after"):

@@ -57,7 +57,10 @@ TRAIN_RECONSTRUCTION = (
     "github.com/ousuixin/SASP (commit and paths in SOURCE.md), data/tabfact/data_shard/train_shard_90-{0..89}.jsonl; "
     "'%' characters attached to a number are lost (about 0.9% of statements)."
 )
-BOOTSTRAP_FIX = "correct the entries named above: each is [statement, null, caption, null, program]"
+BOOTSTRAP_FIX = (
+    "correct the entries named above: each is [statement, null, caption, null, program], and a program is "
+    "name{argument; argument} of the grammar (docs/tabfact.md) followed by =True or =False"
+)
 STATEMENTS_FIX = (
     "correct the entries named above (table id -> [statements, labels 0/1 of the same length, caption]; "
     "every table id needs its file data/all_csv/<table id>, # -separated with one field per header cell), "
@@ -181,11 +184,30 @@ def bootstrap_entries(root: Path, problems: list[Problem]) -> tuple[Path, list[T
         if not TABLE_ID_PATTERN.match(table_id) or not shaped:
             add_entry_problem(problems, path, table_id, BOOTSTRAP_FIX)
             continue
+        malformed = [(index, why) for index, item in enumerate(items) if (why := _program_problem(item[4]))]
+        for index, why in malformed:
+            add_entry_problem(problems, path, table_id, f"program {index} (counted from 0) {why}")
+        if malformed:
+            continue
         labels = tuple(0 if programs.split_expected(item[4])[1] is False else 1 for item in items)
         caption = items[0][2] if isinstance(items[0][2], str) and items[0][2].strip() else None
         entries.append(TableStatements(table_id, tuple(item[0] for item in items), labels, caption))
         table_programs[table_id] = [item[4] for item in items]
     return path, entries, table_programs
+
+
+def _program_problem(program: str) -> str | None:
+    """Why a program of bootstrap.json is no program (its text, not its fit to the table), or None. All 1,499
+    upstream programs parse, so one that does not is damage, as a ragged table is: ingest stops on it. A
+    program that names a column its table lacks, or evaluates to False, is an annotator's slip instead: its
+    statement is dropped and counted (execute_programs)."""
+    if programs.split_expected(program)[1] is None:
+        return f"has no `=True` or `=False` after it, which gives the statement's label: {programs.shown(program)}"
+    try:
+        programs.parse(program)
+    except programs.ProgramSyntaxError as error:
+        return f"is malformed: {error}"
+    return None
 
 
 def _bootstrap_item_ok(item) -> bool:
@@ -305,20 +327,21 @@ def _report_duplicates(source: Path, duplicates: list[Duplicate], on_duplicate: 
 def execute_programs(
     tables: dict[str, RelationalTable], table_programs: dict[str, list[str]], uids: dict[str, list[str]]
 ) -> tuple[pa.Table, dict, set[str]]:
-    """Run every bootstrap program on its table as ingested (header names made distinct): a program
-    is kept when it evaluates to the value after its `=` (True upstream); the others are counted,
-    evaluated-false or failed by the executor's reason, and their statements dropped."""
+    """Run every bootstrap program (each parsed already: bootstrap_entries) on its table as ingested (header
+    names made distinct): a program is kept when it evaluates to the value after its `=` (True upstream);
+    the others are counted, as evaluated-false, as programs that cannot be run soundly (they order text), or
+    failed by the executor's reason, and their statements dropped."""
     rows: dict[str, list] = {"uid": [], "program": [], "records_read": [], "columns_read": []}
     counts: Counter = Counter()
     failed: Counter = Counter()
     for table_id, texts in table_programs.items():
         table = tables[table_id]
         for uid, program in zip(uids[table_id], texts):
-            if programs.split_expected(program)[1] is None:
-                failed["no =True / =False suffix"] += 1
-                continue
             try:
                 outcome = programs.execute(program, table.header, table.records)
+            except programs.UnsoundProgramError:
+                counts["cannot_run_soundly"] += 1
+                continue
             except programs.ProgramError as error:
                 failed[type(error).__name__] += 1
                 continue
@@ -329,9 +352,10 @@ def execute_programs(
             for name, value in zip(rows, (uid, program, list(outcome.records_read), list(outcome.columns_read))):
                 rows[name].append(value)
     outcomes = {
-        "programs": counts["kept"] + counts["evaluated_false"] + sum(failed.values()),
+        "programs": counts.total() + sum(failed.values()),
         "kept": counts["kept"],
         "evaluated_false": counts["evaluated_false"],
+        "cannot_run_soundly": counts["cannot_run_soundly"],
         "failed": dict(sorted(failed.items())),
     }
     return pa.table(rows, schema=schemas.PROGRAMS), outcomes, set(rows["uid"])
@@ -384,10 +408,12 @@ def ingest_tabfact(
     if split == BOOTSTRAP:
         outcomes = ingested.program_outcomes
         log.info(
-            "bootstrap: %d of %d programs hold on their table and are kept; %d evaluate to False, %d fail (%s)",
+            "bootstrap: %d of %d programs hold on their table and are kept; %d evaluate to False, %d cannot be "
+            "run soundly (they order text), %d fail (%s)",
             outcomes["kept"],
             outcomes["programs"],
             outcomes["evaluated_false"],
+            outcomes["cannot_run_soundly"],
             sum(outcomes["failed"].values()),
             ", ".join(f"{count} {reason}" for reason, count in outcomes["failed"].items()) or "none",
         )

@@ -100,6 +100,16 @@ MISSING = Missing()
 Value = str | int | float | Date | DateSpan | Missing
 
 
+class TextOrdering(ValueError):
+    """An ordering (greater, argmax, filter_less, ...) asked of two texts with no number or date in them.
+    Alphabetical order is no claim a statement makes (`lp` is not more than `cd`), so the program cannot
+    be run soundly; programs.py reports it as an UnsoundProgramError."""
+
+    def __init__(self, left: object, right: object) -> None:
+        super().__init__(f"{left!r} and {right!r}")
+        self.texts = (left, right)
+
+
 def tokens(text: str) -> tuple[str, ...]:
     """Words, numbers and punctuation marks, so that `december 31, 1991` and `december 31 , 1991` (the
     tokenised cell) compare equal and `runner-up` matches `runner - up`. Accents are dropped because
@@ -135,12 +145,18 @@ def parse_number(text: str) -> float | None:
 
 
 def decimals(text: str) -> int:
-    """How many decimals a literal gives (`238.05` -> 2, `68` -> 0): eq rounds a computed average to that
-    precision, because annotators write averages rounded (`the average weight was 238.05`)."""
-    match = _NUMBER.search(text)
-    if match is None:
+    """How many decimals the number parse_number reads from a literal gives (`238.05` -> 2, `68` -> 0, the
+    lap `1:00.26` -> 2, from its seconds): the precision a statement states, at which eq compares a number
+    (numbers_at_precision)."""
+    clock = _CLOCK.search(text)
+    number = _NUMBER.search(text)
+    if clock and (number is None or clock.start() <= number.start()):
+        last = clock.group(3) or clock.group(2)
+        fraction = last.partition(".")[2]
+        return len(fraction)
+    if number is None:
         return 0
-    fraction = match.group(3) or ("." + match.group(5) if match.group(5) else "")
+    fraction = number.group(3) or ("." + number.group(5) if number.group(5) else "")
     return max(len(fraction) - 1, 0)
 
 
@@ -185,8 +201,8 @@ def _as_text(value: Value) -> str | None:
 
 def comparable_pair(left: Value, right: Value) -> tuple[object, object] | None:
     """Two values as keys that order them: dates when both are dates (or one a date and the other a bare
-    year), else numbers when both have one, else the texts when neither has. None when they cannot be
-    compared (a missing record, a date span, or only one side with a number)."""
+    year), else numbers when both have one. None when they cannot be compared (a missing record, a date
+    span, only one side with a number, or two texts: see ordered_pair)."""
     if isinstance(left, Missing | DateSpan) or isinstance(right, Missing | DateSpan):
         return None
     left_date = left if isinstance(left, Date) else parse_date(left) if isinstance(left, str) else None
@@ -202,18 +218,38 @@ def comparable_pair(left: Value, right: Value) -> tuple[object, object] | None:
     right_number = parse_number(right) if isinstance(right, str) else right
     if isinstance(left_number, int | float) and isinstance(right_number, int | float):
         return left_number, right_number
-    if isinstance(left, str) and isinstance(right, str) and left_number is None and right_number is None:
-        return tokens(left), tokens(right)
     return None  # a number against a cell without one (`-`, `n/a`): no data, neither larger nor smaller
 
 
-def greater(left: Value, right: Value) -> bool:
+def _is_text(value: Value) -> bool:
+    """Words without a number (`lp`, `point guard`); `-` and empty cells are no data, not text."""
+    return isinstance(value, str) and bool(re.search(r"[^\W\d_]", value)) and parse_number(value) is None
+
+
+def _has_quantity(value: Value) -> bool:
+    """A number, a date or a date span: something with an order."""
+    if isinstance(value, str):
+        return parse_number(value) is not None or parse_date(value) is not None
+    return isinstance(value, int | float | Date | DateSpan)
+
+
+def ordered_pair(left: Value, right: Value) -> tuple[object, object] | None:
+    """comparable_pair for an ordering. TextOrdering when neither side has a number or a date and one is
+    text (`lp` against `cd`, the position `c` against the no-data `-`): the program orders text, which has
+    no order a statement means. A number against text stays no data (`30` against `dnf`: not larger)."""
     pair = comparable_pair(left, right)
+    if pair is None and (_is_text(left) or _is_text(right)) and not (_has_quantity(left) or _has_quantity(right)):
+        raise TextOrdering(left, right)
+    return pair
+
+
+def greater(left: Value, right: Value) -> bool:
+    pair = ordered_pair(left, right)
     return pair is not None and pair[0] > pair[1]
 
 
 def less(left: Value, right: Value) -> bool:
-    pair = comparable_pair(left, right)
+    pair = ordered_pair(left, right)
     return pair is not None and pair[0] < pair[1]
 
 
@@ -249,18 +285,28 @@ def _text_contains(cell: str, literal: str) -> bool:
     return _contains(cell_tokens, literal_tokens) or _contains(_words(cell_tokens), _words(literal_tokens))
 
 
+def numbers_at_precision(number: float, stated: float, places: int) -> bool:
+    """Whether `number` written with `places` decimals is `stated`: rounded half away from zero or cut off
+    there (annotators write an average both ways: `4.17` or `4.16` for 4.1666, `13916` for 13916.67), and
+    no closer than that. A stated `16013` is not 16012.46, nor `3` 2.375, nor the lap `1:00.26` 1:00.23."""
+    scale = 10**places
+    wanted = round(abs(stated) * scale)
+    scaled = abs(number) * scale
+    scaled += 1e-9 * max(1.0, scaled)  # 2.375 * 100 is 237.49999999999997 in floating point
+    same_sign = wanted == 0 or (number < 0) == (stated < 0)
+    return same_sign and wanted in (math.floor(scaled), math.floor(scaled + 0.5))
+
+
 def _numbers_equal(computed: float, literal: str | float) -> bool:
-    """Whether a computed number (or a cell's) equals a literal; two computed numbers must agree to within
-    float noise."""
+    """Whether a computed number (or a cell's) equals a literal, at the precision the literal states; two
+    computed numbers must agree to within float noise."""
     if isinstance(literal, str):
         target = parse_number(literal)
         if target is None:
             return False
         if float(computed).is_integer():  # a count or a sum of whole numbers: exactly
             return computed == target
-        # An average, written rounded or cut off at the literal's precision (`4.16` for 4.1666, `13916`
-        # for 13916.67, `238.05`).
-        return abs(computed - target) < 10 ** -decimals(literal) - 1e-12
+        return numbers_at_precision(computed, target, decimals(literal))
     return math.isclose(computed, literal, rel_tol=1e-9, abs_tol=1e-9)
 
 
@@ -283,10 +329,13 @@ def _span_equal(span: DateSpan, literal: str) -> bool:
 
 
 def values_equal(left: Value, right: Value) -> bool:
-    """eq and filter_eq: the same number (a computed one rounded to the literal's precision, or a cell whose
-    number equals a plain-number literal: `$ 4,014` and `4014`), the same date (`27 october 2010` and
-    `october 27 , 2010`), or one text's tokens a run of the other's (`pepsi center` in `pepsi center
-    18611`, `w` in `w 107 - 92 (ot)`), because annotators name a cell by a part of it."""
+    """eq and filter_eq: the same number (a computed one or a cell's at the precision the literal states, or
+    a cell whose number equals a plain-number literal: `$ 4,014` and `4014`), the same date (`27 october
+    2010` and `october 27 , 2010`), or one text's tokens a run of the other's (`pepsi center` in `pepsi
+    center 18611`, `w` in `w 107 - 92 (ot)`), because annotators name a cell by a part of it.
+
+    `right` is the stated side: the grammar writes a literal second (all 1,285 comparisons of a computed
+    value with a literal in the bootstrap programs, and every filter's value)."""
     if isinstance(left, Missing) or isinstance(right, Missing):
         return False
     if isinstance(left, DateSpan) or isinstance(right, DateSpan):
@@ -298,6 +347,10 @@ def values_equal(left: Value, right: Value) -> bool:
     left_text, right_text = _as_text(left), _as_text(right)
     if left_text is None or right_text is None:
         return left == right
+    if is_plain_number(left_text) and is_plain_number(right_text) and (decimals(left_text) or decimals(right_text)):
+        # Numbers with decimals compare as numbers only: the tokens of `2` are a run of those of `2.4`. (Whole
+        # numbers keep the token match, for a decade's stem: `196` names 1961.)
+        return _numbers_equal(parse_number(left_text), right_text)
     if _text_contains(left_text, right_text) or _text_contains(right_text, left_text):
         return True
     for plain, other in ((left_text, right_text), (right_text, left_text)):
@@ -352,19 +405,26 @@ def number_of(value: Value) -> float | None:
     return parse_number(value) if isinstance(value, str) else None
 
 
-def ranking_keys(cells: Sequence[str]) -> list[object | None]:
-    """Keys that order a column's cells for argmax, max and their nth forms; None for a cell left out.
+def ranking_keys(cells: Sequence[str], how: str | None = None) -> tuple[str, list[object | None]]:
+    """How a column's cells order for argmax, max and their nth forms ("dates", "numbers", or "text" where
+    at most one cell ranks), and their keys; None for a cell left out. `how` ("dates" or "numbers") ranks
+    them so, whatever the column holds (the cells without a date or a number left out).
 
     A column ranks as dates when at least half its non-empty cells are dates, else as numbers when at least
-    half have a number, else as text: a column of `october 5 , 2003` must not rank by the day's number,
-    and a `-` among numbers (no data) is skipped rather than ranked as text. Dates rank without the year
-    when any of them lacks it."""
+    half have a number: a column of `october 5 , 2003` must not rank by the day's number, and a `-` among
+    numbers (no data) is skipped. Dates rank without the year when any of them lacks it. Text has no order
+    a statement means: TextOrdering when two cells of text would be ranked."""
     filled = [cell for cell in cells if cell.strip()]
     dates = [parse_date(cell) for cell in cells]
-    if filled and 2 * sum(date is not None for date in dates) >= len(filled):
+    if how == "dates" or how is None and filled and 2 * sum(date is not None for date in dates) >= len(filled):
         with_year = all(date.year is not None for date in dates if date is not None)
-        return [None if date is None else date_order_key(date, with_year) for date in dates]
+        return "dates", [None if date is None else date_order_key(date, with_year) for date in dates]
     numbers = [parse_number(cell) for cell in cells]
-    if filled and 2 * sum(number is not None for number in numbers) >= len(filled):
-        return list(numbers)
-    return [tokens(cell) if cell.strip() else None for cell in cells]
+    if how == "numbers" or filled and 2 * sum(number is not None for number in numbers) >= len(filled):
+        return "numbers", numbers
+    texts = [cell for cell in cells if _is_text(cell)]
+    if len(texts) > 1:
+        raise TextOrdering(*texts[:2])
+    if any(number is not None for number in numbers):  # the rest is `-` and the like: no data
+        return "numbers", numbers
+    return "text", [tokens(cell) if _is_text(cell) else None for cell in cells]

@@ -1,16 +1,16 @@
-"""Parse and execute TabFact's logical-form programs over a relational table, and say what they read.
+"""Execute TabFact's logical-form programs over a relational table, and say what they read.
 
-A program (bootstrap/bootstrap.json of TabFact, the Logic2Text grammar) is a nested call such as
-`eq{count{filter_eq{filter_greater{all_rows; total; 30}; style; jive}}; 2}=True`: a function name, then its
-arguments in braces separated by `;`. An argument is a call or a literal: `all_rows`, a column name, or a
-value that may hold spaces, commas, parentheses and hyphens. The `=True` / `=False` suffix is the value the
-annotator expects.
+A program (bootstrap/bootstrap.json of TabFact, the Logic2Text grammar: program_grammar.py, which parses
+and checks it, whatever the table) is a nested call such as
+`eq{count{filter_eq{filter_greater{all_rows; total; 30}; style; jive}}; 2}=True`.
 
 The executor was written from the function names, the programs and the tables, not from TabFact's code.
 Row sets are tuples of record indices, so `execute` can report the evidence a program touched: the records
 whose cells decided its result and the columns it named. That evidence is the "relevant cells" of a
-record-deletion probe, and re-executing the program on an edited table recomputes the statement's label.
-What a cell or literal means (numbers, dates, fuzzy matches) lives in program_values.py.
+record-deletion probe, and re-executing the program on an edited table, read as the original was (`like`),
+recomputes the statement's label. A program that would order text cannot be run soundly and is refused
+(UnsoundProgramError). What a cell or literal means (numbers at their stated precision, dates, fuzzy
+matches) lives in program_values.py.
 """
 
 from __future__ import annotations
@@ -19,109 +19,54 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from tabprobe.data.tabfact import program_values as values
+from tabprobe.data.tabfact.program_grammar import (
+    SIGNATURES,
+    Call,
+    Literal,
+    Node,
+    ProgramError,
+    ProgramSyntaxError,
+    UnknownFunctionError,
+    parse,
+    shown,
+    split_expected,
+)
 from tabprobe.data.tabfact.program_values import MISSING, Value
 from tabprobe.data.tabfact.reading import EMPTY_HEADER_NAME_PATTERN
 
+# The grammar's names, for the callers that run programs (ingest, the probes, the benches).
+__all__ = [
+    "Call",
+    "Literal",
+    "Node",
+    "Outcome",
+    "ProgramError",
+    "ProgramSyntaxError",
+    "ProgramValueError",
+    "UnknownFunctionError",
+    "UnsoundProgramError",
+    "execute",
+    "parse",
+    "resolve_column",
+    "shown",
+    "split_expected",
+]
+
 RowSet = tuple[int, ...]
-
-
-class ProgramError(ValueError):
-    """A program that cannot be executed; the subclasses say why."""
-
-
-class ProgramSyntaxError(ProgramError):
-    """The text is not a well-formed program; the message says where it broke."""
-
-
-class UnknownFunctionError(ProgramError):
-    """A function name outside the grammar this executor knows."""
+T = TypeVar("T")
 
 
 class ProgramValueError(ProgramError):
-    """A well-formed program that does not fit the table: a column that is not there, a row set where a
-    value belongs, a result that is not True or False."""
+    """A well-formed program that does not fit its table: a column that is not there."""
 
 
-@dataclass(frozen=True)
-class Literal:
-    text: str
-    position: int
-
-
-@dataclass(frozen=True)
-class Call:
-    function: str
-    arguments: tuple[Node, ...]
-    position: int
-
-
-Node = Literal | Call
-
-_EXPECTED_SUFFIX = re.compile(r"=\s*(True|False)\s*$")
-_FUNCTION_NAME = re.compile(r"[a-z_]+")
-
-
-def split_expected(program: str) -> tuple[str, bool | None]:
-    """The program's body and the value after `=` (True or False), None when it has no suffix."""
-    match = _EXPECTED_SUFFIX.search(program)
-    if match is None:
-        return program, None
-    return program[: match.start()], match.group(1) == "True"
-
-
-def parse(program: str) -> Node:
-    """The program's tree, without its `=True` / `=False` suffix (see split_expected)."""
-    body, _ = split_expected(program)
-    parser = _Parser(body)
-    node = parser.node()
-    parser.skip_space()
-    if parser.position != len(body):
-        parser.fail("text after the end of the program")
-    return node
-
-
-class _Parser:
-    """Recursive descent over `name{argument; argument; ...}`; a literal runs to the next `;`, `{` or `}`."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.position = 0
-
-    def fail(self, problem: str) -> None:
-        shown = self.text[max(0, self.position - 30) : self.position + 30]
-        raise ProgramSyntaxError(f"{problem} at character {self.position} (near {shown!r}) in program {self.text!r}")
-
-    def skip_space(self) -> None:
-        while self.position < len(self.text) and self.text[self.position].isspace():
-            self.position += 1
-
-    def node(self) -> Node:
-        self.skip_space()
-        start = self.position
-        while self.position < len(self.text) and self.text[self.position] not in "{};":
-            self.position += 1
-        word = self.text[start : self.position].strip()
-        if self.position < len(self.text) and self.text[self.position] == "{":
-            if not _FUNCTION_NAME.fullmatch(word):
-                self.position = start
-                self.fail(f"a function name is expected before '{{', not {word!r}")
-            self.position += 1
-            return Call(word, self.arguments(), start)
-        # An empty literal is allowed: 130 tables have an empty header cell, and programs name that column
-        # with nothing (`hop{filter_less{all_rows; runs; 3000}; }`).
-        return Literal(word, start)
-
-    def arguments(self) -> tuple[Node, ...]:
-        found = [self.node()]
-        while self.position < len(self.text) and self.text[self.position] == ";":
-            self.position += 1
-            found.append(self.node())
-        if self.position >= len(self.text) or self.text[self.position] != "}":
-            self.fail("'}' or ';' is expected")
-        self.position += 1
-        return tuple(found)
+class UnsoundProgramError(ProgramError):
+    """A well-formed program whose result on this table would mean nothing the statement says: it orders
+    text (`greater` of `lp` and `cd`, `argmin` over a column of names), which has no order but the
+    alphabet's. Its statement is dropped (ingest counts it), as is a probe example that would rest on it."""
 
 
 def resolve_column(header: Sequence[str], name: str) -> int:
@@ -159,6 +104,22 @@ class _Run:
     consumed_cells: set[tuple[int, int]] = field(default_factory=set)
     filter_marks: list[tuple[RowSet, int]] = field(default_factory=list)
     columns_named: set[int] = field(default_factory=set)
+    readings: list[str] = field(default_factory=list)
+    # The readings of the original table's run, for a run on an edited one to follow (execute's `like`).
+    like: Sequence[str] = ()
+
+    def reading(self, function: str, decide: Callable[[], tuple[str, T]], follow: Callable[[str], T]) -> T:
+        """What a filter or a ranking finds, read as the original run read the original table where it was
+        given one that found something (`like`: not "none", nor "text" for a single cell), else as `decide`
+        reads this table; noted in `readings` either way."""
+        position = len(self.readings)
+        original = self.like[position].partition(": ")[2] if position < len(self.like) else "none"
+        if original in ("none", "text"):
+            how, found = decide()
+        else:
+            how, found = original, follow(original)
+        self.readings.append(f"{function}: {how}")
+        return found
 
     def cell(self, record: int, column: int) -> str:
         return self.records[record][column]
@@ -176,45 +137,30 @@ class _Run:
         if column is not None:
             self.consumed_cells.update((record, column) for record in rows)
 
-    def evaluate(self, node: Node, kind: str = "any") -> object:
+    def evaluate(self, node: Node, kind: str) -> object:
+        """The value of a parsed (so well-kinded) tree; arguments left to right, each node once, so two runs
+        of one program note their readings in the same order."""
         if isinstance(node, Literal):
             return self.literal(node, kind)
-        function = FUNCTIONS.get(node.function)
-        if function is None:
-            raise UnknownFunctionError(
-                f"unknown function {node.function!r} at character {node.position}; known: {sorted(FUNCTIONS)}"
-            )
-        kinds, implementation = function
-        if len(node.arguments) != len(kinds):
-            raise ProgramValueError(
-                f"{node.function} takes {len(kinds)} arguments ({', '.join(kinds)}), "
-                f"got {len(node.arguments)} at character {node.position}"
-            )
+        kinds = SIGNATURES[node.function].arguments
         arguments = [self.evaluate(argument, kind) for argument, kind in zip(node.arguments, kinds)]
-        result = implementation(self, *arguments)
-        return self.checked(result, kind, node)
+        try:
+            return FUNCTIONS[node.function](self, *arguments)
+        except values.TextOrdering as ordering:
+            left, right = ordering.texts
+            raise UnsoundProgramError(
+                f"{node.function} at character {node.position} orders text ({left!r} against {right!r}): text has "
+                "no order but the alphabet's, which is no claim of the statement, so the program cannot be run soundly"
+            ) from None
 
     def literal(self, node: Literal, kind: str) -> object:
         if kind == "column":
             column = resolve_column(self.header, node.text)
             self.columns_named.add(column)
             return column
-        if node.text == "all_rows":
-            return self.checked(tuple(range(len(self.records))), kind, node)
-        return self.checked(node.text, kind, node)
-
-    @staticmethod
-    def checked(result: object, kind: str, node: Node) -> object:
-        is_rows = isinstance(result, tuple)
-        wrong = (
-            (kind == "rows" and not is_rows)
-            or (kind == "value" and (is_rows or isinstance(result, bool)))
-            or (kind == "bool" and not isinstance(result, bool))
-        )
-        if wrong:
-            what = node.function if isinstance(node, Call) else repr(node.text)
-            raise ProgramValueError(f"{what} at character {node.position} gives {result!r} where a {kind} belongs")
-        return result
+        if kind == "rows":  # all_rows: the grammar allows no other literal here
+            return tuple(range(len(self.records)))
+        return node.text
 
 
 def _filter(test: Callable[[Value, Value], bool]) -> Callable[[_Run, RowSet, int, Value], RowSet]:
@@ -224,6 +170,36 @@ def _filter(test: Callable[[Value, Value], bool]) -> Callable[[_Run, RowSet, int
         return kept
 
     return keep_matching
+
+
+def _filter_equal(keep_equal: bool) -> Callable[[_Run, RowSet, int, Value], RowSet]:
+    """filter_eq (and filter_not_eq, the rest): the records whose cell is the value, token for token, where
+    there are any (`back` names `back`, not `running back`); else those the fuzzy match of values_equal takes,
+    since the programs were written against one (`pepsi center` for `pepsi center 18611`). Which of the two
+    read the table is noted ("exact", "fuzzy", or "none" where neither matched anything). A cell that lists
+    the value (`hong kong` in `wan chai , hong kong`) is no exact match: counted so, 2 more bootstrap
+    programs held and 4 fewer (docs/tabfact.md)."""
+
+    def matching(run: _Run, rows: RowSet, column: int, value: Value, how: str) -> RowSet:
+        test = values.strings_equal if how == "exact" else values.values_equal
+        return tuple(record for record in rows if test(run.cell(record, column), value))
+
+    def keep(run: _Run, rows: RowSet, column: int, value: Value) -> RowSet:
+        def exact_first() -> tuple[str, RowSet]:
+            for how in ("exact", "fuzzy"):
+                if found := matching(run, rows, column, value, how):
+                    return how, found
+            return "none", ()
+
+        def follow(how: str) -> RowSet:
+            return matching(run, rows, column, value, how)
+
+        equal = run.reading(f"filter_{'' if keep_equal else 'not_'}eq", exact_first, follow)
+        kept = equal if keep_equal else tuple(record for record in rows if record not in equal and value is not MISSING)
+        run.filter_marks.append((kept, column))
+        return kept
+
+    return keep
 
 
 def _every(test: Callable[[Value, Value], bool], share: float) -> Callable[[_Run, RowSet, int, Value], bool]:
@@ -239,12 +215,13 @@ def _every(test: Callable[[Value, Value], bool], share: float) -> Callable[[_Run
     return holds_for_enough
 
 
-def _nth_ranked(run: _Run, rows: RowSet, column: int, nth: Value, largest: bool) -> RowSet:
+def _nth_ranked(run: _Run, rows: RowSet, column: int, nth: Value, largest: bool, function: str) -> RowSet:
     """The record holding the nth largest (or smallest) cell; ties keep table order, and cells that do not
     rank (`-` among numbers) are left out. An empty row set when there are fewer than n."""
     run.read(rows, column)
     rows = tuple(record for record in rows if not run.is_summary(record))
-    keys = values.ranking_keys([run.cell(record, column) for record in rows])
+    cells = [run.cell(record, column) for record in rows]
+    keys = run.reading(function, lambda: values.ranking_keys(cells), lambda how: values.ranking_keys(cells, how)[1])
     ranked = [(key, position) for position, key in enumerate(keys) if key is not None]
     ranked.sort(key=lambda pair: pair[0], reverse=largest)  # stable both ways: ties keep table order
     place = int(values.parse_number(nth) or 0) if isinstance(nth, str) else int(nth)
@@ -306,22 +283,22 @@ def _not_string_equal(left: Value, right: Value) -> bool:
     return MISSING not in (left, right) and not values.strings_equal(left, right)
 
 
-def _ranked_cell(largest: bool) -> Callable[..., Value]:
+def _ranked_cell(function: str, largest: bool) -> Callable[..., Value]:
     """max / min (place 1) and nth_max / nth_min: the cell itself, as written, so that eq compares it with
     what the annotator typed (`eq{max{all_rows; away}; 2 - 0}`). FUNCTIONS fixes which take a place."""
 
     def cell_at_rank(run: _Run, rows: RowSet, column: int, place: Value = "1") -> Value:
-        return _hop(run, _nth_ranked(run, rows, column, place, largest), column)
+        return _hop(run, _nth_ranked(run, rows, column, place, largest, function), column)
 
     return cell_at_rank
 
 
-def _ranked_row(largest: bool) -> Callable[..., RowSet]:
+def _ranked_row(function: str, largest: bool) -> Callable[..., RowSet]:
     """argmax / argmin (place 1) and nth_argmax / nth_argmin: a row set of the one record."""
-    return lambda run, rows, column, place="1": _nth_ranked(run, rows, column, place, largest)
+    return lambda run, rows, column, place="1": _nth_ranked(run, rows, column, place, largest, function)
 
 
-_COMPARISONS: dict[str, Callable[[Value, Value], bool]] = {
+_COMPARISONS: dict[str, Callable[[Value, Value], bool]] = {  # program_grammar.COMPARISONS
     "eq": values.values_equal,
     "not_eq": _not_equal,
     "greater": values.greater,
@@ -329,44 +306,36 @@ _COMPARISONS: dict[str, Callable[[Value, Value], bool]] = {
     "greater_eq": _greater_eq,
     "less_eq": _less_eq,
 }
-_ROWS_COLUMN = ("rows", "column")
-_ROWS_COLUMN_VALUE = ("rows", "column", "value")
-_TWO_VALUES = ("value", "value")
+_FILTERS = {**{name: _filter(test) for name, test in _COMPARISONS.items()}}
+_FILTERS.update(eq=_filter_equal(keep_equal=True), not_eq=_filter_equal(keep_equal=False))
 
-FUNCTIONS: dict[str, tuple[tuple[str, ...], Callable[..., object]]] = {
-    **{f"filter_{name}": (_ROWS_COLUMN_VALUE, _filter(test)) for name, test in _COMPARISONS.items()},
-    **{f"all_{name}": (_ROWS_COLUMN_VALUE, _every(test, 1)) for name, test in _COMPARISONS.items()},
-    **{f"most_{name}": (_ROWS_COLUMN_VALUE, _every(test, 0.5)) for name, test in _COMPARISONS.items()},
+# What each function of the grammar (program_grammar.SIGNATURES) computes, called with the run and its
+# evaluated arguments.
+FUNCTIONS: dict[str, Callable[..., object]] = {
+    **{f"filter_{name}": keep for name, keep in _FILTERS.items()},
+    **{f"all_{name}": _every(test, 1) for name, test in _COMPARISONS.items()},
+    **{f"most_{name}": _every(test, 0.5) for name, test in _COMPARISONS.items()},
+    **{name: lambda run, left, right, test=test: test(left, right) for name, test in _COMPARISONS.items()},
+    "filter_all": lambda run, rows, column: rows,
+    "round_eq": lambda run, left, right: _round_eq(left, right),
+    "str_eq": lambda run, left, right: values.strings_equal(left, right),
+    "not_str_eq": lambda run, left, right: _not_string_equal(left, right),
+    "diff": lambda run, left, right: values.difference(left, right),
+    "and": lambda run, left, right: left and right,
+    "count": _count,
+    "only": _only,
+    "hop": _hop,
+    "sum": lambda run, rows, column: _aggregate(run, rows, column, mean=False),
+    "avg": lambda run, rows, column: _aggregate(run, rows, column, mean=True),
     **{
-        name: (_TWO_VALUES, lambda run, left, right, test=test: test(left, right))
-        for name, test in _COMPARISONS.items()
+        name: _ranked_row(name, largest)
+        for name, largest in (("argmax", True), ("argmin", False), ("nth_argmax", True), ("nth_argmin", False))
     },
-    "filter_all": (_ROWS_COLUMN, lambda run, rows, column: rows),
-    "round_eq": (_TWO_VALUES, lambda run, left, right: _round_eq(left, right)),
-    "str_eq": (_TWO_VALUES, lambda run, left, right: values.strings_equal(left, right)),
-    "not_str_eq": (_TWO_VALUES, lambda run, left, right: _not_string_equal(left, right)),
-    "diff": (_TWO_VALUES, lambda run, left, right: values.difference(left, right)),
-    "and": (("bool", "bool"), lambda run, left, right: left and right),
-    "count": (("rows",), _count),
-    "only": (("rows",), _only),
-    "hop": (_ROWS_COLUMN, _hop),
-    "sum": (_ROWS_COLUMN, lambda run, rows, column: _aggregate(run, rows, column, mean=False)),
-    "avg": (_ROWS_COLUMN, lambda run, rows, column: _aggregate(run, rows, column, mean=True)),
-    "argmax": (_ROWS_COLUMN, _ranked_row(largest=True)),
-    "argmin": (_ROWS_COLUMN, _ranked_row(largest=False)),
-    "nth_argmax": (_ROWS_COLUMN_VALUE, _ranked_row(largest=True)),
-    "nth_argmin": (_ROWS_COLUMN_VALUE, _ranked_row(largest=False)),
-    "max": (_ROWS_COLUMN, _ranked_cell(largest=True)),
-    "min": (_ROWS_COLUMN, _ranked_cell(largest=False)),
-    "nth_max": (_ROWS_COLUMN_VALUE, _ranked_cell(largest=True)),
-    "nth_min": (_ROWS_COLUMN_VALUE, _ranked_cell(largest=False)),
+    **{
+        name: _ranked_cell(name, largest)
+        for name, largest in (("max", True), ("min", False), ("nth_max", True), ("nth_min", False))
+    },
 }
-
-
-def evaluate(node: Node, header: Sequence[str], records: Sequence[Sequence[str]]) -> object:
-    """The value of a program's tree over a table: a bool, a number, a cell, a DateSpan, MISSING or a row
-    set (a tuple of record indices)."""
-    return _Run(header, records).evaluate(node)
 
 
 @dataclass(frozen=True)
@@ -377,24 +346,38 @@ class Outcome:
     record hop read, every record argmax, sum or all_eq ranked or tested). A record a filter dropped is
     not read, so deleting a record outside this set leaves the result as it was.
     cells_read: (record, column name) pairs of those records: the cells the consuming functions read, and
-    the cells that the filters kept them by. columns_read: every column the program names."""
+    the cells that the filters kept them by. columns_read: every column the program names.
+    readings: how each filter_eq / filter_not_eq matched ("filter_eq: exact", "fuzzy" or "none") and each
+    ranking ordered its column ("argmax: numbers", "dates" or "text" for a single cell), in the order the
+    program ran them: what execute's `like` hands a run on an edited table."""
 
     result: bool
     expected: bool | None
     records_read: tuple[int, ...]
     columns_read: tuple[str, ...]
     cells_read: tuple[tuple[int, str], ...]
+    readings: tuple[str, ...] = ()
 
     @property
     def agrees(self) -> bool:
         return self.expected is None or self.result == self.expected
 
 
-def execute(program: str, header: Sequence[str], records: Sequence[Sequence[str]]) -> Outcome:
-    """Run a program (with or without its `=True` suffix) over a table; ProgramError when it cannot run."""
+def execute(
+    program: str, header: Sequence[str], records: Sequence[Sequence[str]], like: Outcome | None = None
+) -> Outcome:
+    """Run a program (with or without its `=True` suffix) over a table; ProgramError when it cannot run
+    (ProgramSyntaxError: not a program; ProgramValueError: it does not fit the table; UnsoundProgramError:
+    its result would mean nothing the statement says).
+
+    `like`: the outcome of the same program on the original of an edited table, whose readings this run
+    follows, so that the program means on the edited table what it meant on the original. A filter that
+    took the one cell equal to `back` takes no `running back` once that record is deleted (the exact-first
+    match would fall back to the fuzzy one), and a column that ranked as numbers still does after a cell of
+    text is written into it."""
     _, expected = split_expected(program)
     node = parse(program)
-    run = _Run(header, records)
+    run = _Run(header, records, like=like.readings if like is not None else ())
     result = run.evaluate(node, "bool")
     cells = set(run.consumed_cells)
     for kept, column in run.filter_marks:
@@ -405,4 +388,5 @@ def execute(program: str, header: Sequence[str], records: Sequence[Sequence[str]
         records_read=tuple(sorted(run.consumed_records)),
         columns_read=tuple(header[column] for column in sorted(run.columns_named)),
         cells_read=tuple((record, header[column]) for record, column in sorted(cells)),
+        readings=tuple(run.readings),
     )
