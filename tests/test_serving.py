@@ -10,6 +10,7 @@ run or for another checkpoint is refused."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pwd
 import re
@@ -543,6 +544,81 @@ def test_another_local_user_gets_no_answer_even_with_the_token(tmp_path, checkpo
         str(checkpoint), str(probes["original"]), str(tmp_path / ".b.shards"), SETTINGS, server_log=str(server_log)
     )
     assert body == (tmp_path / "a.parquet").read_bytes() and stats["examples"] == 48
+
+
+# Another user listening on a name of tabprobe's (which it read in /proc/net/unix while that
+# server lived): it prints what a job sent it.
+STRANGERS_SERVER = r"""
+import json, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.bind("\0" + sys.argv[1])
+sock.listen(4)
+sock.settimeout(float(sys.argv[2]))
+print("listening", flush=True)
+received, connections = b"", 0
+try:
+    while True:
+        conn, _ = sock.accept()
+        connections += 1
+        conn.settimeout(5)
+        try:
+            while chunk := conn.recv(65536):
+                received += chunk
+        except OSError:
+            pass
+        conn.close()
+except TimeoutError:
+    pass
+print(json.dumps({"connections": connections, "received": received.decode(errors="replace")}))
+"""
+
+
+def test_a_job_sends_nothing_to_another_users_process_on_a_dead_servers_name(
+    tmp_path, checkpoint, probes, stranger, caplog
+):
+    """A server killed with SIGKILL leaves its address file, and its public socket name is free for
+    another user to take. A job that reads the file in the moment before the lock is freed (the
+    kernel tearing the server down; here the test holds the lock for a second) must not send that
+    process its request (with the token), and must start a server of its own once the lock is free."""
+    server_log = tmp_path / "server.log"
+    key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
+    name = f"tabprobe-server-{secrets.token_hex(8)}"
+    squatter = subprocess.Popen(
+        [stranger.python, "-I", "-c", STRANGERS_SERVER, name, "20"],
+        user=stranger.uid,
+        group=stranger.gid,
+        extra_groups=[],
+        cwd="/",
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert squatter.stdout.readline().strip() == "listening"
+        dead = {
+            "family": "abstract",
+            "address": f"@{name}",
+            "pid": 1,
+            "identity": serving.checkpoint_identity(checkpoint),
+            "token": "the dead server's token",
+        }
+        (serving.server_folder() / f"{key}.json").write_text(json.dumps(dead))
+        held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+        assert held is not None
+        releasing = threading.Timer(1.0, os.close, args=(held,))
+        releasing.start()
+        caplog.set_level(logging.WARNING, logger="tabprobe.models.serving")
+        body, stats = serving.ask(
+            str(checkpoint), str(probes["original"]), str(tmp_path / ".s.shards"), SETTINGS, server_log=str(server_log)
+        )
+        releasing.join()
+        assert body.startswith(b"PAR1") and stats["examples"] == 48
+        assert server_log.read_text().count("loaded ") == 1  # its own server, started afresh
+        heard = json.loads(squatter.communicate(timeout=120)[0])
+    finally:
+        squatter.kill()
+    assert heard == {"connections": 1, "received": ""}  # it connected once, then sent nothing
+    warned = f"leads to a process of user id {stranger.uid}, not to this user's server: not used"
+    assert caplog.text.count(warned) == 1
 
 
 def test_the_sockets_public_name_holds_no_secret(tmp_path, checkpoint, probes):

@@ -39,9 +39,9 @@ class LoadedModel:
         thread in between encodes with that call's settings. On the model server, whose requests
         run on threads of their own, one request's premises came out longer than max_length (a
         crash, or silently other tokens and predictions than the job alone would give). A copy
-        costs one copy.deepcopy (on 2 CPU cores about 30 ms for MiniLM's tokenizer, 110 ms for
-        SmolLM2's, docs/serving.md); a thread that has ended hands its copy to the next new
-        thread, so a server makes as many copies as it ran requests at once, not one per request."""
+        costs one copy.deepcopy (on 2 CPU cores 31-71 ms for MiniLM's tokenizer, 110-245 ms for
+        SmolLM2's: bench/tokenizer_copies.py); a thread that has ended hands its copy to the next
+        new thread, so a server makes as many copies as it ran requests at once, not one per request."""
         me = threading.current_thread()
         with self._tokenizers_lock:
             mine = self._tokenizers.get(me)

@@ -165,7 +165,7 @@ def peer_uid(conn: socket.socket) -> int | None:
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return None
-    _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    _, uid, _ = struct.unpack("iII", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("iII")))  # struct ucred
     return uid
 
 
@@ -269,13 +269,14 @@ def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: flo
     `log_file`, or _ServerGone when it logged none."""
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
     deadline = time.monotonic() + timeout
+    strangers = set()  # addresses that led to another user's process
     while True:
         info = None
         try:
             info = json.loads(address_file.read_text())
         except (OSError, ValueError):  # not written yet
             pass
-        if info is not None and info.get("identity") == identity:
+        if info is not None and info.get("identity") == identity and info.get("address") not in strangers:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 sock.connect(info["address"].replace("@", "\0", 1) if info["family"] == "abstract" else info["address"])
@@ -288,6 +289,7 @@ def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: flo
                 # The server of this address died and a process of another user took its name (it
                 # is public): never send it the token or a job. Its lock says whether to start one.
                 sock.close()
+                strangers.add(info.get("address"))
                 log.warning(
                     "the address in %s leads to a process of user id %d, not to this user's server: not used",
                     address_file,
