@@ -329,9 +329,9 @@ def _premises_and_hypotheses(probe: Path) -> tuple[list[str], list[str]]:
 
 def test_threads_encoding_through_one_loaded_model_get_the_tokens_of_one_thread(checkpoint, probes):
     """The server's request threads share one loaded model. A fast tokenizer shared by them sets
-    its truncation for one call while another thread's call encodes (11 of 40 encodings came out
-    other tokens, some longer than max_length): every thread must get the tokens a single thread
-    gets from the tokenizer as loaded."""
+    its truncation for one call while another thread's call encodes (on the old code 11 of 40
+    encodings here came out other tokens): every thread must get the tokens a single thread gets
+    from the tokenizer as loaded."""
     loaded = load_model(checkpoint)
     pairs = {name: _premises_and_hypotheses(path) for name, path in probes.items()}
     expected = {name: encode(loaded.loaded_tokenizer, *pair, 128) for name, pair in pairs.items()}
@@ -364,9 +364,10 @@ def test_requests_at_once_on_one_server_get_the_bytes_of_one_at_a_time(tmp_path,
     rounds: every answer the bytes a job that loads the model itself writes (the old server crashed
     with "size of tensor a (520) must match ... (512)" or answered other predictions)."""
     alone = {
-        name: in_process(path, checkpoint, tmp_path / "alone" / f"{name}.parquet").read_bytes()
-        for name, path in probes.items()
+        name: in_process(path, checkpoint, tmp_path / "alone" / f"{name}.parquet") for name, path in probes.items()
     }
+    cut = {name: json.loads(Path(f"{out}.json").read_text())["truncated"] for name, out in alone.items()}
+    alone = {name: out.read_bytes() for name, out in alone.items()}
     server_log = str(tmp_path / "server.log")
     # Loaded first, so that the requests below reach it at once.
     serving.ask(
@@ -374,7 +375,7 @@ def test_requests_at_once_on_one_server_get_the_bytes_of_one_at_a_time(tmp_path,
     )
     names = list(probes) * 2
     start = threading.Barrier(len(names))
-    answers: list[tuple[str, bytes]] = []
+    answers: list[tuple[str, bytes, int]] = []
     failures: list[str] = []
 
     def job(number: int, name: str) -> None:
@@ -382,8 +383,10 @@ def test_requests_at_once_on_one_server_get_the_bytes_of_one_at_a_time(tmp_path,
         for round_ in range(3):
             shards = tmp_path / "served" / f".{name}-{number}-{round_}.shards"  # each computes from nothing
             try:
-                body, _ = serving.ask(str(checkpoint), str(probes[name]), str(shards), SETTINGS, server_log=server_log)
-                answers.append((name, body))
+                body, stats = serving.ask(
+                    str(checkpoint), str(probes[name]), str(shards), SETTINGS, server_log=server_log
+                )
+                answers.append((name, body, stats["truncated"]))
             except ServerError as error:
                 failures.append(str(error))
 
@@ -394,7 +397,7 @@ def test_requests_at_once_on_one_server_get_the_bytes_of_one_at_a_time(tmp_path,
         thread.join()
     assert not failures, failures[:3]
     assert len(answers) == 12
-    wrong = [name for name, body in answers if body != alone[name]]
+    wrong = [name for name, body, truncated in answers if (body, truncated) != (alone[name], cut[name])]
     assert not wrong, f"{len(wrong)} of 12 answers are not the bytes of the job alone: {wrong}"
     assert Path(server_log).read_text().count("loaded ") == 1
 
