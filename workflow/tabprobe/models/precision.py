@@ -39,7 +39,7 @@ class LoadedModel:
         thread in between encodes with that call's settings. On the model server, whose requests
         run on threads of their own, one request's premises came out longer than max_length (a
         crash, or silently other tokens and predictions than the job alone would give). A copy
-        costs one copy.deepcopy (on 2 CPU cores 31-71 ms for MiniLM's tokenizer, 110-245 ms for
+        costs one copy.deepcopy (on 2 busy CPU cores 62-71 ms for MiniLM's tokenizer, 200-245 ms for
         SmolLM2's: bench/tokenizer_copies.py); a thread that has ended hands its copy to the next
         new thread, so a server makes as many copies as it ran requests at once, not one per request."""
         me = threading.current_thread()
