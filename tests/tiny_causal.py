@@ -26,6 +26,10 @@ LLAMA_CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
 )
 
+# A chat template that reaches for Python's internals, as a hostile checkpoint's might (the way out
+# of Jinja to os.system): transformers renders templates in Jinja's sandbox, which refuses it.
+HOSTILE_CHAT_TEMPLATE = "{{ ''.__class__.__mro__[1].__subclasses__() }}" + LLAMA_CHAT_TEMPLATE
+
 
 def _tokenizer(kind: str, vocab_size: int) -> PreTrainedTokenizerFast:
     if kind == "llama":
