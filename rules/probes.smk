@@ -69,10 +69,14 @@ rule find_relevant_rows:
         "logs/find_relevant_rows/{split}.log",
     # Before the fine-tunings and inference: the evidence probes wait for it (see generate_probe).
     priority: 6
+    # The aligner's encoder (MiniLM) encodes the split's hypotheses and row texts on both cores:
+    # alpha1 in about XX s (bench/relevance.py --timing-only).
+    threads: 2
     conda:
         "../envs/tabprobe.yaml"
     params:
         source=config["relevance"]["source"],
+        aligner=canonical(config["relevance"]["aligner"]),
     script:
         "../workflow/scripts/find_relevant_rows.py"
 
