@@ -170,7 +170,7 @@ def best_single_row(hypothesis: str, table) -> list[str]:
     return best
 
 
-def predictions(pairs: list[dict], settings: aligner.AlignerSettings, threads: int = 2) -> dict[str, dict[str, list]]:
+def predictions(pairs: list[dict], settings: aligner.AlignerSettings, threads: int = 1) -> dict[str, dict[str, list]]:
     """{method: {uid: predicted keys}} for the methods of the module docstring."""
     found = aligner.Aligner(settings, threads).align_all([(p["hypothesis"], p["table"]) for p in pairs])
     simple = {
@@ -234,7 +234,9 @@ def pair_counts(pairs: list[dict], predicted: dict, gold: dict) -> np.ndarray:
 def resample_weights(n: int, resamples: int, seed: int) -> np.ndarray:
     """How often each of n pairs is drawn in each bootstrap resample (resamples x n), seeded."""
     rng = np.random.default_rng(seed)
-    return np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(resamples)]) if n else np.zeros((0, 0))
+    return (
+        np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(resamples)]) if n else np.zeros((0, 0))
+    )
 
 
 def _scores(counts: np.ndarray, weights: np.ndarray) -> dict[str, np.ndarray]:
@@ -251,7 +253,9 @@ def intervals(counts: np.ndarray, weights: np.ndarray) -> dict[str, list[float]]
     out = {}
     for name, values in _scores(counts, weights).items():
         values = values[np.isfinite(values)]
-        out[f"{name}_interval"] = [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))] if len(values) else None
+        out[f"{name}_interval"] = (
+            [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))] if len(values) else None
+        )
     return out
 
 
@@ -269,7 +273,7 @@ def evaluate(
     settings: aligner.AlignerSettings | None = None,
     resamples: int = RESAMPLES,
     seed: int = 45,
-    threads: int = 2,
+    threads: int = 1,
 ) -> dict:
     """{set: {part: {method: precision_recall and its intervals}}}, parts being all, and each set's tuning
     and held-out part. A set whose pairs carry `workers` (the human set) also gets the leave-one-out
@@ -289,7 +293,10 @@ def evaluate(
                 counts[method] = pair_counts(in_part, keys, gold)
             if in_part and all(p.get("workers") for p in in_part):
                 for tie in TIE_RULES:
-                    for who, keys in ((f"one worker vs the other four, tie {tie}", None), (f"aligner vs the other four, tie {tie}", predicted["aligner"])):
+                    for who, keys in (
+                        (f"one worker vs the other four, tie {tie}", None),
+                        (f"aligner vs the other four, tie {tie}", predicted["aligner"]),
+                    ):
                         found[who] = against_the_others(in_part, tie, keys)
                         counts[who] = pair_counts(in_part, *_references(in_part, tie, keys))
             if weights is not None:
@@ -297,13 +304,15 @@ def evaluate(
                     found[method] |= intervals(counts[method], weights)
                 for tie in TIE_RULES if f"one worker vs the other four, tie {TIE_RULES[0]}" in found else ():
                     found[f"aligner minus one worker, tie {tie}"] = f1_difference(
-                        counts[f"aligner vs the other four, tie {tie}"], counts[f"one worker vs the other four, tie {tie}"], weights
+                        counts[f"aligner vs the other four, tie {tie}"],
+                        counts[f"one worker vs the other four, tie {tie}"],
+                        weights,
                     )
             results[name][part] = found
     return results
 
 
-def timing(infotabs: str, settings: aligner.AlignerSettings, threads: int = 2) -> dict:
+def timing(infotabs: str, settings: aligner.AlignerSettings, threads: int = 1) -> dict:
     """Seconds the workflow's relevance step (relevance_table, as rule find_relevant_rows runs it, the
     encoder's loading included) takes on all of alpha1, the default run's split."""
     split = ingest_split(infotabs, "alpha1")
@@ -345,7 +354,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
     parser.add_argument("--crowd", default="../shared/infotabs-relevance")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads for the encoder (the rule's)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for the encoder (the rule's)")
     parser.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples (0: no intervals)")
     parser.add_argument("--no-timing", action="store_true", help="skip timing the relevance step on alpha1")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -357,7 +366,9 @@ def main() -> None:
         results["timing"] = {}
         for label, settings in (("aligner", aligner.AlignerSettings()), ("aligner, words only", aligner.WORDS_ONLY)):
             t = results["timing"][label] = timing(args.infotabs, settings, args.threads)
-            print(f"relevance step on all of alpha1 ({t['pairs']} pairs, {t['threads']} threads), {label}: {t['seconds']:.1f} s")
+            print(
+                f"relevance step on all of alpha1 ({t['pairs']} pairs, {t['threads']} threads), {label}: {t['seconds']:.1f} s"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     heldout = results["human"]["heldout"]["aligner"]

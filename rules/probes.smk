@@ -69,11 +69,12 @@ rule find_relevant_rows:
         "logs/find_relevant_rows/{split}.log",
     # Before the fine-tunings and inference: the evidence probes wait for it (see generate_probe).
     priority: 6
-    # The aligner's encoder (MiniLM) encodes the split's hypotheses and row texts on both cores:
-    # alpha1 in about XX s (bench/relevance.py --timing-only).
-    threads: 2
     conda:
         "../envs/tabprobe.yaml"
+    # The aligner's encoder (MiniLM) reads each distinct hypothesis and row text of the split once:
+    # all of alpha1 in about 22 s on one thread of the 2-core machine (bench/relevance.py); a second
+    # thread was slower there while other jobs ran, so the job leaves it to them.
+    threads: 1
     params:
         source=config["relevance"]["source"],
         aligner=canonical(config["relevance"]["aligner"]),

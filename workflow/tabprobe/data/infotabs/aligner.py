@@ -227,7 +227,9 @@ def _kept(words: tuple[str, ...], leave_out: set[str] | frozenset[str], min_leng
     ]
 
 
-def soft_votes(hypothesis: WordVectors, rows: list[WordVectors], table: Table, settings: AlignerSettings) -> list[float]:
+def soft_votes(
+    hypothesis: WordVectors, rows: list[WordVectors], table: Table, settings: AlignerSettings
+) -> list[float]:
     """Each row's votes from the hypothesis's words (module docstring): the cosines, rounded to 4
     places so that float noise of batching cannot move a vote, of the words whose closest row word is
     in that row and at least `min_similarity` close."""

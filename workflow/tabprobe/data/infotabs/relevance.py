@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from tabprobe import schemas
 from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.aligner import AlignerSettings, Aligner
+from tabprobe.data.infotabs.aligner import Aligner, AlignerSettings
 from tabprobe.data.infotabs.table import Table, normalised
 from tabprobe.errors import InputDataError, Problem
 from tabprobe.io import read_parquet, write_json, write_parquet

@@ -87,9 +87,7 @@ class WordEncoder:
         return {t: self._known[t] for t in wanted}
 
     def _encode_batch(self, batch: list[str]) -> None:
-        encoded = self._tokenizer(
-            batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
-        )
+        encoded = self._tokenizer(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
         with self._torch.inference_mode():
             states = self._model(**encoded).last_hidden_state.float().numpy()
         for b, text in enumerate(batch):
