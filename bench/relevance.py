@@ -278,7 +278,8 @@ def evaluate(
     """{set: {part: {method: precision_recall and its intervals}}}, parts being all, and each set's tuning
     and held-out part. A set whose pairs carry `workers` (the human set) also gets the leave-one-out
     rows, one worker and the aligner against the majority of the other workers, under each of
-    TIE_RULES, and the aligner's F1 minus a worker's on the same references. `resamples` 0: no intervals."""
+    TIE_RULES, and the aligner's F1 minus a worker's on the same references. With intervals (`resamples`
+    above 0), also the aligner's F1 minus the words-only aligner's, paired on the same resamples."""
     results = {}
     for name, pairs in sets.items():
         predicted = predictions(pairs, settings or aligner.AlignerSettings(), threads)
@@ -302,6 +303,9 @@ def evaluate(
             if weights is not None:
                 for method in found:
                     found[method] |= intervals(counts[method], weights)
+                found["aligner minus aligner, words only"] = f1_difference(
+                    counts["aligner"], counts["aligner, words only"], weights
+                )
                 for tie in TIE_RULES if f"one worker vs the other four, tie {TIE_RULES[0]}" in found else ():
                     found[f"aligner minus one worker, tie {tie}"] = f1_difference(
                         counts[f"aligner vs the other four, tie {tie}"],

@@ -72,8 +72,8 @@ rule find_relevant_rows:
     conda:
         "../envs/tabprobe.yaml"
     # The aligner's encoder (MiniLM) reads each distinct hypothesis and row text of the split once:
-    # all of alpha1 in about 22 s on one thread of the 2-core machine (bench/relevance.py); a second
-    # thread was slower there while other jobs ran, so the job leaves it to them.
+    # all of alpha1 in 22-39 s on one thread of the 2-core machine (docs/relevance.md#time); a
+    # second thread was slower there while other jobs ran, so the job leaves it to them.
     threads: 1
     params:
         source=config["relevance"]["source"],
