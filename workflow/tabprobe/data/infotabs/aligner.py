@@ -270,8 +270,9 @@ class Aligner:
         return [s + self.settings.soft_weight * v for s, v in zip(scores, votes)]
 
     def align_all(self, pairs: list[tuple[str, Table]]) -> list[list[str]]:
-        """The relevant keys of each (hypothesis, table), in table order; the texts of all the pairs are
-        encoded in one pass, so the result of a pair does not depend on what else is aligned with it."""
+        """The relevant keys of each (hypothesis, table), in table order. The texts of all the pairs are
+        encoded in one pass, each distinct one once; a pair's rows do not depend on what else is aligned
+        with it, since the cosines are rounded before they vote (soft_votes)."""
         vectors = None
         if self.encoder is not None:
             texts = [h for h, _ in pairs] + [row_text(r.key, r.values) for _, t in pairs for r in t.rows]
