@@ -13,8 +13,8 @@ words, the title's words and subject nouns left out) is compared, by the cosine 
 vectors, with every word of every row's "key : values" text; it votes for the one row holding its
 closest word, with that cosine, when the cosine is at least `min_similarity`. A row's score is its
 word score plus `soft_weight` times its votes, so a word shared letter for letter counts in both,
-and a word like "trained" still finds Trainer. A row is relevant when its score is at least
-`min_score` and at least `relative` times the best row's.
+and "a diet version" still finds a Variants row saying "no sugar". A row is relevant when its score
+is at least `min_score` and at least `relative` times the best row's.
 
 Its row precision and recall on rows people marked (the settings were chosen on 74 of the 140 crowd
 pairs only) and on a hand-checked gold set are measured by bench/relevance.py (docs/relevance.md)

@@ -1,6 +1,6 @@
 """Contextual word vectors from a sentence encoder (MiniLM by default), for the aligner's soft
-matches (aligner.py): a hypothesis word meets the row words that mean about the same ("trained" and
-Trainer, "sugar free" and a Variants row saying "Zero Sugar") although no letters are shared.
+matches (aligner.py): a hypothesis word meets the row words that mean about the same ("diet" and a
+Variants row saying "no sugar", "beverage" and "drink") although no letters are shared.
 
 A text's words are the encoder tokenizer's words (split at spaces and punctuation); a word's vector
 is the mean of its word pieces' last-layer states, scaled to length 1, so a dot product is a cosine.
