@@ -50,7 +50,12 @@ onstart:
     from tabprobe import slurm_queue
 
     plugin = workflow.executor_plugin
-    slurm_queue.watch_if_on_slurm(plugin.name if plugin else None, os.getcwd(), logger.error)
+    slurm_queue.watch_if_on_slurm(
+        plugin.name if plugin else None,
+        os.getcwd(),
+        logger.error,
+        [rule.name for rule in workflow.rules],
+    )
 
 
 onerror:

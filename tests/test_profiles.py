@@ -85,51 +85,134 @@ def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():
     assert "more CPUs, memory or GPUs than any node of its partition has" in message and "set-threads" in message
 
 
+def answers(job: str, partition: str, nodes: str):
+    """A stand-in for subprocess.run that gives scontrol's and sinfo's answers (as Slurm 22.05
+    prints them: the lines below were printed by the test cluster of tests/slurm_cluster.py)."""
+    said = {"job": job, "partition": partition, "sinfo": nodes}
+
+    def run(command, **_):
+        key = command[2] if command[0] == "scontrol" else "sinfo"
+        return subprocess.CompletedProcess(command, 0, stdout=said[key])
+
+    return run
+
+
+RULES = ["ingest_infotabs", "init_model", "train_model", "infer_nli", "score_probe"]
+
+
 def test_a_stuck_jobs_message_names_the_limits_its_request_is_over_whatever_slurms_reason():
     """Slurm has been seen giving a job over its partition's time limit the reason PartitionConfig
     (CPUs, memory or GPUs): the message follows what the job asks against what the partition
-    offers, read from scontrol and sinfo (their answers given here as Slurm 22.05 prints them)."""
+    offers, read from scontrol and sinfo, and names the profile entry that fixes it."""
     from tabprobe.slurm_queue import Stuck, describe_request
 
-    def slurm(job: str, partition: str, nodes: str):
-        answers = {"job": job, "partition": partition, "sinfo": nodes}
-
-        def run(command, **_):
-            key = command[2] if command[0] == "scontrol" else "sinfo"
-            return subprocess.CompletedProcess(command, 0, stdout=answers[key])
-
-        return run
-
-    over_time = slurm(
+    over_time = answers(
         "JobId=7 Partition=cpu TimeLimit=00:30:00 NumCPUs=1 MinMemoryNode=2000M",
         "PartitionName=cpu MaxTime=00:10:00 State=UP",
         "2 24105\n",
     )
     for reason in ("PartitionConfig", "PartitionTimeLimit"):
         stuck = Stuck("7", "init_model_wildcards_minilm-struct", reason)
-        message = stuck.message(request=describe_request(stuck, run=over_time))
+        message = stuck.message(request=describe_request(stuck, run=over_time), rules=RULES)
         assert (
-            f"reason {reason}, so its runtime is above its partition's time limit: it asks 30 minutes; "
-            "partition cpu allows 10 (MaxTime). Lower" in message
+            f"reason {reason}, so it asks 30 minutes; partition cpu allows 10 (MaxTime). In the Slurm profile this "
+            "run uses (workflow/profiles/slurm/config.yaml), set `set-resources: {init_model: {runtime: 10}}` (or less)"
+            in message
         ), message
-    too_big = slurm(
+    too_big = answers(
         "JobId=8 Partition=gpu TimeLimit=01:00:00 NumCPUs=4 MinMemoryNode=32000M",
         "PartitionName=gpu MaxTime=02:00:00 State=UP",
         "2 24105\n",
     )
     stuck = Stuck("8", "train_model_wildcards_minilm-para", "PartitionConfig")
-    message = stuck.message(request=describe_request(stuck, run=too_big))
+    message = stuck.message(request=describe_request(stuck, run=too_big), rules=RULES)
     assert (
         "so it asks 4 CPUs; the nodes of partition gpu have at most 2; and it asks 32000 MB of memory; the nodes of "
-        "partition gpu have at most 24105 MB. Lower" in message
+        "partition gpu have at most 24105 MB. In the Slurm profile this run uses (workflow/profiles/slurm/config.yaml), "
+        "set `set-threads: {train_model: 2}` (or fewer) and `set-resources: {train_model: {mem_mb: 24105}}` (or less)"
+        in message
     ), message
     # Nothing over a limit it can read (a GPU request, say): Slurm's reason, with the request beside it.
-    fits = slurm(
+    fits = answers(
         "JobId=9 Partition=gpu TimeLimit=01:00:00 NumCPUs=1 MinMemoryNode=2000M", "MaxTime=02:00:00", "2 24105\n"
     )
     stuck = Stuck("9", "infer_nli", "PartitionConfig")
     message = stuck.message(request=describe_request(stuck, run=fits))
     assert "so it asks for more CPUs, memory or GPUs than any node of its partition has: it asks 1 CPUs" in message
+    assert "`scontrol show partition` (MaxTime, MaxMemPerNode" in message  # where the partition's limits are
+
+
+def test_a_job_over_its_partitions_memory_limit_is_named_with_the_limit_and_the_entry_to_set():
+    """A partition may allow less memory per node than its nodes have (MaxMemPerNode) or set a
+    limit per CPU (MaxMemPerCPU): Slurm keeps such a job pending with reason MaxMemPerLimit, which
+    the nodes' memory does not explain. The scontrol lines are the test cluster's own, for a job
+    of 8000 MB on its `short` partition."""
+    from tabprobe.slurm_queue import NEVER_STARTS, Stuck, describe_request
+
+    assert "MaxMemPerLimit" in NEVER_STARTS
+    job = (
+        "JobId=1 JobName=wrap JobState=PENDING Reason=MaxMemPerLimit TimeLimit=00:10:00 Partition=short NumNodes=1 "
+        "NumCPUs=1 NumTasks=1 CPUs/Task=1 TRES=cpu=1,mem=8000M,node=1,billing=1 MinCPUsNode=1 MinMemoryNode=8000M"
+    )
+    short = (
+        "PartitionName=short MaxNodes=UNLIMITED MaxTime=00:30:00 MinNodes=0 MaxCPUsPerNode=UNLIMITED Nodes=localhost "
+        "State=UP TotalCPUs=2 TotalNodes=1 DefMemPerNode=UNLIMITED MaxMemPerNode=6000 TRES=cpu=2,mem=24105M,node=1"
+    )
+    stuck = Stuck("1", "ingest_infotabs_wildcards_alpha1", "MaxMemPerLimit")
+    message = stuck.message("my/profile.yaml", describe_request(stuck, run=answers(job, short, "2 24105\n")), RULES)
+    assert message == (
+        "Slurm job 1 (ingest_infotabs_wildcards_alpha1) can never start: it is pending with reason MaxMemPerLimit, "
+        "so it asks 8000 MB of memory; partition short allows 6000 MB per node (MaxMemPerNode). In the Slurm profile "
+        "this run uses (my/profile.yaml), set `set-resources: {ingest_infotabs: {mem_mb: 6000}}` (or less), or send "
+        "the rule to a partition that allows it (`slurm_partition`); then cancel this run and start it again."
+    )
+    # A limit per CPU: 4000 MB per CPU allow a one-CPU job 4000 MB; --mem-per-cpu counts per CPU too.
+    per_cpu = short.replace("DefMemPerNode=UNLIMITED MaxMemPerNode=6000", "DefMemPerCPU=1000 MaxMemPerCPU=4000")
+    message = stuck.message(request=describe_request(stuck, run=answers(job, per_cpu, "2 24105\n")), rules=RULES)
+    assert (
+        "it asks 8000 MB of memory; partition short allows 4000 MB per CPU (MaxMemPerCPU), 4000 MB for its 1 CPUs"
+        in message
+    )
+    assert "`set-resources: {ingest_infotabs: {mem_mb: 4000}}`" in message
+    two_cpus = job.replace("NumCPUs=1", "NumCPUs=2").replace("MinMemoryNode=8000M", "MinMemoryCPU=7G")
+    message = stuck.message(request=describe_request(stuck, run=answers(two_cpus, short, "2 24105\n")), rules=RULES)
+    assert "it asks 14336 MB of memory; partition short allows 6000 MB per node (MaxMemPerNode)" in message
+
+
+def test_a_stuck_group_job_names_its_rule_and_says_its_runtime_is_a_sum():
+    """One model's inference is one group job, which the plugin names <group>_<its rules>: the
+    entry to change is the rule's, and its runtime is per job."""
+    from tabprobe.slurm_queue import Stuck, describe_request, rules_of
+
+    assert rules_of("inference-minilm-struct_infer_nli", RULES) == ["infer_nli"]
+    assert rules_of("inference-my_model_infer_nli", RULES) == ["infer_nli"]
+    assert rules_of("ingest_infotabs_wildcards_alpha1", RULES) == ["ingest_infotabs"]
+    assert rules_of("a_group_init_model_score_probe", RULES) == ["init_model", "score_probe"]
+    assert rules_of("unknown_rule", RULES) == []
+    group = answers(
+        "JobId=3 Partition=gpu TimeLimit=02:10:00 NumCPUs=1 MinMemoryNode=16000M",
+        "PartitionName=gpu MaxTime=02:00:00 MaxMemPerNode=UNLIMITED",
+        "2 24105\n",
+    )
+    stuck = Stuck("3", "inference-minilm-struct_infer_nli", "PartitionTimeLimit")
+    message = stuck.message(request=describe_request(stuck, run=group), rules=RULES)
+    assert "it asks 130 minutes; partition gpu allows 120 (MaxTime)" in message
+    assert "set `set-resources: {infer_nli: {runtime: 120}}` (or less) (a group job's runtime is the sum" in message
+
+
+def test_slurms_memory_and_time_are_read_in_their_units():
+    from tabprobe.slurm_queue import megabytes, minutes
+
+    assert [megabytes(m) for m in ("6000", "8000M", "16G", "1.5G", "2T", "2048K")] == [
+        6000,
+        8000,
+        16384,
+        1536,
+        2097152,
+        2,
+    ]
+    assert megabytes("UNLIMITED") is None and megabytes("0") is None
+    assert [minutes(t) for t in ("00:30:00", "1-00:00:00", "90", "2-12", "UNLIMITED")] == [30, 1440, 90, 3600, None]
 
 
 def test_the_queue_watcher_reports_each_stuck_job_once(monkeypatch):
