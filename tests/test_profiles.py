@@ -197,7 +197,10 @@ def test_a_stuck_group_job_names_its_rule_and_says_its_runtime_is_a_sum():
     stuck = Stuck("3", "inference-minilm-struct_infer_nli", "PartitionTimeLimit")
     message = stuck.message(request=describe_request(stuck, run=group), rules=RULES)
     assert "it asks 130 minutes; partition gpu allows 120 (MaxTime)" in message
-    assert "set `set-resources: {infer_nli: {runtime: 120}}` (or less) (a group job's runtime is the sum" in message
+    assert (
+        "set `set-resources: {infer_nli: {runtime: <minutes>}}` with <minutes> times the group's number of jobs at "
+        "most 120 (a group job asks the sum of its jobs' runtimes), or send" in message
+    ), message
 
 
 def test_slurms_memory_and_time_are_read_in_their_units():
@@ -230,3 +233,118 @@ def test_the_queue_watcher_reports_each_stuck_job_once(monkeypatch):
     assert [job.slurm_id for job in watcher.check()] == ["101"]
     assert [job.slurm_id for job in watcher.check()] == ["102"]  # 101 again, but already said
     assert len(said) == 2 and "101" in said[0] and "102" in said[1]
+
+
+def test_the_docs_give_the_profiles_inference_runtime():
+    """docs/serving.md and docs/cluster.md state the minutes an inference job asks for, and what a
+    model's group of them asks: the numbers the profile ships (serving.md said 5 while the
+    profile asked 2)."""
+    profile = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    runtime = profile["set-resources"]["infer_nli"]["runtime"]
+    docs = {name: (ROOT / "docs" / name).read_text() for name in ("serving.md", "cluster.md")}
+    for name, text in docs.items():
+        stated = re.findall(r"(\d+) minutes per job", text)
+        assert stated and {int(n) for n in stated} == {runtime}, (name, stated, runtime)
+    groups = re.findall(r"(\d+) minutes for the default run's (\d+) jobs|(\d+) jobs, (\d+) minutes", docs["cluster.md"])
+    assert len(groups) == 2, groups
+    for asked, jobs, jobs_full, asked_full in groups:
+        assert int(asked or asked_full) == runtime * int(jobs or jobs_full), (asked, jobs, jobs_full, asked_full)
+
+
+def test_a_change_for_one_run_is_the_profiles_block_with_the_change():
+    """`python -m tabprobe.slurm_profile`: the shipped profile's set-resources entries, each as
+    Snakemake's profile reader hands it on, with the changes in place; set-threads only when a
+    thread count changes."""
+    from tabprobe.slurm_profile import options_with
+
+    shipped = ROOT / "workflow" / "profiles" / "slurm"
+    profile = yaml.safe_load((shipped / "config.yaml").read_text())
+    words = options_with(shipped, ["train_model:runtime=480", "infer_nli:gpu_model=a100"])
+    assert words[0] == "--set-resources" and "--set-threads" not in words
+    expected = [
+        f"{rule}:{key}={480 if (rule, key) == ('train_model', 'runtime') else value}"
+        for rule, entries in profile["set-resources"].items()
+        for key, value in entries.items()
+    ]
+    assert (
+        words[1:]
+        == [*expected[: expected.index("infer_nli:runtime=2") + 1], "infer_nli:gpu_model=a100"]
+        + expected[expected.index("infer_nli:runtime=2") + 1 :]
+    )
+    threads = options_with(shipped, ["infer_nli=2"])
+    assert threads == ["--set-threads"] + [
+        f"{r}={2 if r == 'infer_nli' else n}" for r, n in profile["set-threads"].items()
+    ]
+
+
+def test_a_change_for_one_run_keeps_a_number_written_as_a_string_a_string(tmp_path):
+    from tabprobe.slurm_profile import options_with
+
+    (tmp_path / "config.yaml").write_text(
+        "set-resources:\n  train_model:\n    slurm_account: '1234'\n    mem_mb: 16000\n"
+    )
+    assert options_with(tmp_path, ["train_model:runtime=9"]) == [
+        "--set-resources",
+        "train_model:slurm_account='1234'",  # as snakemake.profiles passes it, so it stays a string
+        "train_model:mem_mb=16000",
+        "train_model:runtime=9",
+    ]
+
+
+def test_a_change_it_cannot_make_stops_the_snakemake_run_it_is_part_of(tmp_path, capsys):
+    """The shell runs `snakemake ... $(python -m tabprobe.slurm_profile ...)` whatever the helper
+    exits with: on an error it prints the reason and an option Snakemake refuses."""
+    from tabprobe.slurm_profile import FAILED, main
+
+    shipped = str(ROOT / "workflow" / "profiles" / "slurm")
+    cases = {
+        (shipped, "train_model"): "'train_model' is neither RULE:RESOURCE=VALUE",
+        (shipped,): "no change given",
+        (str(tmp_path), "train_model:runtime=9"): "no Snakemake profile there",
+        (shipped, "train_model:slurm_extra=--qos=a --b=c"): "a space or a wildcard character would be split",
+    }
+    for argv, said in cases.items():
+        assert main(list(argv)) == 1
+        out, err = capsys.readouterr()
+        assert out.strip() == FAILED and said in err, (argv, out, err)
+    assert main([shipped, "train_model:runtime=480"]) == 0
+    assert "train_model:runtime=480" in capsys.readouterr().out.split()
+
+
+def test_a_job_stopped_at_its_time_limit_is_reported_with_slurms_line_and_the_entry_to_raise(tmp_path):
+    """Slurm's own line is far above the end of a timed-out job's log (the stopped processes' tracebacks
+    come after it): the report shows it first, and the runtime to raise for the job's rule (a group
+    job's: the rule of its jobs). The lines are as the test cluster's jobs wrote them."""
+    from tabprobe.slurm_failures import failed_jobs_report
+
+    logs = tmp_path / ".snakemake" / "slurm_logs"
+    group = logs / "group_inference-minilm-struct_infer_nli" / "3.log"
+    single = logs / "rule_ingest_infotabs" / "alpha1" / "2.log"
+    for path in (group, single):
+        path.parent.mkdir(parents=True)
+        path.write_text(
+            "rule ingest_infotabs:\nsrun: Job step aborted: Waiting up to 7 seconds for job step to finish.\n"
+            f"slurmstepd-localhost: error: *** JOB {path.stem} ON localhost CANCELLED AT 2026-12-01T21:22:32 DUE TO TIME LIMIT ***\n"
+            f"slurmstepd-localhost: error: *** STEP {path.stem}.0 ON localhost CANCELLED AT 2026-12-01T21:22:32 DUE TO TIME LIMIT ***\n"
+            + "".join(f'  File "snakemake/shell.py", line {n}, in __new__\n' for n in range(30))
+            + "srun: error: localhost: task 0: Exited with exit code 1\n"
+        )
+    main_log = (
+        f"Job 5 has been submitted with SLURM jobid 2 (log: {single}).\n"
+        f"Job 1c7e has been submitted with SLURM jobid 3 (log: {group}).\n"
+        "message: SLURM-job '2' failed, SLURM status is: 'TIMEOUT'. Detailed failure reason unavailable\n"
+        "message: SLURM-job '3' failed, SLURM status is: 'TIMEOUT'. Detailed failure reason unavailable\n"
+    )
+    report = failed_jobs_report(main_log, profile="p/config.yaml", rules=RULES)
+    first, second = report.split("\nSlurm job 3 ")
+    assert first.startswith(
+        f"Slurm job 2 failed (Slurm state TIMEOUT); Slurm says, in its log ({single}):\n"
+        "    slurmstepd-localhost: error: *** JOB 2 ON localhost CANCELLED AT 2026-12-01T21:22:32 DUE TO TIME LIMIT ***\n"
+        "    slurmstepd-localhost: error: *** STEP 2.0 ON localhost CANCELLED AT 2026-12-01T21:22:32 DUE TO TIME LIMIT ***\n"
+        "Slurm stopped it at its time limit: raise its runtime in the Slurm profile this run uses (p/config.yaml), "
+        "`set-resources: {ingest_infotabs: {runtime: <minutes>}}`, within its partition's MaxTime"
+    ), first
+    assert (
+        first.endswith("    srun: error: localhost: task 0: Exited with exit code 1") and first.count("  File ") == 19
+    )
+    assert "`set-resources: {infer_nli: {runtime: <minutes>}}`" in second

@@ -1,13 +1,13 @@
-"""What a Slurm run does not say by itself: jobs that can never start, and why a job failed.
+"""What a Slurm run does not say by itself: jobs that can never start.
 
-sbatch accepts a job that asks for more than any node of its partition offers (4 CPUs on
-2-CPU nodes, more memory or time than the partition allows); Slurm then keeps it pending for
-ever with a reason such as PartitionConfig, and Snakemake waits without a word. The watcher,
-started by the Snakefile on a Slurm run, reads `squeue` every minute and logs each such job
-once: what it asks against what its partition offers, and which profile to change.
+sbatch accepts a job that asks for more than its partition allows (4 CPUs on 2-CPU nodes, more
+time than its MaxTime, more memory than its nodes have or its MaxMemPerNode allows); Slurm then
+keeps it pending for ever with a reason such as PartitionConfig or MaxMemPerLimit, and Snakemake
+waits without a word. The watcher, started by the Snakefile on a Slurm run, reads `squeue` every
+minute and logs each such job once: what it asks against the limit it is over (read from
+`scontrol show partition` and the nodes' sizes), and the profile entry to change.
 
-When a job fails on a cluster without accounting, the plugin can only say that it failed; the
-Snakefile's `onerror` prints the end of each failed job's Slurm log (`failed_jobs_report`).
+Why a job failed is tabprobe.slurm_failures.
 """
 
 from __future__ import annotations
@@ -69,8 +69,16 @@ class Over:
     key: str  # the resource under it (mem_mb, runtime), or "" for set-threads
     value: int
 
-    def fix(self, rules: list[str]) -> str:
+    def fix(self, rules: list[str], group: bool = False) -> str:
+        """The profile entry to set for `rules` (the job's), in the profile's YAML. A group job's
+        runtime is the sum of its jobs' (one after another), so its rule's runtime is per job."""
         names = rules or ["<the job's rule>"]
+        if group and self.key == "runtime":
+            entries = ", ".join(f"{rule}: {{runtime: <minutes>}}" for rule in names)
+            return (
+                f"`{self.section}: {{{entries}}}` with <minutes> times the group's number of jobs at most "
+                f"{self.value} (a group job asks the sum of its jobs' runtimes)"
+            )
         entries = [f"{rule}: {{{self.key}: {self.value}}}" if self.key else f"{rule}: {self.value}" for rule in names]
         return f"`{self.section}: {{{', '.join(entries)}}}` (or {'less' if self.key else 'fewer'})"
 
@@ -99,14 +107,9 @@ class Stuck:
         tail = "then cancel this run and start it again."
         if request.over:
             over = "; and ".join(f"{o.asked}; {o.allowed}" for o in request.over)
-            fixes = " and ".join(o.fix(rules_of(self.job, rules)) for o in request.over)
-            grouped = (
-                " (a group job's runtime is the sum of its jobs', each asking the rule's runtime)"
-                if self.is_group(rules) and any(o.key == "runtime" for o in request.over)
-                else ""
-            )
+            fixes = " and ".join(o.fix(rules_of(self.job, rules), self.is_group(rules)) for o in request.over)
             return (
-                f"{head}{over}. In the Slurm profile this run uses ({profile}), set {fixes}{grouped}, or send the "
+                f"{head}{over}. In the Slurm profile this run uses ({profile}), set {fixes}, or send the "
                 f"rule to a partition that allows it (`slurm_partition`); {tail}"
             )
         why = NEVER_STARTS[self.reason] + (f": {request.beside}" if request.beside else "")
@@ -207,58 +210,52 @@ def _number(text: str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+def _lowest(limits: list[tuple[int | None, str]], asked: int) -> tuple[int, str] | None:
+    """The lowest of the (allowed, how it is said) limits that `asked` is over; None if none."""
+    over = [(allowed, said) for allowed, said in limits if allowed is not None and asked > allowed]
+    return min(over) if over else None
+
+
 def over_limits(job: dict[str, str], partition: dict[str, str], nodes: list[tuple[int, int]]) -> list[Over]:
     """The limits a job (`scontrol show job`'s fields) is over: its partition's (`scontrol show
-    partition`'s fields: MaxTime, MaxMemPerNode, MaxMemPerCPU, MaxCPUsPerNode) and its nodes'
-    (CPUs and MB of memory of each, from sinfo)."""
+    partition`'s fields: MaxTime, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU) and its nodes'
+    (CPUs and MB of memory of each, from sinfo). A partition's limit may be below its nodes'."""
     name = partition.get("PartitionName") or job.get("Partition", "?")
-    cpus, time_asked = _number(job.get("NumCPUs", "")), minutes(job.get("TimeLimit", ""))
+    cpus, asked_time = _number(job.get("NumCPUs", "")), minutes(job.get("TimeLimit", ""))
     per_cpu = megabytes(job.get("MinMemoryCPU", ""))
     memory = megabytes(job.get("MinMemoryNode", "")) or (per_cpu * cpus if per_cpu and cpus else None)
     found = []
-    time_allowed = minutes(partition.get("MaxTime", ""))
-    if time_asked is not None and time_allowed is not None and time_asked > time_allowed:
-        found.append(
-            Over(
-                f"it asks {time_asked} minutes",
-                f"partition {name} allows {time_allowed} (MaxTime)",
-                "set-resources",
-                "runtime",
-                time_allowed,
-            )
-        )
+    max_time = minutes(partition.get("MaxTime", ""))
+    if asked_time is not None and (
+        time := _lowest([(max_time, f"partition {name} allows {max_time} (MaxTime)")], asked_time)
+    ):
+        found.append(Over(f"it asks {asked_time} minutes", time[1], "set-resources", "runtime", time[0]))
     node_cpus = max((c for c, _ in nodes), default=None)
-    cpu_limits = [(node_cpus, f"the nodes of partition {name} have at most {node_cpus}")]
-    cpu_limits.append(
-        (
-            _number(partition.get("MaxCPUsPerNode", "")),
-            f"partition {name} allows {partition.get('MaxCPUsPerNode')} per node (MaxCPUsPerNode)",
-        )
+    max_cpus = _number(partition.get("MaxCPUsPerNode", ""))
+    cpu_limits = [
+        (node_cpus, f"the nodes of partition {name} have at most {node_cpus}"),
+        (max_cpus, f"partition {name} allows {max_cpus} per node (MaxCPUsPerNode)"),
+    ]
+    if cpus is not None and (cpu := _lowest(cpu_limits, cpus)):
+        found.append(Over(f"it asks {cpus} CPUs", cpu[1], "set-threads", "", cpu[0]))
+    node_memory = max((m for _, m in nodes), default=None)
+    per_node, per_cpu_limit = (
+        megabytes(partition.get("MaxMemPerNode", "")),
+        megabytes(partition.get("MaxMemPerCPU", "")),
     )
-    cpu_limits = [(n, said) for n, said in cpu_limits if n is not None and cpus is not None and cpus > n]
-    if cpu_limits:
-        allowed, said = min(cpu_limits)
-        found.append(Over(f"it asks {cpus} CPUs", said, "set-threads", "", allowed))
-    if memory is not None:
-        node_memory = max((m for _, m in nodes), default=None)
-        per_node = megabytes(partition.get("MaxMemPerNode", ""))
-        per_cpu_limit = megabytes(partition.get("MaxMemPerCPU", ""))
-        mem_limits = [
-            (node_memory, f"the nodes of partition {name} have at most {node_memory} MB"),
-            (per_node, f"partition {name} allows {per_node} MB per node (MaxMemPerNode)"),
-        ]
-        if per_cpu_limit and cpus:
-            mem_limits.append(
-                (
-                    per_cpu_limit * cpus,
-                    f"partition {name} allows {per_cpu_limit} MB per CPU (MaxMemPerCPU), "
-                    f"{per_cpu_limit * cpus} MB for its {cpus} CPUs",
-                )
+    memory_limits = [
+        (node_memory, f"the nodes of partition {name} have at most {node_memory} MB"),
+        (per_node, f"partition {name} allows {per_node} MB per node (MaxMemPerNode)"),
+    ]
+    if per_cpu_limit and cpus:
+        memory_limits.append(
+            (
+                per_cpu_limit * cpus,
+                f"partition {name} allows {per_cpu_limit} MB per CPU (MaxMemPerCPU), {per_cpu_limit * cpus} MB for its {cpus} CPUs",
             )
-        mem_limits = [(m, said) for m, said in mem_limits if m is not None and memory > m]
-        if mem_limits:
-            allowed, said = min(mem_limits)
-            found.append(Over(f"it asks {memory} MB of memory", said, "set-resources", "mem_mb", allowed))
+        )
+    if memory is not None and (mem := _lowest(memory_limits, memory)):
+        found.append(Over(f"it asks {memory} MB of memory", mem[1], "set-resources", "mem_mb", mem[0]))
     return found
 
 
@@ -358,34 +355,3 @@ def watch_if_on_slurm(executor: str | None, workdir: str, report, rules: Collect
     interval = float(os.environ.get("TABPROBE_SLURM_QUEUE_SECONDS", "60"))
     profile = profile_in_use(sys.argv, dict(os.environ))
     return QueueWatcher(workdir, interval, report, profile, rules=rules).start()
-
-
-# What the Slurm plugin logs for a submission and for a failure (snakemake-executor-plugin-slurm 2.x).
-_SUBMITTED = re.compile(r"Job (\S+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
-_FAILED = re.compile(r"SLURM-job '(\d+)' failed")
-
-
-def failed_jobs_report(main_log: str, lines: int = 20, at_most: int = 5) -> str:
-    """The last `lines` lines of the Slurm log of each failed job of a run (its last attempt, up
-    to `at_most` jobs), from the run's main log. Where Slurm has no accounting the plugin can only
-    say that a job failed ("Detailed failure reason unavailable"); the reason (a config error, a
-    traceback) is in the job's own Slurm log, which the user would otherwise have to find."""
-    attempts, logs = {}, {}
-    for job, slurm_id, path in _SUBMITTED.findall(main_log):
-        attempts.setdefault(job, []).append(slurm_id)
-        logs[slurm_id] = path
-    failed = set(_FAILED.findall(main_log))
-    last_failed = [ids[-1] for ids in attempts.values() if ids[-1] in failed]
-    parts = []
-    for slurm_id in last_failed[:at_most]:
-        path = logs[slurm_id]
-        try:
-            tail = open(path, encoding="utf-8", errors="replace").read().splitlines()[-lines:]
-        except OSError as err:
-            tail = [f"(cannot be read: {err})"]
-        parts.append(
-            f"Slurm job {slurm_id} failed; the end of its log ({path}):\n" + "\n".join("    " + t for t in tail)
-        )
-    if len(last_failed) > at_most:
-        parts.append(f"... and {len(last_failed) - at_most} more failed jobs: their logs are in .snakemake/slurm_logs/")
-    return "\n".join(parts)
