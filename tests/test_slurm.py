@@ -425,8 +425,9 @@ def test_a_job_over_its_partitions_memory_limit_is_named_with_the_entry_to_set(
 ):
     """The `short` partition allows 6000 MB a node (MaxMemPerNode), less than its node has and
     less than the shipped profile asks for ingest_infotabs: Slurm accepts that job and keeps it
-    pending with reason MaxMemPerLimit, which the node's memory does not explain. The run must
-    name the rule, what it asks, the partition's limit and the profile entry to set."""
+    pending with reason MaxMemPerLimit (or, seen in a run of the whole file, PartitionConfig),
+    which the node's memory does not explain. The run must name the rule, what it asks, the
+    partition's limit and the profile entry to set, whichever reason Slurm gives."""
     shipped = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
     asked = shipped["set-resources"]["ingest_infotabs"]["mem_mb"]
     node_memory = int(slurm_cluster.run("sinfo", "-h", "-p", SHORT_PARTITION, "-o", "%m").stdout.split()[0].rstrip("+"))
@@ -443,7 +444,7 @@ def test_a_job_over_its_partitions_memory_limit_is_named_with_the_entry_to_set(
     assert said, output[-4000:]
     assert re.search(
         r"Slurm job \d+ \(ingest_infotabs_wildcards_alpha1\) can never start: it is pending with reason "
-        rf"MaxMemPerLimit, so it asks {asked} MB of memory; partition {SHORT_PARTITION} allows {SHORT_MAX_MEM} MB per "
+        rf"(MaxMemPerLimit|PartitionConfig), so it asks {asked} MB of memory; partition {SHORT_PARTITION} allows {SHORT_MAX_MEM} MB per "
         rf"node \(MaxMemPerNode\)\. In the Slurm profile this run uses \({re.escape(str(profile))}/config\.yaml\), "
         rf"set `set-resources: \{{ingest_infotabs: \{{mem_mb: {SHORT_MAX_MEM}\}}\}}` \(or less\), or send the rule "
         r"to a partition that allows it \(`slurm_partition`\); then cancel this run and start it again\.",
@@ -455,8 +456,6 @@ def test_the_docs_check_of_a_partition_shows_its_limits(slurm_cluster):  # noqa:
     """docs/cluster.md's commands for checking the requests against the partitions: one shows each
     partition's limits, MaxMemPerNode included (`sinfo` shows the nodes' memory, not that), the
     other its nodes' CPUs and memory. The queue watcher's message points at the same commands."""
-    from tabprobe.slurm_queue import CHECK_COMMANDS
-
     doc = (ROOT / "docs" / "cluster.md").read_text()
     commands = [line.split("#")[0].strip() for line in doc.splitlines() if line.startswith(("scontrol show", "sinfo "))]
     assert len(commands) == 2, commands
@@ -464,6 +463,8 @@ def test_the_docs_check_of_a_partition_shows_its_limits(slurm_cluster):  # noqa:
     short = next(block for block in limits.split("\n\n") if f"PartitionName={SHORT_PARTITION}" in block)
     assert f"MaxMemPerNode={SHORT_MAX_MEM}" in short and "MaxTime=00:30:00" in short, short
     assert re.search(rf"^{SHORT_PARTITION} 2 \d+ gpu:2", nodes, flags=re.M), nodes
+    from tabprobe.slurm_queue import CHECK_COMMANDS
+
     assert all(f"`{command}`" in CHECK_COMMANDS for command in commands), CHECK_COMMANDS
 
 
@@ -546,7 +547,9 @@ def test_a_failed_cluster_jobs_reason_reaches_the_runs_log(stranger_run, slurm_c
     assert process.returncode != 0 and not mine.exists(), log[-4000:]
     assert "Detailed failure reason unavailable" in log
     assert re.search(
-        r"Slurm job \d+ failed; the end of its log \(\S+/slurm_logs/rule_ingest_infotabs/alpha1/\d+\.log\):", log
+        r"Slurm job \d+ failed \(Slurm state FAILED\); the end of its log "
+        r"\(\S+/slurm_logs/rule_ingest_infotabs/alpha1/\d+\.log\):",
+        log,
     ), log[-4000:]
     assert f"No such file or directory: '{mine}'" in log.split("the end of its log")[1], log[-4000:]
 
