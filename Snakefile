@@ -1,5 +1,5 @@
 # tabprobe: does a tabular NLI model reason from the evidence in its table?
-# Stages: ingest InfoTabS -> generate probes -> infer -> score -> report. See README.md.
+# Stages: ingest each dataset -> generate probes -> infer -> score -> report. See README.md.
 
 from snakemake.utils import min_version
 
@@ -31,8 +31,6 @@ localrules:
     all,
     download_infotabs,
     download_counterfactuals,
-    check_infotabs,
-    check_tabfact,
     collect_results,
     collect_variance,
     assemble_report,

@@ -32,8 +32,8 @@ import numpy as np
 import torch
 from inference import alpha1_originals, bf16_matmul_peak, sync  # bench/inference.py, beside this script
 
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.render import render
+from tabprobe.data.infobox.table import Table
 from tabprobe.models import causal, lm_prompts
 from tabprobe.models.checkpoints import resolve_base
 from tabprobe.models.inference import plan_batches

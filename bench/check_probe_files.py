@@ -21,8 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 
 from tabprobe import schemas  # noqa: E402
+from tabprobe.data.infobox import table as infobox  # noqa: E402
+from tabprobe.data.infobox.table import Table  # noqa: E402
 from tabprobe.data.infotabs.reading import load_tables  # noqa: E402
-from tabprobe.data.infotabs.table import Table  # noqa: E402
 from tabprobe.io import read_parquet  # noqa: E402
 from tabprobe.probes import REGISTRY, Example, ProbeExample, get_probe, invariants  # noqa: E402
 
@@ -34,10 +35,10 @@ def check_file(path: Path, data: Path) -> tuple[int, list[str]]:
     probe_name, split = path.parent.name, path.stem
     examples = read_parquet(data / f"{split}.parquet", schemas.EXAMPLES).to_pylist()
     originals = {e["uid"]: e for e in examples}
-    tables = load_tables(read_parquet(data / f"{split}.tables.parquet", schemas.TABLES))
+    tables = load_tables(read_parquet(data / f"{split}.tables.parquet", infobox.TABLES))
     probe = get_probe(probe_name)
     promises = invariants.of(probe)
-    rows = read_parquet(path, schemas.PROBE_EXAMPLES).to_pylist()
+    rows = read_parquet(path, infobox.PROBE_EXAMPLES).to_pylist()
     problems = []
 
     def problem(uid: str, what: str) -> None:

@@ -45,10 +45,10 @@ import pyarrow as pa
 import torch
 
 from tabprobe import LABELS
+from tabprobe.data.infobox.render import render
+from tabprobe.data.infobox.table import Table
 from tabprobe.data.infotabs.ingest import ingest_split
 from tabprobe.data.infotabs.reading import load_tables
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Table
 from tabprobe.models.checkpoints import resolve_base
 from tabprobe.models.classifiers import infer, load_classifier
 from tabprobe.models.encoding import encode

@@ -41,8 +41,7 @@ from tabprobe.config import (
 from tabprobe.config import derived
 from tabprobe.config.job_settings import canonical, scoring_settings
 from tabprobe import code_inputs, layout
-from tabprobe.data.infotabs.reading import SPLITS
-from tabprobe.data.tabfact.reading import SPLITS as TABFACT_SPLITS
+from tabprobe.data.datasets import all_datasets, paper_dataset, resolve, use_config
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, register_external
 
 code_inputs.jobs_import_from(LIBRARY_DIR)
@@ -71,17 +70,23 @@ check_config(
 validate(config, SCHEMA)
 if workflow.is_main_process:
     hand_to_jobs(config)
+# The datasets: the built-in ones and the config's own (`datasets:`), which every job learns too.
+use_config(config)
+DATASETS = all_datasets()
+# The dataset of the paper's protocol (inoculation, controlled variance, the pooled tables, the
+# parse and the relevance source are made of its splits).
+PAPER = paper_dataset()
 
-# External probe sets (folders in InfoTabS format named in config) become probes like the rest.
+# External probe sets (folders in the paper dataset's format named in config) become probes like the rest.
 EXTERNALS = external_probes(config)
 for _name, _label_change in EXTERNALS.items():
     register_external(_name, _label_change)
 PROBES = list(config["probes"])
 GENERATED_PROBES = [p for p in PROBES if p not in EXTERNALS]
 MODELS = list(config["models"])
-# The models that answer InfoTabS's probes (all but those trained on TabFact's two labels): the
+# The models that answer the paper dataset's probes (all but those trained on two labels): the
 # pooled columns of paper Tables 4 and 7 are theirs.
-INFOTABS_MODELS = [m for m in MODELS if "infotabs" in derived.model_datasets(config, m)]
+PAPER_MODELS = [m for m in MODELS if PAPER.name in derived.model_datasets(config, m)]
 REPORT_SPLITS = report_splits(config)
 # Sorted keys (job_settings.canonical): reordering config.yaml re-runs nothing.
 SCORING = scoring_settings(config)
@@ -106,9 +111,9 @@ VARIANCE = variance_plan(config)
 
 
 wildcard_constraints:
-    # Either dataset's (their data files lie apart: layout.examples), a probe's are its dataset's.
-    split=_one_of(dict.fromkeys([*SPLITS, *TABFACT_SPLITS])),
-    # A paper table id (table4, table7), not an InfoTabS table.
+    # Any dataset's (their data files lie apart: Dataset.data_folder), a probe's are its dataset's.
+    split=_one_of(dict.fromkeys(split for dataset in DATASETS for split in dataset.splits)),
+    # A paper table id (table4, table7), not a dataset's table.
     paper_table=_one_of(POOLED_TABLES),
     experiment=_one_of([*INOCULATION_TABLES, *INOCULATION_EXPERIMENTS]),
     size=r"\d+",
@@ -119,13 +124,17 @@ wildcard_constraints:
     model=MODEL_NAME,
 
 
-def code_of(rule_name):
+def code_of(rule_name, modules=()):
     """The library files rule `rule_name`'s script runs (the import closure of
-    workflow/scripts/<rule>.py, tabprobe.code_inputs): a script rule notices edits to its script,
-    not to the modules it imports, so they are its inputs: editing seeding.py re-scores, editing
-    models.py re-runs inference, and editing the report re-runs nothing but the report."""
+    workflow/scripts/<rule>.py, tabprobe.code_inputs), and those of `modules` (dotted names: the
+    modules whose functions the script looks up at run time, a dataset's jobs): a script rule
+    notices edits to its script, not to the modules it imports, so they are its inputs: editing
+    seeding.py re-scores, editing models.py re-runs inference, and editing the report re-runs
+    nothing but the report."""
     script = WORKFLOW_ROOT / "workflow" / "scripts" / f"{rule_name}.py"
-    return [str(Path(CODE_DIR) / "tabprobe" / path) for path in code_inputs.of_script(script)]
+    files = {*code_inputs.of_script(script), *(f for module in modules for f in code_inputs.of_module(module))}
+    # A user's dataset module lies outside the library: its path is absolute, and joining keeps it.
+    return [str(Path(CODE_DIR) / "tabprobe" / path) for path in sorted(files)]
 
 
 def configured(wildcards):

@@ -132,8 +132,8 @@ rule train_variance:
 rule score_variance:
     input:
         checkpoint=get_variance_checkpoint,
-        test=layout.examples(VARIANCE_TEST_SPLIT),
-        test_tables=layout.tables(VARIANCE_TEST_SPLIT),
+        test=PAPER.examples(VARIANCE_TEST_SPLIT),
+        test_tables=PAPER.tables(VARIANCE_TEST_SPLIT),
         probe_sources=VARIANCE_PROBE_SOURCES,
         code=code_of("score_variance"),
     output:

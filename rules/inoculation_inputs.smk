@@ -60,7 +60,7 @@ def get_inoculation_dev(wildcards):
     probe = defense_probe(wildcards.experiment)
     if probe:
         return {"dev": layout.probe_examples(probe, "dev")}
-    return {"dev": layout.examples("dev"), "dev_tables": layout.tables("dev")}
+    return {"dev": PAPER.examples(PAPER.dev_split), "dev_tables": PAPER.tables(PAPER.dev_split)}
 
 
 def get_base_model_settings(wildcards):
@@ -145,7 +145,7 @@ def get_inoculation_predictions(wildcards):
         by_probe.setdefault(p, set()).add(CHALLENGE_SPLIT)
     return {
         model: {
-            p: {s: layout.predictions(model, p, s) for s in SPLITS if s in splits} for p, splits in by_probe.items()
+            p: {s: layout.predictions(model, p, s) for s in PAPER.splits if s in splits} for p, splits in by_probe.items()
         }
         for model in get_inoculated_models(wildcards).values()
     }
@@ -217,10 +217,10 @@ def get_variance_inputs(wildcards):
     require_configured(config, model=wildcards.model)
     return {
         "checkpoint": checkpoint_of(wildcards.model),
-        "train": layout.examples("train"),
-        "train_tables": layout.tables("train"),
-        "dev": layout.examples("dev"),
-        "dev_tables": layout.tables("dev"),
+        "train": PAPER.examples(PAPER.train_split),
+        "train_tables": PAPER.tables(PAPER.train_split),
+        "dev": PAPER.examples(PAPER.dev_split),
+        "dev_tables": PAPER.tables(PAPER.dev_split),
     }
 
 

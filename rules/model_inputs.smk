@@ -2,7 +2,7 @@
 # the settings its training and inference jobs get (tabprobe.config.job_settings).
 
 from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
-from tabprobe.data.datasets import get_dataset
+from tabprobe.data.datasets import dataset_of_training
 from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 
 
@@ -39,13 +39,13 @@ def get_shot_count(wildcards):
 
 def get_training_data(wildcards):
     """The train and dev splits (examples and tables) of the dataset the model learns
-    (`train.dataset`: InfoTabS's train and dev, TabFact's train and val)."""
-    dataset = get_dataset(model_config(wildcards)["train"].get("dataset", "infotabs"))
+    (`train.dataset`, else the paper's: Dataset.train_split and dev_split)."""
+    dataset = dataset_of_training(model_config(wildcards)["train"])
     return {
-        "train": layout.examples(dataset.train_split, dataset=dataset.name),
-        "train_tables": layout.tables(dataset.train_split, dataset=dataset.name),
-        "dev": layout.examples(dataset.dev_split, dataset=dataset.name),
-        "dev_tables": layout.tables(dataset.dev_split, dataset=dataset.name),
+        "train": dataset.examples(dataset.train_split),
+        "train_tables": dataset.tables(dataset.train_split),
+        "dev": dataset.examples(dataset.dev_split),
+        "dev_tables": dataset.tables(dataset.dev_split),
     }
 
 

@@ -49,8 +49,8 @@ rule init_model:
 
 rule select_shots:
     input:
-        train=layout.examples("train"),
-        train_tables=layout.tables("train"),
+        train=PAPER.examples(PAPER.train_split),
+        train_tables=PAPER.tables(PAPER.train_split),
         code=code_of("select_shots"),
     output:
         layout.shots("{model}"),

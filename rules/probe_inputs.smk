@@ -4,6 +4,7 @@
 from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
 from tabprobe.config import curation_files, probe_limit, probe_options, probe_splits
 from tabprobe.config.settings import probe_dataset
+from tabprobe.data.datasets import get_dataset
 from tabprobe.data.infotabs.external import files_below
 from tabprobe.probes import get_probe, source_files
 
@@ -22,20 +23,20 @@ def get_human_counterfactuals(wildcards):
         return {}
     root = config["counterfactuals_dir"]
     if not root:
-        return {"counterfactuals": [layout.downloaded_counterfactuals()]}
+        return {"counterfactuals": [COUNTERFACTUALS_DOWNLOAD]}
     return {"counterfactuals": [str(p) for p in human_counterfactuals.split_files(root, wildcards.split)]}
 
 
 def get_probe_data(wildcards):
     """The split's gold examples and tables, of the probe's dataset, and for a probe that
-    re-executes the human-written programs (TabFact's), the split's programs."""
-    dataset = probe_dataset(wildcards.probe)
+    re-executes the human-written programs, the split's programs."""
+    dataset = get_dataset(probe_dataset(wildcards.probe))
     data = {
-        "examples": layout.examples(wildcards.split, dataset=dataset),
-        "tables": layout.tables(wildcards.split, dataset=dataset),
+        "examples": dataset.examples(wildcards.split),
+        "tables": dataset.tables(wildcards.split),
     }
     if get_probe(wildcards.probe).needs_programs:
-        data["programs"] = layout.programs(wildcards.split)
+        data["programs"] = dataset.ingest_outputs(wildcards.split)["programs"]
     return data
 
 

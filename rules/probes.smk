@@ -33,7 +33,7 @@ rule generate_probe:
 
 rule parse_hypotheses:
     input:
-        examples=layout.examples("{split}"),
+        examples=PAPER.examples("{split}"),
         code=code_of("parse_hypotheses"),
     output:
         parses=layout.parses("{split}"),
@@ -59,8 +59,8 @@ rule parse_hypotheses:
 rule find_relevant_rows:
     input:
         unpack(get_relevance_annotations),
-        examples=layout.examples("{split}"),
-        tables=layout.tables("{split}"),
+        examples=PAPER.examples("{split}"),
+        tables=PAPER.tables("{split}"),
         code=code_of("find_relevant_rows"),
     output:
         relevance=layout.relevance("{split}"),
@@ -86,7 +86,7 @@ rule ingest_external_probe:
     input:
         unpack(get_original_examples),
         files=get_external_files,
-        examples=layout.examples("{split}"),
+        examples=PAPER.examples("{split}"),
         code=code_of("ingest_external_probe"),
     output:
         probe=layout.probe_examples("{probe}", "{split}"),

@@ -32,7 +32,7 @@ def variance_summaries():
 def get_results_inputs(wildcards):
     return {
         "scores": [layout.scores(m, p, s) for m, p, s in derived.model_runs(config)]
-        + [layout.pooled_scores(t, m, c, s) for m in INFOTABS_MODELS for t, c, s in derived.pooled_runs(config)]
+        + [layout.pooled_scores(t, m, c, s) for m in PAPER_MODELS for t, c, s in derived.pooled_runs(config)]
         + [p for p in inoculation_outputs() + variance_outputs() if p.endswith(".parquet")],
         "stats": [path for paths in inference_stats().values() for path in paths],
         "coverage": [layout.coverage(p, s) for p, s in derived.probe_runs(config)],

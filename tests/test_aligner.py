@@ -14,9 +14,10 @@ import pytest
 import yaml
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.data.infotabs import aligner, relevance
 from tabprobe.data.infotabs.relevance import find_relevant_rows
-from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.data.infotabs.word_vectors import DEFAULT_ENCODER, WordVectors, encoder_dir
 from tabprobe.errors import SetupError
 from tabprobe.io import read_parquet, write_parquet
@@ -187,9 +188,9 @@ def test_the_relevance_step_writes_the_same_bytes_twice(tmp_path):
         },
         schema=schemas.EXAMPLES,
     )
-    tables = pa.Table.from_pylist([t.to_arrow() for t in (DRINK, FILM, PERSON)], schema=schemas.TABLES)
+    tables = pa.Table.from_pylist([t.to_arrow() for t in (DRINK, FILM, PERSON)], schema=infobox.TABLES)
     write_parquet(examples, tmp_path / "examples.parquet", schemas.EXAMPLES)
-    write_parquet(tables, tmp_path / "tables.parquet", schemas.TABLES)
+    write_parquet(tables, tmp_path / "tables.parquet", infobox.TABLES)
     outputs = []
     for run in ("a", "b"):
         out, summary = tmp_path / f"{run}.parquet", tmp_path / f"{run}.json"
@@ -216,7 +217,7 @@ def test_the_relevance_step_takes_the_aligner_settings_of_config(tmp_path):
     )
     write_parquet(examples, tmp_path / "examples.parquet", schemas.EXAMPLES)
     write_parquet(
-        pa.Table.from_pylist([DRINK.to_arrow()], schema=schemas.TABLES), tmp_path / "t.parquet", schemas.TABLES
+        pa.Table.from_pylist([DRINK.to_arrow()], schema=infobox.TABLES), tmp_path / "t.parquet", infobox.TABLES
     )
     out = tmp_path / "relevance.parquet"
     settings = {"encoder": None, "min_score": 0.5}

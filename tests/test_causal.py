@@ -17,8 +17,9 @@ from tiny_causal import HOSTILE_CHAT_TEMPLATE, tiny_causal
 
 from tabprobe import schemas
 from tabprobe.config.problems import semantic_problems
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.render import render
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.errors import ModelError, TabprobeError
 from tabprobe.models import causal, lm_prompts, serving, shot_selection
 from tabprobe.models.predict import load_model
@@ -52,7 +53,7 @@ def probe_examples(tables, hypotheses):
             "expected": ["E"] * n,
             "provenance": ["{}"] * n,
         },
-        schema=schemas.PROBE_EXAMPLES,
+        schema=infobox.PROBE_EXAMPLES,
     )
 
 
@@ -198,7 +199,7 @@ def test_shots_are_seeded_label_balanced_and_from_train():
         },
         schema=schemas.EXAMPLES,
     )
-    tables = pa.Table.from_pylist([table(2).to_arrow()], schema=schemas.TABLES)
+    tables = pa.Table.from_pylist([table(2).to_arrow()], schema=infobox.TABLES)
     first = shot_selection.choose_shots(examples, tables, 5, seed=3)
     assert [s["label"] for s in first] == ["E", "N", "C", "E", "N"]
     assert first == shot_selection.choose_shots(examples, tables, 5, seed=3)

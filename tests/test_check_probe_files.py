@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 from test_cli import ingest  # the mini fixture's alpha1, as the workflow's ingest_infotabs writes it
 
-from tabprobe import schemas, stages
+from tabprobe import stages
+from tabprobe.data.infobox import table as infobox
 from tabprobe.io import read_parquet, write_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,15 +54,15 @@ def test_a_file_changed_after_generation_is_named_with_its_uid(results, tmp_path
     changed = tmp_path / "results"
     shutil.copytree(results, changed)
     path = changed / "probes" / "row_deletion" / "alpha1.parquet"
-    rows = read_parquet(path, schemas.PROBE_EXAMPLES).to_pylist()
+    rows = read_parquet(path, infobox.PROBE_EXAMPLES).to_pylist()
     tables = {
-        t["table_id"]: t for t in read_parquet(changed / "data" / "alpha1.tables.parquet", schemas.TABLES).to_pylist()
+        t["table_id"]: t for t in read_parquet(changed / "data" / "alpha1.tables.parquet", infobox.TABLES).to_pylist()
     }
     # The first example's table put back as it was: a row deletion that deletes nothing.
     original_table = tables[rows[0]["table_id"]]
-    rows[0]["table"] = {name: original_table[name] for name in schemas.TABLE.names}
+    rows[0]["table"] = {name: original_table[name] for name in infobox.TABLE.names}
     rows[1]["uid"] = rows[2]["uid"]
-    write_parquet(pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), path, schemas.PROBE_EXAMPLES)
+    write_parquet(pa.Table.from_pylist(rows, schema=infobox.PROBE_EXAMPLES), path, infobox.PROBE_EXAMPLES)
     done = check(changed)
     assert done.returncode == 1
     assert f"row_deletion/alpha1 {rows[0]['uid']}: breaks" in done.stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from tabprobe import schemas
+from tabprobe.data.relational import table as relational
 from tabprobe.io import read_parquet, write_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def test_every_tabfact_probe_writes_examples_and_the_check_finds_none_contradict
     assert "0 fail" in checked.stdout
     probe_file = results / "probes" / "relevant_record_deletion" / "bootstrap.parquet"
     assert (
-        read_parquet(probe_file, schemas.RELATIONAL_PROBE_EXAMPLES).num_rows
+        read_parquet(probe_file, relational.RELATIONAL_PROBE_EXAMPLES).num_rows
         == summary["relevant_record_deletion"]["probe_examples"]
     )
 
@@ -54,10 +54,10 @@ def test_the_check_catches_an_expected_label_the_edited_table_contradicts(result
     copy = tmp_path / "results"
     subprocess.run(["cp", "-r", str(results), str(copy)], check=True)
     probe_file = copy / "probes" / "program_record_deletion" / "bootstrap.parquet"
-    table = read_parquet(probe_file, schemas.RELATIONAL_PROBE_EXAMPLES)
+    table = read_parquet(probe_file, relational.RELATIONAL_PROBE_EXAMPLES)
     flipped = pa.array([{"E": "C", "C": "E"}[e] for e in table["expected"].to_pylist()])
     changed = table.set_column(table.schema.get_field_index("expected"), "expected", flipped)
-    write_parquet(changed, probe_file, schemas.RELATIONAL_PROBE_EXAMPLES)
+    write_parquet(changed, probe_file, relational.RELATIONAL_PROBE_EXAMPLES)
     checked = run("check_tabfact_probe_files.py", str(copy))
     assert checked.returncode == 1
     assert re.search(

@@ -18,6 +18,7 @@ from workflow_copy import ROOT, copy_workflow
 
 from tabprobe import schemas, stages
 from tabprobe.cli import judged_by, main
+from tabprobe.data.infotabs.ingest import ingest_infotabs
 from tabprobe.io import write_parquet
 from tabprobe.probes import REGISTRY, get_probe
 from tabprobe.probes.generation import read_probe_inputs
@@ -43,7 +44,7 @@ def headers(out: str) -> list[str]:
 
 def ingest(results: Path) -> None:
     data = results / "data"
-    stages.ingest_infotabs(
+    ingest_infotabs(
         str(MINI),
         "alpha1",
         str(data / "alpha1.parquet"),

@@ -35,7 +35,7 @@ def of(rule: str) -> list[str]:
         ("from ..io import read_parquet", "scoring/x.py", ["io.py"]),
         ("from .probes import invariants, get_probe", "x.py", ["probes/__init__.py", "probes/invariants.py"]),
         ("from .text_edits import change", "probes/number_edits.py", ["probes/text_edits.py"]),
-        ("from ..data.infotabs.table import Row", "probes/number_edits.py", ["data/infotabs/table.py"]),
+        ("from ..data.infobox.table import Row", "probes/number_edits.py", ["data/infobox/table.py"]),
         (
             "import tabprobe.scoring.probe_scores\nfrom tabprobe import logs\nfrom tabprobe.models.predict import infer_nli",
             None,
@@ -102,11 +102,26 @@ def test_the_report_is_the_only_rule_that_runs_the_verdicts_and_the_report_modul
             assert not [f for f in closure if f.startswith("report/")], script.name
 
 
+def dataset_job_code(dataset: str, job: str) -> list[str]:
+    """What rule <job>_<dataset> runs (rules/data_inputs.smk: the generic script and the modules of
+    the dataset's job and folder functions, `Dataset.ingest`)."""
+    from tabprobe.data.datasets import get_dataset
+
+    declared = get_dataset(dataset).ingest
+    targets = [{"check": declared.check, "ingest": declared.ingest}[job], declared.root]
+    modules = [code_inputs.of_module(t.partition(":")[0]) for t in targets if t]
+    return sorted({*of(f"{job}_dataset"), *(f for files in modules for f in files)})
+
+
 def test_data_rules_do_not_run_models_or_config_code():
-    """Editing the models or the config checks must never re-ingest the data (and so everything)."""
-    for rule in ("check_infotabs", "ingest_infotabs"):
-        assert not (MODELS | {"models/training.py", "probes/generation.py"}) & set(of(rule)), rule
-        assert not [f for f in of(rule) if f.startswith("config/")], rule
+    """Editing the models or the config checks must never re-ingest the data (and so everything);
+    a dataset's data rules run its own job modules, not another dataset's."""
+    for dataset, other in (("infotabs", "tabfact"), ("tabfact", "infotabs")):
+        for job in ("check", "ingest"):
+            code = dataset_job_code(dataset, job)
+            assert f"data/{dataset}/ingest.py" in code and "data/ingest.py" in code, (dataset, job)
+            assert not (MODELS | {"models/training.py", "probes/generation.py"}) & set(code), (dataset, job)
+            assert not [f for f in code if f.startswith(("config/", f"data/{other}/", "probes/"))], (dataset, job)
 
 
 def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
@@ -127,7 +142,8 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
             "probes/invariants.py",
             "probes/transitions.py",  # the judging contract every probe declares against
             "__init__.py",  # the label set
-            "data/infotabs/table.py",
+            "data/infobox/table.py",
+            "schemas.py",  # the table type's probe-file contract
             "wordlists.py",
         }
     )
@@ -147,16 +163,20 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
 
 
 def test_every_rule_with_a_script_lists_its_scripts_closure_as_code_inputs():
-    without = []
+    without, made_in_a_loop = [], []
     for rules_file in sorted((ROOT / "rules").glob("*.smk")):
-        for block in re.split(r"\n(?=rule |checkpoint )", rules_file.read_text()):
-            match = re.match(r"(?:rule|checkpoint) (\w+):", block)
+        for block in re.split(r"\n(?=rule |checkpoint |for |\s+rule:)", rules_file.read_text()):
+            named = re.match(r"\s+rule:\s+name:\s+f\"(\w+)\{", block)  # a rule made per dataset
+            if named:
+                made_in_a_loop.append(named.group(1))
+            match = named or re.match(r"(?:rule|checkpoint) (\w+):", block)
             if match and "script:" in block:
                 script = re.search(r'workflow/scripts/(\w+)\.py"', block).group(1)
                 if f'code_of("{script}")' not in block:
                     without.append(match.group(1))
     # The downloads are verified against the releases' checksums: an edited downloader re-fetches nothing.
     assert sorted(without) == ["download_counterfactuals", "download_infotabs"]
+    assert made_in_a_loop == ["check_", "ingest_"]  # the dataset rules were seen
 
 
 @pytest.mark.parametrize(

@@ -161,7 +161,8 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
         ),
         (
             lambda c: c["probes"].update(negation_flip={"splits": ["alpha4"]}),
-            r"config key probes\.negation_flip\.splits\.0: 'alpha4' is not one of",
+            r"config key probes\.negation_flip\.splits: negation_flip is a probe of InfoTabS, whose splits are "
+            r"train, dev, alpha1, alpha2, alpha3; alpha4 is not one of them\. Did you mean 'alpha1'\?",
         ),
         (
             lambda c: c["probes"].update(negation_flip={"max_examples": 0}),

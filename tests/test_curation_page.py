@@ -12,7 +12,7 @@ from browser import artifact_path, open_page
 
 from tabprobe import schemas
 from tabprobe.data import parsing
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import curation
 from tabprobe.probes.generation import generate
 

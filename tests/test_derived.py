@@ -8,6 +8,7 @@ from test_job_settings import workflow_config
 
 from tabprobe import layout
 from tabprobe.config import derived
+from tabprobe.data.datasets import get_dataset
 
 
 @pytest.fixture(scope="module")
@@ -142,11 +143,14 @@ def test_a_tabfact_probe_is_compared_with_tf_original_and_tabfacts_hypothesis_on
 
 
 def test_tabfacts_data_lies_apart_from_infotabs(with_tabfact):
-    assert layout.examples("train", dataset="tabfact") == "results/data/tabfact/train.parquet"
+    assert get_dataset("tabfact").examples("train") == "results/data/tabfact/train.parquet"
     assert layout.examples("train") == "results/data/train.parquet"
-    assert layout.programs("bootstrap") == "results/data/tabfact/bootstrap.programs.parquet"
+    assert (
+        get_dataset("tabfact").ingest_outputs("bootstrap")["programs"]
+        == "results/data/tabfact/bootstrap.programs.parquet"
+    )
     showcase = derived.showcase(with_tabfact)["record_deletion"]
     assert showcase["split"] == "simple_test"
-    assert showcase["files"]["examples"] == layout.examples("simple_test", dataset="tabfact")
+    assert showcase["files"]["examples"] == get_dataset("tabfact").examples("simple_test")
     assert showcase["files"]["original:tf-minilm"] == layout.predictions("tf-minilm", "tf_original", "simple_test")
     assert "predictions:minilm-para" in showcase["files"]

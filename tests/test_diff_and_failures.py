@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import get_probe
 from tabprobe.probes.diff import example_changes, table_diff, text_diff
 from tabprobe.report.failures import find_failures

@@ -13,10 +13,11 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.data.infotabs import aligner, relevance
 from tabprobe.data.infotabs.external import read_external_set
 from tabprobe.data.infotabs.ingest import ingest_split
-from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import InputDataError
 from tabprobe.probes import NotApplicable, ProbeContext, get_probe, register_external
 from tabprobe.probes.evidence_edits import pair_tables
@@ -284,7 +285,7 @@ def test_an_external_sets_coverage_counts_paired_lines_whose_original_is_outside
     kept = ingested.examples.filter(pa.compute.equal(ingested.examples["uid"], paired[0]))
     original, _ = generate("original", kept, load_tables(ingested.tables), seed=1)
     original_path = tmp_path / "original.parquet"
-    write_parquet(original, original_path, schemas.PROBE_EXAMPLES)
+    write_parquet(original, original_path, infobox.PROBE_EXAMPLES)
 
     stages.ingest_external_probe(
         "my_cf",

@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 from test_serving import private_servers  # noqa: F401 (autouse: each test a server folder of its own, cleaned up)
 
-from tabprobe import schemas
 from tabprobe.config.problems import semantic_problems
+from tabprobe.data.infobox import table as infobox
 from tabprobe.errors import ModelError, TabprobeError
 from tabprobe.io import write_parquet
 from tabprobe.models import causal, gguf, serving
@@ -167,7 +167,7 @@ def test_smollm2_answers_alpha1_through_the_model_server_twice_alike(tmp_path, s
     block = {"checkpoint": SMOLLM2, "chat_template": True}
     assert semantic_problems(config_of(block, max_length=1024)) == []  # pkg:// names a file in the package
     probe = tmp_path / "original.parquet"
-    write_parquet(alpha1_probe(shared_infotabs, 12, 3), probe, schemas.PROBE_EXAMPLES)
+    write_parquet(alpha1_probe(shared_infotabs, 12, 3), probe, infobox.PROBE_EXAMPLES)
     checkpoint = resolve_location(SMOLLM2)  # as rule infer_nli's input gives it
     runs = []
     for run in ("first", "second"):

@@ -12,8 +12,8 @@ import pytest
 
 from tabprobe import schemas
 from tabprobe.data import parsing
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.render import render
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import get_probe
 from tabprobe.probes.generation import generate
 from tabprobe.probes.text_edits import apply_changes

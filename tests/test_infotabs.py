@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe import schemas, stages
+from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infotabs import download, ingest
 from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.data.infotabs.ingest import ingest_infotabs
 from tabprobe.errors import DownloadError, InputDataError
 from tabprobe.io import read_parquet
 
@@ -428,7 +430,7 @@ def test_stage_writes_nothing_on_bad_input(bad_copy, tmp_path, corrupt):
     out.mkdir()
 
     with pytest.raises(InputDataError) as excinfo:
-        stages.ingest_infotabs(str(root), "train", **stage_outputs(out), on_duplicate="error", verify=False)
+        ingest_infotabs(str(root), "train", **stage_outputs(out), on_duplicate="error", verify=False)
 
     assert str(train_tsv(root)) in str(excinfo.value) or str(infotabs.tables_dir(root)) in str(excinfo.value)
     assert sorted(p.name for p in out.rglob("*")) == []  # no parquet, no json, no leftover temp file
@@ -438,7 +440,7 @@ def test_stage_with_verify_refuses_a_copy_that_is_not_the_official_one(mini_info
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(DownloadError, match="sha256 differs"):
-        stages.ingest_infotabs(str(mini_infotabs), "train", **stage_outputs(out))
+        ingest_infotabs(str(mini_infotabs), "train", **stage_outputs(out))
     assert list(out.rglob("*")) == []
 
 
@@ -448,11 +450,11 @@ def test_stage_writes_exactly_its_three_outputs_on_clean_input(mini_infotabs, tm
     out.mkdir()
     outputs = stage_outputs(out)
 
-    stages.ingest_infotabs(str(mini_infotabs), "train", **outputs, on_duplicate="error", verify=False)
+    ingest_infotabs(str(mini_infotabs), "train", **outputs, on_duplicate="error", verify=False)
 
     assert sorted(p.name for p in out.iterdir()) == sorted(Path(p).name for p in outputs.values())
     examples = read_parquet(outputs["examples_out"], schemas.EXAMPLES)
-    tables = read_parquet(outputs["tables_out"], schemas.TABLES)
+    tables = read_parquet(outputs["tables_out"], infobox.TABLES)
     assert examples.num_rows == 12 and tables.num_rows == 4
     summary = json.loads(Path(outputs["summary_out"]).read_text())
     assert summary["split"] == "train"

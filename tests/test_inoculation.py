@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tiny_bert import tiny_bert
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.inoculation.inoculate import InoculationSettings, fine_tune, nested_subsets
 from tabprobe.inoculation.outcomes import Change, liu_outcome
 from tabprobe.models.classifiers import load_classifier

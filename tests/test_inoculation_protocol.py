@@ -15,9 +15,9 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from tabprobe import schemas
 from tabprobe.config import ConfigError, check, inoculation_experiments, inoculation_plan, plan_layers
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.inoculation.inoculate import choose_learning_rate, probe_dev_records
 from tabprobe.inoculation.outcomes import score_experiment
 from tabprobe.scoring.probe_scores import ScoringSettings
@@ -45,7 +45,7 @@ def examples(split: str, probe: str, rows: list[tuple[str, str, str | None]]) ->
             }
             for uid, label, expected in rows
         ],
-        schema=schemas.PROBE_EXAMPLES,
+        schema=infobox.PROBE_EXAMPLES,
     )
 
 

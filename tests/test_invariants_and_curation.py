@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.errors import InputDataError
 from tabprobe.probes import Example, Probe, ProbeExample, curation, get_probe, invariants
 from tabprobe.probes import generation as perturb

@@ -2,6 +2,7 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import atomic_path, read_parquet, write_parquet
 
@@ -31,7 +32,7 @@ def test_wrong_schema_is_detected(tmp_path):
     path = tmp_path / "a.parquet"
     write_parquet(examples(), path, schemas.EXAMPLES)
     with pytest.raises(CorruptFileError, match="schema differs"):
-        read_parquet(path, schemas.TABLES)
+        read_parquet(path, infobox.TABLES)
 
 
 def test_failed_write_leaves_nothing_behind(tmp_path):

@@ -21,7 +21,8 @@ def test_duplicate_hypotheses_are_reported_on_the_terminal_and_in_the_log(tmp_pa
     script = (
         "from tabprobe import logs, stages\n"
         f"logs.to_file({str(log)!r})\n"
-        f"stages.check_infotabs({str(root)!r}, 'train', {str(tmp_path / 'checked.json')!r}, verify=False)\n"
+        f"stages.check_dataset('infotabs', {{'infotabs_dir': {str(root)!r}}}, 'train', {str(tmp_path / 'checked.json')!r}, "
+        "on_duplicate='warn', settings={'verify': False})\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script],

@@ -5,6 +5,8 @@ tabprobe.code_inputs)."""
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from pathlib import Path
 
 from tabprobe import code_inputs
@@ -104,3 +106,65 @@ def test_every_rule_is_one_file_from_the_function_that_does_its_work():
         }
         assert rule in defined, f"{rule} is not defined in {stage_module.name}"
     assert not (code_inputs.PACKAGE_DIR / "jobs").exists()
+
+
+# ---------------------------------------------------------------- the dataset seam (issue 44)
+
+WORKFLOW = ROOT / "workflow"
+DATASET_NAMES = re.compile(r"infotabs|tabfact", re.IGNORECASE)
+# The rules of the paper dataset's own data, named by it (DESIGN-44.md: "InfoTabS-only rules that are
+# InfoTabS's data may stay, named by InfoTabS"): its downloads, its relevance annotations and
+# aligner (read in its annotation format, with its cleaning), and the external probe sets given in
+# its format. Their scripts import its package, and stages.py's lines name it.
+PAPER_DATASET_RULES = ("download_infotabs", "download_counterfactuals", "find_relevant_rows", "ingest_external_probe")
+# Where a dataset's name may stand while issue 44's other steps are under way: the probes (step 3
+# groups them into probes/<dataset>/) and the report (step 2, another branch). Delete an entry when
+# its step is merged; the test fails for an entry that no longer needs it.
+NOT_YET = ("tabprobe/probes/", "tabprobe/report/")
+
+
+def dataset_packages() -> list[str]:
+    """The datasets' own packages, where their names belong: data/<name>/ and probes/<name>/ of
+    every package that declares a dataset (data/<name>/dataset.py)."""
+    names = [p.parent.name for p in (WORKFLOW / "tabprobe" / "data").glob("*/dataset.py")]
+    return [f"tabprobe/{floor}/{name}/" for name in names for floor in ("data", "probes")]
+
+
+def dataset_names_outside_their_packages() -> list[str]:
+    allowed = (*dataset_packages(), *NOT_YET)
+    allowed_scripts = {f"scripts/{rule}.py" for rule in PAPER_DATASET_RULES}
+    paper_rule_line = re.compile(rf'^\s*"({"|".join(PAPER_DATASET_RULES)})": "data\.infotabs\.\w+",$')
+    found = []
+    for path in sorted(WORKFLOW.rglob("*.py")):
+        where = path.relative_to(WORKFLOW).as_posix()
+        if where.startswith(allowed) or where in allowed_scripts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if DATASET_NAMES.search(line) and not (where == "tabprobe/stages.py" and paper_rule_line.match(line)):
+                found.append(f"workflow/{where}:{number}: {line.strip()}")
+    return found
+
+
+def test_no_module_outside_a_datasets_packages_names_a_dataset():
+    """Stages ask the dataset (tabprobe.data.datasets.get_dataset) for what they need: a third
+    dataset then needs no edit outside its own packages."""
+    assert dataset_names_outside_their_packages() == []
+
+
+def test_the_grep_sees_a_dataset_named_in_a_stage(tmp_path, monkeypatch):
+    """The check itself: a stage module that names TabFact (a comment will do) is caught."""
+    fake = tmp_path / "workflow"
+    (fake / "tabprobe" / "models").mkdir(parents=True)
+    (fake / "tabprobe" / "data" / "tabfact").mkdir(parents=True)
+    (fake / "tabprobe" / "data" / "tabfact" / "dataset.py").write_text("# TabFact's own: allowed\n")
+    (fake / "tabprobe" / "models" / "x.py").write_text("LABELS = 2  # TabFact's\n")
+    monkeypatch.setattr(sys.modules[__name__], "WORKFLOW", fake)
+    assert dataset_names_outside_their_packages() == ["workflow/tabprobe/models/x.py:1: LABELS = 2  # TabFact's"]
+
+
+def test_every_not_yet_entry_is_still_needed():
+    for folder in NOT_YET:
+        files = sorted((WORKFLOW / folder).rglob("*.py"))
+        assert any(DATASET_NAMES.search(f.read_text(encoding="utf-8")) for f in files), (
+            f"{folder} no longer names a dataset: delete it from NOT_YET"
+        )

@@ -11,8 +11,9 @@ from tiny_bert import tiny_bert
 from transformers import AutoTokenizer, BertForSequenceClassification
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.render import para
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.render import para
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import checkpoint_labels, fingerprint, init_classifier, label_order, resolve_base
 from tabprobe.models.classifiers import infer, load_classifier
@@ -47,7 +48,7 @@ def probe_examples(n=7):
             "expected": ["E"] * n,
             "provenance": ["{}"] * n,
         },
-        schema=schemas.PROBE_EXAMPLES,
+        schema=infobox.PROBE_EXAMPLES,
     )
 
 
@@ -238,7 +239,7 @@ def test_input_digest_shows_whether_a_perturbation_reached_the_model(tmp_path, t
     ]
     examples = pa.concat_tables(
         [
-            base.set_column(base.schema.get_field_index("table"), "table", pa.array([t.to_arrow()], schemas.TABLE))
+            base.set_column(base.schema.get_field_index("table"), "table", pa.array([t.to_arrow()], infobox.TABLE))
             for t in variants
         ]
     )

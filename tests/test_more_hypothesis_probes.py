@@ -17,7 +17,7 @@ import pytest
 
 from tabprobe import schemas
 from tabprobe.data import parsing
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import Example, get_probe, invariants
 from tabprobe.probes.generation import generate
 from tabprobe.probes.text_edits import apply_changes

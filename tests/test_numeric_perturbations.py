@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import Example, ProbeExample, get_probe, invariants
 from tabprobe.probes.generation import generate
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.generation import generate
 
 TABLES = {

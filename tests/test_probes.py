@@ -9,9 +9,10 @@ import pytest
 
 import tabprobe
 from tabprobe import LABELS, schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.data.tabfact.programs import execute
-from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.probes import (
     REGISTRY,
     Example,
@@ -176,7 +177,7 @@ def test_every_registered_probe_honours_the_contract(name, docs):
     # The generator produces the Parquet contract, deterministically.
     first, coverage = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance, counterfactuals=made)
     second, _ = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance, counterfactuals=made)
-    assert first.schema.equals(schemas.PROBE_EXAMPLES)
+    assert first.schema.equals(infobox.PROBE_EXAMPLES)
     assert first.equals(second)
     assert coverage["gold"] == EXAMPLES.num_rows
     assert coverage["perturbed"] + sum(coverage["skipped"].values()) == EXAMPLES.num_rows

@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
+from tabprobe.data.infobox.table import Table, normalised
 from tabprobe.data.infotabs import ingest
 from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.table import Table, normalised
 from tabprobe.probes import Example, get_probe, invariants
 from tabprobe.probes.generation import generate
 from tabprobe.probes.subject_swaps import attested_names
@@ -106,7 +106,7 @@ def test_counterfactual_swaps_name_only_the_subject_by_the_partners_whole_name(a
 
 
 def test_counterfactual_names_keep_the_possessive_the_article_of_a_noun_and_drop_an_appositions_comma():
-    from tabprobe.data.infotabs.table import Row, Table
+    from tabprobe.data.infobox.table import Row, Table
     from tabprobe.probes.subject_swaps import swap_mentions
 
     def swapped(text, title, new):

@@ -12,10 +12,11 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.data.infotabs import ingest, relevance
 from tabprobe.data.infotabs import reading as infotabs
 from tabprobe.data.infotabs.relevance import find_relevant_rows
-from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import InputDataError
 from tabprobe.io import read_parquet, write_parquet
 
@@ -147,9 +148,9 @@ def test_find_relevant_rows_takes_the_crowd_csv_as_annotations(tmp_path):
         },
         schema=schemas.EXAMPLES,
     )
-    tables = pa.Table.from_pylist([BAND.to_arrow()], schema=schemas.TABLES)
+    tables = pa.Table.from_pylist([BAND.to_arrow()], schema=infobox.TABLES)
     write_parquet(examples, tmp_path / "examples.parquet", schemas.EXAMPLES)
-    write_parquet(tables, tmp_path / "tables.parquet", schemas.TABLES)
+    write_parquet(tables, tmp_path / "tables.parquet", infobox.TABLES)
     out, summary = tmp_path / "relevance.parquet", tmp_path / "relevance.json"
     find_relevant_rows(
         str(tmp_path / "examples.parquet"),

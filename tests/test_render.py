@@ -1,7 +1,7 @@
 import pytest
 
-from tabprobe.data.infotabs.render import hypothesis_only, para, render, struct
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.render import hypothesis_only, para, render, struct
+from tabprobe.data.infobox.table import Row, Table
 
 PERSON = Table(
     "T1",

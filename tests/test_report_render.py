@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.diff import example_changes
 from tabprobe.report import figures
 from tabprobe.report.blocks import ExamplesBlock, Figure, Section, Stat, TableBlock

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import write_parquet
 from tabprobe.scoring import results
@@ -190,7 +191,7 @@ def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
             "expected": labels,
             "provenance": ["{}"] * len(uids),
         },
-        schema=schemas.PROBE_EXAMPLES,
+        schema=infobox.PROBE_EXAMPLES,
     )
     preds = pa.table(
         {
@@ -203,7 +204,7 @@ def a_run(folder: Path, hypotheses: list[str], predictions: list[str]) -> Path:
         },
         schema=schemas.PREDICTIONS,
     )
-    write_parquet(examples, folder / "probes" / "original" / "alpha1.parquet", schemas.PROBE_EXAMPLES)
+    write_parquet(examples, folder / "probes" / "original" / "alpha1.parquet", infobox.PROBE_EXAMPLES)
     write_parquet(preds, folder / "predictions" / "m" / "original" / "alpha1.parquet", schemas.PREDICTIONS)
     settings = {"samplings": 20, "fraction": 0.8, "bootstrap": 100, "confidence": 0.95}
     scores = scoring.score_examples(

@@ -3,6 +3,7 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.probes import get_probe
 from tabprobe.scoring.probe_scores import (
     Scorer,
@@ -104,7 +105,7 @@ def _probe_examples(probe, uids, orig, labels, expected):
             "expected": expected,
             "provenance": ["{}"] * len(uids),
         },
-        schema=schemas.PROBE_EXAMPLES,
+        schema=infobox.PROBE_EXAMPLES,
     )
 
 

@@ -31,8 +31,9 @@ from browser import in_ci
 from test_training_and_resume import alpha1_probe
 from tiny_bert import tiny_bert
 
-from tabprobe import code_inputs, schemas, stages
-from tabprobe.data.tables import render, table_from_arrow
+from tabprobe import code_inputs, stages
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.tables import PROBE_EXAMPLES_SCHEMAS, render, table_from_arrow
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.models import serving
 from tabprobe.models.encoding import encode
@@ -84,7 +85,7 @@ def probes(tmp_path_factory, shared_infotabs) -> dict[str, Path]:
     paths = {}
     for name, n in (("original", 48), ("row_deletion", 240)):
         paths[name] = folder / f"{name}.parquet"
-        write_parquet(alpha1_probe(shared_infotabs, n, 3, name), paths[name], schemas.PROBE_EXAMPLES)
+        write_parquet(alpha1_probe(shared_infotabs, n, 3, name), paths[name], infobox.PROBE_EXAMPLES)
     return paths
 
 
@@ -218,7 +219,7 @@ def test_the_server_key_covers_every_library_module_the_server_runs(tmp_path, ch
         "models/classifiers.py",
         "models/causal.py",
         "models/predict.py",
-        "data/infotabs/render.py",
+        "data/infobox/render.py",
         "schemas.py",
     }
     assert expected <= runs
@@ -323,7 +324,7 @@ def test_the_servers_address_and_token_are_readable_by_their_owner_alone(tmp_pat
 
 
 def _premises_and_hypotheses(probe: Path) -> tuple[list[str], list[str]]:
-    records = read_parquet(probe, schemas.ANY_PROBE_EXAMPLES).select(["table", "hypothesis"]).to_pylist()
+    records = read_parquet(probe, PROBE_EXAMPLES_SCHEMAS).select(["table", "hypothesis"]).to_pylist()
     return [render(table_from_arrow(r["table"]), "para") for r in records], [r["hypothesis"] for r in records]
 
 

@@ -17,9 +17,11 @@ import pytest
 
 from tabprobe import schemas
 from tabprobe.data.datasets import get_dataset
-from tabprobe.data.tabfact import ingest, programs, reading
-from tabprobe.data.tabfact.render import RENDERINGS, render
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.relational import table as relational
+from tabprobe.data.relational.render import RENDERINGS, render
+from tabprobe.data.relational.table import RelationalTable
+from tabprobe.data.tabfact import contracts, ingest, programs, reading
 from tabprobe.errors import InputDataError
 from tabprobe.io import read_json, read_parquet
 
@@ -225,7 +227,7 @@ def test_ingest_gives_uids_labels_titles_and_counts(tabfact):
     assert [e["label"] for e in examples] == ["E", "C", "E", "E", "C", "E"]
     assert examples[-1]["uid"] == "val:1-2.html.csv:0"
     tables = {t["table_id"]: RelationalTable.from_arrow(t) for t in ingested.tables.to_pylist()}
-    assert ingested.tables.schema == schemas.RELATIONAL_TABLES
+    assert ingested.tables.schema == relational.RELATIONAL_TABLES
     assert tables["1-1.html.csv"].title == "club points"  # table_to_page.json
     assert tables["1-2.html.csv"].title == "none" and tables["1-2.html.csv"].header == ("name", "column 2", "score")
     summary = ingested.summary
@@ -261,7 +263,7 @@ def test_bootstrap_keeps_the_val_and_test_statements_whose_program_holds(tabfact
         },
         {"uid": "bootstrap:1-2.html.csv:0", "table_id": "1-2.html.csv", "hypothesis": "x is ann's .", "label": "E"},
     ]
-    assert ingested.programs.schema == schemas.PROGRAMS
+    assert ingested.programs.schema == contracts.PROGRAMS
     assert ingested.programs.to_pylist()[0] == {
         "uid": "bootstrap:1-1.html.csv:0",
         "program": BOOTSTRAP["1-1.html.csv"][0][4],
@@ -343,15 +345,15 @@ def test_the_job_functions_write_the_contracts(tabfact, tmp_path):
         str(tabfact), "bootstrap", paths["parquet"], paths["tables.parquet"], paths["json"], paths["programs.parquet"]
     )
     assert read_parquet(paths["parquet"], schemas.EXAMPLES).num_rows == 2
-    assert read_parquet(paths["tables.parquet"], schemas.RELATIONAL_TABLES).num_rows == 2
-    assert read_parquet(paths["programs.parquet"], schemas.PROGRAMS).num_rows == 2
+    assert read_parquet(paths["tables.parquet"], relational.RELATIONAL_TABLES).num_rows == 2
+    assert read_parquet(paths["programs.parquet"], contracts.PROGRAMS).num_rows == 2
     assert read_json(paths["json"])["programs"]["kept"] == 2
     with pytest.raises(ValueError, match="needs programs_out"):
         ingest.ingest_tabfact(str(tabfact), "bootstrap", *list(paths.values())[:3])
     ingest.ingest_tabfact(
         str(tabfact), "val", paths["parquet"], paths["tables.parquet"], paths["json"], paths["programs.parquet"]
     )
-    assert read_parquet(paths["programs.parquet"], schemas.PROGRAMS).num_rows == 0
+    assert read_parquet(paths["programs.parquet"], contracts.PROGRAMS).num_rows == 0
     with pytest.raises(ValueError, match="unknown TabFact split 'dev'"):
         ingest.ingest_split(tabfact, "dev")
 
@@ -391,16 +393,16 @@ def test_the_dataset_declares_two_labels_its_splits_and_a_round_tripping_table()
     dataset = get_dataset("tabfact")
     assert dataset.labels == ("E", "C") and dict(dataset.label_names) == {"E": "ENTAILED", "C": "REFUTED"}
     assert dataset.splits == ("train", "val", "test", "simple_test", "complex_test", "small_test", "bootstrap")
-    assert dataset.table_struct == schemas.RELATIONAL_TABLE and "reconstructed" in dataset.source
+    assert dataset.table_struct == relational.RELATIONAL_TABLE and "reconstructed" in dataset.source
     column = pa.array([TABLE.to_arrow()], type=dataset.table_struct)
     assert RelationalTable.from_arrow(column.to_pylist()[0]) == TABLE
     assert set(dataset.renderings) == {"para", "struct", "markdown", "tapex", "hypothesis_only"}
 
 
 def test_relational_probe_examples_differ_from_probe_examples_only_in_the_table():
-    for ours, theirs in zip(schemas.RELATIONAL_PROBE_EXAMPLES, schemas.PROBE_EXAMPLES):
+    for ours, theirs in zip(relational.RELATIONAL_PROBE_EXAMPLES, infobox.PROBE_EXAMPLES):
         assert ours.name == theirs.name and ours.nullable == theirs.nullable
-        assert ours.type == (schemas.RELATIONAL_TABLE if ours.name == "table" else theirs.type)
+        assert ours.type == (relational.RELATIONAL_TABLE if ours.name == "table" else theirs.type)
 
 
 # -------------------------------------------------------------------------------------- real data

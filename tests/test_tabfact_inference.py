@@ -10,8 +10,9 @@ import pytest
 from tiny_bert import tiny_bert
 
 from tabprobe import schemas, stages
-from tabprobe.data.tabfact.render import render as relational_render
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational import table as relational
+from tabprobe.data.relational.render import render as relational_render
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.data.tables import render
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.probes.generation import generate
@@ -44,9 +45,9 @@ def checkpoint(tmp_path_factory):
 @pytest.mark.parametrize("probe", ["column_permutation", "tf_hypothesis_only"])
 def test_a_classifier_predicts_on_tabfact_probe_files(tmp_path, checkpoint, probe):
     probe_examples, _ = generate(probe, EXAMPLES, TABLES, seed=3)
-    assert probe_examples.schema.equals(schemas.RELATIONAL_PROBE_EXAMPLES)
+    assert probe_examples.schema.equals(relational.RELATIONAL_PROBE_EXAMPLES)
     probe_file = tmp_path / "probe.parquet"
-    write_parquet(probe_examples, probe_file, schemas.RELATIONAL_PROBE_EXAMPLES)
+    write_parquet(probe_examples, probe_file, relational.RELATIONAL_PROBE_EXAMPLES)
     out = tmp_path / "pred.parquet"
     stages.infer_nli(str(probe_file), str(checkpoint), str(out), str(out) + ".json", premise="para", max_length=128)
     predictions = read_parquet(out, schemas.PREDICTIONS)
@@ -72,7 +73,7 @@ def test_a_two_label_classifier_predicts_E_or_C_with_N_at_zero(tmp_path, id2labe
     checkpoint = tiny_bert(tmp_path / "tiny", layers=1, max_positions=128, head=True, id2label=id2label)
     probe_examples, _ = generate("column_permutation", EXAMPLES, TABLES, seed=3)
     probe_file = tmp_path / "probe.parquet"
-    write_parquet(probe_examples, probe_file, schemas.RELATIONAL_PROBE_EXAMPLES)
+    write_parquet(probe_examples, probe_file, relational.RELATIONAL_PROBE_EXAMPLES)
     out = tmp_path / "pred.parquet"
     stages.infer_nli(
         str(probe_file),

@@ -16,6 +16,8 @@ from tiny_bert import tiny_bert
 from workflow_copy import copy_workflow, slice_config
 
 from tabprobe import layout, schemas
+from tabprobe.data.datasets import get_dataset
+from tabprobe.data.tabfact import contracts
 from tabprobe.io import read_parquet
 
 pytestmark = pytest.mark.e2e
@@ -75,12 +77,12 @@ def tabfact_run(tmp_path_factory, shared_tabfact, shared_infotabs):
 def test_tabfact_is_ingested_apart_from_infotabs_with_the_programs_of_bootstrap(tabfact_run):
     root = tabfact_run["dir"]
     for split in ("simple_test", "complex_test", "bootstrap", "train", "val"):
-        assert (root / layout.examples(split, dataset="tabfact")).is_file()
-        assert "/data/tabfact/" in layout.examples(split, root, dataset="tabfact")
+        assert (root / get_dataset("tabfact").examples(split)).is_file()
+        assert "/data/tabfact/" in get_dataset("tabfact").examples(split, root)
     assert not (root / layout.examples("train")).exists()  # InfoTabS's train was never needed
-    programs = read_parquet(root / layout.programs("bootstrap"), schemas.PROGRAMS)
+    programs = read_parquet(root / get_dataset("tabfact").ingest_outputs("bootstrap")["programs"], contracts.PROGRAMS)
     assert programs.num_rows == 422  # the bootstrap statements of val/test tables whose program holds
-    summary = json.loads((root / layout.data_summary("train", dataset="tabfact")).read_text())
+    summary = json.loads((root / get_dataset("tabfact").data_summary("train")).read_text())
     assert summary["provenance"]["origin"] != "upstream"  # train is reconstructed, and says so
 
 

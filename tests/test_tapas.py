@@ -21,8 +21,10 @@ from tiny_tapas import TABFACT_LABELS, tiny_tapas
 
 from tabprobe import schemas, stages
 from tabprobe.config import ConfigError, check
-from tabprobe.data.infotabs.table import Row, Table
-from tabprobe.data.tables import table_from_arrow
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
+from tabprobe.data.relational import table as relational
+from tabprobe.data.tables import PROBE_EXAMPLES_SCHEMAS, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.models import tapas
@@ -50,7 +52,7 @@ def two_way(tmp_path_factory):
 @pytest.fixture(scope="module")
 def infotabs_probe(tmp_path_factory, shared_infotabs):
     path = tmp_path_factory.mktemp("probes") / "row_deletion.parquet"
-    write_parquet(alpha1_probe(shared_infotabs, 12, 3, "row_deletion"), path, schemas.PROBE_EXAMPLES)
+    write_parquet(alpha1_probe(shared_infotabs, 12, 3, "row_deletion"), path, infobox.PROBE_EXAMPLES)
     return path
 
 
@@ -58,7 +60,7 @@ def infotabs_probe(tmp_path_factory, shared_infotabs):
 def tabfact_probe(tmp_path_factory):
     path = tmp_path_factory.mktemp("probes") / "column_permutation.parquet"
     probe_examples, _ = generate("column_permutation", TABFACT_EXAMPLES, TABFACT_TABLES, seed=3)
-    write_parquet(probe_examples, path, schemas.RELATIONAL_PROBE_EXAMPLES)
+    write_parquet(probe_examples, path, relational.RELATIONAL_PROBE_EXAMPLES)
     return path
 
 
@@ -101,7 +103,7 @@ def test_tapas_answers_probe_files_in_its_own_process_and_on_the_server_alike(tm
     stages.infer_nli(str(probe), str(checkpoint), str(served), str(served) + ".json", use_server=True, **settings)
     assert served.read_bytes() == own.read_bytes()
     predictions = read_parquet(own, schemas.PREDICTIONS)
-    examples = read_parquet(probe, schemas.ANY_PROBE_EXAMPLES)
+    examples = read_parquet(probe, PROBE_EXAMPLES_SCHEMAS)
     assert predictions["uid"].to_pylist() == examples["uid"].to_pylist()
     probs = predictions["probs"].to_pylist()
     assert all(len(p) == 3 and sum(p) == pytest.approx(1.0, abs=1e-5) for p in probs)

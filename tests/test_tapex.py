@@ -20,9 +20,11 @@ from transformers import BertConfig
 
 from tabprobe import schemas, stages
 from tabprobe.data.datasets import get_dataset
-from tabprobe.data.infotabs.table import Row, Table
-from tabprobe.data.tabfact.table import RelationalTable
-from tabprobe.data.tables import render
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Row, Table
+from tabprobe.data.relational import table as relational
+from tabprobe.data.relational.table import RelationalTable
+from tabprobe.data.tables import PROBE_EXAMPLES_SCHEMAS, render
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.models.classifiers import load_classifier, predict_batches
 from tabprobe.models.encoding import collate, encode, pairs_only
@@ -81,8 +83,8 @@ def probe_files(tmp_path_factory, shared_infotabs) -> dict[str, Path]:
         [alpha1_probe(shared_infotabs, 20, 3), alpha1_probe(shared_infotabs, 6, 4, "hypothesis_only")]
     )
     tabfact, _ = generate("column_permutation", TABFACT_EXAMPLES, TABFACT_TABLES, seed=3)
-    write_parquet(infotabs, folder / "infotabs.parquet", schemas.PROBE_EXAMPLES)
-    write_parquet(tabfact, folder / "tabfact.parquet", schemas.RELATIONAL_PROBE_EXAMPLES)
+    write_parquet(infotabs, folder / "infotabs.parquet", infobox.PROBE_EXAMPLES)
+    write_parquet(tabfact, folder / "tabfact.parquet", relational.RELATIONAL_PROBE_EXAMPLES)
     return {"infotabs": folder / "infotabs.parquet", "tabfact": folder / "tabfact.parquet"}
 
 
@@ -96,7 +98,7 @@ def infer_nli(probe: Path, checkpoint: Path, out: Path, **more) -> Path:
 def test_a_bart_classifier_predicts_on_probe_files_from_the_tapex_premise(tmp_path, barts, probe_files, dataset, head):
     out = infer_nli(probe_files[dataset], barts[head], tmp_path / "pred.parquet")
     predictions = read_parquet(out, schemas.PREDICTIONS)
-    probe_examples = read_parquet(probe_files[dataset], schemas.ANY_PROBE_EXAMPLES)
+    probe_examples = read_parquet(probe_files[dataset], PROBE_EXAMPLES_SCHEMAS)
     assert predictions["uid"].to_pylist() == probe_examples["uid"].to_pylist()
     probs = predictions["probs"].to_pylist()
     assert all(len(p) == 3 and sum(p) == pytest.approx(1.0, abs=1e-5) for p in probs)

@@ -18,6 +18,7 @@ import torch
 from tiny_bert import tiny_bert
 
 from tabprobe import schemas, stages
+from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infotabs.ingest import ingest_split
 from tabprobe.data.infotabs.reading import load_tables
 from tabprobe.io import write_parquet
@@ -165,7 +166,7 @@ def _infer_command(probe_path, checkpoint, out, shard_size):
 
 def test_killed_inference_resumes_and_ends_with_the_same_file(shared_infotabs, minilm_checkpoint, tmp_path):
     probe_path = tmp_path / "probe.parquet"
-    write_parquet(alpha1_probe(shared_infotabs, 160, 3, "row_deletion"), probe_path, schemas.PROBE_EXAMPLES)
+    write_parquet(alpha1_probe(shared_infotabs, 160, 3, "row_deletion"), probe_path, infobox.PROBE_EXAMPLES)
     checkpoint = minilm_checkpoint
 
     uninterrupted = tmp_path / "whole" / "pred.parquet"
@@ -240,8 +241,8 @@ torch.set_num_threads(1)
 data = {str(data)!r}
 settings = TrainSettings(base={str(base)!r}, epochs=6, max_length=64, batch_size=8, learning_rate=1e-3,
                          precision={precision!r}, seed={seed})
-train(read_parquet(data + "/train.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/train.tables.parquet", schemas.TABLES)),
-      read_parquet(data + "/dev.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/dev.tables.parquet", schemas.TABLES)),
+train(read_parquet(data + "/train.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/train.tables.parquet", infobox.TABLES)),
+      read_parquet(data + "/dev.parquet", schemas.EXAMPLES), load_tables(read_parquet(data + "/dev.tables.parquet", infobox.TABLES)),
       "para", settings, {str(out)!r}, resume_dir={str(resume_dir) if resume_dir else None!r}, save_every_steps=5)
 """
     return [sys.executable, "-c", code]
@@ -254,7 +255,7 @@ def train_slice(tmp_path_factory, shared_infotabs) -> Path:
     for split, n in (("train", 192), ("dev", 48)):
         ingested = ingest_split(shared_infotabs, split)
         write_parquet(select_examples(ingested.examples, n, 0, split), folder / f"{split}.parquet", schemas.EXAMPLES)
-        write_parquet(ingested.tables, folder / f"{split}.tables.parquet", schemas.TABLES)
+        write_parquet(ingested.tables, folder / f"{split}.tables.parquet", infobox.TABLES)
     return folder
 
 

@@ -12,7 +12,7 @@ import torch
 from tiny_bert import tiny_bert
 
 from tabprobe import schemas, stages
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import checkpoint_labels, head_id2label, in_label_order, label_order
 from tabprobe.models.classifiers import load_classifier

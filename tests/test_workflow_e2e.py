@@ -23,6 +23,7 @@ from tiny_bert import tiny_bert
 from workflow_copy import copy_workflow, snakemake_command
 
 from tabprobe import schemas, stages
+from tabprobe.data.infobox import table as infobox
 from tabprobe.io import read_parquet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -302,7 +303,7 @@ def test_every_output_has_its_declared_schema(run):
     for split in SPLITS:
         read_parquet(results / "data" / f"{split}.parquet", schemas.EXAMPLES)
         for probe in ["original", "row_deletion"]:
-            probe_table = read_parquet(results / "probes" / probe / f"{split}.parquet", schemas.PROBE_EXAMPLES)
+            probe_table = read_parquet(results / "probes" / probe / f"{split}.parquet", infobox.PROBE_EXAMPLES)
             assert probe_table.num_rows == 40
             for model in MODELS:
                 predictions = read_parquet(

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
 from tabprobe.probes.generation import generate
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_hypothesis_probes import EXAMPLES, TABLES
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.hypothesis_edits.dates import (
     MONTHS,
     PRESENT_YEAR,

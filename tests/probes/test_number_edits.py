@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import number_edits as ne
 
 

@@ -4,7 +4,7 @@ section 6)."""
 from probe_helpers import _records, docs  # noqa: F401  (docs: the fixture)
 from test_evidence import POET
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 
 
 def test_cf_row_swap_moves_every_row_into_a_partner_with_all_the_keys_and_renames_the_subject(docs):  # noqa: F811

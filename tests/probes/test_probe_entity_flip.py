@@ -5,7 +5,7 @@ import json
 
 from test_hypothesis_probes import EXAMPLES, TABLES, docs  # noqa: F401  (docs: the fixture)
 
-from tabprobe.data.infotabs.table import normalised
+from tabprobe.data.infobox.table import normalised
 from tabprobe.probes.entity_flip import slots
 from tabprobe.probes.generation import generate
 from tabprobe.probes.titles import names_subject

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_more_hypothesis_probes import EXAMPLES, TABLES, docs, edited, outputs  # noqa: F401  (the fixtures)
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
 from tabprobe.probes import entity_preserve as ep
 from tabprobe.probes.titles import names_subject

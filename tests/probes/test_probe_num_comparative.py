@@ -8,7 +8,7 @@ import pytest
 from probe_helpers import run
 from test_numeric_probes import EXAMPLES, TABLES
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.num_comparative import label_for
 
 

@@ -9,7 +9,7 @@ from probe_helpers import comparison, gold_value, many
 from test_numeric_perturbations import TABLES
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.generation import generate
 from tabprobe.probes.number_templates import label_for
 

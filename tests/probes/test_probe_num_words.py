@@ -8,7 +8,7 @@ from probe_helpers import run
 from test_numeric_probes import EXAMPLES
 
 from tabprobe import schemas
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.generation import generate
 from tabprobe.probes.text_edits import apply_changes
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from test_probes import TF_TABLES, tabfact_outputs
 
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.data.tabfact.programs import execute
-from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.probes import Example, NotApplicable, ProbeContext, ProbeExample, get_probe
 from tabprobe.probes.base import ProgramFacts
 from tabprobe.probes.record_edits import EXPECTED_BY_EXECUTION, delete_record, program_deletion, relabelled

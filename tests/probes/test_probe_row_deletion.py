@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from probe_helpers import common, first_output, split_tables
 from test_probes import EXAMPLES, TABLES
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.generation import generate
 
 

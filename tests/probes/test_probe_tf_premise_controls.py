@@ -3,7 +3,7 @@ split of another header; the gold label is expected."""
 
 from tf_fixtures import PLAYERS, RIVALS, TABLES, breaches, run
 
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import RelationalTable
 
 STATEMENT = "john smith score 5 goal ."
 

@@ -5,7 +5,7 @@ tests/probes/test_probe_<name>.py (the tables' strategies in tests/probes/probe_
 
 from __future__ import annotations
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 
 
 def test_review_round_five_cases_of_table_edits():

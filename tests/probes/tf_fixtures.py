@@ -3,8 +3,8 @@ test files of the TabFact statement probes (tests/probes/test_probe_tf_*.py)."""
 
 from __future__ import annotations
 
-from tabprobe.data.infotabs.table import Row, Table
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.infobox.table import Row, Table
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
 from tabprobe.seeding import seeded_rng
 

@@ -1,5 +1,5 @@
 from tabprobe import logs
-from tabprobe.data.infotabs.download import infotabs_root
+from tabprobe.data.datasets import paper_data_root
 from tabprobe.report.assemble import assemble_report
 
 logs.to_file(snakemake.log[0])
@@ -17,7 +17,7 @@ assemble_report(
     variance_summaries=snakemake.params.variance_summaries,
     splits=snakemake.params.splits,
     probes=snakemake.params.probes,
-    data_source=infotabs_root(snakemake.config),  # not a param: how the path is spelled re-runs nothing
+    data_source=paper_data_root(snakemake.config),  # not a param: how the path is spelled re-runs nothing
     seed=snakemake.params.seed,
     scoring_settings=snakemake.params.scoring,
     relevance_summaries=snakemake.params.relevance_summaries,

@@ -19,6 +19,7 @@ the jobs whose code reads it.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 from collections.abc import Iterable
 from functools import cache
@@ -115,6 +116,20 @@ def _library_imports(path: str) -> list[str]:
 def of_script(script: str | Path) -> list[str]:
     """The library files a workflow script runs (relative to the package)."""
     return closure(imported_files(Path(script).read_text(encoding="utf-8"), None))
+
+
+def of_module(module: str) -> list[str]:
+    """The files a job runs that runs `module` (a dotted name, as a "module:function" line names it):
+    a library module's closure, relative to the package; another module (a user's dataset package,
+    outside the library) its own file, absolute, and the library files it imports."""
+    parts = module.split(".")
+    if parts[0] == PACKAGE:
+        return closure([f for f in [_module_file(parts[1:])] if f])
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin:
+        raise ModuleNotFoundError(f"no module {module!r} to list as code inputs (is its folder on the path?)")
+    path = Path(spec.origin).resolve()
+    return [str(path), *closure(imported_files(path.read_text(encoding="utf-8"), None))]
 
 
 def jobs_import_from(folder: str) -> None:

@@ -132,7 +132,7 @@ def _write_table(table: pa.Table, schema: pa.Schema, where) -> None:
 
 def read_parquet(path: str | os.PathLike, schema: pa.Schema | tuple[pa.Schema, ...]) -> pa.Table:
     """Read a Parquet file and check it has exactly the declared schema (or exactly one of the
-    declared schemas, for a stage that reads either dataset's tables: schemas.ANY_TABLES).
+    declared schemas, for a stage that reads tables of any table type: data.tables.TABLES_SCHEMAS).
 
     A truncated or corrupt file from an earlier run, or one written by another version,
     stops here with its name rather than flowing on silently.

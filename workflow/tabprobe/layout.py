@@ -15,48 +15,39 @@ from pathlib import Path
 RESULTS = "results"
 RESOURCES = "resources"
 
-# Where a probe's failing examples and summary numbers come from: the first split it ran on in
-# this order (the paper's main test set first).
-SHOWCASE_ORDER = ("alpha1", "alpha2", "alpha3", "dev", "train")
-# The same for a TabFact probe (a probe is of one dataset): the test set's halves, then the rest.
-TABFACT_SHOWCASE_ORDER = ("simple_test", "complex_test", "test", "small_test", "val", "bootstrap")
-
 
 def _in(root: str | Path, *parts: str) -> str:
     return "/".join([str(root).rstrip("/"), *parts])
 
 
 # ---------------------------------------------------------------- data (rules/data.smk, probes.smk)
+# A dataset's data files lie in its folder under the results (`Dataset.data_folder`: data/, or
+# data/<dataset>/, since split names repeat across datasets); `Dataset.examples(split)` and its
+# siblings name them. The paper dataset's are in data/ itself: DATA, the default below.
+DATA = "data"
 
 
-def _data(root: str | Path, dataset: str) -> str:
-    # InfoTabS's files sit in data/ itself, where runs before TabFact put them (their cache
-    # holds); another dataset's in data/<dataset>/, since split names repeat (both have a train).
-    return _in(root, "data") if dataset == "infotabs" else _in(root, "data", dataset)
+def data_file(name: str, root: str | Path = RESULTS, folder: str = DATA) -> str:
+    """A file of a dataset's data folder (its check, its summary, a file of its own)."""
+    return _in(root, folder, name)
 
 
-def examples(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
+def examples(split: str, root: str | Path = RESULTS, folder: str = DATA) -> str:
     """A split's gold examples (schemas.EXAMPLES)."""
-    return _in(_data(root, dataset), f"{split}.parquet")
+    return data_file(f"{split}.parquet", root, folder)
 
 
-def tables(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
-    """The tables a split's examples read (schemas.TABLES, or RELATIONAL_TABLES for TabFact)."""
-    return _in(_data(root, dataset), f"{split}.tables.parquet")
+def tables(split: str, root: str | Path = RESULTS, folder: str = DATA) -> str:
+    """The tables a split's examples read (its dataset's table type's `tables` schema)."""
+    return data_file(f"{split}.tables.parquet", root, folder)
 
 
-def data_summary(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
-    return _in(_data(root, dataset), f"{split}.summary.json")
+def data_summary(split: str, root: str | Path = RESULTS, folder: str = DATA) -> str:
+    return data_file(f"{split}.summary.json", root, folder)
 
 
-def data_check(split: str, root: str | Path = RESULTS, dataset: str = "infotabs") -> str:
-    return _in(_data(root, dataset), f"{split}.checked.json")
-
-
-def programs(split: str, root: str | Path = RESULTS) -> str:
-    """A TabFact split's human-written programs that hold on their tables (schemas.PROGRAMS;
-    empty but for `bootstrap`)."""
-    return _in(_data(root, "tabfact"), f"{split}.programs.parquet")
+def data_check(split: str, root: str | Path = RESULTS, folder: str = DATA) -> str:
+    return data_file(f"{split}.checked.json", root, folder)
 
 
 def parses(split: str, root: str | Path = RESULTS) -> str:
@@ -166,15 +157,6 @@ def report_figures(root: str | Path = RESULTS) -> str:
 # ---------------------------------------------------------------- checkpoints and data we keep
 
 
-def downloaded_infotabs() -> str:
-    return _in(RESOURCES, "infotabs")
-
-
-def downloaded_counterfactuals() -> str:
-    """The paper's hand-made counterfactual release, where no local copy is named."""
-    return _in(RESOURCES, "infotabs-counterfactuals")
-
-
 def shots(model: str, root: str | Path = RESULTS) -> str:
     """The k-shot examples of a causal LM's prompts (JSON), the same for every probe."""
     return _in(root, "shots", f"{model}.json")
@@ -204,9 +186,10 @@ def variance_checkpoint(model: str, size: str | int, resample: str | int) -> str
 # ---------------------------------------------------------------- the report's failing examples
 
 
-def showcase_split(splits: Iterable[str]) -> str:
+def showcase_split(splits: Iterable[str], order: Sequence[str]) -> str:
+    """The first of `order` (the dataset's, `ReportPart.showcase_order`) among `splits`."""
     splits = set(splits)
-    return next(s for s in SHOWCASE_ORDER + TABFACT_SHOWCASE_ORDER if s in splits)
+    return next(s for s in order if s in splits)
 
 
 def showcase_inputs(
@@ -216,15 +199,16 @@ def showcase_inputs(
     with_original: bool,
     root: str | Path = RESULTS,
     original: str = "original",
-    dataset: str = "infotabs",
+    folder: str = DATA,
 ) -> dict[str, str]:
     """The files the failing examples of a probe are drawn from: the probe's examples, the
-    split's gold examples and tables, and each model's predictions on the probe and,
-    `with_original`, on the unperturbed split (`original`: its dataset's unperturbed probe)."""
+    split's gold examples and tables (in its dataset's data `folder`), and each model's predictions
+    on the probe and, `with_original`, on the unperturbed split (`original`: its dataset's
+    unperturbed probe)."""
     files = {
         "probe": probe_examples(probe, split, root),
-        "examples": examples(split, root, dataset),
-        "tables": tables(split, root, dataset),
+        "examples": examples(split, root, folder),
+        "tables": tables(split, root, folder),
     }
     for model in models:
         files[f"predictions:{model}"] = predictions(model, probe, split, root)

@@ -6,36 +6,7 @@ never works on data of the wrong shape.
 
 import pyarrow as pa
 
-ROW = pa.struct([pa.field("key", pa.string(), nullable=False), pa.field("values", pa.list_(pa.string()))])
-
-TABLE_FIELDS = [
-    pa.field("table_id", pa.string(), nullable=False),
-    pa.field("title", pa.string(), nullable=False),
-    pa.field("rows", pa.list_(ROW), nullable=False),
-    # Null when the dataset gives no category for the table.
-    pa.field("category", pa.string()),
-]
-TABLE = pa.struct(TABLE_FIELDS)
-
-# results/data/{split}.tables.parquet
-TABLES = pa.schema(TABLE_FIELDS)
-
-# TabFact's relational table (tabprobe.data.tabfact.table.RelationalTable): a header and records.
-# Here, not in data/tabfact/: every stage's contracts live in this module, below the datasets.
-RELATIONAL_TABLE_FIELDS = [
-    pa.field("table_id", pa.string(), nullable=False),
-    pa.field("title", pa.string(), nullable=False),  # the caption ("none" where TabFact gives none)
-    pa.field("header", pa.list_(pa.string()), nullable=False),
-    pa.field("records", pa.list_(pa.list_(pa.string())), nullable=False),
-    # Where each record stood in the original table; null for a record a probe inserted.
-    pa.field("source_records", pa.list_(pa.int64()), nullable=False),
-]
-RELATIONAL_TABLE = pa.struct(RELATIONAL_TABLE_FIELDS)
-
-# results/data/{split}.tables.parquet of a relational dataset (TabFact)
-RELATIONAL_TABLES = pa.schema(RELATIONAL_TABLE_FIELDS)
-
-# results/data/{split}.parquet
+# results/data/{split}.parquet (results/data/<dataset>/{split}.parquet: data/datasets.py)
 EXAMPLES = pa.schema(
     [
         pa.field("uid", pa.string(), nullable=False),  # "{split}:{line in the TSV}"
@@ -45,36 +16,24 @@ EXAMPLES = pa.schema(
     ]
 )
 
-# results/probes/{probe}/{split}.parquet
-PROBE_EXAMPLES = pa.schema(
-    [
-        pa.field("uid", pa.string(), nullable=False),
-        pa.field("orig_uid", pa.string(), nullable=False),
-        pa.field("table_id", pa.string(), nullable=False),
-        pa.field("hypothesis", pa.string(), nullable=False),
-        pa.field("label", pa.string(), nullable=False),  # gold label of the original example
-        pa.field("probe", pa.string(), nullable=False),
-        pa.field("table", TABLE, nullable=False),  # the (perturbed) table the model sees
-        pa.field("expected", pa.string()),  # expected label; null when judged by transition rules
-        pa.field("provenance", pa.string(), nullable=False),  # JSON: what the probe changed
-    ]
-)
 
-# results/probes/{probe}/{split}.parquet of a relational dataset: the same columns, the table relational
-RELATIONAL_PROBE_EXAMPLES = pa.schema(
-    [field.with_type(RELATIONAL_TABLE) if field.name == "table" else field for field in PROBE_EXAMPLES]
-)
+# results/probes/{probe}/{split}.parquet: a probe's examples, each with the (perturbed) table the model
+# sees, of its dataset's table type (data/infobox/table.py, data/relational/table.py: PROBE_EXAMPLES)
+def probe_examples(table: pa.StructType) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("uid", pa.string(), nullable=False),
+            pa.field("orig_uid", pa.string(), nullable=False),
+            pa.field("table_id", pa.string(), nullable=False),
+            pa.field("hypothesis", pa.string(), nullable=False),
+            pa.field("label", pa.string(), nullable=False),  # gold label of the original example
+            pa.field("probe", pa.string(), nullable=False),
+            pa.field("table", table, nullable=False),  # the (perturbed) table the model sees
+            pa.field("expected", pa.string()),  # expected label; null when judged by transition rules
+            pa.field("provenance", pa.string(), nullable=False),  # JSON: what the probe changed
+        ]
+    )
 
-# results/data/bootstrap.programs.parquet: TabFact's human-written programs (bootstrap.json) kept for
-# the examples of the bootstrap split, and the evidence each read on the original table
-PROGRAMS = pa.schema(
-    [
-        pa.field("uid", pa.string(), nullable=False),  # the example's uid
-        pa.field("program", pa.string(), nullable=False),  # as written, with its `=True` suffix
-        pa.field("records_read", pa.list_(pa.int64()), nullable=False),
-        pa.field("columns_read", pa.list_(pa.string()), nullable=False),
-    ]
-)
 
 # results/predictions/{model}/{probe}/{split}.parquet
 PREDICTIONS = pa.schema(
@@ -107,9 +66,9 @@ SCORES = pa.schema(
 )
 
 # results/results.parquet: every score of the run (SCORES of all models, probes and splits, with
-# the pooled, inoculation and controlled-variance scores), and the paper's value where it has one
-# the paper's value where it has one, and the dataset whose examples the probe edits (infotabs,
-# tabfact; the pooled, inoculation and controlled-variance scores are InfoTabS's)
+# the pooled, inoculation and controlled-variance scores), the dataset whose examples the probe
+# edits (its registered name, data/datasets.py; the pooled, inoculation and controlled-variance
+# scores are the paper dataset's), and the paper's value where it has one
 RESULTS = pa.schema(
     list(SCORES)[:3]
     + [pa.field("dataset", pa.string(), nullable=False)]
@@ -117,7 +76,7 @@ RESULTS = pa.schema(
     + [pa.field("paper", pa.float64())]
 )
 
-# results/relevance/{split}.parquet: which rows each hypothesis needs (tabprobe.data.infotabs.relevance)
+# results/relevance/{split}.parquet: which rows each hypothesis needs (tabprobe.data.relevance)
 RELEVANCE = pa.schema(
     [
         pa.field("uid", pa.string(), nullable=False),
@@ -128,14 +87,8 @@ RELEVANCE = pa.schema(
 )
 
 
-# What a stage that reads either dataset's tables accepts: InfoTabS's infoboxes or TabFact's
-# relational tables (data/tables.py turns either into its table type).
-ANY_TABLES = (TABLES, RELATIONAL_TABLES)
-ANY_PROBE_EXAMPLES = (PROBE_EXAMPLES, RELATIONAL_PROBE_EXAMPLES)
-
-
 def relevant_keys(relevance: pa.Table) -> dict[str, tuple[str, ...]]:
     """uid -> relevant keys, from a RELEVANCE table (examples the source does not cover are absent).
-    Here, not in tabprobe.data.infotabs.relevance: the probes read the rows it found, and an edit to the aligner
+    Here, not in tabprobe.data.relevance: the probes read the rows it found, and an edit to the aligner
     must re-run only the probes that read them (through the relevance files), not every probe."""
     return {uid: tuple(keys) for uid, keys in zip(relevance["uid"].to_pylist(), relevance["relevant_keys"].to_pylist())}

@@ -1,6 +1,12 @@
 """Every rule's job function, by the rule's name: the one place that says where a rule's work is
 done. A rule's script (workflow/scripts/<rule>.py) imports this function and calls it; code that runs
-one job outside Snakemake (the tests) calls `stages.<rule>(...)`, imported when first used."""
+one job outside Snakemake (the tests) calls `stages.<rule>(...)`, imported when first used.
+
+A dataset's check and ingest rules (check_<dataset>, ingest_<dataset>: one pair per dataset) share
+one script each, whose job looks the dataset's own function up in its declaration
+(data/datasets.py, `Dataset.ingest`): here they are `check_dataset` and `ingest_dataset`. The
+rules of the paper dataset's own data (its downloads, its relevance annotations and aligner, the
+external probe sets given in its format) are its package's."""
 
 from __future__ import annotations
 
@@ -9,11 +15,9 @@ import importlib
 # rule -> the stage module holding its job function (named as the rule), by stage as in rules/.
 RULE_MODULES = {
     # rules/data.smk
+    "check_dataset": "data.ingest",
+    "ingest_dataset": "data.ingest",
     "download_infotabs": "data.infotabs.download",
-    "check_infotabs": "data.infotabs.ingest",
-    "ingest_infotabs": "data.infotabs.ingest",
-    "check_tabfact": "data.tabfact.ingest",
-    "ingest_tabfact": "data.tabfact.ingest",
     "download_counterfactuals": "data.infotabs.counterfactuals",
     "find_relevant_rows": "data.infotabs.relevance",
     "ingest_external_probe": "data.infotabs.external",

@@ -16,7 +16,8 @@ from tabprobe.probes import REGISTRY, get_probe
 
 
 def cmd_curate(args, console) -> int:
-    from tabprobe.data.infotabs.reading import SPLITS
+    from tabprobe.config.settings import probe_dataset
+    from tabprobe.data.datasets import get_dataset
     from tabprobe.probes import curation
     from tabprobe.probes import generation as perturb
 
@@ -31,8 +32,9 @@ def cmd_curate(args, console) -> int:
         raise UsageError(
             f"{probe.name} is judged by {probe.judged_by}, not by expected labels: there is no label to curate"
         )
-    if args.split not in SPLITS:
-        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, SPLITS)} Splits: {', '.join(SPLITS)}")
+    splits = get_dataset(probe_dataset(probe.name)).splits
+    if args.split not in splits:
+        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, splits)} Splits: {', '.join(splits)}")
     seed = seed_of(config, config_path)
     # The workflow's cap for this probe, so these are exactly the examples generate_probe writes.
     limit = probe_limit({**config, "probes": config.get("probes") or {}}, probe.name)

@@ -15,13 +15,14 @@ from tabprobe.cli.errors import CommandFailed, UsageError
 from tabprobe.cli.terminal import render_change, styled
 from tabprobe.cli.workflow import probe_inputs, require_outputs
 from tabprobe.config import external_probes, probe_options, schema_default
+from tabprobe.config.settings import baseline_probe, probe_dataset
+from tabprobe.data.datasets import get_dataset
+from tabprobe.data.infobox import table as infobox
 from tabprobe.errors import did_you_mean
 from tabprobe.probes import REGISTRY, Probe, get_probe, is_external, register_external
 
 
 def cmd_show(args, console) -> int:
-    from tabprobe.data.infotabs.reading import SPLITS
-
     config, config_path = read_config(args.configfile)
     for name, label_change in external_probes(config).items():
         if name not in REGISTRY:  # a clash is the workflow's config error to report, not ours
@@ -31,8 +32,9 @@ def cmd_show(args, console) -> int:
         raise UsageError(
             f"no probe {args.probe!r}.{did_you_mean(args.probe, known)} `tabprobe probes` lists the registered probes."
         )
-    if args.split not in SPLITS:
-        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, SPLITS)} Splits: {', '.join(SPLITS)}")
+    splits = get_dataset(probe_dataset(args.probe)).splits
+    if args.split not in splits:
+        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, splits)} Splits: {', '.join(splits)}")
     if args.n < 1:
         raise UsageError(f"-n {args.n}: give how many examples to show, at least 1")
     seed = seed_of(config, config_path)
@@ -58,7 +60,8 @@ def _show_generated(
     from tabprobe.probes import generation as perturb
 
     if is_external(probe.name):
-        paths = {"examples": Path(layout.examples(split, results)), "tables": Path(layout.tables(split, results))}
+        dataset = get_dataset(probe_dataset(probe.name))
+        paths = {"examples": Path(dataset.examples(split, results)), "tables": Path(dataset.tables(split, results))}
         return _show_external(console, probe, split, n, results, paths)
     inputs = probe_inputs(probe, split, results, seed, None, config_path, configfile)
     options = probe_options(config, probe.name)
@@ -105,15 +108,14 @@ def _show_generated(
 def _show_external(console, probe: Probe, split: str, n: int, results: Path, paths: dict) -> int:
     """An external set is read, not generated: show the first examples of the workflow's copy."""
     from tabprobe import schemas
-    from tabprobe.data.infotabs import reading as infotabs
     from tabprobe.io import read_parquet
     from tabprobe.probes import diff
 
     probe_path = Path(layout.probe_examples(probe.name, split, results))
     require_outputs(results, [probe_path, *paths.values()])
-    rows = read_parquet(probe_path, schemas.PROBE_EXAMPLES).slice(0, n).to_pylist()
+    rows = read_parquet(probe_path, infobox.PROBE_EXAMPLES).slice(0, n).to_pylist()
     examples = read_parquet(paths["examples"], schemas.EXAMPLES)
-    tables = infotabs.load_tables(read_parquet(paths["tables"], schemas.TABLES))
+    tables = infobox.load_tables(read_parquet(paths["tables"], infobox.TABLES))
     console.print(
         styled(f"{probe.name} on {split}", "bold"), f"— {probe.description} (the first {len(rows)} of {probe_path})"
     )
@@ -149,7 +151,15 @@ def _show_failures(
     # original predictions are optional (an external set, a split `original` does not run on).
     paths = {
         key: Path(path)
-        for key, path in layout.showcase_inputs(probe.name, split, [model], with_original=True, root=results).items()
+        for key, path in layout.showcase_inputs(
+            probe.name,
+            split,
+            [model],
+            with_original=True,
+            root=results,
+            original=baseline_probe(probe.name),
+            folder=get_dataset(probe_dataset(probe.name)).data_folder,
+        ).items()
     }
     # Transitions and evidence are judged against the prediction before the change: needed.
     optional = "original:" if probe.judged_by == "expected" else None

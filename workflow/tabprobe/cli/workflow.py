@@ -24,9 +24,11 @@ def probe_inputs(
 ):
     """The ingested split (and its parse and relevance, where the probe reads them), built with
     Snakemake first where missing: what generate_probe reads."""
+    from tabprobe.data.datasets import get_dataset
     from tabprobe.probes.generation import read_probe_inputs
 
-    paths = {"examples": Path(layout.examples(split, results)), "tables": Path(layout.tables(split, results))}
+    dataset = get_dataset(probe.datasets[0])
+    paths = {"examples": Path(dataset.examples(split, results)), "tables": Path(dataset.tables(split, results))}
     if probe.needs_parse:
         paths["parses"] = Path(layout.parses(split, results))
     if probe.needs_relevance:

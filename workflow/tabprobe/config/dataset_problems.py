@@ -1,85 +1,182 @@
-"""Problems of a config that mixes datasets: each probe runs on splits of its own dataset, a
-TabFact probe or model needs a TabFact copy and its baseline probe, and a two-label model cannot
-answer a three-label dataset's probes. InfoTabS's own checks are in problems.py."""
+"""Problems of a config as its datasets see it: every dataset it names is registered, each probe runs
+on splits of its own dataset, a dataset's probes have its baseline probe beside them, a model does
+not answer labels it never learnt, and then what each dataset knows of itself (its `config_check`,
+data/datasets.py), given what the config asks of it (`DatasetUse`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from tabprobe.config.settings import BASELINE_PROBES, model_datasets, probe_dataset, probe_splits
-from tabprobe.data.datasets import get_dataset
+from tabprobe.config.settings import (
+    dataset_splits,
+    inoculation_plan,
+    model_datasets,
+    probe_dataset,
+    probe_splits,
+    variance_plan,
+)
+from tabprobe.data.datasets import (
+    Dataset,
+    DatasetUse,
+    ProbeUse,
+    dataset_of_training,
+    get_dataset,
+    names,
+    paper_dataset,
+    resolve,
+)
+from tabprobe.errors import did_you_mean
 from tabprobe.probes import REGISTRY, get_probe
 
-# The split whose statements carry a human-written program (data/tabfact/ingest.py).
-PROGRAM_SPLIT = "bootstrap"
+NUMBERS = {1: "one", 2: "two", 3: "three"}
 
 
 def dataset_problems(config: dict[str, Any], probes: Mapping[str, Any], models: Mapping[str, Any]) -> list[str]:
+    problems = _unknown_datasets(config, models)
+    if problems:
+        return problems  # the rest would look the unknown names up
     known = [p for p in probes if p in REGISTRY]
     problems = [p for name in known for p in _split_problems(config, name)]
-    tabfact_probes = [p for p in known if probe_dataset(p) == "tabfact"]
-    tabfact_models = [m for m in models if isinstance(models[m], dict) and "tabfact" in model_datasets(config, m)]
-    if (tabfact_probes or tabfact_models) and not _holds_tabfact(config.get("tabfact_dir")):
-        users = ", ".join((tabfact_probes + tabfact_models)[:4])
-        problems.append(
-            f"config key tabfact_dir: {users} read TabFact; give a local copy (the folder holding "
-            "data/all_csv/, tokenized_data/ and bootstrap/; on the project machines ../shared/tabfact)"
-            if not config.get("tabfact_dir")
-            else f"config key tabfact_dir: {config['tabfact_dir']} has no data/all_csv/ or tokenized_data/ folder; "
-            "give the folder of a TabFact copy that holds both"
-        )
-    if tabfact_probes and BASELINE_PROBES["tabfact"] not in probes:
-        problems.append(
-            f"config key probes: {', '.join(tabfact_probes[:4])} are compared with TabFact's unperturbed "
-            "statements; add `tf_original: {}` to probes"
-        )
     for name, model in models.items():
         if isinstance(model, dict):
             problems += _model_dataset_problems(config, name, model)
-    # Inoculation and controlled variance fine-tune on InfoTabS examples, three labels.
-    for block in ("inoculation", "controlled_variance"):
-        chosen = (config.get(block) or {}).get("model") if isinstance(config.get(block), dict) else None
-        if isinstance(models.get(chosen), dict) and "infotabs" not in model_datasets(config, chosen):
-            problems.append(
-                f"config key {block}.model: {chosen} does not answer InfoTabS (its datasets), on whose "
-                "examples the experiment fine-tunes; name an InfoTabS model"
-            )
+    problems += _experiment_problems(config, models)
+    for dataset in _datasets_used(config, known, models):
+        use = dataset_use(config, dataset, known, models)
+        if dataset.config_check:
+            problems += resolve(dataset.config_check)(config, use)
     return problems
 
 
-def _holds_tabfact(root: Any) -> bool:
-    return isinstance(root, str) and all((Path(root) / d).is_dir() for d in ("data/all_csv", "tokenized_data"))
+def _unknown_datasets(config: Mapping[str, Any], models: Mapping[str, Any]) -> list[str]:
+    """Every dataset a model names (`datasets`, `train.dataset`) must be registered (built in, or the
+    config's own `datasets:`)."""
+    known = names()
+    problems = []
+    for name, model in models.items():
+        if not isinstance(model, dict):
+            continue
+        train = model.get("train") if isinstance(model.get("train"), dict) else {}
+        named = [("train.dataset", train.get("dataset"))] if train.get("dataset") else []
+        named += [(f"datasets.{i}", d) for i, d in enumerate(model.get("datasets") or [])]
+        problems += [
+            f"config key models.{name}.{where}: no dataset {dataset!r}.{did_you_mean(str(dataset), known)} "
+            f"Known: {', '.join(known)} (a dataset of your own goes under `datasets:`, docs/adding-a-dataset.md)"
+            for where, dataset in named
+            if dataset not in known
+        ]
+    return problems
+
+
+def _datasets_used(config: Mapping[str, Any], probes: list[str], models: Mapping[str, Any]) -> list[Dataset]:
+    """The datasets a config reads: the paper's, those of its probes, and those its models answer or learn."""
+    used = {paper_dataset().name, *(probe_dataset(p) for p in probes)}
+    for name, model in models.items():
+        if isinstance(model, dict):
+            used.update(model_datasets(config, name))
+            if isinstance(model.get("train"), dict):
+                used.add(dataset_of_training(model["train"]).name)
+    return [get_dataset(name) for name in names() if name in used]
+
+
+def dataset_use(
+    config: Mapping[str, Any], dataset: Dataset, probes: list[str], models: Mapping[str, Any]
+) -> DatasetUse:
+    """What the config asks of `dataset`: its probes with their splits and needs, the models that
+    answer or learn it, and the splits the workflow will read, in the dataset's order."""
+    own = {
+        name: ProbeUse(tuple(probe_splits(config, name)), _needs(name))
+        for name in probes
+        if probe_dataset(name) == dataset.name
+    }
+    readers = tuple(
+        name
+        for name, model in models.items()
+        if isinstance(model, dict)
+        and (
+            dataset.name in model_datasets(config, name)
+            or (isinstance(model.get("train"), dict) and dataset_of_training(model["train"]).name == dataset.name)
+        )
+    )
+    wanted = set(dataset_splits(config, dataset.name)) if isinstance(config.get("splits"), list) else set()
+    for use in own.values():
+        wanted.update(use.splits)
+    learnt = any(
+        isinstance(m, dict)
+        and isinstance(m.get("train"), dict)
+        and dataset_of_training(m["train"]).name == dataset.name
+        for m in models.values()
+    )
+    if dataset.paper:
+        # a causal LM's k-shot examples come from the paper dataset's train split
+        if any(
+            isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots")
+            for m in models.values()
+        ):
+            wanted.add(dataset.train_split)
+        learnt = learnt or bool(inoculation_plan(config) or variance_plan(config))
+    if learnt:
+        wanted.update(
+            (dataset.train_split, dataset.dev_split)
+        )  # fine-tuning reads train, and dev to pick its checkpoint
+    return DatasetUse(own, readers, tuple(s for s in dataset.splits if s in wanted))
+
+
+def _needs(probe: str) -> frozenset[str]:
+    declared = get_probe(probe)
+    flags = {
+        "parse": declared.needs_parse,
+        "relevance": declared.needs_relevance,
+        "human_counterfactuals": declared.needs_human_counterfactuals,
+        "programs": declared.needs_programs,
+    }
+    return frozenset(need for need, read in flags.items() if read)
 
 
 def _split_problems(config: dict[str, Any], name: str) -> list[str]:
-    """A probe's splits are its dataset's; a program probe reads the programs' split only."""
+    """A probe's splits are its dataset's."""
     dataset = get_dataset(probe_dataset(name))
-    splits = probe_splits(config, name)
     where = f"probes.{name}.splits" if (config["probes"].get(name) or {}).get("splits") else f"probes.{name}"
-    other = [s for s in splits if s not in dataset.splits]
+    other = [s for s in probe_splits(config, name) if s not in dataset.splits]
     if other:
+        hint = did_you_mean(other[0], dataset.splits) if len(other) == 1 else ""
         return [
             f"config key {where}: {name} is a probe of {dataset.title}, whose splits are "
-            f"{', '.join(dataset.splits)}; {', '.join(other)} is not one of them"
+            f"{', '.join(dataset.splits)}; {', '.join(other)} is not one of them{'.' + hint if hint else ''}"
         ]
-    if get_probe(name).needs_programs and splits != [PROGRAM_SPLIT]:
-        return [
-            f"config key {where}: {name} executes the human-written programs, which only the "
-            f"`{PROGRAM_SPLIT}` split's statements have; give `splits: [{PROGRAM_SPLIT}]`"
-        ]
-    if dataset.name == "tabfact" and "train" in splits:
-        return [f"config key {where}: TabFact's train split trains its models; probe val, test or their parts"]
     return []
 
 
 def _model_dataset_problems(config: dict[str, Any], name: str, model: Mapping[str, Any]) -> list[str]:
-    """A model trained on TabFact has a two-label head: it has no NEUTRAL to answer InfoTabS with."""
-    trained_on = (model.get("train") or {}).get("dataset", "infotabs") if isinstance(model.get("train"), dict) else None
-    if trained_on == "tabfact" and "infotabs" in model_datasets(config, name):
-        return [
-            f"config key models.{name}.datasets: {name} learns TabFact's two labels (E, C) and cannot answer "
-            "InfoTabS's NEUTRAL; probe it on [tabfact]"
-        ]
-    return []
+    """A trained model's head has its dataset's labels: it has no other label to answer a dataset with
+    (a two-label head has no NEUTRAL for a three-label dataset)."""
+    if not isinstance(model.get("train"), dict):
+        return []
+    learnt = dataset_of_training(model["train"])
+    problems = []
+    for answered in model_datasets(config, name):
+        missing = [label for label in get_dataset(answered).labels if label not in learnt.labels]
+        if missing:
+            names_of = get_dataset(answered).label_names
+            problems.append(
+                f"config key models.{name}.datasets: {name} learns {learnt.title}'s "
+                f"{NUMBERS.get(len(learnt.labels), len(learnt.labels))} labels ({', '.join(learnt.labels)}) and cannot "
+                f"answer {get_dataset(answered).title}'s {', '.join(names_of[label] for label in missing)}; "
+                f"probe it on [{learnt.name}]"
+            )
+    return problems
+
+
+def _experiment_problems(config: dict[str, Any], models: Mapping[str, Any]) -> list[str]:
+    """Inoculation and controlled variance fine-tune on the paper dataset's examples, in its labels."""
+    paper = paper_dataset()
+    problems = []
+    for block in ("inoculation", "controlled_variance"):
+        chosen = (config.get(block) or {}).get("model") if isinstance(config.get(block), dict) else None
+        if isinstance(models.get(chosen), dict) and paper.name not in model_datasets(config, chosen):
+            problems.append(
+                f"config key {block}.model: {chosen} does not answer {paper.title} (its datasets), on whose "
+                f"examples the experiment fine-tunes; name an {paper.title} model"
+            )
+    return problems

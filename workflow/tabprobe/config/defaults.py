@@ -57,7 +57,7 @@ FULL_INOCULATION = {
 
 # The paper's ranges (diversify-your-datasets section 4.3: train on 30-49, test on it, 60-79 and
 # 200-299) on the CPU budget: one training size (with size 0, the model before fine-tuning, a
-# two-point curve), 3 repeats. `full: true` gives the paper's experiment as far as InfoTabS holds
+# two-point curve), 3 repeats. `full: true` gives the paper's experiment as far as the paper dataset holds
 # it: its 5 repeats (section 4.2), its 1000-9999 test range, and a learning curve of nested
 # training sizes up to 3000 (the paper's text names 3,000; train holds about 3,600 such examples).
 VARIANCE_DEFAULTS = {

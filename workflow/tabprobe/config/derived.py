@@ -23,7 +23,7 @@ from tabprobe.config.settings import (
     probe_splits,
     report_splits,
 )
-from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.data.datasets import get_dataset, paper_dataset
 from tabprobe.probes import POOLED_TABLES, get_probe, pooled_members
 
 # ---------------------------------------------------------------- models
@@ -34,10 +34,12 @@ def models_of_kind(config: Mapping[str, Any], kind: str) -> list[str]:
     return [m for m, c in config["models"].items() if kind in c]
 
 
-def hypothesis_only_models(config: Mapping[str, Any], dataset: str = "infotabs") -> list[str]:
-    """The hypothesis-only models that answer `dataset`'s probes, those trained on it first: their
+def hypothesis_only_models(config: Mapping[str, Any], dataset: str | None = None) -> list[str]:
+    """The hypothesis-only models that answer `dataset`'s probes (the paper dataset's by default),
+    those trained on it first: their
     original predictions paper Table 8 sets beside a premise model's (and a premise model's
     accuracy is compared with theirs, paired)."""
+    dataset = dataset or paper_dataset().name
     answering = [
         m
         for m, c in config["models"].items()
@@ -107,7 +109,7 @@ def pooled_runs(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         (table, column, split)
         for table, columns in pooled_probes(config).items()
         for column, members in columns.items()
-        for split in SPLITS
+        for split in paper_dataset().splits
         if any(split in probe_splits(config, p) for p in members)
     ]
 
@@ -121,7 +123,7 @@ def relevance_splits(config: Mapping[str, Any]) -> list[str]:
     """Splits where some probe reads the relevance source."""
     return [
         s
-        for s in SPLITS
+        for s in paper_dataset().splits
         if any(get_probe(p).needs_relevance and s in probe_splits(config, p) for p in config["probes"])
     ]
 
@@ -135,7 +137,7 @@ def score_inputs(config: Mapping[str, Any], model: str, probe: str, split: str) 
     }
     # Transition and evidence probes need the original predictions; the others use them, where
     # they cover the probe's examples (external sets: where they pair), for the paired drop.
-    # A TabFact probe's `original` is tf_original (baseline_probe).
+    # Another dataset's `original` is its own baseline probe (baseline_probe).
     needed = get_probe(probe).judged_by != "expected"
     original = baseline_probe(probe)
     if probe != original and (needed or original_covers(config, probe, split)):
@@ -177,15 +179,18 @@ def showcase(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         # (partly covered is fine: examples without an original prediction are not judged).
         splits = probe_splits(config, probe)
         original_splits = probe_splits(config, original) if original in config["probes"] else []
-        split = layout.showcase_split([s for s in splits if s in original_splits] or splits)
-        models = [m for m in config["models"] if probe_dataset(probe) in model_datasets(config, m)]
+        dataset = get_dataset(probe_dataset(probe))
+        split = layout.showcase_split(
+            [s for s in splits if s in original_splits] or splits, dataset.report.showcase_order
+        )
+        models = [m for m in config["models"] if dataset.name in model_datasets(config, m)]
         files = layout.showcase_inputs(
             probe,
             split,
             models,
             with_original=split in original_splits,
             original=original,
-            dataset=probe_dataset(probe),
+            folder=dataset.data_folder,
         )
         out[probe] = {"split": split, "files": files}
     return out

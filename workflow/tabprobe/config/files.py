@@ -64,7 +64,7 @@ def type_command_line_values(config: dict[str, Any], overrides: Mapping[str, Any
     """Read the strings Snakemake hands over from `--config` as YAML reads them in config.yaml.
 
     Snakemake types `--config` values as int, float, `True`/`False`, else strings (nested values
-    all strings), so `full=true`, `infotabs_verify=false` and `max_examples=null` (the documented
+    all strings), so `full=true`, `counterfactuals_verify=false` and `max_examples=null` (the documented
     spellings) would arrive as "true", "false" and "null". Each such leaf of `config` that the
     command line set is replaced, in place, by its YAML value where that is a boolean, null or
     a number; any other string stays a string."""

@@ -20,20 +20,20 @@ from tabprobe.config.settings import (
     external_probes,
     inoculation_plan,
     model_max_length,
+    probe_dataset,
     probe_limit,
     probe_options,
     probe_splits,
-    report_splits,
     variance_plan,
 )
 from tabprobe.config.table_premise import table_premise_problems
-from tabprobe.data.infotabs.reading import SPLITS, split_tsv
+from tabprobe.data.datasets import get_dataset, register, resolve
 from tabprobe.errors import TabprobeError, did_you_mean
 from tabprobe.probes import REGISTRY, get_probe, option_problems
 
 
 def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
-    """A transition probe compares with its dataset's `original` (TabFact's: `tf_original`) on
+    """A transition probe compares with its dataset's baseline probe (`original`) on
     the same examples: that must run on every split it runs on, with a cap at least as large
     (subsets are nested, see perturb)."""
     if not isinstance(config.get("splits"), list):
@@ -84,24 +84,17 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
         return [f"config key probes.{name}.curation: {problem}" for problem in err.problems]
     return [
         f"config key probes.{name}.curation: {problem}"
-        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config))
+        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config, name))
     ]
 
 
-def _example_lines(config: Mapping[str, Any]):
-    """split -> the line numbers of its examples in the local InfoTabS copy (None without one: a
-    download is checked once it is there, by the job)."""
-    from tabprobe.data.infotabs.reading import _Problems, read_tsv
-
-    root = config.get("infotabs_dir")
-
-    def lines(split: str) -> set[int] | None:
-        if not isinstance(root, str) or not split_tsv(root, split).is_file():
-            return None
-        read = read_tsv(split_tsv(root, split), _Problems())
-        return {line for line, _ in read[1]} if read else None
-
-    return lines
+def _example_lines(config: Mapping[str, Any], probe: str):
+    """split -> the line numbers of the probe's dataset's examples in its copy, where it says
+    (`Dataset.example_lines`; None: not known before its jobs run)."""
+    dataset = get_dataset(probe_dataset(probe))
+    if dataset.example_lines:
+        return resolve(dataset.example_lines)(config)
+    return lambda split: None
 
 
 def _option_problems(name: str, externals, config) -> list[str]:
@@ -197,8 +190,9 @@ def _model_problems(name: str, model: dict[str, Any], length: tuple[str, Any]) -
 
 def semantic_problems(config: dict[str, Any]) -> list[str]:
     """Problems the schema cannot see: probes and models that do not fit together, files that do not exist."""
+    problems = _own_dataset_problems(config)
     externals = external_probes(config)
-    problems = _external_probe_problems(config, externals)
+    problems += _external_probe_problems(config, externals)
     for name, settings in (config.get("probes") or {}).items() if isinstance(config.get("probes"), dict) else []:
         if name not in externals and isinstance(settings, dict) and "label_change" in settings:
             problems.append(
@@ -208,7 +202,6 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
         if isinstance(settings, dict) and settings.get("curation"):
             problems += _curation_problems(name, externals, curation_files(config, name), config)
         problems += _option_problems(name, externals, config)
-    problems += _counterfactual_problems(config)
     problems += _relevance_problems(config)
     for name in (config.get("probes") or {}) if isinstance(config.get("probes"), dict) else []:
         if name not in REGISTRY and name not in externals and re.fullmatch(PROBE_NAME, str(name)):
@@ -219,20 +212,36 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     judged_by_transitions = [
         n for n in probes if n in REGISTRY and get_probe(n).judged_by in ("transitions", "evidence")
     ]
-    infotabs_transitions = [n for n in judged_by_transitions if baseline_probe(n) == "original"]
-    if infotabs_transitions and "original" not in probes:
-        problems.append(
-            f"config key probes: {', '.join(infotabs_transitions)} compare predictions with those on the "
-            "unperturbed examples; add `original: {}` to probes"
-        )
+    for baseline in dict.fromkeys(baseline_probe(n) for n in judged_by_transitions):
+        comparing = [n for n in judged_by_transitions if baseline_probe(n) == baseline]
+        if baseline not in probes:
+            problems.append(
+                f"config key probes: {', '.join(comparing)} compare predictions with those on the "
+                f"unperturbed examples; add `{baseline}: {{}}` to probes"
+            )
     problems += _transition_probe_coverage(config, probes, judged_by_transitions)
     models = config.get("models") if isinstance(config.get("models"), dict) else {}
     problems += _problems_of_models(config, models)
     problems += _inoculation_problems(config, probes, models)
     problems += _variance_problems(config, models)
-    problems += _infotabs_dir_problems(config, probes, models)
     problems += dataset_problems(config, probes, models)
     problems += table_premise_problems(config, models)
+    return problems
+
+
+def _own_dataset_problems(config: Mapping[str, Any]) -> list[str]:
+    """The config's own datasets (`datasets:`) are registered before anything looks them up (their
+    probes, their splits), and each must import and declare a Dataset of its name."""
+    problems = []
+    block = config.get("datasets") if isinstance(config.get("datasets"), dict) else {}
+    for name, entry in block.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("package"), str):
+            continue  # the schema says what is missing
+        try:
+            register(name, entry["package"], entry.get("path"))
+            get_dataset(name)
+        except ValueError as error:
+            problems.append(f"config key datasets.{name}.package: {error}")
     return problems
 
 
@@ -288,78 +297,6 @@ def _problems_of_models(config: dict[str, Any], models: Mapping[str, Any]) -> li
                 for path, problem in _model_problems(name, model, (length_key, max_length))
             ]
     return problems
-
-
-def _infotabs_dir_problems(config: dict[str, Any], probes: Mapping[str, Any], models: Mapping[str, Any]) -> list[str]:
-    """A local InfoTabS copy must hold data/maindata/ and the file of every split the config reads."""
-    root = config.get("infotabs_dir")
-    if isinstance(root, str) and not (Path(root) / "data" / "maindata").is_dir():
-        return [
-            f"config key infotabs_dir: {root} has no data/maindata/ folder; give the folder that holds "
-            "data/maindata/ and data/tables/json/ of an InfoTabS copy, or null to download it"
-        ]
-    problems = []
-    if isinstance(root, str):
-        for split in _splits_read(config, probes, models):
-            tsv = split_tsv(root, split)
-            if not tsv.is_file():
-                problems.append(
-                    f"config key infotabs_dir: {root} lacks {tsv.relative_to(root)}, the {split} split this "
-                    f"config reads; restore the file (an InfoTabS copy has all five), or leave {split} out "
-                    "of `splits:` and the probes' splits"
-                )
-    return problems
-
-
-def _counterfactual_problems(config: Mapping[str, Any]) -> list[str]:
-    """The hand-made counterfactuals exist for alpha1 and train only, and a local copy must hold
-    the files of every split a probe reads them on."""
-    from tabprobe.data.infotabs.counterfactuals import FOLDERS, split_tsv
-
-    probes = config.get("probes") if isinstance(config.get("probes"), dict) else {}
-    readers = [n for n in probes if n in REGISTRY and get_probe(n).needs_human_counterfactuals]
-    problems = []
-    root = config.get("counterfactuals_dir")
-    for name in readers:
-        splits = probe_splits(config, name) if isinstance(config.get("splits"), list) else []
-        other = [s for s in splits if s not in FOLDERS]
-        if other:
-            problems.append(
-                f"config key probes.{name}.splits: the paper's hand-made counterfactuals exist for "
-                f"{' and '.join(FOLDERS)} only, not {', '.join(other)}; give `splits: [alpha1, train]` or a part of it"
-            )
-        if isinstance(root, str) and not (Path(root) / "data" / "counterfactuals").is_dir():
-            problems.append(
-                f"config key counterfactuals_dir: {root} has no data/counterfactuals/ folder; give the folder that holds "
-                "it (a copy of utahnlp/table_probing's, on the project machines ../shared/infotabs-counterfactuals), "
-                f"null to download the release, or leave {name} out of `probes:`"
-            )
-        elif isinstance(root, str):
-            problems += [
-                f"config key counterfactuals_dir: {root} lacks {split_tsv(root, s).relative_to(root)}, the {s} pairs "
-                f"{name} reads; restore it from the release"
-                for s in splits
-                if s in FOLDERS and not split_tsv(root, s).is_file()
-            ]
-    return list(dict.fromkeys(problems))
-
-
-def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) -> list[str]:
-    """The splits of InfoTabS the workflow will read with this config, in SPLITS order."""
-    wanted = set(report_splits(config) if isinstance(config.get("splits"), list) else [])
-    for name in probes:
-        wanted.update(probe_splits(config, name))
-    if any(
-        isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots") for m in models.values()
-    ):
-        wanted.add("train")  # a causal LM's k-shot examples come from train
-    if (
-        any(isinstance(m, dict) and "train" in m for m in models.values())
-        or inoculation_plan(config)
-        or variance_plan(config)
-    ):
-        wanted.update(("train", "dev"))  # fine-tuning reads train, and dev to pick its checkpoint
-    return [split for split in SPLITS if split in wanted]
 
 
 def _inoculation_problems(config: dict[str, Any], probes: dict, models: dict) -> list[str]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabprobe.config.defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
+from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset
 from tabprobe.probes import REGISTRY, get_probe
 
 # read by the workflow, not passed to the probe
@@ -39,13 +40,13 @@ def report_splits(config: Mapping[str, Any]) -> list[str]:
 
 
 def dataset_splits(config: Mapping[str, Any], dataset: str) -> list[str]:
-    """The splits a dataset's probes run on where a probe names none: InfoTabS's are the report's
-    (report_splits), TabFact's `tabfact_splits` (under `full: true`, `tabfact_full_splits`)."""
-    if dataset == "tabfact":
-        if config.get("full") and config.get("tabfact_full_splits"):
-            return list(config["tabfact_full_splits"])
-        return list(config.get("tabfact_splits") or ["simple_test", "complex_test"])
-    return report_splits(config)
+    """The splits a dataset's probes run on where a probe names none: under `full: true` its full
+    splits where config gives them, else its splits, else its defaults (data/datasets.py,
+    `Dataset.config_keys`: the paper dataset's are the report's, `splits`)."""
+    declared = get_dataset(dataset)
+    if config.get("full") and declared.setting(config, "full_splits"):
+        return list(declared.setting(config, "full_splits"))
+    return list(declared.setting(config, "splits") or declared.default_splits)
 
 
 def probe_splits(config: Mapping[str, Any], probe: str) -> list[str]:
@@ -57,28 +58,24 @@ def probe_splits(config: Mapping[str, Any], probe: str) -> list[str]:
     return list(settings.get("splits") or dataset_splits(config, probe_dataset(probe)))
 
 
-# Each dataset's unperturbed probe, which its other probes are compared with.
-BASELINE_PROBES = {"infotabs": "original", "tabfact": "tf_original"}
-
-
 def baseline_probe(probe: str) -> str:
-    """The unperturbed probe `probe` is compared with: `original`, or TabFact's `tf_original`."""
-    return BASELINE_PROBES[probe_dataset(probe)]
+    """The unperturbed probe `probe` is compared with: its dataset's (`Dataset.baseline_probe`)."""
+    return get_dataset(probe_dataset(probe)).baseline_probe
 
 
 def probe_dataset(probe: str) -> str:
-    """The dataset a probe's examples come from: the first it declares. An external set is in
-    InfoTabS's format, and so is a name no probe has (the config check reports it as unknown)."""
-    return get_probe(probe).datasets[0] if probe in REGISTRY else "infotabs"
+    """The dataset a probe's examples come from: the first it declares. An external set is in the
+    paper dataset's format, and so is a name no probe has (the config check reports it as unknown)."""
+    return get_probe(probe).datasets[0] if probe in REGISTRY else paper_dataset().name
 
 
 def model_datasets(config: Mapping[str, Any], model: str) -> list[str]:
     """The datasets whose probes a model answers: its `datasets`, else the dataset it was trained
-    on, else InfoTabS."""
+    on, else the paper's (data/datasets.py)."""
     block = config["models"][model]
     if block.get("datasets"):
         return list(block["datasets"])
-    return [block.get("train", {}).get("dataset", "infotabs")]
+    return [dataset_of_training(block.get("train")).name]
 
 
 def probe_limit(config: dict[str, Any], probe: str) -> int | None:
@@ -188,7 +185,7 @@ def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     there with a cap at least as large (capped subsets are nested, see perturb.select_examples).
     A set made beforehand (an external set, the hand-made counterfactuals) pairs with whichever
     gold examples `original` predicted, so for it `original` running on the split is enough.
-    (A TabFact probe's `original` is `tf_original`: baseline_probe.)"""
+    (Another dataset's `original` is its own baseline probe: baseline_probe.)"""
     baseline = baseline_probe(probe)
     if baseline not in config["probes"] or split not in probe_splits(config, baseline):
         return False

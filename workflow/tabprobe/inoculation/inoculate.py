@@ -27,9 +27,9 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS, errors, schemas
-from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.render import render
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.render import render
+from tabprobe.data.infobox.table import Table
 from tabprobe.io import atomic_dir, read_parquet, write_json
 from tabprobe.models.checkpoints import fingerprint, label_order, read_meta, require_base, save_checkpoint
 from tabprobe.models.encoding import encode
@@ -65,7 +65,7 @@ def nested_subsets(available: int, sizes: Sequence[int], seed: int, name: str) -
 
 def _encode(records: Sequence[Mapping], premise: str, tokenizer, settings: InoculationSettings, order: list[int]):
     """Features and targets (the checkpoint's output index of each label) of examples that carry
-    their own table (`schemas.PROBE_EXAMPLES` records; the label is `expected`, else `label`)."""
+    their own table (`infobox.PROBE_EXAMPLES` records; the label is `expected`, else `label`)."""
     premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
     encoded = encode(tokenizer, premises, [r["hypothesis"] for r in records], settings.max_length, settings.pair_order)
     targets = np.array([order[LABELS.index(r.get("expected") or r["label"])] for r in records], dtype=np.int64)
@@ -83,7 +83,7 @@ def fine_tune(
 ) -> dict:
     """Fine-tune the classifier at `checkpoint` on `train_records` and write the weights of the
     epoch with the best dev accuracy (the first of equals) to `out_dir`; returns its metadata.
-    Records carry their table (`schemas.PROBE_EXAMPLES`: challenge examples, and dev examples
+    Records carry their table (`infobox.PROBE_EXAMPLES`: challenge examples, and dev examples
     as probe `original` writes them)."""
     path, model, tokenizer, order = _load_seeded(checkpoint, settings.seed, label_map)
     device = pick_device()
@@ -266,7 +266,7 @@ def read_challenge(paths: Mapping[str, Mapping[str, str]], unverified_flips: str
     """column -> probe -> its examples whose labels may be used (tabprobe.probes.curation.scored)."""
     return {
         column: {
-            probe: scored(read_parquet(path, schemas.PROBE_EXAMPLES), unverified_flips)
+            probe: scored(read_parquet(path, infobox.PROBE_EXAMPLES), unverified_flips)
             for probe, path in probes.items()
         }
         for column, probes in paths.items()
@@ -309,7 +309,7 @@ def inoculate(
         )
     if dev_tables_path is None:
         dev = probe_dev_records(
-            scored(read_parquet(dev_path, schemas.PROBE_EXAMPLES), unverified_flips),
+            scored(read_parquet(dev_path, infobox.PROBE_EXAMPLES), unverified_flips),
             settings["dev_examples"],
             seed,
             experiment,
@@ -317,7 +317,7 @@ def inoculate(
     else:
         dev = dev_records(
             read_parquet(dev_path, schemas.EXAMPLES),
-            infotabs.load_tables(read_parquet(dev_tables_path, schemas.TABLES)),
+            infobox.load_tables(read_parquet(dev_tables_path, infobox.TABLES)),
             settings["dev_examples"],
             seed,
         )

@@ -17,6 +17,7 @@ import pyarrow as pa
 from tabprobe import schemas
 from tabprobe.config import inoculated_name
 from tabprobe.config.names import CHALLENGE_SPLIT
+from tabprobe.data.infobox import table as infobox
 from tabprobe.inoculation.inoculate import read_challenge
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.models.checkpoints import read_meta
@@ -234,12 +235,12 @@ def score_inoculation(
         experiment,
         table,
         models,
-        {s: read_parquet(p, schemas.PROBE_EXAMPLES) for s, p in originals.items()},
+        {s: read_parquet(p, infobox.PROBE_EXAMPLES) for s, p in originals.items()},
         {split: read_challenge(by_column, unverified_flips) for split, by_column in members.items()},
         read,
         scoring.ScoringSettings(**settings, seed=seed),
-        {s: read_parquet(p, schemas.PROBE_EXAMPLES) for s, p in (challenge_originals or {}).items()},
-        {probe: read_parquet(p, schemas.PROBE_EXAMPLES) for probe, p in (baselines or {}).items()},
+        {s: read_parquet(p, infobox.PROBE_EXAMPLES) for s, p in (challenge_originals or {}).items()},
+        {probe: read_parquet(p, infobox.PROBE_EXAMPLES) for probe, p in (baselines or {}).items()},
     )
     # The model before inoculation is filed as size 0 of the experiment: its numbers here share
     # the samplings of the changes, unlike its own scores under its name.

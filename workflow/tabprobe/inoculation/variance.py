@@ -26,8 +26,8 @@ import pyarrow as pa
 from tabprobe import errors, schemas
 from tabprobe.config.names import VARIANCE_TEST_SPLIT as TEST_SPLIT
 from tabprobe.config.names import range_label, range_probe, trained_name
-from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Table
 from tabprobe.inoculation.inoculate import fine_tune_into
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.models import classifiers as models
@@ -35,7 +35,7 @@ from tabprobe.models import predict
 from tabprobe.scoring import probe_scores as scoring
 from tabprobe.seeding import seeded_rng
 
-# Gold examples handed to the probe at a time: about two in five InfoTabS tables hold a
+# Gold examples handed to the probe at a time: about two in five of the paper dataset's tables hold a
 # single-number cell, so a draw stops after a few chunks.
 CHUNK = 256
 
@@ -48,7 +48,7 @@ def resample_seed(seed: int, resample: int) -> int:
 def range_examples(
     examples: pa.Table, tables: Mapping[str, Table], bounds: Sequence[int], count: int, seed: int, split: str
 ) -> pa.Table:
-    """The first `count` num_comparative examples (`schemas.PROBE_EXAMPLES`) whose numbers lie in
+    """The first `count` num_comparative examples (`infobox.PROBE_EXAMPLES`) whose numbers lie in
     `bounds`, from a seeded order of the split's gold examples (fewer where the split holds fewer).
     Each gold example's perturbation depends on its uid and `seed` only, and the order on `seed`,
     `split` and `bounds`, so a smaller `count` gives the start of a larger one's draw: the
@@ -192,7 +192,7 @@ def score_variance(
 
     torch.set_num_threads(max(1, threads))
     test_examples = read_parquet(test_path, schemas.EXAMPLES)
-    test_tables = infotabs.load_tables(read_parquet(test_tables_path, schemas.TABLES))
+    test_tables = infobox.load_tables(read_parquet(test_tables_path, infobox.TABLES))
     loaded = models.load_classifier(checkpoint, model.get("label_map"))
     repeat_seed = resample_seed(seed, resample)
     name = trained_name(base, size)
@@ -266,7 +266,7 @@ def train_variance(
     def examples(path, tables_path, count, split):
         found = range_examples(
             read_parquet(path, schemas.EXAMPLES),
-            infotabs.load_tables(read_parquet(tables_path, schemas.TABLES)),
+            infobox.load_tables(read_parquet(tables_path, infobox.TABLES)),
             bounds,
             count,
             repeat_seed,

@@ -4,7 +4,7 @@ and writing new classifier checkpoints.
 
 Checkpoints load from safetensors only and never run remote code. Each model maps its own
 output labels onto E / N / C through a label map, so any NLI checkpoint can be probed; a
-two-label head (TabFact's ENTAILED / REFUTED) maps onto E and C.
+two-label head (a fact-checking dataset's ENTAILED / REFUTED) maps onto E and C.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tabprobe.io import atomic_dir, sha256_file
 
 PACKAGE_SCHEME = "pkg://"
 # Label names that commonly appear in NLI and table fact-checking checkpoints' id2label, by prefix
-# (lower-cased, "-" and " " read as "_"). TabFact's checkpoints (TAPAS, TAPEX) name theirs
+# (lower-cased, "-" and " " read as "_"). The fact-checking checkpoints of TAPAS and TAPEX name theirs
 # "Entailed" / "Refused"; GLUE's two-way tasks "entailment" / "not_entailment".
 _LABEL_NAME_PREFIXES = {
     "entail": "E",
@@ -34,7 +34,7 @@ _LABEL_NAME_PREFIXES = {
     "non_entail": "C",
 }
 # The label sets a classification head may have, as the letters its outputs map onto: the three
-# NLI labels, or the two of a fact-checking dataset (TabFact), whose N column is then 0.
+# NLI labels, or the two of a fact-checking dataset, whose N column is then 0.
 HEAD_LABEL_SETS = (frozenset("ENC"), frozenset("EC"))
 TABPROBE_META = "tabprobe.json"
 
@@ -221,7 +221,7 @@ def _recognised_label(name: str) -> str | None:
 
 def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None, where: str) -> list[int | None]:
     """Output indices of the checkpoint in E, N, C order; None for N when the head has two
-    labels (E and C: a fact-checking head such as TabFact's ENTAILED / REFUTED), whose
+    labels (E and C: a fact-checking head's ENTAILED / REFUTED), whose
     predictions then give N a probability of 0 (`in_label_order`).
 
     `label_map` maps the checkpoint's label names (or indices, as strings) to E/N/C; without

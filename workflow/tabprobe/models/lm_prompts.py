@@ -74,7 +74,7 @@ class Prompting:
 
     def fill(self, premise: str, hypothesis: str) -> tuple[str, tuple[int, int]]:
         """One example's prompt text and the span of its premise in it."""
-        marker = "\x00"  # never in a rendered table or a hypothesis (InfoTabS text is printable)
+        marker = "\x00"  # never in a rendered table or a hypothesis (dataset text is printable)
         text = self.template.format(premise=marker, hypothesis=hypothesis, question=self.question).strip()
         at = text.find(marker)
         if at < 0:  # a template without {premise}: a hypothesis-only prompt

@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tabprobe import schemas
+from tabprobe.data.tables import PROBE_EXAMPLES_SCHEMAS
 from tabprobe.io import atomic_path, read_parquet, write_json, write_parquet
 from tabprobe.models import causal
 from tabprobe.models import classifiers as models
@@ -45,7 +46,7 @@ def predict_file(
     On a GPU, batches are filled to `gpu_batch_tokens` padded tokens: a GPU needs big batches to
     be busy, and a fixed number of examples per batch leaves it idle on short inputs. On a CPU,
     which is busy at any batch size, `batch_size` examples."""
-    probe_examples = read_parquet(probe_path, schemas.ANY_PROBE_EXAMPLES)
+    probe_examples = read_parquet(probe_path, PROBE_EXAMPLES_SCHEMAS)
     start = time.monotonic()
     batch_tokens = batch_tokens_on(loaded, gpu_batch_tokens)
     infer = causal.infer if loaded.kind == "causal" else models.infer

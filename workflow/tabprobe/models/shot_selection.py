@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tabprobe import LABELS, schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.errors import ModelError
 from tabprobe.io import read_parquet
 from tabprobe.seeding import seeded_rng
@@ -53,6 +54,6 @@ log = logging.getLogger(__name__)
 
 def select_shots(examples: str, tables: str, out: str, shots: int, seed: int) -> None:
     """Rule select_shots: the k training examples a causal LM's prompts start with."""
-    chosen = choose_shots(read_parquet(examples, schemas.EXAMPLES), read_parquet(tables, schemas.TABLES), shots, seed)
+    chosen = choose_shots(read_parquet(examples, schemas.EXAMPLES), read_parquet(tables, infobox.TABLES), shots, seed)
     write_shots(chosen, out)
     log.info("%d shots from train: %s", len(chosen), ", ".join(f"{s['uid']} ({s['label']})" for s in chosen))

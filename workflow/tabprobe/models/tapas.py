@@ -6,8 +6,8 @@ is, and the statement as its query. The tokenizer gives every token seven type i
 (segment, column, row, previous answer, column rank, inverse rank, numeric relation): the
 embeddings through which TAPAS knows which cell a token is in and how the cells' numbers compare.
 
-How each dataset's table becomes a data frame:
-- an InfoTabS infobox: two columns, `key` and `value`, one row per infobox row, in its order. A key
+How each table type becomes a data frame:
+- an infobox: two columns, `key` and `value`, one row per infobox row, in its order. A key
   with several values keeps them in one cell, joined by ", " (as the `para` rendering writes them),
   so that one infobox row is one TAPAS row: a probe that deletes or moves a row deletes or moves one
   row of the model's input, and TAPAS's row ids count the infobox's rows. The title, which a
@@ -15,7 +15,7 @@ How each dataset's table becomes a data frame:
   `struct` rendering, the paper's, writes it); the tokenizer drops rows from the end, so the title
   is the last thing cut. An empty infobox (the hypothesis_only probe) is an empty data frame: the
   statement alone.
-- a TabFact relational table: its header and records as they are. Its caption is not given: a
+- a relational table: its header and records as they are. Its caption is not given: a
   TAPAS table has a header and cells, no caption, and a caption row would break the columns that
   TAPAS ranks numbers in.
 
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.data.tables import AnyTable
 from tabprobe.errors import ModelError
 from tabprobe.models.encoding import Encoded
@@ -83,7 +83,7 @@ def require_pandas() -> None:
 
 def data_frame(table: AnyTable):
     """The table as TapasTokenizer takes it: a pandas data frame of strings with the default row index
-    (the module's docstring says how each dataset's table is laid out, and why)."""
+    (the module's docstring says how each table type is laid out, and why)."""
     import pandas as pd
 
     if isinstance(table, Table):

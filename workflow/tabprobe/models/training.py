@@ -1,5 +1,5 @@
 """Fine-tuning a base encoder into a classifier on a dataset's train split: 3-way NLI (E, N, C)
-on InfoTabS, or two-way (E, C) where the dataset has two labels (TabFact).
+on a dataset of three labels, or two-way (E, C) where the dataset has two (a fact-checking one).
 
 Seeded and deterministic on the CPU: the subset of training examples, the head's initial
 weights, the batch order and dropout all come from the seed. Batches group examples of similar
@@ -29,9 +29,9 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from tabprobe import LABELS, schemas
-from tabprobe.data.datasets import get_dataset
-from tabprobe.data.infotabs.table import Table
-from tabprobe.data.tables import load_tables, render
+from tabprobe.data.datasets import dataset_of_training
+from tabprobe.data.infobox.table import Table
+from tabprobe.data.tables import TABLES_SCHEMAS, load_tables, render
 from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
 from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, save_checkpoint
@@ -398,12 +398,13 @@ def train_model(
     """Rule train_model: fine-tune a base encoder on the train split (`train_config`: the model's
     `train:` block) into `out_dir`, resuming a killed job's state. The head has one output per
     label in `labels`, by default the labels of the block's `dataset` (get_dataset(name).labels:
-    E, N, C for InfoTabS, E, C for TabFact)."""
+    E, N, C, or E, C; the paper dataset's where the block names none)."""
     import torch
 
     torch.set_num_threads(max(1, threads))
     train_config = dict(train_config)
-    dataset = get_dataset(train_config.pop("dataset", "infotabs"))
+    dataset = dataset_of_training(train_config)
+    train_config.pop("dataset", None)
     labels = tuple(labels) if labels is not None else dataset.labels
     settings = TrainSettings.from_config(train_config, seed, pair_order)
     # The resume state lives beside the output until the checkpoint is in place, so a killed job
@@ -412,9 +413,9 @@ def train_model(
     with atomic_dir(out_dir) as tmp:
         train(
             read_parquet(train_path, schemas.EXAMPLES),
-            load_tables(read_parquet(train_tables_path, schemas.ANY_TABLES)),
+            load_tables(read_parquet(train_tables_path, TABLES_SCHEMAS)),
             read_parquet(dev_path, schemas.EXAMPLES),
-            load_tables(read_parquet(dev_tables_path, schemas.ANY_TABLES)),
+            load_tables(read_parquet(dev_tables_path, TABLES_SCHEMAS)),
             premise,
             settings,
             tmp,

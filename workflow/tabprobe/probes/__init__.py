@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Mapping
 from functools import cache
 
+from tabprobe.data.datasets import all_datasets, get_dataset, paper_dataset
 from tabprobe.errors import did_you_mean
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.transitions import TransitionRule
@@ -107,32 +108,44 @@ def is_external(name: str) -> bool:
     return name in _EXTERNAL
 
 
-# Who made a probe's examples, as the report and the run record say it.
-MADE_BY = {
-    "original": "InfoTabS as released (crowd-written hypotheses and labels)",
-    "human": "human-made: the paper's hand-made counterfactual tables (release), read as they are",
-    "machine": "machine-made: tabprobe's edits of InfoTabS examples",
-    "tabfact_original": (
-        "TabFact as released (val/test statements byte-identical to upstream; `bootstrap`: the statements "
-        "of the human-written programs, kept where the project's executor gives their label)"
-    ),
-    "tabfact_machine": (
-        "machine-made: tabprobe's edits of TabFact examples (the program probes' expected labels: the "
-        "human-written program executed on the edited table)"
-    ),
-    "external": "an external set given in config, read as it is",
-}
+class _MadeBy(Mapping):
+    """Who made a probe's examples, as the report and the run record say it: each registered
+    dataset's lines ("original": its own examples, "machine": its probes' edits; `Dataset.made_by`,
+    under `Dataset.made_by_key`), the people of a set made by hand, and an external set's."""
+
+    FIXED = {
+        "human": "human-made: the paper's hand-made counterfactual tables (release), read as they are",
+        "external": "an external set given in config, read as it is",
+    }
+
+    def _lines(self) -> dict[str, str]:
+        lines = dict(self.FIXED)
+        for dataset in all_datasets():
+            lines.update({dataset.made_by_key(kind): text for kind, text in dataset.made_by.items()})
+        return lines
+
+    def __getitem__(self, key: str) -> str:
+        return self._lines()[key]
+
+    def __iter__(self):
+        return iter(self._lines())
+
+    def __len__(self) -> int:
+        return len(self._lines())
+
+
+MADE_BY: Mapping[str, str] = _MadeBy()
 
 
 def made_by(name: str) -> str:
     """Who made a probe's examples: a key of MADE_BY."""
-    if name == "original":
-        return "original"
     if is_external(name):
         return "external"
-    if "tabfact" in get_probe(name).datasets:
-        return "tabfact_original" if name == "tf_original" else "tabfact_machine"
-    return "human" if get_probe(name).needs_human_counterfactuals else "machine"
+    probe = get_probe(name)
+    if probe.needs_human_counterfactuals:
+        return "human"
+    dataset = get_dataset(probe.datasets[0])
+    return dataset.made_by_key("original" if name == dataset.baseline_probe else "machine")
 
 
 def is_fixed_set(name: str) -> bool:
@@ -204,16 +217,15 @@ POOLED_COLUMNS = {"preserved": "label_preserved", "flipped": "label_flipped"}
 
 def pooled_members(table: str, probe_names: list[str]) -> dict[str, list[str]]:
     """Each column of a pooled paper table and the probes (of `probe_names`, in that order)
-    pooled into it: InfoTabS's only, the paper's tables being InfoTabS's (TabFact's statement
-    edits are of the same family, and the report's TabFact part shows them apart)."""
+    pooled into it: the paper dataset's only, the paper's tables being its (another dataset's
+    statement edits may be of the same family, and the report's part of that dataset shows them apart)."""
     family = POOLED_TABLES[table]
+    paper = paper_dataset().name
     return {
         column: [
             p
             for p in probe_names
-            if get_probe(p).family == family
-            and get_probe(p).label_change == change
-            and "infotabs" in get_probe(p).datasets
+            if get_probe(p).family == family and get_probe(p).label_change == change and paper in get_probe(p).datasets
         ]
         for change, column in POOLED_COLUMNS.items()
     }

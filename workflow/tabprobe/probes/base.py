@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.transitions import TransitionRule
 
 

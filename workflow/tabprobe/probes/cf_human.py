@@ -3,7 +3,7 @@ ENTAIL or CONTRADICT example, the table a person edited so that its label flips 
 C -> E), the hypothesis kept (tabprobe.data.infotabs.counterfactuals reads and checks the release). The
 probe finds the example's pair in the split's set; it perturbs only examples the people edited."""
 
-from tabprobe.data.infotabs.table import normalised
+from tabprobe.data.infobox.table import normalised
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, Invariant, same_table
 

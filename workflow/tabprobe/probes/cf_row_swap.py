@@ -10,7 +10,7 @@ misses rows, and a needed row left as A's own would decide the label instead. Hy
 never name their subject, or talk about its name, are skipped and counted.
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.evidence_edits import relevant_indices, swap_rows_in, with_title
 from tabprobe.probes.invariants import CLEAN_SPACING, EDITS_REPRODUCE, Invariant

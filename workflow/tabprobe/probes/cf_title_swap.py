@@ -7,7 +7,7 @@ answers from what it knows about the named subject goes wrong. Hypotheses that n
 their subject are skipped and counted.
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.evidence_edits import pair_tables, with_title
 from tabprobe.probes.invariants import CLEAN_SPACING, EDITS_REPRODUCE

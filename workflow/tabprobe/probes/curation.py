@@ -277,7 +277,7 @@ WHY = {
 class ReviewItem:
     """One example to review: what the TSV and the page show of it."""
 
-    record: dict  # the probe example (schemas.PROBE_EXAMPLES) as generated, before any curation
+    record: dict  # the probe example (infobox.PROBE_EXAMPLES) as generated, before any curation
     needs: tuple[str, ...]
     decision: Decision | None  # an earlier decision on exactly this text
 
@@ -351,7 +351,7 @@ def review_page(
     same TSV as `write_tsv` writes, under `filename`."""
     import hashlib
 
-    from tabprobe.data.infotabs.table import Table
+    from tabprobe.data.infobox.table import Table
     from tabprobe.probes.diff import text_diff
 
     data_items = []

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 
 RowStatus = Literal["kept", "moved", "changed", "deleted", "inserted"]
 SegmentKind = Literal["same", "old", "new"]
@@ -186,7 +186,7 @@ def example_changes(
     predictions: Mapping[str, str] | None = None,
     original_predictions: Mapping[str, str] | None = None,
 ) -> list[ExampleChange]:
-    """ExampleChange for each probe row (`schemas.PROBE_EXAMPLES` records). `originals` maps a
+    """ExampleChange for each probe row (`infobox.PROBE_EXAMPLES` records). `originals` maps a
     gold uid to its example record, `tables` a table id to the split's table. A row whose
     original is unknown (an unpaired line of an external set) is shown against itself."""
     out = []

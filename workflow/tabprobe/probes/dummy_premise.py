@@ -2,7 +2,7 @@
 uninformative table ("to be or not to be"). A model that uses its premise should lose the
 accuracy that the evidence gave it."""
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 

@@ -14,7 +14,7 @@ subject would be NEUTRAL, not CONTRADICT."""
 
 from __future__ import annotations
 
-from tabprobe.data.infotabs.table import normalised
+from tabprobe.data.infobox.table import normalised
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.entity_slots import entity_name_span, entity_pool, slots, substitutes, table_text, usable
 from tabprobe.probes.hypothesis_edits.reading import is_negated, quantified_subject

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from tabprobe.data.infotabs.table import Table, normalised
+from tabprobe.data.infobox.table import Table, normalised
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.entity_slots import (
     aliases,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tabprobe.data.infotabs.table import Table, normalised
+from tabprobe.data.infobox.table import Table, normalised
 from tabprobe.probes.titles import name_run, names_subject
 from tabprobe.wordlists import word_groups
 

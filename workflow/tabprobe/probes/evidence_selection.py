@@ -6,7 +6,7 @@ examples where the model uses all, some, or none of the relevant rows, or ignore
 As in the paper, only ENTAIL/CONTRADICT examples with at least one relevant row are used.
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.evidence_edits import describe_rows, relevant_indices, without_rows
 from tabprobe.probes.invariants import TABLE_EDIT

@@ -14,9 +14,11 @@ import pyarrow as pa
 
 from tabprobe import schemas
 from tabprobe.data import parsing
+from tabprobe.data.datasets import get_dataset
+from tabprobe.data.infobox.table import Table
 from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
-from tabprobe.data.infotabs.table import Table
-from tabprobe.data.tables import load_tables, probe_examples_schema
+from tabprobe.data.tabfact import contracts
+from tabprobe.data.tables import TABLES_SCHEMAS, load_tables
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.probes import (
     Example,
@@ -59,7 +61,7 @@ def perturbations(
     programs: Mapping[str, ProgramFacts] | None = None,
 ) -> Iterator[list[dict]]:
     """The probe applied to the examples one by one, lazily: for each gold example it perturbs,
-    in the order of `examples`, the list of its probe examples (`schemas.PROBE_EXAMPLES`
+    in the order of `examples`, the list of its probe examples (`infobox.PROBE_EXAMPLES`
     records). Perturbations that break one of the probe's invariants are dropped before one is
     sampled; what was skipped, dropped and curated is counted into `tally`. `generate` runs it
     to the end; `tabprobe show` stops after a few."""
@@ -154,7 +156,7 @@ def _keeping_promises(
 def _probe_rows(
     probe: Probe, example: Example, candidates: list[ProbeExample], rng: np.random.Generator, tally: Tally
 ) -> list[dict]:
-    """The probe examples of one gold example (`schemas.PROBE_EXAMPLES` records): one candidate
+    """The probe examples of one gold example (`infobox.PROBE_EXAMPLES` records): one candidate
     drawn with the example's own `rng`, or every candidate, as the probe asks; the curator's
     decision applied to each."""
     probe_name = probe.name
@@ -236,7 +238,12 @@ def generate(
         dict(tally.dropped),
         coverage["review"],
     )
-    return pa.Table.from_pylist(rows, schema=probe_examples_schema(tables)), coverage
+    return pa.Table.from_pylist(rows, schema=probe_file_schema(probe_name)), coverage
+
+
+def probe_file_schema(probe_name: str):
+    """The contract of a probe's file: its dataset's table type's (data/table_type.py)."""
+    return get_dataset(get_probe(probe_name).datasets[0]).table_type.probe_examples
 
 
 @dataclass(frozen=True)
@@ -270,7 +277,7 @@ def read_probe_inputs(
     """The inputs of generate_probe (also read by `tabprobe show`). `counterfactuals_root`: a copy
     of the hand-made counterfactual release, checked against its checksums unless told not to."""
     examples = select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
-    tables = load_tables(read_parquet(tables_path, schemas.ANY_TABLES))
+    tables = load_tables(read_parquet(tables_path, TABLES_SCHEMAS))
     docs = None
     if parses_path:
         docs = parsing.read(parses_path, zip(examples["uid"].to_pylist(), examples["hypothesis"].to_pylist()))
@@ -293,11 +300,11 @@ def read_probe_inputs(
 
 
 def read_programs(path: str) -> dict[str, ProgramFacts]:
-    """uid -> ProgramFacts, from a split's programs file (schemas.PROGRAMS: only programs that give
+    """uid -> ProgramFacts, from a split's programs file (contracts.PROGRAMS: only programs that give
     their statement's label on the original table are there, data/tabfact/ingest.py)."""
     return {
         r["uid"]: ProgramFacts(r["program"], tuple(r["records_read"]), tuple(r["columns_read"]))
-        for r in read_parquet(path, schemas.PROGRAMS).to_pylist()
+        for r in read_parquet(path, contracts.PROGRAMS).to_pylist()
     }
 
 
@@ -348,7 +355,7 @@ def generate_probe(
         inputs.counterfactuals,
         inputs.programs,
     )
-    write_parquet(probe_examples, out, probe_examples_schema(inputs.tables))
+    write_parquet(probe_examples, out, probe_file_schema(probe))
     write_json(
         {
             "split": split,

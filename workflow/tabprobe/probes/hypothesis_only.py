@@ -1,7 +1,7 @@
 """Premise control (InfoTabS paper Table 3): the model sees the hypothesis alone. Accuracy
 against the gold label measures what the hypothesis by itself lets the model guess."""
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 

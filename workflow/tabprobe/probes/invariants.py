@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from tabprobe.data.infotabs.table import Row, Table, normalised
+from tabprobe.data.infobox.table import Row, Table, normalised
 from tabprobe.probes.base import Example, ProbeExample
 
 Check = Callable[[Example, Table, ProbeExample], "str | None"]

@@ -8,7 +8,7 @@ Applies to statements with a program (the bootstrap split) that gives the gold l
 original table; skipped when the program read every record.
 """
 
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample, ProgramFacts
 from tabprobe.probes.invariants import EXPECTS_GOLD, RECORD_EDIT
 from tabprobe.probes.record_edits import EXPECTED_BY_EXECUTION, PROGRAM_PROBE, deletable, program_deletion, records_read

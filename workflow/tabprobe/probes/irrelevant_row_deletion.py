@@ -4,7 +4,7 @@ No prediction may change. Examples whose relevance source names no row are skipp
 knowing the evidence, no row can be called irrelevant.
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, NotApplicable, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.evidence_edits import describe_rows, relevant_indices, without_rows
 from tabprobe.probes.invariants import TABLE_EDIT

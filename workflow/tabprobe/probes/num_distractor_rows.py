@@ -7,7 +7,7 @@ Option `rows` (default 2): how many distractor rows to insert."""
 
 import re
 
-from tabprobe.data.infotabs.table import normalised
+from tabprobe.data.infobox.table import normalised
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import TABLE_EDIT
 from tabprobe.probes.number_edits import quantities

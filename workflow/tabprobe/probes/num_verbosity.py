@@ -6,7 +6,7 @@ not "married at 38"). The table still states N: label preserved."""
 
 import re
 
-from tabprobe.data.infotabs.table import Row
+from tabprobe.data.infobox.table import Row
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import CHANGES_SOMETHING, HYPOTHESIS_KEPT, ROW_EDITS_REPLAY
 from tabprobe.probes.number_edits import NUMERIC_CELL, integer_value, is_unit, quantities

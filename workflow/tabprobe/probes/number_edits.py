@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.text_edits import apply_changes, change
 
 INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")

@@ -18,7 +18,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from tabprobe.data.infotabs.table import Row, Table
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.base import NotApplicable
 from tabprobe.probes.number_edits import COUNT_KEY, NUMERIC_CELL, integer_value, quantity_cells
 from tabprobe.probes.text_edits import is_plural

@@ -1,6 +1,6 @@
 """The identity probe: the unperturbed split, which every other probe is compared with."""
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, TABLE_KEPT
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.data.tabfact.programs import Outcome, ProgramError, execute
-from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.probes.base import Example, NotApplicable, ProbeContext, ProbeExample, ProgramFacts
 from tabprobe.probes.invariants import Invariant
 from tabprobe.probes.statement_kinds import KINDS, LOOKUP, statement_kinds

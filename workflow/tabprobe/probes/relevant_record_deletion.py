@@ -9,7 +9,7 @@ Applies to statements with a program (the bootstrap split) that gives the gold l
 original table; skipped when the program read no record or nothing else would be left.
 """
 
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample, ProgramFacts
 from tabprobe.probes.invariants import RECORD_EDIT
 from tabprobe.probes.record_edits import EXPECTED_BY_EXECUTION, PROGRAM_PROBE, deletable, program_deletion, records_read

@@ -5,7 +5,7 @@ Which rows are relevant comes from the relevance source (config `relevance`), na
 report beside every number.
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.evidence_edits import describe_rows, relevant_indices, without_rows
 from tabprobe.probes.invariants import TABLE_EDIT

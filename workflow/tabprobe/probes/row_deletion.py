@@ -4,7 +4,7 @@ Relevance-agnostic: the deleted row may or may not be evidence for the hypothesi
 transition rule allows E -> E/N and C -> C/N, and NEUTRAL must stay NEUTRAL.
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import TABLE_EDIT
 from tabprobe.probes.table_edits import delete_row

@@ -1,7 +1,7 @@
 """Delete a random row, then insert a row with a key the original table lacked, from a table of
 the same category (paper appendix Table 17). The composed rule is this project's reading."""
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import TABLE_EDIT
 from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, delete_row, insert_new_key_row

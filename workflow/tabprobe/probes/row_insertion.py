@@ -10,7 +10,7 @@ as in the paper; the table's own rows, the hypothesis's evidence, are untouched.
 One insertion is sampled here rather than listing every candidate (hundreds per table).
 """
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import TABLE_EDIT
 from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, insert_new_key_row

@@ -3,7 +3,7 @@ in an infobox, so no prediction may change."""
 
 import numpy as np
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.base import Example, NotApplicable, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, ROWS_REORDERED
 from tabprobe.probes.transitions import PAPER, transition_rule

@@ -6,7 +6,7 @@ the paper; the full rule set is this project's reading (docs/probes.md, marked "
 
 import re
 
-from tabprobe.data.infotabs.table import Row, Table, normalised
+from tabprobe.data.infobox.table import Row, Table, normalised
 from tabprobe.probes.base import Example, NotApplicable, PaperNumbers, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import TABLE_EDIT, VALUE_NEW_TO_ROW
 from tabprobe.probes.table_edits import holds_a_date, stem

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.probes.base import NotApplicable
 from tabprobe.probes.text_edits import apply_changes, change
 from tabprobe.wordlists import word_set

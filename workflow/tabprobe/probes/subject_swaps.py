@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.probes.invariants import Invariant
 from tabprobe.probes.titles import Mention, forms, is_person, mentions, name_part, words_of
 

@@ -2,7 +2,7 @@
 random. Accuracy against the gold label near the hypothesis-only level means the model's
 answers do not depend on which table it reads."""
 
-from tabprobe.data.infotabs.table import Table, normalised
+from tabprobe.data.infobox.table import Table, normalised
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 

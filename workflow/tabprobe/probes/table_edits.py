@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from tabprobe.data.infotabs.table import Row, Table, normalised
+from tabprobe.data.infobox.table import Row, Table, normalised
 from tabprobe.probes.base import NotApplicable
 from tabprobe.probes.invariants import Invariant
 from tabprobe.wordlists import word_groups, word_set

@@ -4,7 +4,7 @@ the same header may be the same kind of table, of the same season's next week, a
 decide the statement). Accuracy against the gold label near the statement-only level means the
 model's answers do not depend on which table it reads."""
 
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
 from tabprobe.probes.invariants import HEADER_DIFFERS, HYPOTHESIS_KEPT, RELATIONAL_PREMISE_REPLACED
 from tabprobe.probes.statement_edits import relational

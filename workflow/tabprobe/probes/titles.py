@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.wordlists import word_set
 
 # Categories of places, whose titles may add a state or country ("Columbus, Georgia"); elsewhere

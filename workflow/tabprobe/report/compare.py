@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from tabprobe import layout, schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.errors import TabprobeError
 from tabprobe.io import read_parquet
 from tabprobe.report import scorecard
@@ -90,7 +91,7 @@ def outcomes(side: Side, probe: str, statistic: str, split: str) -> dict[str, fl
     after = _predictions(side.results_dir, side.model, probe, split)
     if not probe_path.is_file() or after is None:
         return None
-    examples = read_parquet(probe_path, schemas.PROBE_EXAMPLES).to_pylist()
+    examples = read_parquet(probe_path, infobox.PROBE_EXAMPLES).to_pylist()
     correct = np.array([after.get(e["uid"]) == e["expected"] for e in examples], dtype=np.float64)
     present = np.array([e["uid"] in after for e in examples])
     if statistic == "accuracy_drop":

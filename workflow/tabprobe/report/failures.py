@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from tabprobe import LABEL_NAMES
+from tabprobe.data.infobox import table as infobox
 from tabprobe.probes import Probe
 from tabprobe.seeding import seeded_rng
 
 
 @dataclass(frozen=True)
 class Failure:
-    row: Mapping  # the probe example (`schemas.PROBE_EXAMPLES` record)
+    row: Mapping  # the probe example (`infobox.PROBE_EXAMPLES` record)
     reason: str
 
 
@@ -175,7 +176,7 @@ def failing_examples(
     from tabprobe.probes import diff
     from tabprobe.probes.curation import scored
 
-    rows = scored(read_parquet(files["probe"], schemas.PROBE_EXAMPLES), unverified_flips).to_pylist()
+    rows = scored(read_parquet(files["probe"], infobox.PROBE_EXAMPLES), unverified_flips).to_pylist()
     predictions = _read_predictions(files[f"predictions:{model}"])
     original = files.get(f"original:{model}")
     before = _read_predictions(original) if original and Path(original).exists() else {}
@@ -184,7 +185,7 @@ def failing_examples(
         examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
         split_data = (
             {e["uid"]: e for e in examples},
-            infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)),
+            infotabs.load_tables(read_parquet(files["tables"], infobox.TABLES)),
         )
     changes = diff.example_changes([f.row for f in found.shown], *split_data, predictions, before)
     return found, [replace(c, reason=f.reason) for c, f in zip(changes, found.shown)]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infotabs import reading as infotabs
 from tabprobe.io import read_parquet
 from tabprobe.probes import get_probe
@@ -63,7 +64,7 @@ def load_examples(
             examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
             split_data[split] = (
                 {e["uid"]: e for e in examples},
-                infotabs.load_tables(read_parquet(files["tables"], schemas.TABLES)),
+                infotabs.load_tables(read_parquet(files["tables"], infobox.TABLES)),
             )
         # The models that answered this probe: a TabFact-only model has no predictions here.
         for model in (m for m in models if f"predictions:{m}" in files):

@@ -4,7 +4,7 @@ decide them, and every probe's effect at a glance, each read in the direction th
 from __future__ import annotations
 
 from tabprobe.config.names import is_trained_name
-from tabprobe.layout import SHOWCASE_ORDER
+from tabprobe.data.datasets import paper_dataset
 from tabprobe.probes import get_probe, pooled_members
 from tabprobe.report import figures, scorecard, verdict_terms, verdicts
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock, VerdictBlock
@@ -12,6 +12,9 @@ from tabprobe.report.dimensions import DIMENSIONS, dimension_of
 from tabprobe.report.inputs import RunInfo
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
+
+# The paper dataset's showcase order (`ReportPart.showcase_order`), which the summary table reads.
+SHOWCASE_ORDER = paper_dataset().report.showcase_order
 
 
 def verdict_section(run: RunInfo) -> Section:

@@ -1,7 +1,7 @@
 """Reference numbers from the papers, shown beside this run's (RoBERTa-large, Table as a Paragraph).
 
 Source: the tables of Gupta et al., "Is My Model Using the Right Evidence? Systematic Probes for
-Examining Evidence-Based Tabular Reasoning" (and of the InfoTabS paper, where a comment says so).
+Examining Evidence-Based Tabular Reasoning" (and of the dataset's own paper, Gupta et al. 2020, where a comment says so).
 Values are percentages.
 """
 
@@ -79,7 +79,7 @@ TABLE4 = {
     },
 }
 
-# InfoTabS paper (Gupta et al. 2020) Table 3 (RoBERTa-large, hypothesis only) and Table 4
+# The dataset's paper (Gupta et al. 2020) Table 3 (RoBERTa-large, hypothesis only) and Table 4
 # (RoBERTa-large trained and tested with a dummy or a randomly swapped premise): accuracy.
 PREMISE_CONTROLS = {
     "hypothesis_only": TABLE1_ACCURACY["Hypothesis only"],
@@ -146,8 +146,9 @@ def reference_cells() -> list[dict]:
     which model they stand beside ("premise": a model that reads its table, compared with
     RoBERTa-large; "hypothesis_only": the hypothesis-only baseline). Only numbers the papers
     print: nothing here is derived from them."""
-    from tabprobe.data.infotabs.reading import SPLITS
+    from tabprobe.data.datasets import paper_dataset
 
+    splits = paper_dataset().splits
     cells = []
 
     def add(reference, probe, split, statistic, label, value):
@@ -178,7 +179,7 @@ def reference_cells() -> list[dict]:
         for split, value in by_split.items():
             add("premise", probe, split, "accuracy", "all", value)
     for (statistic, label), value in EVIDENCE_SELECTION.items():
-        for split in SPLITS:  # the paper's are over dev and test together: the same value on each split
+        for split in splits:  # the paper's are over dev and test together: the same value on each split
             add("premise", "evidence_selection", split, statistic, label, value)
     for table, numbers in (("table4", TABLE4), ("table7", TABLE7)):
         for split, rows in numbers.items():

@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.probes.curation import scored
 from tabprobe.scoring.probe_scores import (
@@ -141,7 +142,7 @@ def score_pooled_column(
     """Rule score_pooled_column: one column of a pooled paper table (Tables 4 and 7)."""
     members = {
         name: (
-            scored(read_parquet(probe_path, schemas.PROBE_EXAMPLES), unverified_flips),
+            scored(read_parquet(probe_path, infobox.PROBE_EXAMPLES), unverified_flips),
             read_parquet(pred_path, schemas.PREDICTIONS),
         )
         for name, probe_path, pred_path in zip(probe_names, probe_paths, prediction_paths, strict=True)

@@ -20,8 +20,9 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS, schemas
-from tabprobe.config.settings import BASELINE_PROBES
+from tabprobe.config.settings import baseline_probe
 from tabprobe.data.datasets import get_dataset
+from tabprobe.data.tables import PROBE_EXAMPLES_SCHEMAS
 from tabprobe.io import read_parquet, write_parquet
 from tabprobe.probes import get_probe, is_fixed_set, register_externals
 from tabprobe.probes.curation import scored
@@ -102,7 +103,7 @@ def _label_masks(values: np.ndarray, labels: tuple[str, ...] = LABELS) -> dict[s
     return {lab: (values == lab).astype(np.float64) for lab in labels}
 
 
-# What a NEUTRAL answer means on a two-label dataset (TabFact: ENTAILED / REFUTED, where a statement
+# What a NEUTRAL answer means on a two-label dataset (a fact-checking one: ENTAILED / REFUTED, where a statement
 # the table does not support is refuted): "not entailed". A three-way model's N is scored as C there,
 # and how often it answered N is its own statistic, so the reading is never hidden.
 NOT_ENTAILED = "C"
@@ -126,7 +127,7 @@ def score_expected(
 ) -> list[dict]:
     """Accuracy against the expected label, overall, per expected label, and over the E and C
     examples together ("EC": the paper's "w/o NEUTRAL", Table 4). Over a two-label dataset's
-    `labels` (TabFact: E, C; `pred` read by as_two_labels) there is no N row and no "EC", which
+    `labels` (E, C; `pred` read by as_two_labels) there is no N row and no "EC", which
     would repeat "all", and the share of `neutral` answers (read as C) is a statistic of its own."""
     correct = (pred == expected).astype(np.float64)
     rows = [{"statistic": "accuracy", "label": "all", **scorer.stat(correct, np.ones_like(correct))}]
@@ -178,8 +179,8 @@ def original_predictions_for(
     """A column (the prediction, or the digest of the model's input) of the original prediction
     of each gold example, in the given order. With `missing_ok`, None where there is none (an
     external probe set may pair with gold examples outside `original`'s cap). Keyed by the gold
-    example (`orig_uid`): an unperturbed probe has one row per gold example, and TabFact's
-    `tf_original` names its rows like any probe's (`original` gives its rows the gold uid itself)."""
+    example (`orig_uid`): an unperturbed probe has one row per gold example, and another dataset's
+    baseline names its rows like any probe's (`original` gives its rows the gold uid itself)."""
     before = dict(zip(original_predictions["orig_uid"].to_pylist(), original_predictions[column].to_pylist()))
     lost = [u for u in orig_uids if u not in before]
     if lost and not missing_ok:
@@ -216,8 +217,8 @@ def score_gain_over_baseline(
     labels: tuple[str, ...] = LABELS,
 ) -> dict:
     """Accuracy of the model minus that of the hypothesis-only baseline on the same examples and
-    samplings (points): what reading the table adds over the hypothesis alone (InfoTabS paper
-    section 4: every model must beat it)."""
+    samplings (points): what reading the table adds over the hypothesis alone (Gupta et al.
+    2020, section 4: every model must beat it)."""
     gold_uids = probe_examples["orig_uid"].to_pylist()
     base = as_two_labels(original_predictions_for(baseline_predictions, gold_uids, missing_ok=True), labels)[0]
     shared = np.array([b is not None for b in base])
@@ -386,7 +387,7 @@ def score_examples(
         ) != np.array([digest[u] for u in uids], dtype=object)
     if probe.judged_by == "expected":
         expected = np.array(probe_examples["expected"].to_pylist(), dtype=object)
-        # A two-label dataset's (TabFact's) probe: a three-way model's N answers read as C, and counted.
+        # A two-label dataset's probe: a three-way model's N answers read as C, and counted.
         labels = get_dataset(probe.datasets[0]).labels
         pred, neutral = as_two_labels(pred, labels)
         if original_predictions is not None and probe_name != "original":
@@ -414,7 +415,7 @@ def score_examples(
                     **paired_scorer.stat(changed[paired].astype(np.float64), np.ones(int(paired.sum()))),
                 }
             )
-        if baseline_predictions is not None and probe_name in BASELINE_PROBES.values():
+        if baseline_predictions is not None and probe_name == baseline_probe(probe_name):
             rows.append(
                 score_gain_over_baseline(
                     probe_examples, expected, pred, baseline_predictions, scorer, settings, split, labels
@@ -449,7 +450,7 @@ def score_probe(
     register_externals(externals)
     table = score_examples(
         probe,
-        scored(read_parquet(probe_path, schemas.ANY_PROBE_EXAMPLES), unverified_flips),
+        scored(read_parquet(probe_path, PROBE_EXAMPLES_SCHEMAS), unverified_flips),
         read_parquet(predictions_path, schemas.PREDICTIONS),
         read_parquet(original_predictions_path, schemas.PREDICTIONS) if original_predictions_path else None,
         ScoringSettings(seed=seed, **settings),

@@ -16,6 +16,7 @@ import importlib.metadata
 import json
 import logging
 import platform
+import re
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,11 +26,11 @@ import polars as pl
 
 from tabprobe import code_inputs, schemas
 from tabprobe.config import external_probes, plan_layers
-from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.config.names import PROBE_NAME
+from tabprobe.data.datasets import all_datasets, paper_dataset, resolve
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import atomic_path, read_json, read_parquet, write_json, write_parquet
-from tabprobe.layout import SHOWCASE_ORDER, TABFACT_SHOWCASE_ORDER
-from tabprobe.probes import probes_for, register_externals
+from tabprobe.probes import REGISTRY, get_probe, is_external, register_externals
 from tabprobe.scoring import paper
 
 log = logging.getLogger(__name__)
@@ -70,15 +71,16 @@ def collect(score_paths: Sequence[str | Path], premises: Mapping[str, str]) -> p
         {"model": list(premises), "reference": [reference_of(m, p) for m, p in premises.items()]},
         schema={"model": pl.String, "reference": pl.String},
     )
-    tabfact_probes = probes_for("tabfact")
+    datasets = pl.DataFrame(
+        [{"probe": probe, "dataset": dataset_of_scores(probe)} for probe in _probes_of(score_paths)],
+        schema={"probe": pl.String, "dataset": pl.String},
+    )
     table = (
         pl.scan_parquet([str(p) for p in score_paths])
         .join(models.lazy(), on="model", how="left")
         .join(references.lazy(), on=["reference", "probe", "split", "statistic", "label"], how="left")
         .drop("reference")
-        .with_columns(
-            dataset=pl.when(pl.col("probe").is_in(tabfact_probes)).then(pl.lit("tabfact")).otherwise(pl.lit("infotabs"))
-        )
+        .join(datasets.lazy(), on="probe", how="left")
         .select(schemas.RESULTS.names)
         .sort(KEYS)
         .collect()
@@ -91,6 +93,28 @@ def collect(score_paths: Sequence[str | Path], premises: Mapping[str, str]) -> p
             f"{', '.join(f'{k}={first[k]}' for k in KEYS)}): two score files claim the same cells"
         )
     return table
+
+
+def _probes_of(score_paths: Sequence[str | Path]) -> list[str]:
+    """The probes the score files are of (each file holds one model's scores of one probe)."""
+    return sorted(
+        {probe for path in score_paths for probe in pl.read_parquet(path, columns=["probe"])["probe"].unique()}
+    )
+
+
+def dataset_of_scores(probe: str) -> str:
+    """The dataset a probe's scores belong to: the registered probe's; the paper dataset's for an
+    external set (given in its format) and for the rows of the paper's experiments, which no probe
+    name spells ("table4:label_flipped", "table7:challenge", "num_comparative[30-49]"). A probe the
+    registry does not know is an error: its scores are never filed under a dataset they may not be of."""
+    if is_external(probe) or not re.fullmatch(PROBE_NAME, probe):
+        return paper_dataset().name
+    if probe not in REGISTRY:
+        raise CorruptFileError(
+            f"scores of probe {probe!r}, which no registered dataset's registry names: register its dataset "
+            "(`datasets:` in config, docs/adding-a-dataset.md) or leave its score files out"
+        )
+    return get_probe(probe).datasets[0]
 
 
 def write(table: pl.DataFrame, parquet_out: str | Path, csv_out: str | Path) -> None:
@@ -125,18 +149,19 @@ class Index:
     def first(
         self, model: str, probe: str, statistic: str, label: str = "all", needs_interval: bool = False
     ) -> tuple[str, dict] | None:
-        """(split, score) on the first split of SHOWCASE_ORDER where the cell has a mean (and,
-        `needs_interval`, an interval); None where it has none on any split."""
-        for split in SHOWCASE_ORDER + TABFACT_SHOWCASE_ORDER:
+        """(split, score) on the first split of the showcase order (every dataset's, the paper's
+        first: `ReportPart.showcase_order`) where the cell has a mean (and, `needs_interval`, an
+        interval); None where it has none on any split."""
+        for split in showcase_order():
             score = self.get(model, probe, split, statistic, label)
             if score and score["mean"] is not None and (not needs_interval or score["ci_low"] is not None):
                 return split, score
         return None
 
     def splits_with(self, probes: Iterable[str]) -> list[str]:
-        """The splits (in SPLITS order) where any of the probes has scores."""
+        """The splits of the paper dataset (in its order) where any of the probes has scores."""
         present = set().union(*(self._splits_of.get(probe, ()) for probe in probes))
-        return [s for s in SPLITS if s in present]
+        return [s for s in paper_dataset().splits if s in present]
 
     def models(self) -> list[str]:
         return sorted({model for (model, *_) in self._cells})
@@ -144,6 +169,12 @@ class Index:
     def labels(self, model: str) -> list[str]:
         """The labels a model's scores are kept under (a controlled-variance model's: one per repeat)."""
         return sorted({label for (m, *_, label) in self._cells if m == model})
+
+
+def showcase_order() -> list[str]:
+    """Every registered dataset's showcase order, the paper dataset's first."""
+    datasets = sorted(all_datasets(), key=lambda d: not d.paper)
+    return list(dict.fromkeys(s for d in datasets for s in d.report.showcase_order))
 
 
 # ---------------------------------------------------------------- run.json
@@ -205,9 +236,9 @@ def run_record(
 
 
 def data_provenance(config: Mapping[str, Any], coverage: Iterable[Mapping]) -> dict:
-    """Which data the numbers rest on: the InfoTabS copy, and for each probe who made its examples
+    """Which data the numbers rest on: each dataset's copy (its `provenance`; the paper dataset's
+    always, another's where one of its probes ran), and for each probe who made its examples
     (probes.MADE_BY) and, for a set read as it is, where it was read from."""
-    from tabprobe.data.infotabs.download import INFOTABS_COMMIT
     from tabprobe.probes import MADE_BY, made_by
 
     probes: dict[str, dict] = {}
@@ -216,31 +247,11 @@ def data_provenance(config: Mapping[str, Any], coverage: Iterable[Mapping]) -> d
         entry["made_by_text"] = MADE_BY[entry["made_by"]]
         if c.get("source"):
             entry.setdefault("sources", {})[c["split"]] = c["source"]
+    ran = {dataset_of_scores(p) for p in probes}
     data = {
-        "infotabs": {
-            "source": config.get("infotabs_dir") or f"downloaded: infotabs/infotabs@{INFOTABS_COMMIT[:12]}",
-            "checked_against_release": bool(config.get("infotabs_verify", True)),
-        },
+        d.name: resolve(d.provenance)(config) for d in all_datasets() if d.provenance and (d.paper or d.name in ran)
     }
-    if set(probes_for("tabfact")) & set(probes):
-        data["tabfact"] = tabfact_provenance(config)
     return {**data, "probes": dict(sorted(probes.items()))}
-
-
-def tabfact_provenance(config: Mapping[str, Any]) -> dict:
-    """The TabFact copy, and which of its parts are upstream's and which reconstructed: its train
-    statements are, and a model trained on them says so."""
-    from tabprobe.data.tabfact.dataset import DATASET
-
-    trained = [m for m, c in config["models"].items() if (c.get("train") or {}).get("dataset") == "tabfact"]
-    return {
-        "source": config.get("tabfact_dir"),
-        "dataset": DATASET.source,
-        "val_and_test": "upstream: byte-identical to the pinned commit's statements",
-        "bootstrap": "human-written programs (bootstrap.json), kept where tabprobe's executor gives their label",
-        "train": "reconstructed (../shared/tabfact/README.md), not upstream's file",
-        "models_trained_on_reconstructed_train": trained,
-    }
 
 
 def write_run_record(record: Mapping[str, Any], out: str | Path) -> None:

@@ -21,16 +21,18 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabprobe.data.infobox.table import Table
 from tabprobe.data.infotabs import download
 from tabprobe.data.infotabs.cleaning import clean_cell
 from tabprobe.data.infotabs.reading import _Problems, read_table, read_tsv
-from tabprobe.data.infotabs.table import Table
 from tabprobe.errors import DownloadError, InputDataError, Problem
 from tabprobe.io import sha256_file
 
 COMMIT = "2faf898166a3f1e83b6cc50aaa71775e6b605de1"
 URL = f"https://github.com/utahnlp/table_probing/archive/{COMMIT}.tar.gz"
 KEEP_PREFIXES = ("data/counterfactuals/",)
+# Where download_counterfactuals puts the release, where no local copy is named.
+DOWNLOADED = "resources/infotabs-counterfactuals"
 # The InfoTabS split each folder was made from.
 FOLDERS = {"alpha1": "alpha1", "train": "training"}
 COLUMNS = (

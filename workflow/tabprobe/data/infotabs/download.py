@@ -45,10 +45,43 @@ LOCAL_COPY_HINT = (
 )
 
 
+# Where download_infotabs puts the pinned commit (rule download_infotabs).
+DOWNLOADED = "resources/infotabs"
+
+
 def infotabs_root(config) -> str:
     """The InfoTabS folder every stage reads: the user's local copy (config `infotabs_dir`), or
     the downloaded one."""
-    return config.get("infotabs_dir") or "resources/infotabs"
+    return config.get("infotabs_dir") or DOWNLOADED
+
+
+def downloads(config) -> list[str]:
+    """The downloaded copy, when there is no local one: then the download is an input of the check."""
+    return [] if config.get("infotabs_dir") else [DOWNLOADED]
+
+
+_TABLES_DIGEST: dict[str, str] = {}
+
+
+def copy_digest(config, split: str) -> str:
+    """What the split of the copy the workflow reads is (split_digest), for the ingest's params: the
+    same data given as a relative path, an absolute one, from a moved checkout or a cluster node that
+    mounts it elsewhere is the same data and re-runs nothing, while an edited line or table (even one
+    edited in place) re-checks and re-ingests its split. The tables' digest is taken once per process."""
+    root = config.get("infotabs_dir")
+    if not root:
+        return f"official InfoTabS {INFOTABS_COMMIT}"
+    if root not in _TABLES_DIGEST:
+        _TABLES_DIGEST[root] = tables_digest(Path(root))
+    return split_digest(root, split, tables=_TABLES_DIGEST[root])
+
+
+def provenance(config) -> dict:
+    """The run record's word on the copy the numbers rest on."""
+    return {
+        "source": config.get("infotabs_dir") or f"downloaded: infotabs/infotabs@{INFOTABS_COMMIT[:12]}",
+        "checked_against_release": bool(config.get("infotabs_verify", True)),
+    }
 
 
 def tables_digest(root: Path) -> str:

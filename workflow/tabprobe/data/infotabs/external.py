@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infotabs.reading import _Problems, read_hypotheses, read_table
 from tabprobe.errors import InputDataError, Problem
 from tabprobe.io import read_parquet, write_json, write_parquet
@@ -71,7 +72,7 @@ def _base_table_id(table_id: str) -> str:
 
 
 def read_external_set(folder: str | Path, name: str, split: str, gold_examples: pa.Table) -> tuple[pa.Table, dict]:
-    """The set as probe examples (schemas.PROBE_EXAMPLES) and a coverage summary."""
+    """The set as probe examples (infobox.PROBE_EXAMPLES) and a coverage summary."""
     tsv, table_files = set_files(folder)
     problems = _Problems()
     lines = read_hypotheses(tsv, problems)
@@ -140,7 +141,7 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
         "skipped": {f"scored, but paired with no gold example of {split}": unpaired} if unpaired else {},
         "source": str(folder),
     }
-    return pa.Table.from_pylist(rows, schema=schemas.PROBE_EXAMPLES), coverage
+    return pa.Table.from_pylist(rows, schema=infobox.PROBE_EXAMPLES), coverage
 
 
 __all__ = ["files_below", "read_external_set", "set_files"]
@@ -163,7 +164,7 @@ def ingest_external_probe(
     whose gold example it left out (its cap) are counted, as the paired drop cannot use them."""
     probe_examples, coverage = read_external_set(folder, probe, split, read_parquet(examples_path, schemas.EXAMPLES))
     if original_path:
-        originals = set(read_parquet(original_path, schemas.PROBE_EXAMPLES)["orig_uid"].to_pylist())
+        originals = set(read_parquet(original_path, infobox.PROBE_EXAMPLES)["orig_uid"].to_pylist())
         outside = sum(
             1
             for uid, orig in zip(probe_examples["uid"].to_pylist(), probe_examples["orig_uid"].to_pylist())
@@ -174,7 +175,7 @@ def ingest_external_probe(
                 f"scored, but its gold example is outside `original`'s {len(originals)} (its cap): "
                 "not in the paired drop"
             ] = outside
-    write_parquet(probe_examples, out, schemas.PROBE_EXAMPLES)
+    write_parquet(probe_examples, out, infobox.PROBE_EXAMPLES)
     write_json({"split": split, "limit": None, **coverage}, coverage_out)
     log.info(
         "%s: %d examples from %s (%s)", probe, probe_examples.num_rows, folder, coverage["skipped"] or "all paired"

@@ -13,6 +13,8 @@ import pyarrow as pa
 
 from tabprobe import LABELS, schemas
 from tabprobe.data.datasets import warn_duplicates_kept
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Table
 from tabprobe.data.infotabs import download
 from tabprobe.data.infotabs.cleaning import CLEANED_KINDS
 from tabprobe.data.infotabs.reading import (
@@ -28,7 +30,6 @@ from tabprobe.data.infotabs.reading import (
     split_tsv,
     tables_dir,
 )
-from tabprobe.data.infotabs.table import Table
 from tabprobe.io import write_json, write_parquet
 
 log = logging.getLogger(__name__)
@@ -127,7 +128,7 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
             ", ".join(f"{count} {kind.replace('_', ' ')}" for kind, count in counts.items()),
         )
     table_records = [tables[t].to_arrow() for t in sorted(tables, key=_table_sort_key)]
-    return IngestedSplit(examples, pa.Table.from_pylist(table_records, schema=schemas.TABLES), duplicates, counts)
+    return IngestedSplit(examples, pa.Table.from_pylist(table_records, schema=infobox.TABLES), duplicates, counts)
 
 
 def check_infotabs(root: str, split: str, out: str, on_duplicate: str = "warn", verify: bool = True) -> None:
@@ -167,6 +168,6 @@ def ingest_infotabs(
         download.verify(root)
     ingested = ingest_split(root, split, on_duplicate=on_duplicate)
     write_parquet(ingested.examples, examples_out, schemas.EXAMPLES)
-    write_parquet(ingested.tables, tables_out, schemas.TABLES)
+    write_parquet(ingested.tables, tables_out, infobox.TABLES)
     write_json({"split": split, "source": str(root), **ingested.summary}, summary_out)
     log.info("%s: %d examples over %d tables", split, ingested.examples.num_rows, ingested.tables.num_rows)

@@ -26,8 +26,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from tabprobe import LABELS
+from tabprobe.data.infobox.table import Row, Table
 from tabprobe.data.infotabs.cleaning import clean_cell, clean_key, unescape_entities
-from tabprobe.data.infotabs.table import Row, Table
 from tabprobe.errors import InputDataError, Problem
 
 log = logging.getLogger(__name__)

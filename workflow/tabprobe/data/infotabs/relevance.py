@@ -31,9 +31,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from tabprobe import schemas
+from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.table import Table, normalised
 from tabprobe.data.infotabs import reading as infotabs
 from tabprobe.data.infotabs.aligner import Aligner, AlignerSettings
-from tabprobe.data.infotabs.table import Table, normalised
 from tabprobe.errors import InputDataError, Problem
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.schemas import RELEVANCE
@@ -355,7 +356,7 @@ def find_relevant_rows(
     """Rule find_relevant_rows: which rows each hypothesis needs (annotations, or the aligner with the
     settings of config key relevance.aligner)."""
     examples = read_parquet(examples_path, schemas.EXAMPLES)
-    tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
+    tables = infotabs.load_tables(read_parquet(tables_path, infobox.TABLES))
     found, summary = relevance_table(examples, tables, source, annotations_path, aligner_settings(aligner), threads)
     write_parquet(found, out, schemas.RELEVANCE)
     write_json(summary, summary_out)

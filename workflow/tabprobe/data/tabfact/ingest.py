@@ -18,7 +18,9 @@ import pyarrow as pa
 
 from tabprobe import logs, schemas
 from tabprobe.data.datasets import warn_duplicates_kept
-from tabprobe.data.tabfact import programs
+from tabprobe.data.relational import table as relational
+from tabprobe.data.relational.table import RelationalTable
+from tabprobe.data.tabfact import contracts, programs
 from tabprobe.data.tabfact.reading import (
     BOOTSTRAP,
     BOOTSTRAP_SPLITS,
@@ -42,7 +44,6 @@ from tabprobe.data.tabfact.reading import (
     statements_json,
     tables_dir,
 )
-from tabprobe.data.tabfact.table import RelationalTable
 from tabprobe.errors import Problem
 from tabprobe.io import write_json, write_parquet
 
@@ -78,7 +79,7 @@ class IngestedSplit:
     cleaned_cells: dict[str, int]
     cleaned_tables: dict[str, int]
     provenance: dict
-    programs: pa.Table | None = None  # the bootstrap split's programs (schemas.PROGRAMS)
+    programs: pa.Table | None = None  # the bootstrap split's programs (contracts.PROGRAMS)
     program_outcomes: dict = field(default_factory=dict)
 
     @property
@@ -289,7 +290,7 @@ def ingest_split(root: str | Path, split: str, on_duplicate: str = "warn") -> In
     return IngestedSplit(
         split=split,
         examples=examples,
-        tables=pa.Table.from_pylist(records, schema=schemas.RELATIONAL_TABLES),
+        tables=pa.Table.from_pylist(records, schema=relational.RELATIONAL_TABLES),
         duplicates=duplicates,
         cleaned_cells={kind: cells[kind] for kind in CLEANED_KINDS},
         cleaned_tables={kind: cleaned_tables[kind] for kind in CLEANED_KINDS},
@@ -358,7 +359,7 @@ def execute_programs(
         "cannot_run_soundly": counts["cannot_run_soundly"],
         "failed": dict(sorted(failed.items())),
     }
-    return pa.table(rows, schema=schemas.PROGRAMS), outcomes, set(rows["uid"])
+    return pa.table(rows, schema=contracts.PROGRAMS), outcomes, set(rows["uid"])
 
 
 def check_tabfact(root: str, split: str, out: str, on_duplicate: str = "warn") -> None:
@@ -399,10 +400,10 @@ def ingest_tabfact(
         raise ValueError("the bootstrap split needs programs_out: its examples are defined by their programs")
     ingested = ingest_split(root, split, on_duplicate=on_duplicate)
     write_parquet(ingested.examples, examples_out, schemas.EXAMPLES)
-    write_parquet(ingested.tables, tables_out, schemas.RELATIONAL_TABLES)
+    write_parquet(ingested.tables, tables_out, relational.RELATIONAL_TABLES)
     if programs_out is not None:
-        found = ingested.programs if ingested.programs is not None else schemas.PROGRAMS.empty_table()
-        write_parquet(found, programs_out, schemas.PROGRAMS)
+        found = ingested.programs if ingested.programs is not None else contracts.PROGRAMS.empty_table()
+        write_parquet(found, programs_out, contracts.PROGRAMS)
     write_json({"split": split, "source": str(root), **ingested.summary}, summary_out)
     log.info("%s: %d statements over %d tables", split, ingested.examples.num_rows, ingested.tables.num_rows)
     if split == BOOTSTRAP:

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import NO_CAPTION, RelationalTable
 from tabprobe.errors import InputDataError, Problem
 from tabprobe.io import sha256_file
 
@@ -36,7 +36,6 @@ TEST_SUBSETS = ("simple_test", "complex_test", "small_test")
 BOOTSTRAP = "bootstrap"
 BOOTSTRAP_SPLITS = ("val", "test")
 SPLITS = (*STATEMENT_SPLITS, *TEST_SUBSETS, BOOTSTRAP)
-NO_CAPTION = "none"  # TabFact's own caption for a table without one
 # A table id names a file, so it must not be able to point outside the tables folder.
 TABLE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 MAX_PROBLEMS_SHOWN = 20
@@ -328,7 +327,7 @@ def read_table_ids(path: Path, problems: list[Problem]) -> list[str]:
 
 
 def load_tables(tables) -> dict[str, RelationalTable]:
-    """table id -> table, from a file of schemas.RELATIONAL_TABLES (an ingested split's tables)."""
+    """table id -> table, from a file of relational.RELATIONAL_TABLES (an ingested split's tables)."""
     return {record["table_id"]: RelationalTable.from_arrow(record) for record in tables.to_pylist()}
 
 
@@ -347,3 +346,15 @@ def copy_digest(root: str | Path) -> str:
         if path.is_file():
             digest.update(f"{path.relative_to(root)}\t{sha256_file(path)}\n".encode())
     return digest.hexdigest()
+
+
+_DIGESTS: dict[str, str] = {}
+
+
+def digest(config, split: str) -> str:
+    """What the copy the workflow reads holds (copy_digest, taken once per process), for the ingest's
+    params: the same for every split, since each reads the tables and programs of the whole copy."""
+    root = config["tabfact_dir"]
+    if root not in _DIGESTS:
+        _DIGESTS[root] = copy_digest(root)
+    return _DIGESTS[root]

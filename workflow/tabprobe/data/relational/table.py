@@ -1,11 +1,12 @@
-"""The in-memory relational table of TabFact: a caption, a header and records (rows of cells,
-one per column), as the dataset's files hold them (lower-cased, tokenised).
+"""The relational table type: a caption, a header and records (rows of cells, one per column), in
+memory and in Parquet (`RELATIONAL_TABLE`, a struct; `RELATIONAL_TABLES`, a split's tables file;
+`RELATIONAL_PROBE_EXAMPLES`, a probe file of relational tables). A dataset whose tables are
+relational names this type (data/datasets.py).
 
-Immutable on purpose, as InfoTabS's Table: probes build new tables instead of editing shared
+Immutable on purpose, as the infobox Table: probes build new tables instead of editing shared
 ones. A record is addressed by its index; `source_records` keeps, for every record, the index it
 had in the original table (None for a record a probe inserted), so a program's evidence (record
-indices of the original) can be followed through deletions and permutations. Its Parquet form is
-schemas.RELATIONAL_TABLE (every contract lives in schemas.py, the floor below the datasets).
+indices of the original) can be followed through deletions and permutations.
 """
 
 from __future__ import annotations
@@ -14,8 +15,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-# Re-exported for code that reads the table's Parquet form beside the table (the struct lives in schemas.py).
-from tabprobe.schemas import RELATIONAL_TABLE, RELATIONAL_TABLE_FIELDS  # noqa: F401
+import pyarrow as pa
+
+from tabprobe import schemas
+
+RELATIONAL_TABLE_FIELDS = [
+    pa.field("table_id", pa.string(), nullable=False),
+    pa.field("title", pa.string(), nullable=False),  # the caption (NO_CAPTION where there is none)
+    pa.field("header", pa.list_(pa.string()), nullable=False),
+    pa.field("records", pa.list_(pa.list_(pa.string())), nullable=False),
+    # Where each record stood in the original table; null for a record a probe inserted.
+    pa.field("source_records", pa.list_(pa.int64()), nullable=False),
+]
+RELATIONAL_TABLE = pa.struct(RELATIONAL_TABLE_FIELDS)
+# results/data/<dataset>/{split}.tables.parquet of a relational dataset
+RELATIONAL_TABLES = pa.schema(RELATIONAL_TABLE_FIELDS)
+# results/probes/{probe}/{split}.parquet of a relational dataset's probe: the table column relational
+RELATIONAL_PROBE_EXAMPLES = schemas.probe_examples(RELATIONAL_TABLE)
+# The caption of a table that has none (as the files of a dataset may write it): a rendering leaves it out.
+NO_CAPTION = "none"
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,17 @@
-"""Premise text for a model, rendered from a TabFact table (a caption, a header and records).
+"""Premise text for a model, rendered from a relational table (a caption, a header and records).
 
-The names are InfoTabS's (data/infotabs/render.py) where they mean the same: "para" writes the table
+The names are the infobox renderings' (data/infobox/render.py) where they mean the same: "para" writes the table
 as sentences, "struct" compactly, "markdown" as a Markdown table for causal LMs, "tapex" as TAPEX
 linearises a table, "hypothesis_only" not at all. Every caller goes through `render`, so a perturbed
 table is rendered exactly like an original one. The text stays as the files write it (lower-cased,
-tokenised, punctuation spaced), the form TabFact models are trained on. A caption of "none" is
-TabFact's mark for a table without one: it is left out rather than written as a word the model
+tokenised, punctuation spaced), the form the models of such a dataset are trained on. A caption
+of NO_CAPTION ("none") marks a table without one: it is left out rather than written as a word the model
 would read as content.
 """
 
 from __future__ import annotations
 
-from tabprobe.data.tabfact.reading import NO_CAPTION
-from tabprobe.data.tabfact.table import RelationalTable
+from tabprobe.data.relational.table import NO_CAPTION, RelationalTable
 from tabprobe.data.tapex import linearise
 
 
@@ -33,7 +32,7 @@ def para(table: RelationalTable) -> str:
 
 def struct(table: RelationalTable) -> str:
     """Compact: "title : t ; header : c1 | c2 ; row 1 : v1 | v2 ; row 2 : ...". A cell holds commas
-    ("october 5 , 2003"), so cells are separated by "|", which TabFact's cells do not use."""
+    ("october 5 , 2003"), so cells are separated by "|", which the cells do not use."""
     parts = [f"title : {caption(table)}"] if caption(table) else []
     parts.append(f"header : {' | '.join(table.header)}")
     parts += [f"row {number} : {' | '.join(record)}" for number, record in enumerate(table.records, start=1)]
@@ -56,7 +55,7 @@ def markdown(table: RelationalTable) -> str:
 
 def tapex(table: RelationalTable) -> str:
     """TAPEX's linearisation (Liu et al., 2022), lower-cased as TAPEX was trained:
-    "col : c1 | c2 row 1 : v1 | v2 row 2 : ...". The caption is left out: TAPEX's TabFact
+    "col : c1 | c2 row 1 : v1 | v2 row 2 : ...". The caption is left out: TAPEX's fact-checking
     fine-tuning handed its tokenizer the header and records alone, so a TAPEX checkpoint has never
     read one."""
     return linearise(table.header, table.records)
@@ -75,6 +74,6 @@ def render(table: RelationalTable, how: str) -> str:
         raise ValueError(f"unknown premise rendering {how!r}; expected one of {', '.join(RENDERINGS)}")
     if not table.records:
         # A table without records states no fact to check a statement against (a caption and a
-        # header name only the subject): no premise, as InfoTabS renders its empty table.
+        # header name only the subject): no premise, as an empty infobox renders.
         return ""
     return RENDERINGS[how](table)

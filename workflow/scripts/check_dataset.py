@@ -1,10 +1,12 @@
 from tabprobe import logs
-from tabprobe.data.tabfact.ingest import check_tabfact
+from tabprobe.data.ingest import check_dataset
 
 logs.to_file(snakemake.log[0])
-check_tabfact(
-    root=snakemake.config["tabfact_dir"],
+check_dataset(
+    dataset=snakemake.params.dataset,
+    config=snakemake.config,
     split=snakemake.wildcards.split,
     out=snakemake.output[0],
     on_duplicate=snakemake.params.on_duplicate,
+    settings=snakemake.params.settings,
 )

@@ -1,4 +1,4 @@
-"""Premise text for a model, rendered from a table (InfoTabS paper section 6.1).
+"""Premise text for a model, rendered from an infobox (Gupta et al., 2020, section 6.1).
 
 One function per rendering and every caller goes through `render`, so a perturbed table is
 rendered exactly like an original one.
@@ -6,10 +6,10 @@ rendered exactly like an original one.
 
 from __future__ import annotations
 
-from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infobox.table import Table
 from tabprobe.data.tapex import linearise
 
-# InfoTabS renders these keys as "{title} was {key} on {value}." instead of "The {key} of ...".
+# Gupta et al. render these keys as "{title} was {key} on {value}." instead of "The {key} of ...".
 EVENT_KEYS = frozenset({"born", "died"})
 
 
@@ -27,7 +27,7 @@ def para(table: Table) -> str:
 
 
 def struct(table: Table) -> str:
-    """TabFact-style structure: "title : t ; key : v1 , v2 ; key : v"."""
+    """Compact, as fact-checking datasets write tables: "title : t ; key : v1 , v2 ; key : v"."""
     parts = [f"title : {table.title}"]
     parts += [f"{row.key} : {' , '.join(row.values)}" for row in table.rows]
     return " ; ".join(parts)
