@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 
 from tabprobe.data.tabfact.programs import ProgramError, execute  # noqa: E402
 
-# Words that tie a statement to every record (independent of probes/statement_kinds.py's lists).
+# Words that tie a statement to every record (independent of probes/tabfact/statement_kinds.py's lists).
 EVERY_RECORD = re.compile(
     r"\b(total|number of|how many|count|average|sum|most|least|highest|lowest|best|worst|largest|smallest|"
     r"first|last|only|all|every|none|times|more than|less than|fewer)\b|\b\w+est\b"

@@ -50,7 +50,7 @@ def main() -> int:
         timings[f"ingest {split}"] = round(time.monotonic() - start, 2)
     coverage = {}
     for name in probes_for("tabfact"):
-        split = "bootstrap" if get_probe(name).needs_programs else "val"
+        split = "bootstrap" if "programs" in get_probe(name).needs else "val"
         folder = out / "probes" / name
         folder.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
@@ -63,7 +63,7 @@ def main() -> int:
             str(folder / f"{split}.coverage.json"),
             seed=args.seed,
             limit=None if split == "bootstrap" else args.limit,
-            programs_path=str(data / f"{split}.programs.parquet"),
+            need_files={"programs": str(data / f"{split}.programs.parquet")},
         )
         timings[f"generate {name}"] = round(time.monotonic() - start, 2)
         found = json.loads((folder / f"{split}.coverage.json").read_text())

@@ -1,8 +1,6 @@
 rule generate_probe:
     input:
-        unpack(get_parses),
-        unpack(get_relevance),
-        unpack(get_human_counterfactuals),
+        unpack(get_probe_needs),
         unpack(get_probe_data),
         probe_sources=get_probe_sources,
         curation=get_curation_files,
@@ -26,7 +24,7 @@ rule generate_probe:
         options=get_probe_options,
         seed=config["seed"],
         limit=get_probe_limit,
-        verify_counterfactuals=get_counterfactuals_verify,
+        needs=get_need_settings,
     script:
         "../workflow/scripts/generate_probe.py"
 

@@ -98,7 +98,7 @@ def alpha1_outputs(alpha1) -> dict:
         if "infotabs" not in probe.datasets:
             continue  # written for another dataset's tables (TabFact's probes have tests of their own)
         made = None
-        if probe.needs_human_counterfactuals:
+        if "human_counterfactuals" in probe.needs:
             if not SHARED_COUNTERFACTUALS.is_dir():
                 continue  # the paper's hand-made set is not beside the checkout: test_human_counterfactuals says so
             categories = {table_id: table.category for table_id, table in alpha1["tables"].items()}
@@ -110,9 +110,11 @@ def alpha1_outputs(alpha1) -> dict:
             alpha1["examples"],
             alpha1["tables"],
             seed=2022,
-            docs=alpha1["docs"] if probe.needs_parse else None,
-            relevance=alpha1["relevance"] if probe.needs_relevance else None,
-            counterfactuals=made,
+            needs={
+                "parse": alpha1["docs"] if "parse" in probe.needs else None,
+                "relevance": alpha1["relevance"] if "relevance" in probe.needs else None,
+                "human_counterfactuals": made,
+            },
         )
         out[name] = (table.to_pylist(), coverage)
     return out

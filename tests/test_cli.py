@@ -250,26 +250,41 @@ def checkout(tmp_path) -> Path:
 
 
 def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(capsys, checkout):
-    registry = checkout / "workflow" / "tabprobe" / "probes" / "__init__.py"
-    before = registry.read_text()
+    """One probe of each kind, for each built-in dataset's table type: InfoTabS's infoboxes (table,
+    hypothesis) and TabFact's relational tables (record, statement)."""
+    probes = checkout / "workflow" / "tabprobe" / "probes"
+    registries = {d: probes / d / "registry.py" for d in ("infotabs", "tabfact")}
+    before = {d: path.read_text() for d, path in registries.items()}
     code, out, err = run(capsys, "new-probe", "my_probe", "--root", checkout)
     assert code == 0, err
     assert "tabprobe show my_probe --split alpha1 -n 5" in out and "`my_probe: {}` under probes:" in out
     assert "snakemake -n" in out and "snakemake --cores all" in out
-    code, out, err = run(capsys, "new-probe", "my_hyp_probe", "--root", checkout, "--kind", "hypothesis")
-    assert code == 0, err
+    made = {
+        "my_hyp_probe": ("infotabs", "hypothesis"),
+        "my_record_probe": ("tabfact", "record"),
+        "my_statement_probe": ("tabfact", "statement"),
+    }
+    for name, (dataset, kind) in made.items():
+        code, out, err = run(capsys, "new-probe", name, "--root", checkout, "--dataset", dataset, "--kind", kind)
+        assert code == 0, err
+    assert "tabprobe show my_statement_probe --split simple_test -n 5" in out  # its dataset's first split
+    made["my_probe"] = ("infotabs", "table")
 
-    # Two registry lines after the last entry, in the existing style; nothing else changed.
-    last = f'    "{list(REGISTRY)[-1]}": "{REGISTRY[list(REGISTRY)[-1]]}",\n'
-    assert registry.read_text() == before.replace(
-        last,
-        last + '    "my_probe": "tabprobe.probes.my_probe:PROBE",\n'
-        '    "my_hyp_probe": "tabprobe.probes.my_hyp_probe:PROBE",\n',
-    )
-    for name in ("my_probe", "my_hyp_probe"):
-        assert (checkout / "workflow" / "tabprobe" / "probes" / f"{name}.py").is_file()
+    # The registry lines after the last entry of each dataset's PROBES, in the existing style;
+    # nothing else changed.
+    for dataset, registry in registries.items():
+        names = [n for n, (d, _) in made.items() if d == dataset]
+        lines = "".join(
+            f'    "{n}": "tabprobe.probes.{dataset}.{made[n][1]}.{n}:PROBE",\n'
+            for n in sorted(names, key=["my_probe", "my_hyp_probe", "my_record_probe", "my_statement_probe"].index)
+        )
+        closing = before[dataset].index("\n}\n") + 1
+        assert registry.read_text() == before[dataset][:closing] + lines + before[dataset][closing:], dataset
+    for name, (dataset, kind) in made.items():
+        assert (probes / dataset / kind / f"{name}.py").is_file()
         assert (checkout / "tests" / "probes" / f"test_probe_{name}.py").is_file()
-    assert "needs_parse=True" in (checkout / "workflow" / "tabprobe" / "probes" / "my_hyp_probe.py").read_text()
+    assert 'needs=frozenset({"parse"})' in (probes / "infotabs" / "hypothesis" / "my_hyp_probe.py").read_text()
+    assert 'labels=frozenset({"E", "C"})' in (probes / "tabfact" / "record" / "my_record_probe.py").read_text()
 
     # The copy's library, not this checkout's, is imported (this one has no my_probe).
     env = {**os.environ, "PYTHONPATH": str(checkout / "workflow")}
@@ -290,11 +305,10 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
             "-p",
             "no:cacheprovider",
             "-v",
-            "tests/probes/test_probe_my_probe.py",
-            "tests/probes/test_probe_my_hyp_probe.py",
+            *(f"tests/probes/test_probe_{name}.py" for name in made),
             "tests/test_probes.py",
             "-k",
-            "my_probe or my_hyp_probe",
+            " or ".join(made),
         ],
         env=env,
         capture_output=True,
@@ -302,7 +316,7 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
         cwd=checkout,
     )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
-    for name in ("my_probe", "my_hyp_probe"):
+    for name in made:
         assert f"test_every_registered_probe_honours_the_contract[{name}] PASSED" in tests.stdout
         assert f"tests/probes/test_probe_{name}.py::" in tests.stdout
     assert " failed" not in tests.stdout.splitlines()[-1] and " passed" in tests.stdout.splitlines()[-1]
@@ -314,7 +328,10 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
         (["new-probe", "my-probe"], "'my-probe' is not a probe name"),
         (["new-probe", "_private"], "'_private' is not a probe name"),
         (["new-probe", "row_deletion"], "a probe 'row_deletion' is already registered"),
-        (["new-probe", "table_edits"], "table_edits.py already exists"),  # a helper module, not a probe
+        (["new-probe", "tf_original", "--dataset", "tabfact"], "a probe 'tf_original' is already registered"),
+        (["new-probe", "entity_slots", "--kind", "hypothesis"], "entity_slots.py already exists"),  # a helper
+        (["new-probe", "fine", "--dataset", "tabfct"], "no dataset 'tabfct'. Did you mean 'tabfact'?"),
+        (["new-probe", "fine", "--dataset", "tabfact", "--kind", "table"], "TabFact's tables are relational"),
         (["new-probe", "taken"], "test_probe_taken.py already exists"),
         (["new-probe", "fine", "--kind", "numeric"], "invalid choice: 'numeric'"),
     ],

@@ -34,8 +34,8 @@ def of(rule: str) -> list[str]:
         ("from .. import seeding, schemas", "scoring/x.py", ["schemas.py", "seeding.py"]),
         ("from ..io import read_parquet", "scoring/x.py", ["io.py"]),
         ("from .probes import invariants, get_probe", "x.py", ["probes/__init__.py", "probes/invariants.py"]),
-        ("from .text_edits import change", "probes/number_edits.py", ["probes/text_edits.py"]),
-        ("from ..data.infobox.table import Row", "probes/number_edits.py", ["data/infobox/table.py"]),
+        ("from .text_edits import change", "probes/shared/identity.py", ["probes/shared/text_edits.py"]),
+        ("from ...data.infobox.table import Row", "probes/infotabs/number_edits.py", ["data/infobox/table.py"]),
         (
             "import tabprobe.scoring.probe_scores\nfrom tabprobe import logs\nfrom tabprobe.models.predict import infer_nli",
             None,
@@ -134,10 +134,10 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     negation = source_files("negation_flip")
     assert [f for f in negation if f.endswith(".py")] == sorted(
         {
-            "probes/negation_flip.py",
-            "probes/hypothesis_edits/negation.py",
-            "probes/hypothesis_edits/reading.py",
-            "probes/text_edits.py",
+            "probes/infotabs/hypothesis/negation_flip.py",
+            "probes/infotabs/hypothesis/edits/negation.py",
+            "probes/infotabs/hypothesis/edits/reading.py",
+            "probes/shared/text_edits.py",
             "probes/base.py",
             "probes/invariants.py",
             "probes/transitions.py",  # the judging contract every probe declares against
@@ -158,8 +158,8 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     } & set(negation)
     # The numeric probes share the text surgery, not the parse-based edits.
     for name in ("num_words", "num_decimal", "num_comparative", "modifier_preserve"):
-        assert not [f for f in source_files(name) if f.startswith("probes/hypothesis_edits/")], name
-        assert "probes/text_edits.py" in source_files(name), name
+        assert not [f for f in source_files(name) if f.startswith("probes/infotabs/hypothesis/edits/")], name
+        assert "probes/shared/text_edits.py" in source_files(name), name
 
 
 def test_every_rule_with_a_script_lists_its_scripts_closure_as_code_inputs():
@@ -172,7 +172,7 @@ def test_every_rule_with_a_script_lists_its_scripts_closure_as_code_inputs():
             match = named or re.match(r"(?:rule|checkpoint) (\w+):", block)
             if match and "script:" in block:
                 script = re.search(r'workflow/scripts/(\w+)\.py"', block).group(1)
-                if f'code_of("{script}")' not in block:
+                if f'code_of("{script}"' not in block:
                     without.append(match.group(1))
     # The downloads are verified against the releases' checksums: an edited downloader re-fetches nothing.
     assert sorted(without) == ["download_counterfactuals", "download_infotabs"]
@@ -231,7 +231,7 @@ def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
         expected = {name for name in REGISTRY if modules & set(source_files(name))}
         assert rerun_by(data_file) == expected, data_file
     # a list of one helper re-runs the probes that import that helper, and no others
-    assert readers("probes/words/hedges.txt") == {"probes/hypothesis_edits/negation.py"}
+    assert readers("probes/words/hedges.txt") == {"probes/infotabs/hypothesis/edits/negation.py"}
     hedges = rerun_by("probes/words/hedges.txt")
     assert hedges == {"negation_flip"}  # not the other hypothesis edits (quantifier_flip, temporal_flip)
     # ... and a list of what all the hypothesis edits read, all of them
@@ -247,6 +247,6 @@ def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
         assert rerun_by(data_file) == set(), data_file
         assert data_file in of("find_relevant_rows") and data_file not in of("generate_probe"), data_file
     # the months are read by both: the date edits' probes re-run, and the relevance step
-    assert readers("words/months.txt") == {"probes/hypothesis_edits/dates.py", "data/infotabs/aligner.py"}
+    assert readers("words/months.txt") == {"probes/infotabs/hypothesis/edits/dates.py", "data/infotabs/aligner.py"}
     assert "words/months.txt" in of("find_relevant_rows")
     assert rerun_by("words/months.txt") == {"temporal_flip", "temporal_preserve"}

@@ -49,7 +49,7 @@ def page_file(tmp_path_factory):
     nlp = parsing.load_pipeline("auto")
     parsed = parsing.parse(nlp, HYPOTHESES, EXAMPLES["uid"].to_pylist(), EXAMPLES["table_id"].to_pylist())
     docs = {doc.user_data["uid"]: doc for doc in parsed.get_docs(nlp.vocab)}
-    out, _ = generate("negation_flip", EXAMPLES, TABLES, seed=1, docs=docs, split="dev")
+    out, _ = generate("negation_flip", EXAMPLES, TABLES, seed=1, split="dev", needs={"parse": docs})
     items, _ = curation.review_items(out, "flipped")
     assert [i.record["orig_uid"] for i in items] == ["dev:2", "dev:3", "dev:4", "dev:5"]  # the C -> E flips only
     rows = curation.tsv_rows(items, {r["uid"]: r for r in EXAMPLES.to_pylist()})

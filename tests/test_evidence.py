@@ -20,10 +20,10 @@ from tabprobe.data.infotabs.external import read_external_set
 from tabprobe.data.infotabs.ingest import ingest_split
 from tabprobe.errors import InputDataError
 from tabprobe.probes import NotApplicable, ProbeContext, get_probe, register_external
-from tabprobe.probes.evidence_edits import pair_tables
 from tabprobe.probes.generation import generate
-from tabprobe.probes.subject_swaps import swap_mentions
-from tabprobe.probes.titles import mentions, name_part
+from tabprobe.probes.infotabs.counterfactual.subject_swaps import swap_mentions
+from tabprobe.probes.infotabs.evidence_edits import pair_tables
+from tabprobe.probes.infotabs.titles import mentions, name_part
 from tabprobe.scoring.pooled_columns import PAIRED_CORRECTNESS, score_paired_correctness
 from tabprobe.scoring.probe_scores import Scorer, ScoringSettings, score_evidence_selection
 from tabprobe.seeding import seeded_rng

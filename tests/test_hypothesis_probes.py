@@ -16,7 +16,7 @@ from tabprobe.data.infobox.render import render
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import get_probe
 from tabprobe.probes.generation import generate
-from tabprobe.probes.text_edits import apply_changes
+from tabprobe.probes.shared.text_edits import apply_changes
 
 TABLES = {
     "T10": Table(
@@ -107,7 +107,7 @@ def docs(nlp, tmp_path_factory):
 
 @pytest.mark.parametrize("name", HYPOTHESIS_PROBES)
 def test_every_edit_is_exactly_what_its_provenance_says(name, docs):
-    out, coverage = generate(name, EXAMPLES, TABLES, seed=11, docs=docs)
+    out, coverage = generate(name, EXAMPLES, TABLES, seed=11, needs={"parse": docs})
     assert out.num_rows > 0, coverage
     probe = get_probe(name)
     originals = dict(zip(EXAMPLES["uid"].to_pylist(), EXAMPLES["hypothesis"].to_pylist()))
@@ -125,13 +125,13 @@ def test_every_edit_is_exactly_what_its_provenance_says(name, docs):
         else:
             assert record["expected"] == record["label"]
         assert Table.from_arrow(record["table"]) == TABLES[record["table_id"]]  # hypothesis probes leave the table
-    again, _ = generate(name, EXAMPLES, TABLES, seed=11, docs=docs)
+    again, _ = generate(name, EXAMPLES, TABLES, seed=11, needs={"parse": docs})
     assert again.equals(out)
 
 
 def test_hypothesis_probes_declare_their_parse_and_refuse_to_run_without_it():
     for name in HYPOTHESIS_PROBES:
-        assert get_probe(name).needs_parse
+        assert "parse" in get_probe(name).needs
     with pytest.raises(ValueError, match="reads the hypothesis parse"):
         generate("negation_flip", EXAMPLES, TABLES, seed=1)
 

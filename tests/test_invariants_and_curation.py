@@ -11,12 +11,13 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
+from tabprobe.data.datasets import get_dataset
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.errors import InputDataError
 from tabprobe.probes import Example, Probe, ProbeExample, curation, get_probe, invariants
 from tabprobe.probes import generation as perturb
 from tabprobe.probes.generation import generate
-from tabprobe.probes.table_edits import INSERTED_KEYS_NEW, related_keys
+from tabprobe.probes.infotabs.table_edits import INSERTED_KEYS_NEW, related_keys
 
 TABLE = Table(
     "T1",
@@ -353,7 +354,9 @@ def test_decisions_that_can_never_apply_are_named_with_their_file_and_line():
         uid: curation.Decision(uid, "h", "accept", None, f"c.tsv:{line}")
         for line, uid in enumerate(["999/flip", "alpha2:4/flip", "alpha1:999999/flip", "alpha1:3/flip"], start=2)
     }
-    problems = curation.uid_problems(decisions, ["alpha1"], lambda split: {2, 3, 4} if split == "alpha1" else None)
+    problems = curation.uid_problems(
+        decisions, ["alpha1"], lambda split: {2, 3, 4} if split == "alpha1" else None, get_dataset("infotabs").splits
+    )
     assert problems == [
         "c.tsv:2: uid '999/flip' names no example: a uid starts with <split>:<line> (a split of train, dev, alpha1, "
         "alpha2, alpha3), as `tabprobe curate` writes it",
@@ -364,7 +367,10 @@ def test_decisions_that_can_never_apply_are_named_with_their_file_and_line():
     ]
     # Without the data at hand (a download still to come) the lines are not checked.
     assert (
-        curation.uid_problems({"alpha1:999999/flip": decisions["alpha1:999999/flip"]}, ["alpha1"], lambda s: None) == []
+        curation.uid_problems(
+            {"alpha1:999999/flip": decisions["alpha1:999999/flip"]}, ["alpha1"], lambda s: None, ("alpha1",)
+        )
+        == []
     )
 
 

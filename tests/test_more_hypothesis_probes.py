@@ -20,7 +20,7 @@ from tabprobe.data import parsing
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import Example, get_probe, invariants
 from tabprobe.probes.generation import generate
-from tabprobe.probes.text_edits import apply_changes
+from tabprobe.probes.shared.text_edits import apply_changes
 
 TABLES = {
     "T1": Table(
@@ -128,7 +128,7 @@ def outputs(docs):
     """Each probe over the fixture split: {probe: {orig_uid: record}} and its coverage."""
     out = {}
     for name in NEW_PROBES + EXTENDED_PROBES:
-        table, coverage = generate(name, EXAMPLES, TABLES, seed=3, docs=docs)
+        table, coverage = generate(name, EXAMPLES, TABLES, seed=3, needs={"parse": docs})
         out[name] = ({r["orig_uid"]: r for r in table.to_pylist()}, coverage)
     return out
 
@@ -150,7 +150,7 @@ def test_each_edit_is_what_its_provenance_says_and_keeps_its_probes_promises(nam
     assert records, coverage
     assert coverage["dropped"] == {}
     probe = get_probe(name)
-    assert probe.family == "hypothesis" and probe.needs_parse and probe.labels == probe.labels & {"E", "C"}
+    assert probe.family == "hypothesis" and "parse" in probe.needs and probe.labels == probe.labels & {"E", "C"}
     originals = {r["uid"]: r for r in EXAMPLES.to_pylist()}
     for record in records.values():
         gold = originals[record["orig_uid"]]
@@ -163,7 +163,7 @@ def test_each_edit_is_what_its_provenance_says_and_keeps_its_probes_promises(nam
 
         out = ProbeExample(record["hypothesis"], Table.from_arrow(record["table"]), record["expected"], provenance)
         assert invariants.breaches(invariants.of(probe), example, TABLES[gold["table_id"]], out) == []
-    again, _ = generate(name, EXAMPLES, TABLES, seed=3, docs=docs)
+    again, _ = generate(name, EXAMPLES, TABLES, seed=3, needs={"parse": docs})
     assert {r["orig_uid"]: r for r in again.to_pylist()} == records
 
 

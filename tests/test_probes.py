@@ -25,8 +25,8 @@ from tabprobe.probes import (
     source_files,
     transition_rules,
 )
-from tabprobe.probes.base import ProgramFacts
 from tabprobe.probes.generation import generate
+from tabprobe.probes.tabfact.needs import ProgramFacts
 from tabprobe.seeding import seeded_rng, select_examples
 
 PACKAGE = Path(tabprobe.__file__).resolve().parent
@@ -153,10 +153,14 @@ def test_every_registered_probe_honours_the_contract(name, docs):
     if probe.datasets == ("tabfact",):
         honours_the_tabfact_contract(probe)
         return
-    docs = docs if probe.needs_parse else None
-    relevance = RELEVANCE if probe.needs_relevance else None
-    made = hand_made_counterfactuals() if probe.needs_human_counterfactuals else None
-    ctx = ProbeContext(rng=seeded_rng(1, name), tables=TABLES, docs=docs, relevance=relevance, counterfactuals=made)
+    docs = docs if "parse" in probe.needs else None
+    relevance = RELEVANCE if "relevance" in probe.needs else None
+    made = hand_made_counterfactuals() if "human_counterfactuals" in probe.needs else None
+    ctx = ProbeContext(
+        rng=seeded_rng(1, name),
+        tables=TABLES,
+        needs={"parse": docs, "relevance": relevance, "human_counterfactuals": made},
+    )
     for record in EXAMPLES.to_pylist():
         example = Example(**record)
         if example.label not in probe.labels:
@@ -175,8 +179,12 @@ def test_every_registered_probe_honours_the_contract(name, docs):
             # what the probe promises of its output holds here (probes/invariants.py)
             assert invariants.breaches(invariants.of(probe), example, TABLES[example.table_id], item) == []
     # The generator produces the Parquet contract, deterministically.
-    first, coverage = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance, counterfactuals=made)
-    second, _ = generate(name, EXAMPLES, TABLES, seed=7, docs=docs, relevance=relevance, counterfactuals=made)
+    first, coverage = generate(
+        name, EXAMPLES, TABLES, seed=7, needs={"parse": docs, "relevance": relevance, "human_counterfactuals": made}
+    )
+    second, _ = generate(
+        name, EXAMPLES, TABLES, seed=7, needs={"parse": docs, "relevance": relevance, "human_counterfactuals": made}
+    )
     assert first.schema.equals(infobox.PROBE_EXAMPLES)
     assert first.equals(second)
     assert coverage["gold"] == EXAMPLES.num_rows
@@ -198,7 +206,7 @@ def test_every_registered_probe_honours_the_contract(name, docs):
 
 def tabfact_outputs(probe, seed: int) -> dict:
     """uid -> the probe's examples of each TabFact fixture example, or the NotApplicable reason."""
-    programs = tabfact_programs() if probe.needs_programs else None
+    programs = tabfact_programs() if "programs" in probe.needs else None
     shared: dict = {}
     out = {}
     for record in TF_EXAMPLES.to_pylist():
@@ -206,7 +214,7 @@ def tabfact_outputs(probe, seed: int) -> dict:
         if example.label not in probe.labels:
             continue
         ctx = ProbeContext(
-            rng=seeded_rng(seed, probe.name, example.uid), tables=TF_TABLES, shared=shared, programs=programs
+            rng=seeded_rng(seed, probe.name, example.uid), tables=TF_TABLES, shared=shared, needs={"programs": programs}
         )
         try:
             out[example.uid] = probe.apply(example, TF_TABLES[example.table_id], None, ctx)
@@ -240,7 +248,7 @@ def honours_the_tabfact_contract(probe):
             json.dumps(item.provenance)
             assert invariants.breaches(invariants.of(probe), example, table, item) == []
     assert perturbed, f"{probe.name} perturbed no example of the TabFact fixture"
-    if probe.needs_programs:  # a statement without a program is skipped, saying so
+    if "programs" in probe.needs:  # a statement without a program is skipped, saying so
         assert "statement has no program" in first["tf:4"]
     sources = source_files(probe.name)
     assert module_path(probe.name) in sources and "probes/base.py" in sources
@@ -250,16 +258,16 @@ def honours_the_tabfact_contract(probe):
 
 
 def test_a_probe_depends_on_the_helpers_it_imports_and_no_others():
-    assert "probes/hypothesis_edits/negation.py" in source_files("negation_flip")
+    assert "probes/infotabs/hypothesis/edits/negation.py" in source_files("negation_flip")
     # one family of the parse-based edits, not the others
-    assert "probes/hypothesis_edits/dates.py" not in source_files("negation_flip")
-    assert "probes/table_edits.py" in source_files("row_deletion")
-    assert not [f for f in source_files("row_deletion") if f.startswith("probes/hypothesis_edits/")]
+    assert "probes/infotabs/hypothesis/edits/dates.py" not in source_files("negation_flip")
+    assert "probes/infotabs/table_edits.py" in source_files("row_deletion")
+    assert not [f for f in source_files("row_deletion") if f.startswith("probes/infotabs/hypothesis/edits/")]
     # num_words imports number_edits, which imports text_edits: followed transitively; the
     # parse-based edits (hypothesis_edits) are not among them.
-    assert {"probes/number_edits.py", "probes/text_edits.py"} <= set(source_files("num_words"))
-    assert not [f for f in source_files("num_words") if f.startswith("probes/hypothesis_edits/")]
-    assert "probes/table_edits.py" not in source_files("dummy_premise")
+    assert {"probes/infotabs/number_edits.py", "probes/shared/text_edits.py"} <= set(source_files("num_words"))
+    assert not [f for f in source_files("num_words") if f.startswith("probes/infotabs/hypothesis/edits/")]
+    assert "probes/infotabs/table_edits.py" not in source_files("dummy_premise")
 
 
 def test_unknown_probe_suggests_a_close_name():

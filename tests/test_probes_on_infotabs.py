@@ -18,10 +18,10 @@ from tabprobe.data.infotabs import ingest
 from tabprobe.data.infotabs import reading as infotabs
 from tabprobe.probes import Example, get_probe, invariants
 from tabprobe.probes.generation import generate
-from tabprobe.probes.subject_swaps import attested_names
-from tabprobe.probes.table_edits import related_keys
-from tabprobe.probes.text_edits import is_plural
-from tabprobe.probes.titles import mentions, name_part, names_subject
+from tabprobe.probes.infotabs.counterfactual.subject_swaps import attested_names
+from tabprobe.probes.infotabs.table_edits import related_keys
+from tabprobe.probes.infotabs.titles import mentions, name_part, names_subject
+from tabprobe.probes.shared.text_edits import is_plural
 
 pytestmark = pytest.mark.usefixtures("shared_infotabs")
 
@@ -107,7 +107,7 @@ def test_counterfactual_swaps_name_only_the_subject_by_the_partners_whole_name(a
 
 def test_counterfactual_names_keep_the_possessive_the_article_of_a_noun_and_drop_an_appositions_comma():
     from tabprobe.data.infobox.table import Row, Table
-    from tabprobe.probes.subject_swaps import swap_mentions
+    from tabprobe.probes.infotabs.counterfactual.subject_swaps import swap_mentions
 
     def swapped(text, title, new):
         return swap_mentions(text, Table("T1", title, (Row("Sire", ("x",)),)), {"name": new})[0]
@@ -236,7 +236,7 @@ def test_every_written_example_keeps_its_probes_promises(alpha1, alpha1_outputs)
 
 
 def test_durations_are_the_ones_the_number_probes_leave_and_keep_their_units(alpha1, alpha1_outputs):
-    from tabprobe.probes.hypothesis_edits.numbers import monotone_numbers
+    from tabprobe.probes.infotabs.hypothesis.edits.numbers import monotone_numbers
 
     for probe in ("duration_preserve", "duration_flip"):
         records, coverage = alpha1_outputs[probe]

@@ -56,8 +56,9 @@ def test_the_lists_read_as_the_literals_they_replaced():
     """Spot checks of types, order and content (the full check compared every list with the code
     before the move, and every probe's output on alpha1)."""
     from tabprobe.data.infotabs import aligner
-    from tabprobe.probes import entity_slots, table_edits
-    from tabprobe.probes.hypothesis_edits import dates, durations, numbers, quantifiers, reading
+    from tabprobe.probes.infotabs import table_edits
+    from tabprobe.probes.infotabs.hypothesis import entity_slots
+    from tabprobe.probes.infotabs.hypothesis.edits import dates, durations, numbers, quantifiers, reading
 
     assert dates.MONTHS[:2] == ("January", "February") and len(dates.MONTHS) == 12
     assert aligner._MONTHS["january"] == 1 and aligner._MONTHS["december"] == 12

@@ -195,7 +195,7 @@ def plan_after_editing(run, module_path: str) -> list[tuple[str, str]]:
 
 
 def test_editing_a_probe_module_reruns_that_probe_only(run):
-    assert plan_after_editing(run, "probes/row_deletion.py") == row_deletion_jobs()
+    assert plan_after_editing(run, "probes/infotabs/table/row_deletion.py") == row_deletion_jobs()
 
 
 REPORT_JOBS = [("collect_results", ""), ("assemble_report", ""), ("all", "")]
@@ -207,11 +207,11 @@ def test_editing_a_shared_helper_reruns_the_probes_that_import_it(run):
     flipped = jobs(
         "score_pooled_column", [f"paper_table=table4, model={m}, column=label_flipped, split=alpha1" for m in MODELS]
     )
-    assert plan_after_editing(run, "probes/hypothesis_edits/negation.py") == sorted(
+    assert plan_after_editing(run, "probes/infotabs/hypothesis/edits/negation.py") == sorted(
         probe_jobs("negation_flip", ["alpha1"]) + flipped + REPORT_JOBS
     )
     # The text surgery both of them use (and the numeric probes, not in this run) is a module of its own.
-    assert plan_after_editing(run, "probes/text_edits.py") == sorted(
+    assert plan_after_editing(run, "probes/shared/text_edits.py") == sorted(
         probe_jobs("negation_flip", ["alpha1"])
         + probe_jobs("modifier_preserve", ["alpha1"])
         + table4_jobs()
@@ -231,7 +231,7 @@ def test_code_inputs_are_the_import_closure_of_each_rules_script(run):
 
 NEW_PROBE_MODULE = '''"""A probe a user adds: the hypothesis in capitals, scored against the gold label."""
 
-from .base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
 
 
 def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]:
@@ -245,23 +245,26 @@ PROBE = Probe(name="shouted_hypothesis", description="The hypothesis in capitals
 def test_a_new_probe_module_and_registry_line_schedule_only_that_probes_jobs(run):
     """What a user does to add a probe (docs/adding-a-probe.md): a new module, one registry
     line, one config entry. The registry module is edited, yet no other probe may re-run."""
-    probes = run["dir"] / "workflow" / "tabprobe" / "probes"
-    registry = probes / "__init__.py"
+    probes = run["dir"] / "workflow" / "tabprobe" / "probes" / "infotabs"
+    registry = probes / "registry.py"
     source, stat = registry.read_text(), registry.stat()
-    line = '    "original": "tabprobe.probes.original:PROBE",\n'
+    line = '    "row_deletion": "tabprobe.probes.infotabs.table.row_deletion:PROBE",\n'
     assert line in source
     config = yaml.safe_load(run["config"].read_text())
     config["probes"]["shouted_hypothesis"] = {"splits": ["alpha1"]}
     with_new_probe = run["dir"] / "with-new-probe.yaml"
     with_new_probe.write_text(yaml.safe_dump(config, sort_keys=False))
     try:
-        (probes / "shouted_hypothesis.py").write_text(NEW_PROBE_MODULE)
+        (probes / "hypothesis" / "shouted_hypothesis.py").write_text(NEW_PROBE_MODULE)
         registry.write_text(
-            source.replace(line, line + '    "shouted_hypothesis": "tabprobe.probes.shouted_hypothesis:PROBE",\n')
+            source.replace(
+                line,
+                line + '    "shouted_hypothesis": "tabprobe.probes.infotabs.hypothesis.shouted_hypothesis:PROBE",\n',
+            )
         )
         plan = planned_jobs(run["dir"], with_new_probe)
     finally:
-        (probes / "shouted_hypothesis.py").unlink(missing_ok=True)
+        (probes / "hypothesis" / "shouted_hypothesis.py").unlink(missing_ok=True)
         registry.write_text(source)
         os.utime(registry, (stat.st_atime, stat.st_mtime))
     assert plan == sorted(probe_jobs("shouted_hypothesis", ["alpha1"]) + REPORT_JOBS)
@@ -407,7 +410,7 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
         tmp_path / "coverage.json",
         seed=seed,
         limit=limit,
-        parses_path=parse_again,
+        need_files={"parse": str(parse_again)},
     )
     assert again.read_bytes() == (results / "probes" / "negation_flip" / "alpha1.parquet").read_bytes()
     table4_again = tmp_path / "table4.parquet"
@@ -449,8 +452,7 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
         tmp_path / "coverage.json",
         seed=seed,
         limit=limit,
-        relevance_path=relevance_again,
-        parses_path=parse_again,
+        need_files={"parse": str(parse_again), "relevance": str(relevance_again)},
     )
     assert again.read_bytes() == (results / "probes" / "cf_title_swap" / "alpha1.parquet").read_bytes()
 
@@ -829,7 +831,7 @@ def test_the_adding_a_probe_walkthrough_scaffold_a_probe_run_only_its_jobs_and_s
         timeout=120,
     )
     assert scaffold.returncode == 0, scaffold.stderr
-    assert (run["dir"] / "workflow" / "tabprobe" / "probes" / "row_to_top.py").is_file()
+    assert (run["dir"] / "workflow" / "tabprobe" / "probes" / "infotabs" / "table" / "row_to_top.py").is_file()
     assert (run["dir"] / "tests" / "probes" / "test_probe_row_to_top.py").is_file()
 
     config = yaml.safe_load(run["config"].read_text())

@@ -153,5 +153,5 @@ def docs():
 
 
 def _records(name, relevant=RELEVANT, seed=4, docs=None):
-    out, coverage = generate(name, EXAMPLES, TABLES, seed=seed, relevance=relevant, docs=docs)
+    out, coverage = generate(name, EXAMPLES, TABLES, seed=seed, needs={"parse": docs, "relevance": relevant})
     return out.to_pylist(), coverage

@@ -1,4 +1,4 @@
-"""The hypothesis edits the hypothesis probes share (probes/hypothesis_edits/: numbers and
+"""The hypothesis edits the hypothesis probes share (probes/infotabs/hypothesis/edits/: numbers and
 monotonicity, dates and a table's years, negation, durations, quantifiers), on hand-written
 sentences parsed by the real spaCy English model. What each probe does with them is in
 tests/probes/test_probe_<name>.py; what holds of several at once in tests/test_hypothesis_probes.py
@@ -11,7 +11,7 @@ import pytest
 from test_hypothesis_probes import EXAMPLES, TABLES
 
 from tabprobe.data.infobox.table import Row, Table
-from tabprobe.probes.hypothesis_edits.dates import (
+from tabprobe.probes.infotabs.hypothesis.edits.dates import (
     MONTHS,
     PRESENT_YEAR,
     change_month,
@@ -20,9 +20,9 @@ from tabprobe.probes.hypothesis_edits.dates import (
     shift_year,
     table_years,
 )
-from tabprobe.probes.hypothesis_edits.durations import durations, moved_duration, write_duration
-from tabprobe.probes.hypothesis_edits.negation import negation_edit
-from tabprobe.probes.hypothesis_edits.numbers import (
+from tabprobe.probes.infotabs.hypothesis.edits.durations import durations, moved_duration, write_duration
+from tabprobe.probes.infotabs.hypothesis.edits.negation import negation_edit
+from tabprobe.probes.infotabs.hypothesis.edits.numbers import (
     MONOTONE_WORDS,
     PAPER_TABLE2,
     TEMPORAL_WORDS,
@@ -31,7 +31,7 @@ from tabprobe.probes.hypothesis_edits.numbers import (
     monotone_number_probe,
     monotone_numbers,
 )
-from tabprobe.probes.hypothesis_edits.quantifiers import (
+from tabprobe.probes.infotabs.hypothesis.edits.quantifiers import (
     QUANTIFIER_COMPLEMENTS,
     QUANTIFIER_DETERMINERS,
     quantifier_edits,

@@ -1,4 +1,4 @@
-"""The number helpers the numeric probes share (probes/number_edits.py): which integers count as
+"""The number helpers the numeric probes share (probes/infotabs/number_edits.py): which integers count as
 numbers, which cells hold one quantity, which numbers of a hypothesis stand as quantities."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tabprobe.data.infobox.table import Row, Table
-from tabprobe.probes import number_edits as ne
+from tabprobe.probes.infotabs import number_edits as ne
 
 
 def test_only_whole_integers_count_as_numbers():

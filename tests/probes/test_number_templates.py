@@ -1,4 +1,4 @@
-"""The label rule of the templated comparisons (probes/number_templates.py) that num_comparative,
+"""The label rule of the templated comparisons (probes/infotabs/numeric/number_templates.py) that num_comparative,
 num_noise, num_distribution and num_logic share: every operation, at and around its boundary."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tabprobe.probes.number_templates import label_for
+from tabprobe.probes.infotabs.numeric.number_templates import label_for
 
 
 @pytest.mark.parametrize(

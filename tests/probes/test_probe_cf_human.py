@@ -19,7 +19,7 @@ def test_the_probe_pairs_every_release_pair_with_its_gold_example(release, share
         tables = infotabs.load_tables(ingested.tables)
         index = hc.by_example(hc.read_split(release, split, {t: v.category for t, v in tables.items()}))
         out, coverage = perturb.generate(
-            "cf_human", ingested.examples, tables, seed=1, split=split, counterfactuals=index
+            "cf_human", ingested.examples, tables, seed=1, split=split, needs={"human_counterfactuals": index}
         )
         assert coverage["perturbed"] == perturbed and coverage["dropped"] == dropped, coverage
         records = out.to_pylist()
@@ -27,5 +27,7 @@ def test_the_probe_pairs_every_release_pair_with_its_gold_example(release, share
         provenance = [json.loads(r["provenance"]) for r in records]
         assert {p["made_by"] for p in provenance} == {"human"}
         assert all(p["direction"] == f"{r['label']}->{r['expected']}" for p, r in zip(provenance, records))
-        again, _ = perturb.generate("cf_human", ingested.examples, tables, seed=1, split=split, counterfactuals=index)
+        again, _ = perturb.generate(
+            "cf_human", ingested.examples, tables, seed=1, split=split, needs={"human_counterfactuals": index}
+        )
         assert again.equals(out)

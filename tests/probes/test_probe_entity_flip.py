@@ -6,13 +6,13 @@ import json
 from test_hypothesis_probes import EXAMPLES, TABLES, docs  # noqa: F401  (docs: the fixture)
 
 from tabprobe.data.infobox.table import normalised
-from tabprobe.probes.entity_flip import slots
 from tabprobe.probes.generation import generate
-from tabprobe.probes.titles import names_subject
+from tabprobe.probes.infotabs.hypothesis.entity_flip import slots
+from tabprobe.probes.infotabs.titles import names_subject
 
 
 def test_entity_substitution_keeps_the_entity_type_and_leaves_the_subject(nlp, docs):  # noqa: F811
-    out, coverage = generate("entity_flip", EXAMPLES, TABLES, seed=5, docs=docs)
+    out, coverage = generate("entity_flip", EXAMPLES, TABLES, seed=5, needs={"parse": docs})
     by_orig = {r["orig_uid"]: r for r in out.to_pylist()}
     married = by_orig["dev:8"]  # "Ada Quill married Rui Costa." (E)
     assert married["expected"] == "C"

@@ -9,15 +9,15 @@ from test_more_hypothesis_probes import EXAMPLES, TABLES, docs, edited, outputs 
 
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
-from tabprobe.probes import entity_preserve as ep
-from tabprobe.probes.titles import names_subject
+from tabprobe.probes.infotabs.hypothesis import entity_preserve as ep
+from tabprobe.probes.infotabs.titles import names_subject
 
 
 def all_edits(docs, probe: str, text: str) -> list:  # noqa: F811
     """Every perturbation the probe offers for one fixture sentence (not only the sampled one)."""
     record = [r for r in EXAMPLES.to_pylist() if r["hypothesis"] == text][0]
     example = Example(record["uid"], record["table_id"], text, record["label"])
-    ctx = ProbeContext(rng=np.random.default_rng(0), tables=TABLES, docs=docs)
+    ctx = ProbeContext(rng=np.random.default_rng(0), tables=TABLES, needs={"parse": docs})
     try:
         return get_probe(probe).apply(example, TABLES[record["table_id"]], docs[record["uid"]], ctx)
     except NotApplicable:
@@ -73,8 +73,8 @@ def test_the_table_supports_a_name_it_holds_contains_or_names_otherwise():
 
 
 def test_a_name_swapped_in_a_false_hypothesis_is_one_the_table_does_not_support(alpha1, alpha1_outputs):
-    from tabprobe.probes.entity_preserve import unsupported
-    from tabprobe.probes.entity_slots import filled_slots
+    from tabprobe.probes.infotabs.hypothesis.entity_preserve import unsupported
+    from tabprobe.probes.infotabs.hypothesis.entity_slots import filled_slots
 
     records, coverage = alpha1_outputs["entity_preserve"]
     assert records, coverage

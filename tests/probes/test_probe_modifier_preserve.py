@@ -6,7 +6,7 @@ import re
 
 
 def test_modifier_adds_a_fact_of_the_table_after_the_title(nlp):
-    from tabprobe.probes import modifier_preserve as mp
+    from tabprobe.probes.infotabs.hypothesis import modifier_preserve as mp
 
     clause = mp.modifier_clause("Producer", "Pete Henderson", person=False)
     text, provenance = mp.modifier_edit(

@@ -9,7 +9,7 @@ from probe_helpers import run
 from test_numeric_probes import EXAMPLES, TABLES
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.probes.num_comparative import label_for
+from tabprobe.probes.infotabs.numeric.num_comparative import label_for
 
 
 @pytest.mark.parametrize(

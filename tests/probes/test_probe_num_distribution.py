@@ -8,7 +8,7 @@ import pytest
 from probe_helpers import changed_rows, comparison, gold_value, many
 from test_numeric_perturbations import run
 
-from tabprobe.probes.number_templates import RELATIONS, label_for
+from tabprobe.probes.infotabs.numeric.number_templates import RELATIONS, label_for
 
 
 def test_num_distribution_moves_both_numbers_by_one_offset_above_500():

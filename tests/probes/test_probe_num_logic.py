@@ -11,7 +11,7 @@ from test_numeric_perturbations import TABLES
 from tabprobe import schemas
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.generation import generate
-from tabprobe.probes.number_templates import label_for
+from tabprobe.probes.infotabs.numeric.number_templates import label_for
 
 
 def test_num_logic_changes_the_operation_and_keeps_table_and_numbers():

@@ -8,7 +8,7 @@ from decimal import Decimal
 from probe_helpers import changed_rows, comparison, gold_value, many
 from test_numeric_perturbations import run
 
-from tabprobe.probes.number_templates import RELATIONS, label_for
+from tabprobe.probes.infotabs.numeric.number_templates import RELATIONS, label_for
 
 
 def test_num_noise_gives_a_measure_and_the_number_a_one_digit_fraction():

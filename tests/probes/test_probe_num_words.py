@@ -10,7 +10,7 @@ from test_numeric_probes import EXAMPLES
 from tabprobe import schemas
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.probes.generation import generate
-from tabprobe.probes.text_edits import apply_changes
+from tabprobe.probes.shared.text_edits import apply_changes
 
 
 def test_num_words_rewrites_hypothesis_and_table_alike():

@@ -8,7 +8,7 @@ from test_probes import TF_TABLES, tabfact_outputs
 from tabprobe.data.relational.table import RelationalTable
 from tabprobe.data.tabfact.programs import execute
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
-from tabprobe.probes.base import ProgramFacts
+from tabprobe.probes.tabfact.needs import ProgramFacts
 
 PROBE = get_probe("program_cell_update")
 GAMES = TF_TABLES["2-1.html.csv"]
@@ -53,13 +53,13 @@ def test_an_update_is_read_as_the_original_table_was_and_an_unsound_program_is_s
     texts_written = 0
     for seed in range(40):
         ctx = ProbeContext(np.random.default_rng(seed), {table.table_id: table})
-        ctx.programs = {"tf:8": ProgramFacts(program, outcome.records_read, outcome.columns_read)}
+        ctx.needs = {"programs": {"tf:8": ProgramFacts(program, outcome.records_read, outcome.columns_read)}}
         (item,) = PROBE.apply(example, table, None, ctx)
         after = execute(program, item.table.header, item.table.records, like=outcome)
         assert item.expected == ("E" if after.result else "C") and after.readings == ("argmax: numbers",)
         texts_written += item.provenance["updated_cell"]["new"] in ("sold out", "n/a")
     assert texts_written  # some updates left one number among three cells of text, and still ranked it
     unsound = "greater{hop{filter_eq{all_rows; week; 1}; opponent}; hop{filter_eq{all_rows; week; 2}; opponent}}=True"
-    ctx.programs = {"tf:8": ProgramFacts(unsound, (0, 1), ("week", "opponent"))}
+    ctx.needs = {"programs": {"tf:8": ProgramFacts(unsound, (0, 1), ("week", "opponent"))}}
     with pytest.raises(NotApplicable, match=r"does not run on the original table \(UnsoundProgramError\)"):
         PROBE.apply(Example("tf:8", table.table_id, "the bears came after the lions", "C"), table, None, ctx)

@@ -8,8 +8,8 @@ from test_probes import TF_TABLES, tabfact_outputs
 from tabprobe.data.relational.table import RelationalTable
 from tabprobe.data.tabfact.programs import execute
 from tabprobe.probes import Example, NotApplicable, ProbeContext, ProbeExample, get_probe
-from tabprobe.probes.base import ProgramFacts
-from tabprobe.probes.record_edits import EXPECTED_BY_EXECUTION, delete_record, program_deletion, relabelled
+from tabprobe.probes.tabfact.needs import ProgramFacts
+from tabprobe.probes.tabfact.record_edits import EXPECTED_BY_EXECUTION, delete_record, program_deletion, relabelled
 
 PROBE = get_probe("program_record_deletion")
 GAMES = TF_TABLES["2-1.html.csv"]
@@ -39,7 +39,9 @@ def test_statements_without_a_program_or_whose_program_disagrees_with_gold_are_s
     example = Example("tf:0", GAMES.table_id, "the bears played in week 1", "C")
     with pytest.raises(NotApplicable, match="no programs were given"):
         PROBE.apply(example, GAMES, None, ctx)
-    ctx.programs = {"tf:0": ProgramFacts("eq{hop{filter_eq{all_rows; opponent; bears}; week}; 1}=True", (0,), ())}
+    ctx.needs = {
+        "programs": {"tf:0": ProgramFacts("eq{hop{filter_eq{all_rows; opponent; bears}; week}; 1}=True", (0,), ())}
+    }
     with pytest.raises(NotApplicable, match="does not give the gold label"):
         PROBE.apply(example, GAMES, None, ctx)
 
@@ -57,7 +59,7 @@ def test_a_program_that_orders_text_is_skipped_it_cannot_be_run_soundly():
     ctx = ProbeContext(np.random.default_rng(0), TF_TABLES)
     example = Example("tf:0", GAMES.table_id, "the bears came after the lions", "C")
     program = "greater{hop{filter_eq{all_rows; week; 1}; opponent}; hop{filter_eq{all_rows; week; 2}; opponent}}=True"
-    ctx.programs = {"tf:0": ProgramFacts(program, (0, 1), ("week", "opponent"))}
+    ctx.needs = {"programs": {"tf:0": ProgramFacts(program, (0, 1), ("week", "opponent"))}}
     with pytest.raises(NotApplicable, match=r"does not run on the original table \(UnsoundProgramError\)"):
         PROBE.apply(example, GAMES, None, ctx)
 
@@ -75,7 +77,7 @@ def test_after_a_deletion_the_program_reads_the_table_as_it_read_the_original():
     example = Example("tf:9", ROSTER.table_id, "one player plays back", "E")
     outcome = execute(BACK, ROSTER.header, ROSTER.records)
     ctx = ProbeContext(np.random.default_rng(0), {ROSTER.table_id: ROSTER})
-    ctx.programs = {"tf:9": ProgramFacts(BACK, outcome.records_read, outcome.columns_read)}
+    ctx.needs = {"programs": {"tf:9": ProgramFacts(BACK, outcome.records_read, outcome.columns_read)}}
     (gone,) = program_deletion(example, ROSTER, ctx, lambda table, facts: [1])
     assert gone.expected == "C" and gone.provenance["readings"] == ["filter_eq: exact"]
     assert execute(BACK, gone.table.header, gone.table.records).result  # what the fuzzy fallback would say

@@ -5,7 +5,7 @@ import numpy as np
 from test_probes import TF_TABLES, tabfact_outputs
 
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe
-from tabprobe.probes.record_edits import insert_record, unrelated
+from tabprobe.probes.tabfact.record_edits import insert_record, unrelated
 
 PROBE = get_probe("record_insertion")
 GAMES = TF_TABLES["2-1.html.csv"]

@@ -3,7 +3,7 @@
 from test_probes import TF_TABLES, tabfact_outputs
 
 from tabprobe.probes import get_probe
-from tabprobe.probes.record_permutation import ORDINAL_SKIPPED
+from tabprobe.probes.tabfact.record.record_permutation import ORDINAL_SKIPPED
 
 PROBE = get_probe("record_permutation")
 GAMES = TF_TABLES["2-1.html.csv"]

@@ -5,7 +5,7 @@ import numpy as np
 from test_probes import TF_TABLES, tabfact_outputs
 
 from tabprobe.probes import Example, ProbeContext, get_probe
-from tabprobe.probes.base import ProgramFacts
+from tabprobe.probes.tabfact.needs import ProgramFacts
 
 PROBE = get_probe("relevant_record_deletion")
 GAMES = TF_TABLES["2-1.html.csv"]
@@ -25,6 +25,6 @@ def test_the_programs_records_are_followed_through_an_earlier_edit():
     program read (records_read index the original table)."""
     reordered = GAMES.with_records(GAMES.records[::-1], GAMES.source_records[::-1])
     program = "eq{hop{filter_eq{all_rows; opponent; bears}; week}; 1}=True"
-    ctx = ProbeContext(np.random.default_rng(0), TF_TABLES, programs={"u": ProgramFacts(program, (0,), ())})
+    ctx = ProbeContext(np.random.default_rng(0), TF_TABLES, needs={"programs": {"u": ProgramFacts(program, (0,), ())}})
     (item,) = PROBE.apply(Example("u", GAMES.table_id, "the bears played in week 1", "E"), reordered, None, ctx)
     assert item.provenance["deleted_record"] == {"index": 3, "source": 0, "cells": list(GAMES.records[0])}

@@ -31,7 +31,7 @@ def test_a_false_date_stays_on_its_side_of_every_year_of_the_table(docs):  # noq
             Example(uid("Bo Lind died in 1970."), "T2", "Bo Lind died in 1970.", "C"),
             TABLES["T2"],
             docs[uid("Bo Lind died in 1970.")],
-            ProbeContext(rng=np.random.default_rng(seed), tables=TABLES, docs=docs),
+            ProbeContext(rng=np.random.default_rng(seed), tables=TABLES, needs={"parse": docs}),
         )
     }
     assert years and all(1960 <= y < 1975 and y != 1970 for y in years), years
@@ -49,7 +49,7 @@ def test_a_false_date_keeps_its_year_where_another_might_make_it_true(outputs, t
 
 
 def test_a_false_date_gets_a_year_that_crosses_no_year_of_its_table(alpha1, alpha1_outputs):
-    from tabprobe.probes.hypothesis_edits.dates import RELATIVE_TIME, table_years
+    from tabprobe.probes.infotabs.hypothesis.edits.dates import RELATIVE_TIME, table_years
 
     changed = [r for r in alpha1_outputs["temporal_preserve"][0] if "year_changed_kept_false" in r["provenance"]]
     assert changed

@@ -3,7 +3,7 @@
 from tf_fixtures import PLAYERS, breaches, run
 
 from tabprobe.probes import get_probe
-from tabprobe.probes.record_edits import TABFACT_PROBE
+from tabprobe.probes.tabfact.record_edits import TABFACT_PROBE
 
 STATEMENT = "lee park score 7 goal in 1990 ."
 

@@ -12,7 +12,7 @@ import pytest
 from tabprobe.data.tabfact.programs import ProgramError, execute
 from tabprobe.data.tabfact.reading import read_table
 from tabprobe.probes import Example, NotApplicable, ProbeContext, get_probe, invariants
-from tabprobe.probes.base import ProgramFacts
+from tabprobe.probes.tabfact.needs import ProgramFacts
 from tabprobe.seeding import seeded_rng
 
 TABFACT = Path(__file__).resolve().parents[3] / "shared" / "tabfact"
@@ -54,7 +54,7 @@ def test_every_expected_label_is_what_the_program_gives_on_the_edited_table(name
     probe = get_probe(name)
     labels, skipped, shared = Counter(), Counter(), {}
     for example in examples:
-        ctx = ProbeContext(seeded_rng(2020, name, example.uid), tables, shared=shared, programs=programs)
+        ctx = ProbeContext(seeded_rng(2020, name, example.uid), tables, shared=shared, needs={"programs": programs})
         try:
             (item,) = probe.apply(example, tables[example.table_id], None, ctx)
         except NotApplicable as reason:

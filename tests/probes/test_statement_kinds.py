@@ -1,4 +1,4 @@
-"""probes/statement_kinds.py: the kind of a TabFact statement from its words, on hand-written
+"""probes/tabfact/statement_kinds.py: the kind of a TabFact statement from its words, on hand-written
 statements and, where the data is beside the checkout, against the programs of bootstrap.json."""
 
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabprobe.probes.statement_kinds import (
+from tabprobe.probes.tabfact.statement_kinds import (
     AGGREGATE,
     COMPARATIVE,
     LOOKUP,

@@ -10,8 +10,8 @@ from tabprobe.data.infobox.table import Row, Table
 
 def test_review_round_five_cases_of_table_edits():
     """What the fifth independent review found, each as the rule that now refuses it."""
-    from tabprobe.probes.row_update import plain
-    from tabprobe.probes.table_edits import kind_rows, life_span, related_keys
+    from tabprobe.probes.infotabs.table.row_update import plain
+    from tabprobe.probes.infotabs.table_edits import kind_rows, life_span, related_keys
 
     assert not plain("1979 - 1998 2009 - present") and plain("1973-1985")  # a2:1057, two ranges run together
     # disguised updates in row_deletion_insertion: the inserted key names the deleted attribute
@@ -25,9 +25,9 @@ def test_review_round_five_cases_of_table_edits():
 
 def test_review_round_six_cases_of_table_edits():
     """What the sixth independent review found, each as the rule that now refuses it."""
-    from tabprobe.probes.row_update import new_to
-    from tabprobe.probes.subject_swaps import swap_mentions
-    from tabprobe.probes.table_edits import insertable
+    from tabprobe.probes.infotabs.counterfactual.subject_swaps import swap_mentions
+    from tabprobe.probes.infotabs.table.row_update import new_to
+    from tabprobe.probes.infotabs.table_edits import insertable
 
     book = Table("T1", "Jack of Fables", (Row("Publisher", ("Vertigo",)),))
     for key, value in [
@@ -54,7 +54,7 @@ def test_review_round_six_cases_of_table_edits():
 
 def test_review_round_seven_cases_of_table_edits():
     """What the seventh independent review found, each as the rule that now refuses it."""
-    from tabprobe.probes.table_edits import _same_era, era_of, insertable, names_its_table
+    from tabprobe.probes.infotabs.table_edits import _same_era, era_of, insertable, names_its_table
 
     wrestler = Table("T1", "Jinder Mahal", (Row("Born", ("May 19, 1986",)),))
     for key in ("Genres", "Genre(s)", "Eligibility"):  # a1:1603, tr:3952 kept Jackie Chan's "Genre(s)"; a3:1293
@@ -70,7 +70,7 @@ def test_review_round_seven_cases_of_table_edits():
 
 def test_review_round_eight_cases_of_table_edits():
     """What the eighth independent review found, each as the rule that now refuses it."""
-    from tabprobe.probes.table_edits import era_of, insertable, names_its_table, of_its_time
+    from tabprobe.probes.infotabs.table_edits import era_of, insertable, names_its_table, of_its_time
 
     for key, value, year in [
         ("Publication date", "January 2008", 2008),

@@ -12,10 +12,8 @@ generate_probe(
     seed=snakemake.params.seed,
     limit=snakemake.params.limit,
     options=snakemake.params.options,
-    parses_path=snakemake.input.get("parses"),
-    relevance_path=snakemake.input.get("relevance"),
     curation_paths=list(snakemake.input.curation),
-    counterfactuals=snakemake.input.get("counterfactuals"),
-    verify_counterfactuals=snakemake.params.verify_counterfactuals,
-    programs_path=snakemake.input.get("programs"),
+    # The inputs named by the probe's needs (probe_inputs.smk: get_probe_needs) are read; the rest not.
+    need_files=dict(snakemake.input.items()),
+    need_settings=snakemake.params.needs,
 )

@@ -179,3 +179,14 @@ def write_json(obj, path: str | os.PathLike, sort_keys: bool = True, private: bo
 def write_text(text: str, path: str | os.PathLike) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def files_below(folder: str | Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """Files with these suffixes anywhere below `folder`, in sorted order, through symbolic links
+    to folders (a set often links its tables from the dataset it was made from)."""
+    found, seen = [], set()
+    for parent, folders, names in os.walk(folder, followlinks=True):
+        seen.add(os.path.realpath(parent))
+        folders[:] = [f for f in folders if os.path.realpath(os.path.join(parent, f)) not in seen]  # link loops
+        found.extend(Path(parent) / name for name in names if Path(name).suffix in suffixes)
+    return sorted(found)

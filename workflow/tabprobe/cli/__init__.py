@@ -2,7 +2,7 @@
 
     tabprobe probes
     tabprobe show PROBE [--split alpha1] [-n 5] [--model MODEL] [--results results] [--configfile config.yaml]
-    tabprobe new-probe NAME [--root DIR] [--kind table|hypothesis]
+    tabprobe new-probe NAME [--dataset NAME] [--kind KIND] [--root DIR]
     tabprobe curate PROBE [--split alpha1] [--only C2E|heuristic|all] [--out curation]
 
 `show` without --model applies the probe in this process to the workflow's ingested split
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from tabprobe.cli.compare import cmd_compare
 from tabprobe.cli.curate import cmd_curate
 from tabprobe.cli.errors import CommandFailed, UsageError
-from tabprobe.cli.new_probe import KINDS, cmd_new_probe
+from tabprobe.cli.new_probe import ALL_KINDS, cmd_new_probe
 from tabprobe.cli.probes import cmd_probes, judged_by
 from tabprobe.cli.show import cmd_show
 from tabprobe.cli.terminal import stdout_console
@@ -106,14 +106,17 @@ def _add_show(commands: argparse._SubParsersAction) -> None:
 
 
 def _add_new_probe(commands: argparse._SubParsersAction) -> None:
-    """`tabprobe new-probe NAME`: a new probe's module, registry line and test."""
+    """`tabprobe new-probe NAME --dataset DATASET`: a new probe's module, registry line and test."""
     new = commands.add_parser(
         "new-probe",
-        help="start a new probe: module, registry line and test",
-        description="Write workflow/tabprobe/probes/NAME.py (a small working probe to edit), add its line to "
-        "REGISTRY in workflow/tabprobe/probes/__init__.py and write tests/probes/test_probe_NAME.py.",
+        help="start a new probe of a dataset: module, registry line and test",
+        description="Write workflow/tabprobe/probes/DATASET/KIND/NAME.py (a small working probe to edit, from the "
+        "template of the dataset's table type), add its line to PROBES in workflow/tabprobe/probes/DATASET/"
+        "registry.py and write tests/probes/test_probe_NAME.py. A dataset of your own (config `datasets:`) gets "
+        "the module and its test beside its registry module.",
     )
     new.add_argument("name", metavar="NAME", help="the probe's name: letters, digits and underscores")
+    new.add_argument("--dataset", help="the dataset whose examples it edits (default: the paper's, `Dataset.paper`)")
     new.add_argument(
         "--root",
         help="the repository root (default: the folder above the current one that holds "
@@ -121,11 +124,13 @@ def _add_new_probe(commands: argparse._SubParsersAction) -> None:
     )
     new.add_argument(
         "--kind",
-        choices=sorted(KINDS),
-        default="table",
-        help="table: edits the table, judged by a transition rule; hypothesis: edits the hypothesis "
-        "with its spaCy parse, judged by an expected label (default: table)",
+        choices=ALL_KINDS,
+        help="of an infobox dataset: table (edits the table, judged by a transition rule; the default) or "
+        "hypothesis (edits the hypothesis with its spaCy parse, judged by an expected label); of a relational "
+        "one: record (moves a record, judged by a transition rule; the default) or statement (edits the "
+        "statement, judged by an expected label)",
     )
+    new.add_argument("--configfile", help="config naming your own datasets, if any (default: ./config.yaml)")
     new.set_defaults(run=cmd_new_probe)
 
 

@@ -38,15 +38,14 @@ def cmd_curate(args, console) -> int:
     seed = seed_of(config, config_path)
     # The workflow's cap for this probe, so these are exactly the examples generate_probe writes.
     limit = probe_limit({**config, "probes": config.get("probes") or {}}, probe.name)
-    inputs = probe_inputs(probe, args.split, Path(args.results), seed, limit, config_path, args.configfile)
+    inputs = probe_inputs(probe, args.split, Path(args.results), seed, limit, config_path, args.configfile, config)
     generated, _ = perturb.generate(
         probe.name,
         inputs.examples,
         inputs.tables,
         seed,
         probe_options(config, probe.name),
-        inputs.docs,
-        inputs.relevance,
+        inputs.needs,
         split=args.split,
     )
     out = Path(args.out)

@@ -63,13 +63,11 @@ def _show_generated(
         dataset = get_dataset(probe_dataset(probe.name))
         paths = {"examples": Path(dataset.examples(split, results)), "tables": Path(dataset.tables(split, results))}
         return _show_external(console, probe, split, n, results, paths)
-    inputs = probe_inputs(probe, split, results, seed, None, config_path, configfile)
+    inputs = probe_inputs(probe, split, results, seed, None, config_path, configfile, config)
     options = probe_options(config, probe.name)
     tally = perturb.Tally()
     rows: list[dict] = []
-    for kept in perturb.perturbations(
-        probe.name, inputs.examples, inputs.tables, seed, options, inputs.docs, inputs.relevance, tally
-    ):
+    for kept in perturb.perturbations(probe.name, inputs.examples, inputs.tables, seed, options, inputs.needs, tally):
         rows += kept
         if len(rows) >= n:
             break

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tabprobe import layout
 from tabprobe.cli.errors import CommandFailed, UsageError
 from tabprobe.probes import Probe
 
@@ -21,29 +20,33 @@ def probe_inputs(
     limit: int | None,
     config_path: Path | None,
     configfile: str | None,
+    config: dict,
 ):
-    """The ingested split (and its parse and relevance, where the probe reads them), built with
-    Snakemake first where missing: what generate_probe reads."""
+    """The ingested split and the files of the probe's needs (its parse, relevance, a dataset's
+    own: probes/needs.py), built with Snakemake first where missing: what generate_probe reads."""
     from tabprobe.data.datasets import get_dataset
+    from tabprobe.probes import needs
     from tabprobe.probes.generation import read_probe_inputs
 
     dataset = get_dataset(probe.datasets[0])
     paths = {"examples": Path(dataset.examples(split, results)), "tables": Path(dataset.tables(split, results))}
-    if probe.needs_parse:
-        paths["parses"] = Path(layout.parses(split, results))
-    if probe.needs_relevance:
-        paths["relevance"] = Path(layout.relevance(split, results))
-    missing = [path for path in paths.values() if not path.exists()]
+    need_files = needs.files(probe, split, config, str(results))
+    missing = [
+        path
+        for path in [*paths.values(), *(Path(f) for files in need_files.values() for f in files)]
+        if not path.exists()
+    ]
     if missing:
         build_with_snakemake(missing, results, config_path, explicit_config=configfile is not None)
     return read_probe_inputs(
+        probe.name,
         split,
         str(paths["examples"]),
         str(paths["tables"]),
         seed,
         limit,
-        str(paths["parses"]) if "parses" in paths else None,
-        str(paths["relevance"]) if "relevance" in paths else None,
+        need_files,
+        needs.settings(probe, config),
     )
 
 

@@ -27,7 +27,7 @@ from tabprobe.data.datasets import (
     resolve,
 )
 from tabprobe.errors import did_you_mean
-from tabprobe.probes import REGISTRY, get_probe
+from tabprobe.probes import REGISTRY, get_probe, needs
 
 NUMBERS = {1: "one", 2: "two", 3: "three"}
 
@@ -86,7 +86,7 @@ def dataset_use(
     """What the config asks of `dataset`: its probes with their splits and needs, the models that
     answer or learn it, and the splits the workflow will read, in the dataset's order."""
     own = {
-        name: ProbeUse(tuple(probe_splits(config, name)), _needs(name))
+        name: ProbeUse(tuple(probe_splits(config, name)), frozenset(get_probe(name).needs))
         for name in probes
         if probe_dataset(name) == dataset.name
     }
@@ -123,21 +123,17 @@ def dataset_use(
     return DatasetUse(own, readers, tuple(s for s in dataset.splits if s in wanted))
 
 
-def _needs(probe: str) -> frozenset[str]:
-    declared = get_probe(probe)
-    flags = {
-        "parse": declared.needs_parse,
-        "relevance": declared.needs_relevance,
-        "human_counterfactuals": declared.needs_human_counterfactuals,
-        "programs": declared.needs_programs,
-    }
-    return frozenset(need for need, read in flags.items() if read)
-
-
 def _split_problems(config: dict[str, Any], name: str) -> list[str]:
-    """A probe's splits are its dataset's."""
+    """A probe's splits are its dataset's, and a need made of the paper dataset's splits only (the
+    parse, the relevance source) is not read by another dataset's probe."""
     dataset = get_dataset(probe_dataset(name))
     where = f"probes.{name}.splits" if (config["probes"].get(name) or {}).get("splits") else f"probes.{name}"
+    paper_needs = needs.paper_only(get_probe(name)) if not dataset.paper else []
+    if paper_needs:
+        return [
+            f"config key probes.{name}: {name} is a probe of {dataset.title} and reads {', '.join(paper_needs)}, "
+            f"which the workflow makes of {paper_dataset().title}'s splits only; leave it out, or read another need"
+        ]
     other = [s for s in probe_splits(config, name) if s not in dataset.splits]
     if other:
         hint = did_you_mean(other[0], dataset.splits) if len(other) == 1 else ""

@@ -124,7 +124,7 @@ def relevance_splits(config: Mapping[str, Any]) -> list[str]:
     return [
         s
         for s in paper_dataset().splits
-        if any(get_probe(p).needs_relevance and s in probe_splits(config, p) for p in config["probes"])
+        if any("relevance" in get_probe(p).needs and s in probe_splits(config, p) for p in config["probes"])
     ]
 
 

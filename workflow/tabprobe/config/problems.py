@@ -27,7 +27,7 @@ from tabprobe.config.settings import (
     variance_plan,
 )
 from tabprobe.config.table_premise import table_premise_problems
-from tabprobe.data.datasets import get_dataset, register, resolve
+from tabprobe.data.datasets import forget, get_dataset, register, resolve
 from tabprobe.errors import TabprobeError, did_you_mean
 from tabprobe.probes import REGISTRY, get_probe, option_problems
 
@@ -84,7 +84,9 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
         return [f"config key probes.{name}.curation: {problem}" for problem in err.problems]
     return [
         f"config key probes.{name}.curation: {problem}"
-        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config, name))
+        for problem in uid_problems(
+            decisions, probe_splits(config, name), _example_lines(config, name), get_dataset(probe_dataset(name)).splits
+        )
     ]
 
 
@@ -241,6 +243,7 @@ def _own_dataset_problems(config: Mapping[str, Any]) -> list[str]:
             register(name, entry["package"], entry.get("path"))
             get_dataset(name)
         except ValueError as error:
+            forget(name)
             problems.append(f"config key datasets.{name}.package: {error}")
     return problems
 

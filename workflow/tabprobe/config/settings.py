@@ -7,7 +7,7 @@ from typing import Any
 
 from tabprobe.config.defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
 from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset
-from tabprobe.probes import REGISTRY, get_probe
+from tabprobe.probes import REGISTRY, get_probe, is_fixed_set
 
 # read by the workflow, not passed to the probe
 WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")
@@ -189,7 +189,7 @@ def original_covers(config: dict[str, Any], probe: str, split: str) -> bool:
     baseline = baseline_probe(probe)
     if baseline not in config["probes"] or split not in probe_splits(config, baseline):
         return False
-    fixed = probe in external_probes(config) or (probe in REGISTRY and get_probe(probe).needs_human_counterfactuals)
+    fixed = probe in external_probes(config) or (probe in REGISTRY and is_fixed_set(probe))
     return fixed or cap_covered(probe_limit(config, probe), probe_limit(config, baseline))
 
 

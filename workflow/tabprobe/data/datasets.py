@@ -262,6 +262,13 @@ def register(name: str, package: str, path: str | None = None) -> None:
         sys.path.insert(0, path)
 
 
+def forget(name: str) -> None:
+    """Unregister a user's dataset (one whose package does not import: the config check says so,
+    and the rest of the check goes on without it)."""
+    _USER.pop(name, None)
+    get_dataset.cache_clear()
+
+
 def use_config(config: Mapping[str, Any]) -> None:
     """Register the config's own datasets (`datasets:`) here and for every job this process starts:
     their entries go into the environment the jobs inherit, and their folders into PYTHONPATH."""

@@ -1,75 +1,110 @@
-"""The probe registry: one line per probe, imported lazily.
+"""The probe registry: every registered dataset's probes, imported lazily.
 
-To add a probe: write `tabprobe/probes/<name>.py` defining `PROBE = Probe(...)`, add one line
-below, and list the name under `probes:` in config.yaml. The contract test picks it up.
+A dataset's own probes are the lines of its registry (probes/<dataset>/registry.py, named by its
+`Dataset.probes`: name -> "module:attr"); the shared ones (probes/shared/, `SHARED` below) are
+registered for every dataset whose table type they are written for, under the dataset's prefix, with
+the texts its registry gives them. To add a probe: `tabprobe new-probe <name> --dataset <dataset>`
+(docs/adding-a-probe.md) writes its module and its registry line; list it under `probes:` in
+config.yaml. The contract test picks it up.
+
+No job imports this file (tabprobe.code_inputs): a probe's jobs list its own module's closure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 
-from tabprobe.data.datasets import all_datasets, get_dataset, paper_dataset
+from tabprobe.data.datasets import Dataset, all_datasets, get_dataset, names, paper_dataset, resolve
 from tabprobe.errors import did_you_mean
+from tabprobe.probes import needs
 from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.needs import need
 from tabprobe.probes.transitions import TransitionRule
 
-REGISTRY: dict[str, str] = {
-    "original": "tabprobe.probes.original:PROBE",
-    "row_deletion": "tabprobe.probes.row_deletion:PROBE",
-    "row_insertion": "tabprobe.probes.row_insertion:PROBE",
-    "row_update": "tabprobe.probes.row_update:PROBE",
-    "row_permutation": "tabprobe.probes.row_permutation:PROBE",
-    "row_deletion_insertion": "tabprobe.probes.row_deletion_insertion:PROBE",
-    "entity_flip": "tabprobe.probes.entity_flip:PROBE",
-    "entity_preserve": "tabprobe.probes.entity_preserve:PROBE",
-    "number_preserve": "tabprobe.probes.number_preserve:PROBE",
-    "number_flip": "tabprobe.probes.number_flip:PROBE",
-    "temporal_preserve": "tabprobe.probes.temporal_preserve:PROBE",
-    "temporal_flip": "tabprobe.probes.temporal_flip:PROBE",
-    "duration_preserve": "tabprobe.probes.duration_preserve:PROBE",
-    "duration_flip": "tabprobe.probes.duration_flip:PROBE",
-    "negation_flip": "tabprobe.probes.negation_flip:PROBE",
-    "modifier_preserve": "tabprobe.probes.modifier_preserve:PROBE",
-    "quantifier_flip": "tabprobe.probes.quantifier_flip:PROBE",
-    "quantifier_preserve": "tabprobe.probes.quantifier_preserve:PROBE",
-    "hypothesis_only": "tabprobe.probes.hypothesis_only:PROBE",
-    "dummy_premise": "tabprobe.probes.dummy_premise:PROBE",
-    "swapped_table": "tabprobe.probes.swapped_table:PROBE",
-    "num_words": "tabprobe.probes.num_words:PROBE",
-    "num_decimal": "tabprobe.probes.num_decimal:PROBE",
-    "num_verbosity": "tabprobe.probes.num_verbosity:PROBE",
-    "num_distractor_rows": "tabprobe.probes.num_distractor_rows:PROBE",
-    "num_comparative": "tabprobe.probes.num_comparative:PROBE",
-    "num_noise": "tabprobe.probes.num_noise:PROBE",
-    "num_distribution": "tabprobe.probes.num_distribution:PROBE",
-    "num_logic": "tabprobe.probes.num_logic:PROBE",
-    "relevant_row_deletion": "tabprobe.probes.relevant_row_deletion:PROBE",
-    "irrelevant_row_deletion": "tabprobe.probes.irrelevant_row_deletion:PROBE",
-    "evidence_selection": "tabprobe.probes.evidence_selection:PROBE",
-    "cf_row_swap": "tabprobe.probes.cf_row_swap:PROBE",
-    "cf_title_swap": "tabprobe.probes.cf_title_swap:PROBE",
-    "cf_human": "tabprobe.probes.cf_human:PROBE",
-    "tf_original": "tabprobe.probes.tf_original:PROBE",
-    "record_deletion": "tabprobe.probes.record_deletion:PROBE",
-    "record_insertion": "tabprobe.probes.record_insertion:PROBE",
-    "record_permutation": "tabprobe.probes.record_permutation:PROBE",
-    "column_permutation": "tabprobe.probes.column_permutation:PROBE",
-    "program_record_deletion": "tabprobe.probes.program_record_deletion:PROBE",
-    "relevant_record_deletion": "tabprobe.probes.relevant_record_deletion:PROBE",
-    "irrelevant_record_deletion": "tabprobe.probes.irrelevant_record_deletion:PROBE",
-    "program_cell_update": "tabprobe.probes.program_cell_update:PROBE",
-    "tf_entity_flip": "tabprobe.probes.tf_entity_flip:PROBE",
-    "tf_number_flip": "tabprobe.probes.tf_number_flip:PROBE",
-    "tf_negation": "tabprobe.probes.tf_negation:PROBE",
-    "tf_entity_rename": "tabprobe.probes.tf_entity_rename:PROBE",
-    "tf_hypothesis_only": "tabprobe.probes.tf_hypothesis_only:PROBE",
-    "tf_swapped_table": "tabprobe.probes.tf_swapped_table:PROBE",
+# The shared probes, by the name they are registered under after a dataset's prefix.
+SHARED: dict[str, str] = {
+    "original": "tabprobe.probes.shared.identity:SHARED",
+    "hypothesis_only": "tabprobe.probes.shared.hypothesis_only:SHARED",
+    "dummy_premise": "tabprobe.probes.shared.dummy_premise:SHARED",
+    "swapped_table": "tabprobe.probes.shared.swapped_table:SHARED",
 }
 
+
+@dataclass(frozen=True)
+class Entry:
+    """Where a registered probe comes from: its module and attribute (a Probe; for a shared probe
+    its SharedProbe), and the dataset that registers it."""
+
+    target: str
+    dataset: str
+    shared: str | None = None  # the shared probe's name, for one registered from probes/shared/
+
+    @property
+    def module(self) -> str:
+        return self.target.partition(":")[0]
+
+
+def _registry_of(dataset: Dataset) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """A dataset's own registry lines and its texts of the shared probes."""
+    if not dataset.probes:
+        return {}, {}
+    module = importlib.import_module(dataset.probes)
+    return dict(getattr(module, "PROBES", {})), dict(getattr(module, "TEXTS", {}))
+
+
+@cache
+def _entries(datasets: tuple[str, ...]) -> dict[str, Entry]:
+    entries: dict[str, Entry] = {}
+
+    def add(name: str, entry: Entry) -> None:
+        if name in entries:
+            raise ValueError(
+                f"probe {name!r} is registered by {entries[name].dataset} and by {entry.dataset}; "
+                "a probe belongs to one dataset: rename one (or give the dataset another probe_prefix)"
+            )
+        entries[name] = entry
+
+    for name in datasets:
+        dataset = get_dataset(name)
+        own, _ = _registry_of(dataset)
+        for shared, target in SHARED.items():
+            fits = resolve(target).table_types
+            wanted = dataset.generic_probes is None or shared in dataset.generic_probes
+            if dataset.table_type.name in fits and wanted:
+                add(f"{dataset.probe_prefix}{shared}", Entry(target, dataset.name, shared))
+        for probe, target in own.items():
+            add(probe, Entry(target, dataset.name))
+    return entries
+
+
+def entries() -> dict[str, Entry]:
+    """name -> Entry of every registered probe (of the datasets registered now, a user's too)."""
+    return _entries(tuple(names()))
+
+
+class _Registry(Mapping):
+    """The registered probes' names (and their entries): every dataset's, computed when asked, so a
+    dataset registered from config brings its probes."""
+
+    def __getitem__(self, name: str) -> Entry:
+        return entries()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(entries())
+
+    def __len__(self) -> int:
+        return len(entries())
+
+
+REGISTRY: Mapping[str, Entry] = _Registry()
+
+
 # External probe sets named in config (`probes: {name: {external: folder}}`): folders of tables
-# and hypotheses in InfoTabS format, read as they are (rule ingest_external_probe) and scored
+# and hypotheses in the paper dataset's format, read as they are (rule ingest_external_probe) and scored
 # like built-in expected-label probes. Registered at run time by register_external.
 _EXTERNAL: dict[str, Probe] = {}
 
@@ -81,7 +116,8 @@ def register_external(name: str, label_change: str | None = None) -> Probe:
         raise ValueError(f"external probe set {name!r} has the name of a built-in probe; rename it")
     _EXTERNAL[name] = Probe(
         name=name,
-        description="External probe set (tables and hypotheses given in InfoTabS format, scored against their labels).",
+        description=f"External probe set (tables and hypotheses given in {paper_dataset().title} format, scored "
+        "against their labels).",
         apply=_read_not_generated,
         judged_by="expected",
         paper_reference="section 6, Table 7 (label-flipped counterfactuals were made by hand)"
@@ -90,7 +126,6 @@ def register_external(name: str, label_change: str | None = None) -> Probe:
         label_change=label_change,
         family="counterfactual" if label_change else "external",
     )
-    get_probe.cache_clear()
     return _EXTERNAL[name]
 
 
@@ -111,18 +146,20 @@ def is_external(name: str) -> bool:
 class _MadeBy(Mapping):
     """Who made a probe's examples, as the report and the run record say it: each registered
     dataset's lines ("original": its own examples, "machine": its probes' edits; `Dataset.made_by`,
-    under `Dataset.made_by_key`), the people of a set made by hand, and an external set's."""
+    under `Dataset.made_by_key`), those of the needs whose sets people made (`Need.made_by`), and an
+    external set's."""
 
-    FIXED = {
-        "human": "human-made: the paper's hand-made counterfactual tables (release), read as they are",
-        "external": "an external set given in config, read as it is",
-    }
+    EXTERNAL = {"external": "an external set given in config, read as it is"}
 
     def _lines(self) -> dict[str, str]:
-        lines = dict(self.FIXED)
+        lines = {}
         for dataset in all_datasets():
             lines.update({dataset.made_by_key(kind): text for kind, text in dataset.made_by.items()})
-        return lines
+            for name in (*needs.GENERIC, *dataset.needs):
+                declared = need(name, dataset.name)
+                if declared.made_by:
+                    lines[declared.made_by[0]] = declared.made_by[1]
+        return {**lines, **self.EXTERNAL}
 
     def __getitem__(self, key: str) -> str:
         return self._lines()[key]
@@ -142,8 +179,9 @@ def made_by(name: str) -> str:
     if is_external(name):
         return "external"
     probe = get_probe(name)
-    if probe.needs_human_counterfactuals:
-        return "human"
+    people = [declared.made_by[0] for declared in needs.needs_of(probe).values() if declared.made_by]
+    if people:
+        return people[0]
     dataset = get_dataset(probe.datasets[0])
     return dataset.made_by_key("original" if name == dataset.baseline_probe else "machine")
 
@@ -152,24 +190,33 @@ def is_fixed_set(name: str) -> bool:
     """Whether a probe's examples are a set made beforehand (an external set, the paper's
     hand-made counterfactuals) rather than edits of every gold example: such a set pairs with
     whichever gold examples `original` predicted, and the others are scored unpaired."""
-    return is_external(name) or get_probe(name).needs_human_counterfactuals
+    return is_external(name) or any(declared.fixed_set for declared in needs.needs_of(get_probe(name)).values())
 
 
 @cache
+def _load(name: str, entry: Entry) -> Probe:
+    if entry.shared:
+        dataset = get_dataset(entry.dataset)
+        probe = resolve(entry.target).make(dataset, name)
+        texts = _registry_of(dataset)[1].get(entry.shared, {})
+        return dataclasses.replace(probe, **texts) if texts else probe
+    probe = resolve(entry.target)
+    if probe.name != name:
+        raise ValueError(f"registry line {name!r} points at a probe named {probe.name!r}")
+    if probe.datasets and probe.datasets != (entry.dataset,):
+        raise ValueError(f"probe {name} declares datasets {probe.datasets} but {entry.dataset} registers it")
+    return dataclasses.replace(probe, datasets=(entry.dataset,))
+
+
 def get_probe(name: str) -> Probe:
     if name in _EXTERNAL:
         return _EXTERNAL[name]
-    try:
-        target = REGISTRY[name]
-    except KeyError:
+    registered = entries()
+    if name not in registered:
         raise KeyError(
-            f"unknown probe {name!r}.{did_you_mean(name, REGISTRY)} Registered probes: {', '.join(sorted(REGISTRY))}"
-        ) from None
-    module_name, attr = target.split(":")
-    probe = getattr(importlib.import_module(module_name), attr)
-    if probe.name != name:
-        raise ValueError(f"registry line {name!r} points at a probe named {probe.name!r}")
-    return probe
+            f"unknown probe {name!r}.{did_you_mean(name, registered)} Registered probes: {', '.join(sorted(registered))}"
+        )
+    return _load(name, registered[name])
 
 
 def option_problems(probe: Probe, options: Mapping, also_known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -232,18 +279,28 @@ def pooled_members(table: str, probe_names: list[str]) -> dict[str, list[str]]:
 
 
 def module_path(name: str) -> str:
-    """The source file of a probe, relative to the package, so a rule can list it as input."""
-    module_name = REGISTRY[name].split(":")[0]
-    return module_name.removeprefix("tabprobe.").replace(".", "/") + ".py"
+    """The source file of a probe, relative to the package (absolute for a user's dataset's probe,
+    outside the library), so a rule can list it as input."""
+    from tabprobe.code_inputs import of_module
+
+    return (
+        of_module(REGISTRY[name].module)[0]
+        if not REGISTRY[name].module.startswith("tabprobe.")
+        else (REGISTRY[name].module.removeprefix("tabprobe.").replace(".", "/") + ".py")
+    )
 
 
 def source_files(name: str) -> list[str]:
     """The probe's module and the library modules it imports, transitively, relative to the
-    package: listed as inputs of the probe's jobs, an edit to a helper such as
-    hypothesis_edits/dates.py re-runs exactly the probes that use it."""
-    from tabprobe.code_inputs import closure
+    package, and the declarations of its dataset's own needs it reads (probes/<dataset>/needs.py):
+    listed as inputs of the probe's jobs, an edit to a helper such as
+    a dataset's hypothesis/edits/dates.py re-runs exactly the probes that use it."""
+    from tabprobe.code_inputs import of_module
 
-    return closure([module_path(name)])
+    entry = REGISTRY[name]
+    own = get_dataset(entry.dataset).needs
+    modules = [entry.module, *(own[n].partition(":")[0] for n in sorted(get_probe(name).needs) if n in own)]
+    return sorted({path for module in modules for path in of_module(module)})
 
 
 __all__ = [
@@ -261,6 +318,7 @@ __all__ = [
     "register_external",
     "register_externals",
     "source_files",
+    "SHARED",
     "Example",
     "NotApplicable",
     "Probe",

@@ -1,7 +1,8 @@
 """What a probe is: a function from one gold example to its perturbations, and how it is judged.
 
-A probe module defines `PROBE = Probe(...)`; the registry (`tabprobe.probes.REGISTRY`) holds
-one "module:attr" line per probe and imports it only when asked for.
+A probe module defines `PROBE = Probe(...)`; its dataset's registry (probes/<dataset>/registry.py)
+holds one "module:attr" line per probe, and the probes shared by every dataset whose tables fit
+(probes/shared/) are registered for each such dataset (`tabprobe.probes.REGISTRY`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tabprobe.data.infobox.table import Table
 from tabprobe.probes.transitions import TransitionRule
 
 
@@ -31,20 +31,9 @@ class ProbeExample:
     """One perturbed example: the (possibly changed) hypothesis and table, and how to judge it."""
 
     hypothesis: str
-    table: Table
+    table: Any  # of the dataset's table type (data/table_type.py)
     expected: str | None  # the expected label, or None when judged by transition rules
     provenance: Mapping[str, Any] = field(default_factory=dict)  # JSON-able record of the change
-
-
-@dataclass(frozen=True)
-class ProgramFacts:
-    """A statement's program (TabFact bootstrap.json, `tabprobe.data.tabfact.programs`) and what it read
-    when executed on the ORIGINAL table: indices of its records (follow them through an edit with the
-    edited table's `source_records`) and the names of the columns it named."""
-
-    program: str
-    records_read: tuple[int, ...] = ()
-    columns_read: tuple[str, ...] = ()
 
 
 @dataclass
@@ -57,26 +46,23 @@ class ProbeContext:
     """
 
     rng: np.random.Generator
-    tables: Mapping[str, Table]
+    tables: Mapping[str, Any]
     options: Mapping[str, Any] = field(default_factory=dict)
-    # uid -> spaCy Doc for every hypothesis of the split (not only the capped subset), for
-    # probes that draw substitutes from other examples; None unless the probe needs_parse.
-    docs: Mapping[str, Any] | None = None
     # Built once per split and shared by all examples (e.g. an entity pool); only
     # deterministic functions of the split may be stored here.
     shared: dict = field(default_factory=dict)
-    # uid -> keys of the rows the hypothesis needs (tabprobe.data.infotabs.relevance), for every example of the
-    # split the relevance source covers; None unless the probe needs_relevance.
-    relevance: Mapping[str, tuple[str, ...]] | None = None
     # The run's seed, for choices made once per split (e.g. which tables swap titles) rather than
     # per example (those use `rng`).
     seed: int = 0
-    # (table id, hypothesis) -> the paper's hand-made counterfactuals of that example
-    # (tabprobe.data.infotabs.counterfactuals); None unless the probe needs_human_counterfactuals.
-    counterfactuals: Mapping[tuple[str, str], Any] | None = None
-    # uid -> the example's human-written program and the evidence it read on the original table
-    # (TabFact's bootstrap split); None unless the probe needs_programs.
-    programs: Mapping[str, ProgramFacts] | None = None
+    # What the probe's needs give it (`Probe.needs`, probes/needs.py), by need: for the whole split
+    # ("parse": uid -> spaCy Doc of every hypothesis, "relevance": uid -> relevant row keys, ...).
+    needs: Mapping[str, Any] = field(default_factory=dict)
+
+    def need(self, name: str) -> Any:
+        """What need `name` gives (the probe declares it in `Probe.needs`)."""
+        if name not in self.needs:
+            raise KeyError(f"no {name!r} in this probe's context: declare it in the probe's `needs`")
+        return self.needs[name]
 
 
 class NotApplicable(Exception):
@@ -98,7 +84,7 @@ class PaperNumbers:
         return {"figure": self.figure, "table": self.table, "values": self.invalid_transition_pct}
 
 
-ApplyFn = Callable[[Example, Table, Any, ProbeContext], list[ProbeExample]]
+ApplyFn = Callable[[Example, Any, Any, ProbeContext], list[ProbeExample]]
 
 
 @dataclass(frozen=True)
@@ -117,24 +103,20 @@ class Probe:
     paper_numbers: PaperNumbers | None = None
     # Which gold labels the probe perturbs (the paper skips NEUTRAL for hypothesis probes).
     labels: frozenset[str] = frozenset({"E", "N", "C"})
-    # True for probes that read the hypothesis's spaCy parse (`doc` in apply); the workflow then
-    # parses the split once (rule parse_hypotheses) and hands every such probe the same parse.
-    needs_parse: bool = False
+    # The inputs it reads beside the split's examples and tables, by name (probes/needs.py: each
+    # need says which file per split it reads, which rule makes it, and how it is loaded into
+    # `ProbeContext.needs`): "parse" (the hypotheses' spaCy parse, also handed to apply as `doc`),
+    # "relevance" (which rows each hypothesis needs; the report names its source), and a
+    # dataset's own (`Dataset.needs`: the hand-made counterfactuals, the statements' programs).
+    needs: frozenset[str] = frozenset()
     # Hypothesis probes of paper section 4: whether the edit keeps or flips the gold label. The
     # report pools their examples into the two columns of paper Table 4 (one sampled
     # perturbation per gold example, as the paper does).
     label_change: Literal["preserved", "flipped"] | None = None
     # Where the report puts an expected-label probe: "hypothesis" (paper Table 4, by
     # label_change), "counterfactual" (paper Tables 7-8, by label_change), "premise_control"
-    # (InfoTabS paper Tables 3-4) or "numeric"; "" for the others.
+    # (Gupta et al. 2020, Tables 3-4) or "numeric"; "" for the others.
     family: str = ""
-    # True for probes that read which rows the hypothesis needs (ctx.relevance); the workflow then
-    # hands them the split's relevance (rule find_relevant_rows) and the report names its source.
-    needs_relevance: bool = False
-    # True for probes whose edits people made (the paper's hand-made counterfactual tables,
-    # ctx.counterfactuals): the workflow hands them the split's set (rule generate_probe), and the
-    # report and run record say their numbers rest on human-made data.
-    needs_human_counterfactuals: bool = False
     # False keeps every perturbation of a gold example instead of sampling one (uids
     # "<uid>/<probe>/<i>"): evidence selection deletes each row in turn.
     one_per_gold: bool = True
@@ -146,16 +128,26 @@ class Probe:
     # JSON schema (type, range, default, description): the config check refuses an option not
     # declared here ("did you mean") and a value outside its schema, before any job runs.
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    # The datasets whose tables and labels it is written for (data/datasets.py): an infobox probe
-    # edits key -> values rows and knows the E/N/C label set.
-    datasets: tuple[str, ...] = ("infotabs",)
+    # The dataset whose examples it edits (data/datasets.py): set by the registry from the
+    # dataset that registers it (its own probes, or the shared ones its table type fits).
+    datasets: tuple[str, ...] = ()
     # What a schema cannot say (a range's low below its high): a function of the probe's options
     # returning (option, problem) pairs, run after the schemas.
     check_options: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
-    # True for probes that execute the example's program (ctx.programs): they recompute the expected
-    # label on the edited table and apply only to examples that come with a program.
-    needs_programs: bool = False
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):
             raise ValueError(f"probe {self.name}: a transition_rule is needed exactly when judged_by='transitions'")
+
+
+@dataclass(frozen=True)
+class SharedProbe:
+    """A probe every dataset takes whose table type it is written for (probes/shared/): the
+    registry registers it for each such dataset under the dataset's prefix ("original" for the
+    dataset whose prefix is empty, "tf_original" for a dataset's "tf_"), with the texts the dataset
+    gives it (its registry's `TEXTS`) over the defaults `make` writes."""
+
+    name: str  # the name it is registered under, after a dataset's prefix
+    table_types: tuple[str, ...]  # the table types it has an implementation for (data/table_type.py)
+    # (dataset: data.datasets.Dataset, registered name) -> the Probe for that dataset
+    make: Callable[[Any, str], Probe]

@@ -34,7 +34,6 @@ from typing import Any
 import pyarrow as pa
 
 from tabprobe import LABELS
-from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.errors import InputDataError, Problem
 
 log = logging.getLogger(__name__)
@@ -157,7 +156,10 @@ def read_decisions(paths: Sequence[str | Path]) -> dict[str, Decision]:
 
 
 def uid_problems(
-    decisions: Mapping[str, Decision], splits: Sequence[str], example_lines: Callable[[str], set[int] | None]
+    decisions: Mapping[str, Decision],
+    splits: Sequence[str],
+    example_lines: Callable[[str], set[int] | None],
+    dataset_splits: Sequence[str],
 ) -> list[str]:
     """ "file:line: why" for each decision that can never apply: its uid names no split
     (`tabprobe curate` writes <split>:<line>), a split the probe does not run on, or no example of
@@ -168,10 +170,10 @@ def uid_problems(
     for uid, decision in decisions.items():
         # A probe example's uid is its gold example's (split:line) with the probe after a slash.
         split, _, line = uid.split("/")[0].partition(":")
-        if not line.isdigit() or split not in SPLITS:
+        if not line.isdigit() or split not in dataset_splits:
             problems.append(
                 f"{decision.source}: uid {uid!r} names no example: a uid starts with <split>:<line> (a split of "
-                f"{', '.join(SPLITS)}), as `tabprobe curate` writes it"
+                f"{', '.join(dataset_splits)}), as `tabprobe curate` writes it"
             )
         elif split not in splits:
             problems.append(

@@ -13,12 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import schemas
-from tabprobe.data import parsing
 from tabprobe.data.datasets import get_dataset
-from tabprobe.data.infobox.table import Table
-from tabprobe.data.infotabs import counterfactuals as human_counterfactuals
-from tabprobe.data.tabfact import contracts
-from tabprobe.data.tables import TABLES_SCHEMAS, load_tables
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.probes import (
     Example,
@@ -31,7 +26,8 @@ from tabprobe.probes import (
     invariants,
     option_problems,
 )
-from tabprobe.probes.base import ProgramFacts
+from tabprobe.probes.needs import load as load_needs
+from tabprobe.probes.needs import needs_of
 from tabprobe.seeding import seeded_rng, select_examples
 
 log = logging.getLogger(__name__)
@@ -51,42 +47,35 @@ class Tally:
 def perturbations(
     probe_name: str,
     examples: pa.Table,
-    tables: Mapping[str, Table],
+    tables: Mapping[str, Any],
     seed: int,
     options: Mapping[str, Any] | None = None,
-    docs: Mapping[str, Any] | None = None,
-    relevance: Mapping[str, tuple[str, ...]] | None = None,
+    needs: Mapping[str, Any] | None = None,
     tally: Tally | None = None,
-    counterfactuals: Mapping[tuple[str, str], Any] | None = None,
-    programs: Mapping[str, ProgramFacts] | None = None,
 ) -> Iterator[list[dict]]:
     """The probe applied to the examples one by one, lazily: for each gold example it perturbs,
-    in the order of `examples`, the list of its probe examples (`infobox.PROBE_EXAMPLES`
-    records). Perturbations that break one of the probe's invariants are dropped before one is
-    sampled; what was skipped, dropped and curated is counted into `tally`. `generate` runs it
-    to the end; `tabprobe show` stops after a few."""
+    in the order of `examples`, the list of its probe examples (its table type's PROBE_EXAMPLES
+    records). `needs`: what each of the probe's needs gives (probes/needs.py: need name -> value,
+    e.g. "parse" -> uid -> Doc). Perturbations that break one of the probe's invariants are dropped
+    before one is sampled; what was skipped, dropped and curated is counted into `tally`.
+    `generate` runs it to the end; `tabprobe show` stops after a few."""
     probe = get_probe(probe_name)
-    if probe.needs_parse and docs is None:
-        raise ValueError(f"probe {probe_name} reads the hypothesis parse; pass the split's parses")
-    if probe.needs_relevance and relevance is None:
-        raise ValueError(f"probe {probe_name} reads which rows are relevant; pass the split's relevance")
-    if probe.needs_human_counterfactuals and counterfactuals is None:
-        raise ValueError(f"probe {probe_name} reads the hand-made counterfactuals; pass the split's set")
-    if probe.needs_programs and programs is None:
-        raise ValueError(f"probe {probe_name} re-executes the statements' programs; pass the split's programs")
+    needs = dict(needs or {})
+    missing = [name for name in sorted(probe.needs) if name not in needs]
+    if missing:
+        raise ValueError(f"probe {probe_name} reads {', '.join(missing)}; pass what they give (needs=...)")
     problems = option_problems(probe, options or {})
     if problems:  # the config check names them first, with file and line; this is for direct callers
         raise ValueError("; ".join(f"probes.{probe_name}.{name}: {problem}" for name, problem in problems))
-    return _perturbations(
-        probe, examples, tables, seed, options, docs, relevance, tally or Tally(), counterfactuals, programs
-    )
+    return _perturbations(probe, examples, tables, seed, options, needs, tally or Tally())
 
 
-def _perturbations(
-    probe, examples, tables, seed, options, docs, relevance, tally: Tally, counterfactuals=None, programs=None
-) -> Iterator[list[dict]]:
+def _perturbations(probe, examples, tables, seed, options, given: dict, tally: Tally) -> Iterator[list[dict]]:
     probe_name = probe.name
     promises = invariants.of(probe)
+    declared = needs_of(probe)
+    skips = [(given[name], need.skip) for name, need in declared.items() if need.skip]
+    per_example = [(given[name], need.per_example) for name, need in declared.items() if need.per_example]
     records = examples.to_pylist()
     shared: dict = {}
     for i, record in enumerate(records):
@@ -96,21 +85,19 @@ def _perturbations(
         if example.label not in probe.labels:
             tally.skipped[f"gold label {example.label} is not probed"] += 1
             continue
-        if probe.needs_relevance and example.uid not in relevance:
-            tally.skipped["the relevance source does not cover this example"] += 1
+        reason = next((why for value, skip in skips if (why := skip(value, example))), None)
+        if reason:
+            tally.skipped[reason] += 1
             continue
         ctx = ProbeContext(
             rng=seeded_rng(seed, probe_name, example.uid),
             tables=tables,
             options=options or {},
-            docs=docs,
             shared=shared,
-            relevance=relevance,
             seed=seed,
-            counterfactuals=counterfactuals,
-            programs=programs,
+            needs={name: given[name] for name in declared},
         )
-        doc = docs[example.uid] if docs is not None else None
+        doc = per_example[0][1](per_example[0][0], example) if per_example else None
         table = tables[example.table_id]
         try:
             candidates = probe.apply(example, table, doc, ctx)
@@ -132,7 +119,7 @@ def _keeping_promises(
     probe_name: str,
     promises: tuple[invariants.Invariant, ...],
     example: Example,
-    table: Table,
+    table: Any,
     candidates: list[ProbeExample],
     tally: Tally,
 ) -> list[ProbeExample]:
@@ -194,30 +181,18 @@ def _probe_rows(
 def generate(
     probe_name: str,
     examples: pa.Table,
-    tables: Mapping[str, Table],
+    tables: Mapping[str, Any],
     seed: int,
     options: Mapping[str, Any] | None = None,
-    docs: Mapping[str, Any] | None = None,
-    relevance: Mapping[str, tuple[str, ...]] | None = None,
+    needs: Mapping[str, Any] | None = None,
     decisions: Mapping[str, curation.Decision] | None = None,
     split: str = "",
-    counterfactuals: Mapping[tuple[str, str], Any] | None = None,
-    programs: Mapping[str, ProgramFacts] | None = None,
 ) -> tuple[pa.Table, dict]:
     """Apply a probe to every example; returns the probe examples and a coverage summary.
-    `docs` maps uid -> spaCy Doc of the hypothesis, for probes that read the parse; `relevance`
-    uid -> relevant row keys, for probes that read it; `decisions` uid -> a person's curation
-    decision (tabprobe.probes.curation), applied to the examples of `split`; `counterfactuals` the split's
-    hand-made counterfactuals by (table id, hypothesis), for probes that read them; `programs` uid ->
-    the statement's program and what it read (TabFact's bootstrap split), for probes that re-execute it."""
+    `needs`: what each of the probe's needs gives (perturbations); `decisions` uid -> a person's
+    curation decision (tabprobe.probes.curation), applied to the examples of `split`."""
     tally = Tally(curator=curation.Curator(decisions or {}, split, get_probe(probe_name).label_change))
-    rows = [
-        row
-        for kept in perturbations(
-            probe_name, examples, tables, seed, options, docs, relevance, tally, counterfactuals, programs
-        )
-        for row in kept
-    ]
+    rows = [row for kept in perturbations(probe_name, examples, tables, seed, options, needs, tally) for row in kept]
     coverage = {
         "probe": probe_name,
         "gold": examples.num_rows,
@@ -248,64 +223,35 @@ def probe_file_schema(probe_name: str):
 
 @dataclass(frozen=True)
 class ProbeInputs:
-    """What a probe is applied to: a split's (capped) examples, its tables, and, for probes that
-    read them, the hypothesis parses and which rows each hypothesis needs."""
+    """What a probe is applied to: a split's (capped) examples, its tables, and what each of the
+    probe's needs gives (probes/needs.py), with what the coverage summary records of them."""
 
     examples: Any  # pa.Table, schemas.EXAMPLES
-    tables: Mapping[str, Any]  # table id -> Table
-    docs: Mapping[str, Any] | None = None  # uid -> spaCy Doc
-    relevance: Mapping[str, tuple[str, ...]] | None = None  # uid -> relevant row keys
-    relevance_source: str | None = None
-    # (table id, hypothesis) -> the paper's hand-made counterfactuals (tabprobe.data.infotabs.counterfactuals)
-    counterfactuals: Mapping[tuple[str, str], Any] | None = None
-    # uid -> the statement's program and what it read (TabFact's bootstrap split)
-    programs: Mapping[str, ProgramFacts] | None = None
+    tables: Mapping[str, Any]  # table id -> a table of the dataset's table type
+    needs: Mapping[str, Any] = field(default_factory=dict)  # need name -> its value
+    coverage: Mapping[str, Any] = field(default_factory=dict)
 
 
 def read_probe_inputs(
+    probe_name: str,
     split: str,
     examples_path: str,
     tables_path: str,
     seed: int,
     limit: int | None = None,
-    parses_path: str | None = None,
-    relevance_path: str | None = None,
-    counterfactuals_root: str | None = None,
-    verify_counterfactuals: bool = True,
-    programs_path: str | None = None,
+    need_files: Mapping[str, Any] | None = None,
+    need_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ProbeInputs:
-    """The inputs of generate_probe (also read by `tabprobe show`). `counterfactuals_root`: a copy
-    of the hand-made counterfactual release, checked against its checksums unless told not to."""
+    """The inputs of generate_probe (also read by `tabprobe show`): the split's capped examples,
+    its tables read as its dataset's table type, and each need loaded from its files (`need_files`:
+    need name -> its path or paths; `need_settings`: need name -> its settings, probes/needs.py)."""
+    probe = get_probe(probe_name)
+    kind = get_dataset(probe.datasets[0]).table_type
     examples = select_examples(read_parquet(examples_path, schemas.EXAMPLES), limit, seed, split)
-    tables = load_tables(read_parquet(tables_path, TABLES_SCHEMAS))
-    docs = None
-    if parses_path:
-        docs = parsing.read(parses_path, zip(examples["uid"].to_pylist(), examples["hypothesis"].to_pylist()))
-        log.info("read %d hypothesis parses from %s", len(docs), parses_path)
-    relevant = source = None
-    if relevance_path:
-        found = read_parquet(relevance_path, schemas.RELEVANCE)
-        relevant = schemas.relevant_keys(found)
-        source = found["source"][0].as_py() if found.num_rows else "none"
-    counterfactuals = None
-    if counterfactuals_root:
-        if verify_counterfactuals:
-            human_counterfactuals.verify(counterfactuals_root)
-        categories = {table_id: table.category for table_id, table in tables.items()}
-        pairs = human_counterfactuals.read_split(counterfactuals_root, split, categories)
-        counterfactuals = human_counterfactuals.by_example(pairs)
-        log.info("read %d hand-made counterfactuals of %s from %s", len(pairs), split, counterfactuals_root)
-    programs = read_programs(programs_path) if programs_path else None
-    return ProbeInputs(examples, tables, docs, relevant, source, counterfactuals, programs)
-
-
-def read_programs(path: str) -> dict[str, ProgramFacts]:
-    """uid -> ProgramFacts, from a split's programs file (contracts.PROGRAMS: only programs that give
-    their statement's label on the original table are there, data/tabfact/ingest.py)."""
-    return {
-        r["uid"]: ProgramFacts(r["program"], tuple(r["records_read"]), tuple(r["columns_read"]))
-        for r in read_parquet(path, contracts.PROGRAMS).to_pylist()
-    }
+    tables = kind.load_tables(read_parquet(tables_path, kind.tables))
+    loaded = load_needs(probe, split, need_files or {}, need_settings, examples, tables)
+    coverage = {key: value for item in loaded.values() for key, value in item.coverage.items()}
+    return ProbeInputs(examples, tables, {name: item.value for name, item in loaded.items()}, coverage)
 
 
 def generate_probe(
@@ -318,51 +264,17 @@ def generate_probe(
     seed: int,
     limit: int | None = None,
     options: Mapping[str, Any] | None = None,
-    parses_path: str | None = None,
-    relevance_path: str | None = None,
     curation_paths: Sequence[str] = (),
-    counterfactuals: Sequence[str] | None = None,
-    verify_counterfactuals: bool = True,
-    programs_path: str | None = None,
+    need_files: Mapping[str, Any] | None = None,
+    need_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
-    """Rule generate_probe: a probe applied to a split's (capped) examples. `counterfactuals`: the
-    hand-made counterfactual files of the split (its TSV first), or the downloaded copy's folder, for
-    a probe that reads them; `programs_path`: the split's programs, for a probe that re-executes them."""
-    counterfactuals_root = str(human_counterfactuals.root_of(counterfactuals[0])) if counterfactuals else None
+    """Rule generate_probe: a probe applied to a split's (capped) examples. `need_files`: the rule's
+    inputs, of which the files of the probe's needs are read (need name -> its files);
+    `need_settings`: their settings (probe_inputs.smk: probes.needs.files and settings)."""
     decisions = curation.read_decisions(curation_paths) if curation_paths else {}
-    inputs = read_probe_inputs(
-        split,
-        examples_path,
-        tables_path,
-        seed,
-        limit,
-        parses_path,
-        relevance_path,
-        counterfactuals_root,
-        verify_counterfactuals,
-        programs_path,
-    )
+    inputs = read_probe_inputs(probe, split, examples_path, tables_path, seed, limit, need_files, need_settings)
     probe_examples, coverage = generate(
-        probe,
-        inputs.examples,
-        inputs.tables,
-        seed,
-        options,
-        inputs.docs,
-        inputs.relevance,
-        decisions,
-        split,
-        inputs.counterfactuals,
-        inputs.programs,
+        probe, inputs.examples, inputs.tables, seed, options, inputs.needs, decisions, split
     )
     write_parquet(probe_examples, out, probe_file_schema(probe))
-    write_json(
-        {
-            "split": split,
-            "limit": limit,
-            **coverage,
-            **({"relevance": inputs.relevance_source} if relevance_path else {}),
-            **({"made_by": "human", "source": counterfactuals_root} if counterfactuals_root else {}),
-        },
-        coverage_out,
-    )
+    write_json({"split": split, "limit": limit, **coverage, **inputs.coverage}, coverage_out)

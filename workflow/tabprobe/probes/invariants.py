@@ -257,7 +257,7 @@ TABLE_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, ROW_EDITS_REPLAY, CHANGES_
 HYPOTHESIS_EDIT: tuple[Invariant, ...] = (TABLE_KEPT, EDITS_REPRODUCE, CLEAN_SPACING)
 
 
-# ---------------------------------------------------------------- record edits (TabFact's relational tables)
+# ---------------------------------------------------------------- record edits (relational tables)
 # Read duck-typed (header, records, source_records), so this module imports no dataset's table.
 
 
@@ -360,11 +360,11 @@ EXPECTS_GOLD = Invariant("expects the gold label", _expects_gold)
 
 # The invariants of every probe that edits a relational table's records or cells.
 RECORD_EDIT: tuple[Invariant, ...] = (HYPOTHESIS_KEPT, RECORD_EDITS_REPLAY)
-# ---------------------------------------------------------------- TabFact statement probes (relational tables)
+# ---------------------------------------------------------------- statement probes of relational tables
 
 
 def same_relational_table(a, b) -> bool:
-    """Title, header and records equal (TabFact's RelationalTable has records, not key -> values rows)."""
+    """Title, header and records equal (a RelationalTable has records, not key -> values rows)."""
     return (a.title, tuple(a.header), tuple(a.records)) == (b.title, tuple(b.header), tuple(b.records))
 
 
@@ -435,7 +435,7 @@ RENAME_REPLAYS = Invariant("renames one entity consistently in the table and the
 
 
 def _tokenised_spacing(example, table, out):
-    """TabFact writes " , " and " ." itself (tokenised text), so only the spacing of tokens is
+    """A tokenised dataset writes " , " and " ." itself, so only the spacing of tokens is
     checked: single spaces, none at either end, something left."""
     text = out.hypothesis
     if not text.strip() or text != text.strip() or "  " in text:
@@ -445,7 +445,7 @@ def _tokenised_spacing(example, table, out):
 
 TOKENISED_SPACING = Invariant("keeps the statement single-spaced tokens", _tokenised_spacing)
 
-# Every TabFact probe that edits the statement by recorded character spans.
+# Every probe of a relational table that edits the statement by recorded character spans.
 STATEMENT_EDIT: tuple[Invariant, ...] = (RELATIONAL_TABLE_KEPT, EDITS_REPRODUCE, TOKENISED_SPACING)
 # The counterfactual rename: the statement's edits and the table's, together.
 RENAME_EDIT: tuple[Invariant, ...] = (RENAME_REPLAYS, EDITS_REPRODUCE, TOKENISED_SPACING)

@@ -3,8 +3,8 @@ catalogue's "judged by" column). Each probe judged by transitions declares its r
 module (`PROBE.transition_rule`).
 
 Keys are the label the model predicted before the perturbation; values the labels it may
-predict after. Anything else is an invalid transition. A rule for a two-label dataset (TabFact:
-ENTAILED / REFUTED read as E / C) has the keys E and C only.
+predict after. Anything else is an invalid transition. A rule for a two-label dataset (a fact-checking
+one's ENTAILED / REFUTED read as E / C) has the keys E and C only.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class TransitionRule:
 
 def transition_rule(name: str, source: str, E: str, N: str | None = None, C: str = "") -> TransitionRule:
     """A rule from the labels allowed after each label: `transition_rule("row_deletion", PAPER,
-    E="EN", N="N", C="CN")`; over two labels (TabFact), N left out: `transition_rule(
+    E="EN", N="N", C="CN")`; over two labels, N left out: `transition_rule(
     "record_permutation", PROJECT, E="E", C="C")`. Each table probe declares its own, in its module."""
     if not C:
         raise ValueError(f"transition rule {name}: say which labels may follow C (C=...)")

@@ -61,7 +61,9 @@ EVIDENCE_ROWS = [
 
 def evidence_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper sections 5.2-5.3: the relevance source, then the model's own evidence selection."""
-    evidence_probes = [p for p in run.probes if get_probe(p).needs_relevance or get_probe(p).judged_by == "evidence"]
+    evidence_probes = [
+        p for p in run.probes if "relevance" in get_probe(p).needs or get_probe(p).judged_by == "evidence"
+    ]
     if not evidence_probes:
         return None
     section = Section("Evidence: relevant rows and the model's own evidence (paper sections 5.2-5.3)")
@@ -170,7 +172,7 @@ def _invalid_transition_intro(run: RunInfo, probe: Probe, rule: TransitionRule, 
     ]
     allowed = "; ".join(f"{LABEL_NAMES[lab]} → {rule.allowed_after(lab)}" for lab in LABELS)
     blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
-    if probe.needs_relevance:
+    if "relevance" in probe.needs:
         blocks.append(relevance_note(run))
     return blocks
 

@@ -32,7 +32,9 @@ DATASET = Dataset(
     config_keys=ConfigKeys(dir="infotabs_dir", splits="splits", full_splits="full_splits"),
     # Its files sit in results/data/ itself, where runs before the second dataset put them (their cache holds).
     folder="",
+    probes="tabprobe.probes.infotabs.registry",
     probe_prefix="",
+    needs={"human_counterfactuals": "tabprobe.probes.infotabs.needs:HUMAN_COUNTERFACTUALS"},
     config_check="tabprobe.data.infotabs.config_check:problems",
     example_lines="tabprobe.data.infotabs.config_check:example_lines",
     provenance="tabprobe.data.infotabs.download:provenance",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from pathlib import Path
 
@@ -25,23 +24,12 @@ from tabprobe import schemas
 from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infotabs.reading import _Problems, read_hypotheses, read_table
 from tabprobe.errors import InputDataError, Problem
-from tabprobe.io import read_parquet, write_json, write_parquet
+from tabprobe.io import files_below, read_parquet, write_json, write_parquet
 
 _FIX = (
     "an external probe set is a folder with one TSV (header: table_id, hypothesis, label; labels E, N or C; "
     "extra columns allowed) and a <table_id>.json InfoTabS table for every table_id it names"
 )
-
-
-def files_below(folder: str | Path, suffixes: tuple[str, ...]) -> list[Path]:
-    """Files with these suffixes anywhere below `folder`, in sorted order, through symbolic links
-    to folders (a set often links its tables from the dataset it was made from)."""
-    found, seen = [], set()
-    for parent, folders, names in os.walk(folder, followlinks=True):
-        seen.add(os.path.realpath(parent))
-        folders[:] = [f for f in folders if os.path.realpath(os.path.join(parent, f)) not in seen]  # link loops
-        found.extend(Path(parent) / name for name in names if Path(name).suffix in suffixes)
-    return sorted(found)
 
 
 def set_files(folder: str | Path) -> tuple[Path, dict[str, Path]]:
@@ -144,7 +132,7 @@ def read_external_set(folder: str | Path, name: str, split: str, gold_examples: 
     return pa.Table.from_pylist(rows, schema=infobox.PROBE_EXAMPLES), coverage
 
 
-__all__ = ["files_below", "read_external_set", "set_files"]
+__all__ = ["read_external_set", "set_files"]
 
 
 log = logging.getLogger(__name__)

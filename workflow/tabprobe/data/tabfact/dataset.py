@@ -50,7 +50,9 @@ DATASET = Dataset(
     ),
     config_keys=ConfigKeys(dir="tabfact_dir", splits="tabfact_splits", full_splits="tabfact_full_splits"),
     default_splits=("simple_test", "complex_test"),
+    probes="tabprobe.probes.tabfact.registry",
     probe_prefix="tf_",
+    needs={"programs": "tabprobe.probes.tabfact.needs:PROGRAMS"},
     config_check="tabprobe.data.tabfact.config_check:problems",
     provenance="tabprobe.data.tabfact.dataset:provenance",
     made_by={

@@ -1,0 +1,1 @@
+"""counterfactual probes of InfoTabS (registered in ../registry.py)."""

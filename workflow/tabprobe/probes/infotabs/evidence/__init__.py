@@ -1,0 +1,1 @@
+"""evidence probes of InfoTabS (registered in ../registry.py)."""

@@ -1,0 +1,1 @@
+"""hypothesis probes of InfoTabS (registered in ../registry.py)."""

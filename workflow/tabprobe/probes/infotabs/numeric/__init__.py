@@ -1,0 +1,1 @@
+"""numeric probes of InfoTabS (registered in ../registry.py)."""

@@ -1,0 +1,1 @@
+"""table probes of InfoTabS (registered in ../registry.py)."""

@@ -1,0 +1,1 @@
+"""program probes of TabFact (registered in ../registry.py)."""

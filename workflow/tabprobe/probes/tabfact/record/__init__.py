@@ -1,0 +1,1 @@
+"""record probes of TabFact (registered in ../registry.py)."""

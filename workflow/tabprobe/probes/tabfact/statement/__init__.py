@@ -1,0 +1,1 @@
+"""statement probes of TabFact (registered in ../registry.py)."""
