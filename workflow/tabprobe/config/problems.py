@@ -88,7 +88,9 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
         return [f"config key probes.{name}.curation: {problem}" for problem in err.problems]
     return [
         f"config key probes.{name}.curation: {problem}"
-        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config))
+        for problem in uid_problems(
+            decisions, probe_splits(config, name), _example_lines(config), get_dataset(probe_dataset(name)).labels
+        )
     ]
 
 
