@@ -70,7 +70,11 @@ def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> d
     if "causal" in model:
         settings["prompt"] = {k: v for k, v in model["causal"].items() if k != "checkpoint"}
     else:
-        settings.update(label_map=model.get("labels"), pair_order=model["pair_order"])
+        # An output index may be written as YAML's integer (`0: C`) or as text: one spelling, so
+        # a map mixing the two sorts, and the model server, which reads it as JSON, gets the same.
+        labels = model.get("labels")
+        label_map = {str(key): target for key, target in labels.items()} if labels else labels
+        settings.update(label_map=label_map, pair_order=model["pair_order"])
     return canonical(settings)
 
 

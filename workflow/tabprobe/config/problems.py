@@ -20,6 +20,7 @@ from tabprobe.config.settings import (
     external_probes,
     inoculation_plan,
     model_max_length,
+    probe_dataset,
     probe_limit,
     probe_options,
     probe_splits,
@@ -27,6 +28,7 @@ from tabprobe.config.settings import (
     variance_plan,
 )
 from tabprobe.config.table_premise import table_premise_problems
+from tabprobe.data.datasets import get_dataset
 from tabprobe.data.infotabs.reading import SPLITS, split_tsv
 from tabprobe.errors import TabprobeError, did_you_mean
 from tabprobe.probes import REGISTRY, get_probe, option_problems
@@ -43,7 +45,9 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
         baseline = baseline_probe(name)
         if baseline not in probes:
             continue  # said by semantic_problems / dataset_problems
-        missing = [s for s in probe_splits(config, name) if s not in probe_splits(config, baseline)]
+        # A split of another dataset is not one for the baseline to run on too (dataset_problems says so).
+        own = get_dataset(probe_dataset(name)).splits
+        missing = [s for s in probe_splits(config, name) if s in own and s not in probe_splits(config, baseline)]
         if missing:
             problems.append(
                 f"config key probes.{name}.splits: `{baseline}` does not run on {', '.join(missing)}; "
@@ -84,7 +88,9 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
         return [f"config key probes.{name}.curation: {problem}" for problem in err.problems]
     return [
         f"config key probes.{name}.curation: {problem}"
-        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config))
+        for problem in uid_problems(
+            decisions, probe_splits(config, name), _example_lines(config), get_dataset(probe_dataset(name)).labels
+        )
     ]
 
 
