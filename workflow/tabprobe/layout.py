@@ -104,6 +104,11 @@ def inference_stats(model: str, probe: str, split: str, root: str | Path = RESUL
     return _in(predictions_folder(root), model, probe, f"{split}.json")
 
 
+def served_answers(model: str, probe: str, split: str, root: str | Path = RESULTS) -> str:
+    """What a served model answered, beside its predictions (schemas.SERVED_ANSWERS)."""
+    return _in(predictions_folder(root), model, probe, f"{split}.answers.parquet")
+
+
 def scores(model: str, probe: str, split: str, root: str | Path = RESULTS) -> str:
     return _in(root, "scores", model, probe, f"{split}.parquet")
 

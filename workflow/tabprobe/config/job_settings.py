@@ -74,6 +74,19 @@ def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> d
     return canonical(settings)
 
 
+def endpoint_settings(model: Mapping[str, Any]) -> dict[str, Any]:
+    """What a served model's query_endpoint job reads (`model`: its config block): its rendering and
+    its `endpoint:` block, whose `shots` count is select_shots' (the shots come as a file)."""
+    return canonical({"premise": model["premise"], "endpoint": dict(model["endpoint"])})
+
+
+def endpoint_gpus(model: Mapping[str, Any]) -> int:
+    """The GPUs a served model's jobs ask for: none, unless its `serve:` command runs the server in
+    their submission."""
+    serve = model["endpoint"].get("serve")
+    return int(serve.get("gpus", 1)) if serve else 0
+
+
 def plan_settings(plan: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     """The settings `keys` of an inoculation or controlled-variance plan (inoculation_plan,
     variance_plan), for a job that depends on those alone."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabprobe import LABEL_NAMES
+from tabprobe import LABEL_NAMES, schemas
 from tabprobe.probes import Probe
 from tabprobe.seeding import seeded_rng
 
@@ -78,31 +78,37 @@ def what_fails(probe: Probe) -> str:
     return "right on the unperturbed example, wrong after the change"
 
 
+# A served model's answer that gave no label (schemas.UNPARSED) is named as such.
+NAMES = {**LABEL_NAMES, schemas.UNPARSED: "no label (unparsed answer)"}
+
+
 def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) -> str | None:
-    """Why this probe example is a failure, or None when it is not (or cannot be judged)."""
+    """Why this probe example is a failure, or None when it is not (or cannot be judged: an
+    unparsed answer is no transition, as in the scores)."""
+    if probe.judged_by in ("transitions", "evidence") and schemas.UNPARSED in (before, after):
+        return None
     if probe.judged_by == "transitions":
         rule = probe.transition_rule
         if before is None or rule.is_valid(before, after):
             return None
         return (
-            f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after; allowed after {LABEL_NAMES[before]}: "
-            f"{rule.allowed_after(before)}"
+            f"{NAMES[before]} before, {NAMES[after]} after; allowed after {NAMES[before]}: {rule.allowed_after(before)}"
         )
     if probe.judged_by == "evidence":
         if before is None or before == after or json.loads(row["provenance"]).get("relevant", False):
             return None
-        return f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after deleting a row the hypothesis does not need"
+        return f"{NAMES[before]} before, {NAMES[after]} after deleting a row the hypothesis does not need"
     if probe.family == "premise_control":
         if after != row["expected"]:
             return None
-        return f"{LABEL_NAMES[after]} (the gold label) without the evidence"
+        return f"{NAMES[after]} (the gold label) without the evidence"
     if after == row["expected"]:
         return None
     if row["uid"] == row["orig_uid"]:  # `original` itself
-        return f"{LABEL_NAMES[after]}, expected {LABEL_NAMES[row['expected']]}"
+        return f"{NAMES[after]}, expected {NAMES[row['expected']]}"
     if before != row["label"]:
         return None  # already wrong before the change: not a failure the change caused
-    return f"{LABEL_NAMES[before]} (right) before, {LABEL_NAMES[after]} after; expected {LABEL_NAMES[row['expected']]}"
+    return f"{NAMES[before]} (right) before, {NAMES[after]} after; expected {NAMES[row['expected']]}"
 
 
 def find_failures(
