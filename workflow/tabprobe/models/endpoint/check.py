@@ -93,7 +93,7 @@ def _try_scoring(name: str, endpoint: Endpoint, base_url: str, key: str, prompti
 def check_server(name: str, endpoint: Endpoint, base_url: str, prompting: Prompting) -> None:
     """Raise EndpointError, saying what to do, unless the server at `base_url` serves the model and
     can do its scoring."""
-    key = endpoint.api_key()
+    key = endpoint.api_key(name)
     served = listed_models(name, endpoint, base_url, key)
     if served is not None and endpoint.model not in served:
         raise EndpointError(

@@ -91,7 +91,7 @@ class EndpointClient:
         self.name = name
         self.offline = offline
         self.usage = Usage()
-        self.key = None if offline else endpoint.api_key()
+        self.key = None if offline else endpoint.api_key(name)
         self.client = None
 
     async def __aenter__(self) -> EndpointClient:

@@ -33,7 +33,8 @@ LABEL_NAMES = {
     "N": ("neutral",),
     "C": ("contradiction", "contradicted", "contradicts", "contradict"),
 }
-_ANSWER = re.compile(r"\banswer(?:\s+is)?\s*[:=]?\s*(.+)", re.IGNORECASE)
+# What follows an "Answer:" up to the end of its line or the next "answer".
+_ANSWER = re.compile(r"\banswer(?:\s+is)?\s*[:=]?\s*(.+?)(?=\banswer\b|$)", re.IGNORECASE | re.MULTILINE)
 _NEGATION = re.compile(r"\b(?:not|no|n't)\s+$", re.IGNORECASE)
 _DECORATION = "*_`\"'“”‘’«»()[]<>.,;:!?"
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from tabprobe.data.tables import render, table_from_arrow
-from tabprobe.models.endpoint.settings import Endpoint
+from tabprobe.models.endpoint.settings import reasoning_instruction
 from tabprobe.models.lm_prompts import CONTENT_FREE, Prompting, chat_messages, shot_prefix, shot_turns
 
 # The keys of the `endpoint:` block that say how examples become prompts, as `causal:` has them.
@@ -33,7 +33,7 @@ def served_prompting(settings: Mapping[str, Any], shots: list[dict]) -> Promptin
             "chat_template": settings.get("api", "chat") == "chat",
         }
     )
-    instruction = Endpoint.from_settings(settings).reasoning_instruction(prompting.verbalisers)
+    instruction = reasoning_instruction(settings.get("reasoning"), prompting.verbalisers)
     if instruction:
         prompting = replace(prompting, question=f"{prompting.question} {instruction}".strip())
     return prompting

@@ -59,15 +59,16 @@ class Endpoint:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in settings.items() if k in known})
 
-    def api_key(self, environ: Mapping[str, str] | None = None) -> str:
+    def api_key(self, name: str, environ: Mapping[str, str] | None = None) -> str:
         """The key from the variable `api_key_env` names (NO_KEY where it names none). Raises
-        EndpointError, naming the variable but never a value, when it is not set."""
+        EndpointError, naming the model (`name`, as config calls it) and the variable but never a
+        value, when it is not set."""
         environ = os.environ if environ is None else environ
         if not self.api_key_env:
             return NO_KEY
         key = environ.get(self.api_key_env)
         if not key:
-            raise EndpointError(missing_key_message(self.model, self.api_key_env))
+            raise EndpointError(missing_key_message(name, self.api_key_env))
         return key
 
     @property
@@ -77,10 +78,13 @@ class Endpoint:
             return 1
         return int((self.reasoning or {}).get("max_tokens") or self.max_tokens)
 
-    def reasoning_instruction(self, verbalisers: Mapping[str, str]) -> str | None:
-        if not self.reasoning:
-            return None
-        return (self.reasoning.get("instruction") or REASONING_INSTRUCTION).format(**verbalisers)
+
+def reasoning_instruction(reasoning: Mapping[str, Any] | None, verbalisers: Mapping[str, str]) -> str | None:
+    """What a reason-then-answer prompt (`reasoning`) asks after the question, its {E}, {N} and {C}
+    the verbalisers; None without one."""
+    if not reasoning:
+        return None
+    return (reasoning.get("instruction") or REASONING_INSTRUCTION).format(**verbalisers)
 
 
 def missing_key_message(model: str, variable: str) -> str:
