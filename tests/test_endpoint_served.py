@@ -187,11 +187,11 @@ def test_a_killed_job_resumes_from_its_cached_answers(first_run, server, probe_f
     killed = {**block, "base_url": proxy.base_url, "cache": str(tmp_path / "cache"), "concurrency": 1}
     code = (
         "import json, sys\n"
-        "sys.path.insert(0, %r)\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
         "from test_endpoint_served import run_job\n"
         "from pathlib import Path\n"
         "run_job(Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.argv[3]))\n"
-    ) % str(Path(__file__).parent)
+    )
     job = subprocess.Popen(
         [sys.executable, "-c", code, str(tmp_path / "killed"), str(probe_file), json.dumps(killed)],
         start_new_session=True,
