@@ -36,13 +36,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_until_listed(base_url: str, process: subprocess.Popen, log: Path, timeout: float = 300.0) -> None:
+def wait_until_listed(
+    base_url: str, process: subprocess.Popen, log: Path, timeout: float = 300.0, key: str | None = None
+) -> None:
     deadline = time.monotonic() + timeout
+    request = urllib.request.Request(base_url + "/models", headers={"Authorization": f"Bearer {key}"} if key else {})
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"the server exited ({process.returncode}):\n{log.read_text()[-3000:]}")
         try:
-            with urllib.request.urlopen(base_url + "/models", timeout=2) as answer:
+            with urllib.request.urlopen(request, timeout=2) as answer:
                 if answer.status == 200:
                     return
         except OSError:
@@ -81,7 +84,7 @@ def transformers_serve_command(folder: Path, port: int | str) -> list[str]:
     ]
 
 
-def start(command: list[str], base_url: str, model: str, log: Path) -> Server:
+def start(command: list[str], base_url: str, model: str, log: Path, key: str | None = None) -> Server:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     with open(log, "wb") as output:
         process = subprocess.Popen(
@@ -89,7 +92,7 @@ def start(command: list[str], base_url: str, model: str, log: Path) -> Server:
         )
     server = Server(base_url, model, process, log)
     try:
-        wait_until_listed(base_url, process, log)
+        wait_until_listed(base_url, process, log, key=key)
     except BaseException:
         server.stop()
         raise
@@ -130,7 +133,7 @@ def llama_cpp_serve(gguf: Path, log: Path, alias: str = "tiny", api_key: str | N
         "true",
         *(["--api_key", api_key] if api_key else []),
     ]
-    return start(command, f"http://127.0.0.1:{port}/v1", alias, log)
+    return start(command, f"http://127.0.0.1:{port}/v1", alias, log, key=api_key)
 
 
 # ----------------------------------------------------------------------------- fault proxy

@@ -111,21 +111,28 @@ def tiny_causal(
 
 
 def _favour(model, tokenizer, words) -> None:
-    """Make a random Llama answer with `words` (each one token of its tokenizer) or not, depending
-    on its input: one dimension of the residual stream is held at a constant (every token
-    embedding has the same small value there, and no layer writes to it), so after the final norm
-    it is positive at every position, and the output rows of the words' tokens get a weight on it
-    that lifts their logits for every input by about the same amount; the attention's output,
-    scaled up, makes the rest of the last position's state depend on the prompt, which decides
-    whether a word or another token comes first. (Which word wins hardly varies: the rows' random
-    parts do not.)"""
+    """Make a random Llama answer with `words` (those that are one token of its tokenizer, with or
+    without a space before) or not, depending on its input: one dimension of the residual stream is held at a
+    constant (every token embedding has the same small value there, and no layer writes to it), so
+    after the final norm it is positive at every position, and the output rows of the words' tokens
+    get a weight on it that lifts their logits for every input, by about 5 (measured on the
+    corpus's sentences); the attention's output, scaled up, makes the rest of the last position's
+    state depend on the prompt, which decides whether a word or another token comes first. (Which
+    word wins hardly varies: the rows' random parts do not.)"""
     with torch.no_grad():
         model.model.embed_tokens.weight[:, 0] = 0.02
         for layer in model.model.layers:
             layer.self_attn.o_proj.weight.mul_(10.0)
             layer.self_attn.o_proj.weight[0, :] = 0.0
             layer.mlp.down_proj.weight[0, :] = 0.0
+        held = []
+        for sentence in CORPUS:
+            ids = torch.tensor([tokenizer(sentence)["input_ids"]])
+            held.append(model.model(input_ids=ids).last_hidden_state[0, -1, 0])
+        lift = 5.0 / float(torch.stack(held).mean())
         head = model.get_output_embeddings().weight
         for word in words:
             for text in (word, " " + word):
-                head[tokenizer(text, add_special_tokens=False)["input_ids"][0], 0] = 6.0
+                ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+                if len(ids) == 1:  # a word the tokenizer splits is left alone: its first piece begins others
+                    head[ids[0], 0] = lift

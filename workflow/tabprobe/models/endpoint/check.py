@@ -14,7 +14,7 @@ from typing import Any
 
 from tabprobe.errors import did_you_mean
 from tabprobe.models.endpoint.prompts import ServedPrompts, served_prompting
-from tabprobe.models.endpoint.scorings import outcome_of, requests_for
+from tabprobe.models.endpoint.scorings import continuation_logprob, outcome_of, requests_for
 from tabprobe.models.endpoint.settings import Endpoint, EndpointError, offline, redact
 from tabprobe.models.lm_prompts import Prompting
 
@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 
 # The checks' own patience: a server that does not answer a listing within this long is not up.
 CHECK_TIMEOUT_S = 15.0
+# How far a server's echoed log-probability of a token may be from the one it gives it as generated
+# (two code paths of one engine: float rounding, batched kernels).
+ECHO_TOLERANCE = 0.01
 # What to try, in order, when a scoring is refused: the best one the server can do is named.
 FALLBACKS = {"prompt_logprobs": ("first_token", "generate"), "first_token": ("generate",)}
 
@@ -69,6 +72,30 @@ def listed_models(name: str, endpoint: Endpoint, base_url: str, key: str) -> lis
         ) from None
 
 
+def echo_problem(client, endpoint: Endpoint, prompt: str) -> str | None:
+    """Whether the server's echoed prompt log-probabilities are where they belong: the log-probability
+    it gives a token it generates after `prompt` must be the one it echoes for that token as the end
+    of a prompt. None when they agree (or a token boundary makes them incomparable), else the problem."""
+    body = {"model": endpoint.model, "temperature": 0, "max_tokens": 1, "logprobs": 1}
+    generated = client.completions.with_raw_response.create(prompt=prompt, **body).http_response.json()
+    logprobs = (generated.get("choices") or [{}])[0].get("logprobs") or {}
+    tokens, values = logprobs.get("tokens") or [], logprobs.get("token_logprobs") or []
+    if not tokens or not tokens[0] or values[0] is None:
+        return None  # no generated token to compare with: the scoring's own request judged the rest
+    echoed = client.completions.with_raw_response.create(prompt=prompt + tokens[0], echo=True, **body)
+    echoed = echoed.http_response.json()
+    if len(prompt) not in ((echoed["choices"][0].get("logprobs") or {}).get("text_offset") or []):
+        return None  # the prompt's end and the token merged into another token: nothing to compare
+    got = continuation_logprob(echoed, prompt, tokens[0], "the check's probe request")
+    if abs(got - float(values[0])) <= ECHO_TOLERANCE:
+        return None
+    return (
+        f"its echoed log-probability of a token after the prompt ({got:.4f}) is not the one it gives that token when "
+        f"it generates it ({float(values[0]):.4f}): its prompt log-probabilities are not where they belong "
+        "(llama-cpp-python's are one token off, its issue 1983), so the verbalisers' likelihoods would be wrong"
+    )
+
+
 def _try_scoring(name: str, endpoint: Endpoint, base_url: str, key: str, prompting: Prompting) -> str | None:
     """None when one probe request shows the server does the scoring, else what went wrong."""
     import openai
@@ -81,6 +108,8 @@ def _try_scoring(name: str, endpoint: Endpoint, base_url: str, key: str, prompti
             create = client.chat.completions if endpoint.api == "chat" else client.completions
             responses.append(create.with_raw_response.create(**body).http_response.json())
         outcome_of(endpoint, prompting, prompt, responses, "the check's probe request")
+        if endpoint.scoring == "prompt_logprobs":
+            return echo_problem(client, endpoint, prompt)
     except EndpointError as error:
         return str(error)
     except openai.APIStatusError as error:

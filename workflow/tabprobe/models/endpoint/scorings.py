@@ -6,10 +6,10 @@ without log-probabilities as one with them would score every example alike.
 - generate: the answer generated at temperature 0 (with the seed), parsed (tabprobe.models.endpoint.parsing);
   probability 1 on the parsed label, and an unparsed answer is its own outcome.
 - first_token: one token generated with its top `top_logprobs` alternatives; a label's score is the
-  probability of the listed tokens that begin its verbaliser (as the answer would begin: after the
-  prompt's space for the completions API, at the start of the reply for chat), renormalised over
-  the three labels. A label none of whose tokens is listed gets none, and is counted; a token
-  that begins two labels' verbalisers counts for neither.
+  probability of the longest listed token that begins its verbaliser as the answer would begin
+  (for the completions API after the prompt's space, " true", as the in-process path scores it;
+  for chat at the start of the reply, "True" or " True"), renormalised over the three labels. A label with no such token listed gets
+  none, and is counted; a token that is two labels' first token counts for neither.
 - prompt_logprobs: each label's log-likelihood as the in-process causal path computes it, the sum of
   the log-probabilities of the verbaliser's tokens after the prompt, read from the prompt's
   log-probabilities as the completions API returns them with `echo` (three requests per example,
@@ -120,21 +120,26 @@ def top_tokens(response: Mapping[str, Any], where: str) -> dict[str, float]:
 def first_token_scores(
     tokens: Mapping[str, float], verbalisers: Mapping[str, str], prompt: Prompt
 ) -> tuple[np.ndarray | None, list[str]]:
-    """Each label's log-probability from the listed first tokens that begin its verbaliser (None
-    when no label has any), and the labels that had none."""
-    answer_starts = {
-        label: (continuation_text(prompt, verbalisers[label]) if isinstance(prompt, str) else verbalisers[label])
-        for label in LABELS
-    }
-    mass = dict.fromkeys(LABELS, 0.0)
-    for token, logprob in tokens.items():
-        # A token begins a label's answer when its text, spaces aside, starts that answer.
-        text = token.lstrip()
-        if not text:
-            continue
-        owners = [lab for lab in LABELS if answer_starts[lab].lstrip().startswith(text)]
-        if len(owners) == 1:
-            mass[owners[0]] += math.exp(logprob)
+    """Each label's log-probability from the listed first tokens (None when no label has any), and
+    the labels that had none. A label's token is the longest listed one that begins its answer,
+    which for the model's own tokenizer is the answer's first token (a shorter prefix, "t", begins
+    other words too and does not count): for the completions API the continuation as the in-process
+    path scores it, its space included (" true"); for chat, where servers write a reply's first
+    token with or without a space, either ("True" and " True" both count)."""
+    chat = not isinstance(prompt, str)
+
+    def shape(text: str) -> str:
+        return text.lstrip() if chat else text
+
+    starts = {lab: shape(verbalisers[lab] if chat else continuation_text(prompt, verbalisers[lab])) for lab in LABELS}
+    chosen: dict[str, list[str]] = {}
+    for label in LABELS:
+        fits = [t for t in tokens if shape(t).strip() and starts[label].startswith(shape(t))]
+        longest = max((len(shape(t)) for t in fits), default=0)
+        chosen[label] = [t for t in fits if len(shape(t)) == longest]
+    # A token that is two labels' first token (verbalisers sharing their start) tells them apart from nothing.
+    shared = {t for a in LABELS for b in LABELS if a < b for t in set(chosen[a]) & set(chosen[b])}
+    mass = {label: sum(math.exp(tokens[t]) for t in chosen[label] if t not in shared) for label in LABELS}
     missing = [lab for lab in LABELS if mass[lab] == 0.0]
     if len(missing) == len(LABELS):
         return None, missing
