@@ -5,6 +5,7 @@ Each is a "config key a.b.c: ..." line, which checks.check locates in the files.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -41,7 +42,14 @@ def _served_problems(name: str, model: Mapping[str, Any], environ: Mapping[str, 
             "(para, struct, markdown or hypothesis_only)"
         )
     variable = block.get("api_key_env")
-    if isinstance(variable, str) and not offline(environ):
+    if isinstance(variable, str) and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", variable):
+        # Not repeated: it may be the key itself, which must reach no message or log.
+        problems.append(
+            f"{at}.api_key_env: not the name of an environment variable (letters, digits and _, not starting with a "
+            "digit); if it is the key itself, remove it from the config file, export it (export MY_API_KEY=...) "
+            "and write that variable's name here"
+        )
+    elif isinstance(variable, str) and not offline(environ):
         if not (os.environ if environ is None else environ).get(variable):
             problems.append(f"{at}.api_key_env: {missing_key_message(name, variable)}")
     serve = block.get("serve") if isinstance(block.get("serve"), dict) else None
