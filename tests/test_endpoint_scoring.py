@@ -45,7 +45,9 @@ def test_an_unparsed_answer_is_wrong_and_counted_for_a_served_model():
     examples = _probe_examples("original", uids, uids, ["E", "N", "C", "E"] * 2, ["E", "N", "C", "E"] * 2)
     predictions = _predictions(uids, uids, ["E", U, "C", U, "E", "N", U, "E"])
     served = _by_key(
-        score_examples("original", examples, predictions, None, EXACT, model="m", split="alpha1", served=True).to_pylist()
+        score_examples(
+            "original", examples, predictions, None, EXACT, model="m", split="alpha1", served=True
+        ).to_pylist()
     )
     assert served[("accuracy", "all")]["mean"] == pytest.approx(100 * 5 / 8)  # "?" is never right
     assert served[("accuracy", "N")]["mean"] == pytest.approx(50.0)  # nor read as NEUTRAL
