@@ -91,6 +91,7 @@ SCORING = scoring_settings(config)
 TRAINED_MODELS = derived.models_of_kind(config, "train")
 CAUSAL_MODELS = derived.models_of_kind(config, "causal")
 ENDPOINT_MODELS = derived.models_of_kind(config, "endpoint")
+UNPACKED_MODELS = derived.unpacked_models(config)
 # The models prompted by tabprobe.models.lm_prompts (k-shot examples from select_shots).
 PROMPTED_MODELS = CAUSAL_MODELS + ENDPOINT_MODELS
 INITIALISED_MODELS = derived.models_of_kind(config, "init")

@@ -79,7 +79,17 @@ def get_inference_settings(wildcards):
 
 
 def get_endpoint_settings(wildcards):
-    return endpoint_settings(model_config(wildcards))
+    return endpoint_settings(model_config(wildcards), get_unpacked(wildcards)[0] if get_unpacked(wildcards) else None)
+
+
+def get_unpacked(wildcards):
+    """A served model's GGUF file unpacked into a folder for its server, when serve.unpack names one."""
+    return [layout.unpacked_checkpoint(wildcards.model)] if wildcards.model in UNPACKED_MODELS else []
+
+
+def get_unpack_source(wildcards):
+    """The GGUF file serve.unpack names (pkg:// resolved)."""
+    return str(resolve_location(model_config(wildcards)["endpoint"]["serve"]["unpack"]))
 
 
 def get_endpoint_gpus(wildcards):

@@ -108,10 +108,28 @@ rule infer_nli:
         "../workflow/scripts/infer_nli.py"
 
 
+rule unpack_gguf:
+    input:
+        gguf=get_unpack_source,
+        code=code_of("unpack_gguf"),
+    output:
+        directory(layout.unpacked_checkpoint("{model}")),
+    log:
+        "logs/unpack_gguf/{model}.log",
+    wildcard_constraints:
+        model=_one_of(UNPACKED_MODELS),
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/unpack_gguf.py"
+
+
 rule query_endpoint:
     input:
         probe=layout.probe_examples("{probe}", "{split}"),
         shots=get_shots,
+        # The folder its serve command serves, when serve.unpack names a GGUF file.
+        unpacked=get_unpacked,
         code=code_of("query_endpoint"),
     output:
         predictions=layout.predictions("{model}", "{probe}", "{split}"),

@@ -185,6 +185,11 @@ def shots(model: str, root: str | Path = RESULTS) -> str:
     return _in(root, "shots", f"{model}.json")
 
 
+def unpacked_checkpoint(model: str) -> str:
+    """A served model's GGUF file unpacked into a checkpoint folder for its server (serve.unpack)."""
+    return f"{RESOURCES}/served/{model}"
+
+
 def trained_model(model: str) -> str:
     """A model tabprobe trains (`train:`) or builds (`init:`)."""
     return _in(RESOURCES, "models", model)

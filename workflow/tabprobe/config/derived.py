@@ -34,6 +34,11 @@ def models_of_kind(config: Mapping[str, Any], kind: str) -> list[str]:
     return [m for m, c in config["models"].items() if kind in c]
 
 
+def unpacked_models(config: Mapping[str, Any]) -> list[str]:
+    """The served models whose server reads a GGUF file unpacked into a folder (`serve.unpack`)."""
+    return [m for m, c in config["models"].items() if ((c.get("endpoint") or {}).get("serve") or {}).get("unpack")]
+
+
 def prompt_block(model: Mapping[str, Any]) -> Mapping[str, Any]:
     """A prompted model's prompting keys (template, verbalisers, shots, ...): its `causal:` block,
     or its `endpoint:` block for a served model; empty for a classifier."""

@@ -58,6 +58,12 @@ def _served_problems(name: str, model: Mapping[str, Any], environ: Mapping[str, 
             f"{at}.base_url: {{port}} stands for the port a `serve:` command's server gets, and this model has no "
             "serve; give the server's port"
         )
+    uses_unpacked = "{unpacked}" in f"{block.get('model', '')} {(serve or {}).get('command', '')}"
+    if uses_unpacked and not (serve or {}).get("unpack"):
+        problems.append(
+            f"{at}.serve.unpack: {{unpacked}} stands for the folder a GGUF file named by serve.unpack is unpacked "
+            "into, and this model names none; give serve.unpack or the folder itself"
+        )
     if serve and isinstance(serve.get("command"), str):
         try:
             shlex.split(serve["command"])

@@ -74,10 +74,18 @@ def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> d
     return canonical(settings)
 
 
-def endpoint_settings(model: Mapping[str, Any]) -> dict[str, Any]:
+UNPACKED = "{unpacked}"
+
+
+def endpoint_settings(model: Mapping[str, Any], unpacked: str | None = None) -> dict[str, Any]:
     """What a served model's query_endpoint job reads (`model`: its config block): its rendering and
-    its `endpoint:` block, whose `shots` count is select_shots' (the shots come as a file)."""
-    return canonical({"premise": model["premise"], "endpoint": dict(model["endpoint"])})
+    its `endpoint:` block, whose `shots` count is select_shots' (the shots come as a file), with
+    {unpacked} in its serve command and model name standing for `unpacked` (serve.unpack's folder)."""
+    block = dict(model["endpoint"])
+    if unpacked is not None:
+        block["model"] = block["model"].replace(UNPACKED, unpacked)
+        block["serve"] = {**block["serve"], "command": block["serve"]["command"].replace(UNPACKED, unpacked)}
+    return canonical({"premise": model["premise"], "endpoint": block})
 
 
 def endpoint_gpus(model: Mapping[str, Any]) -> int:

@@ -35,7 +35,7 @@ from tabprobe.scoring import paper
 log = logging.getLogger(__name__)
 
 KEYS = ["model", "probe", "split", "statistic", "label"]
-PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy")
+PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy", "openai")
 
 
 def reference_of(model: str, premise: str | None) -> str | None:
