@@ -72,7 +72,8 @@ def supervise(
     arguments = command_line(command, port)
     log.info("starting: %s", shlex.join(arguments))
     try:
-        process = subprocess.Popen(arguments, start_new_session=True, stdin=subprocess.DEVNULL)
+        # The user's command split into its arguments, run without a shell (nothing in it is expanded).
+        process = subprocess.Popen([*arguments], start_new_session=True, stdin=subprocess.DEVNULL)
     except OSError as error:
         log.error("%scannot run %r: %s", STOPPED, arguments[0], error)
         return 1
