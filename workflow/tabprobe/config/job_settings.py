@@ -78,6 +78,27 @@ def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> d
     return canonical(settings)
 
 
+UNPACKED = "{unpacked}"
+
+
+def endpoint_settings(model: Mapping[str, Any], unpacked: str | None = None) -> dict[str, Any]:
+    """What a served model's query_endpoint job reads (`model`: its config block): its rendering and
+    its `endpoint:` block, whose `shots` count is select_shots' (the shots come as a file), with
+    {unpacked} in its serve command and model name standing for `unpacked` (serve.unpack's folder)."""
+    block = dict(model["endpoint"])
+    if unpacked is not None:
+        block["model"] = block["model"].replace(UNPACKED, unpacked)
+        block["serve"] = {**block["serve"], "command": block["serve"]["command"].replace(UNPACKED, unpacked)}
+    return canonical({"premise": model["premise"], "endpoint": block})
+
+
+def endpoint_gpus(model: Mapping[str, Any]) -> int:
+    """The GPUs a served model's jobs ask for: none, unless its `serve:` command runs the server in
+    their submission."""
+    serve = model["endpoint"].get("serve")
+    return int(serve.get("gpus", 1)) if serve else 0
+
+
 def plan_settings(plan: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     """The settings `keys` of an inoculation or controlled-variance plan (inoculation_plan,
     variance_plan), for a job that depends on those alone."""

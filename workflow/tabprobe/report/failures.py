@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabprobe import LABELS
+from tabprobe import LABELS, schemas
 from tabprobe.config.settings import BASELINE_PROBES
 from tabprobe.probes import Probe
 from tabprobe.seeding import seeded_rng
@@ -79,16 +79,23 @@ def what_fails(probe: Probe) -> str:
     return "right on the unperturbed example, wrong after the change"
 
 
+# A served model's answer that gave no label (schemas.UNPARSED) is named as such.
+UNPARSED_NAME = "no label (unparsed answer)"
+
+
 def label_names(probe: Probe) -> Mapping[str, str]:
     """The names of the labels of the probe's dataset (InfoTabS's ENTAIL, NEUTRAL, CONTRADICT;
-    TabFact's ENTAILED, REFUTED)."""
+    TabFact's ENTAILED, REFUTED), and a served model's unparsed answer."""
     from tabprobe.data.datasets import get_dataset
 
-    return get_dataset(probe.datasets[0]).label_names
+    return {**get_dataset(probe.datasets[0]).label_names, schemas.UNPARSED: UNPARSED_NAME}
 
 
 def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) -> str | None:
-    """Why this probe example is a failure, or None when it is not (or cannot be judged)."""
+    """Why this probe example is a failure, or None when it is not (or cannot be judged: an
+    unparsed answer is no transition, as in the scores)."""
+    if probe.judged_by in ("transitions", "evidence") and schemas.UNPARSED in (before, after):
+        return None
     names = label_names(probe)
     if probe.judged_by == "transitions":
         rule = probe.transition_rule
