@@ -9,8 +9,10 @@ import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from tabprobe.models.endpoint.settings import missing_key_message, offline
+from tabprobe.models.endpoint import access
+from tabprobe.models.endpoint.settings import EndpointError, missing_key_message, offline
 from tabprobe.models.lm_prompts import template_problems
 
 
@@ -69,6 +71,33 @@ def _served_problems(name: str, model: Mapping[str, Any], environ: Mapping[str, 
             shlex.split(serve["command"])
         except ValueError as err:
             problems.append(f"{at}.serve.command: it cannot be split into arguments as a shell would ({err})")
+    if serve:
+        problems += _serve_access_problems(at, block, serve, offline(environ))
+    return problems
+
+
+def _serve_access_problems(at: str, block: Mapping[str, Any], serve: Mapping[str, Any], is_offline: bool) -> list[str]:
+    """Whether the server a `serve:` command starts can be this user's alone (models.endpoint.access);
+    offline, no server starts, so where it could run is not asked."""
+    problems = [f"{at}.{p}" for p in access.command_problems(serve)]
+    if block.get("api_key_env"):
+        problems.append(
+            f"{at}.api_key_env: a server the workflow starts gets a fresh key of the workflow's at each start; "
+            "replace api_key_env with serve.key_env, naming the variable the engine reads its key from "
+            f"({access.ENGINE_KEYS})"
+        )
+    host = urlsplit(str(block.get("base_url", ""))).hostname
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        problems.append(
+            f"{at}.base_url: a server the workflow starts is asked on this machine's loopback address, never over "
+            f"the network ({host or 'no host'} here); write http://127.0.0.1:{{port}}/v1 and have the engine listen "
+            "there (vLLM and SGLang: --host 127.0.0.1)"
+        )
+    if not problems and not is_offline:
+        try:
+            access.choose(serve)
+        except EndpointError as error:
+            problems.append(f"{at}.serve: {error}")
     return problems
 
 

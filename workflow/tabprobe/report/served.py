@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tabprobe.layout import SHOWCASE_ORDER, TABFACT_SHOWCASE_ORDER
+from tabprobe.models.endpoint.reach import OPEN
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.scoring.results import Index
@@ -32,6 +33,11 @@ def served_description(endpoint: Mapping) -> str:
             f"{k} {priors[k]:.2f}" for k in ("E", "N", "C")
         )
         text += ")"
+    if endpoint.get("server_access") == OPEN:
+        text += (
+            "; its server was open to every user of its machine (serve.open_to_local_users: true): another user "
+            "could have used it"
+        )
     return text
 
 

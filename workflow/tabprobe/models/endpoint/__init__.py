@@ -14,5 +14,9 @@ model").
     check      the checks before any job: the key's variable, the server, the model, the scoring
     lifecycle  an optional `serve:` command started once per model and stopped when idle
     supervisor the process that runs that command
+    access     what that server may be open to: a private network, a key, or (if config says so) all
+    namespace  the private network: a Linux network namespace for the engine
+    bridge     the supervisor's Unix socket into that network, for this user alone
+    reach      how a job reaches a server, every connection checked to lead to this user's
     job        rule query_endpoint: one probe file's predictions from the server
 """

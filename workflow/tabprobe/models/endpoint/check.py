@@ -14,6 +14,7 @@ from typing import Any
 
 from tabprobe.errors import did_you_mean
 from tabprobe.models.endpoint.prompts import ServedPrompts, served_prompting
+from tabprobe.models.endpoint.reach import NotOurs, Reach
 from tabprobe.models.endpoint.scorings import continuation_logprob, outcome_of, requests_for
 from tabprobe.models.endpoint.settings import Endpoint, EndpointError, offline, redact
 from tabprobe.models.lm_prompts import Prompting
@@ -29,20 +30,26 @@ ECHO_TOLERANCE = 0.01
 FALLBACKS = {"prompt_logprobs": ("first_token", "generate"), "first_token": ("generate",)}
 
 
-def _client(endpoint: Endpoint, base_url: str, key: str):
+def _client(endpoint: Endpoint, reach: Reach, key: str):
     from openai import OpenAI
 
-    return OpenAI(base_url=base_url, api_key=key, timeout=min(endpoint.timeout_s, CHECK_TIMEOUT_S), max_retries=1)
+    timeout = min(endpoint.timeout_s, CHECK_TIMEOUT_S)
+    return OpenAI(
+        base_url=reach.base_url, api_key=key, timeout=timeout, max_retries=1, http_client=reach.sync_client(timeout)
+    )
 
 
-def listed_models(name: str, endpoint: Endpoint, base_url: str, key: str) -> list[str] | None:
+def listed_models(name: str, endpoint: Endpoint, reach: Reach, key: str) -> list[str] | None:
     """The model names the server lists (None where it has no /models). Raises EndpointError when
     no server answers or it refuses the key."""
     import openai
 
     where = f"served model {name!r}: "
+    base_url = reach.base_url
     try:
-        return [m.id for m in _client(endpoint, base_url, key).models.list()]
+        return [m.id for m in _client(endpoint, reach, key).models.list()]
+    except NotOurs as error:
+        raise EndpointError(f"{where}{error}") from None
     except openai.NotFoundError:
         log.warning("%sthe server at %s has no /models list; the model's name is checked by a request", where, base_url)
         return None
@@ -96,12 +103,12 @@ def echo_problem(client, endpoint: Endpoint, prompt: str) -> str | None:
     )
 
 
-def _try_scoring(name: str, endpoint: Endpoint, base_url: str, key: str, prompting: Prompting) -> str | None:
+def _try_scoring(name: str, endpoint: Endpoint, reach: Reach, key: str, prompting: Prompting) -> str | None:
     """None when one probe request shows the server does the scoring, else what went wrong."""
     import openai
 
     prompt = ServedPrompts(prompting, "para").content_free()
-    client = _client(endpoint, base_url, key)
+    client = _client(endpoint, reach, key)
     responses = []
     try:
         for body in requests_for(endpoint, prompting, prompt):
@@ -110,7 +117,7 @@ def _try_scoring(name: str, endpoint: Endpoint, base_url: str, key: str, prompti
         outcome_of(endpoint, prompting, prompt, responses, "the check's probe request")
         if endpoint.scoring == "prompt_logprobs":
             return echo_problem(client, endpoint, prompt)
-    except EndpointError as error:
+    except (EndpointError, NotOurs) as error:
         return str(error)
     except openai.APIStatusError as error:
         return redact(f"the server answered {error.status_code}: {error.message}", key)
@@ -119,24 +126,25 @@ def _try_scoring(name: str, endpoint: Endpoint, base_url: str, key: str, prompti
     return None
 
 
-def check_server(name: str, endpoint: Endpoint, base_url: str, prompting: Prompting) -> None:
-    """Raise EndpointError, saying what to do, unless the server at `base_url` serves the model and
-    can do its scoring."""
-    key = endpoint.api_key(name)
-    served = listed_models(name, endpoint, base_url, key)
+def check_server(name: str, endpoint: Endpoint, reach: Reach, prompting: Prompting) -> None:
+    """Raise EndpointError, saying what to do, unless the server `reach` leads to serves the model
+    and can do its scoring."""
+    key = reach.key or endpoint.api_key(name)
+    base_url = reach.base_url
+    served = listed_models(name, endpoint, reach, key)
     if served is not None and endpoint.model not in served:
         raise EndpointError(
             f"served model {name!r}: the server at {base_url} serves no model {endpoint.model!r} (endpoint.model)."
             f"{did_you_mean(endpoint.model, served)} It serves: {', '.join(served) or 'nothing'}"
         )
-    problem = _try_scoring(name, endpoint, base_url, key, prompting)
+    problem = _try_scoring(name, endpoint, reach, key, prompting)
     if problem is None:
         return
     works = next(
         (
             other
             for other in FALLBACKS.get(endpoint.scoring, ())
-            if _try_scoring(name, replace(endpoint, scoring=other), base_url, key, prompting) is None
+            if _try_scoring(name, replace(endpoint, scoring=other), reach, key, prompting) is None
         ),
         None,
     )
@@ -160,7 +168,7 @@ def check_before_run(models: Mapping[str, Mapping[str, Any]], names: Iterable[st
         if endpoint.serve:
             continue
         try:
-            check_server(name, endpoint, endpoint.base_url, served_prompting(block, []))
+            check_server(name, endpoint, Reach(endpoint.base_url), served_prompting(block, []))
         except EndpointError as error:
             problems.append(str(error))
     if problems:

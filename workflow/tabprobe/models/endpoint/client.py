@@ -30,6 +30,7 @@ from typing import Any
 
 from tabprobe.models.endpoint.budget import Budget
 from tabprobe.models.endpoint.cache import ResponseCache, request_digest
+from tabprobe.models.endpoint.reach import NotOurs, Reach
 from tabprobe.models.endpoint.settings import OFFLINE, Endpoint, EndpointError, redact
 
 log = logging.getLogger(__name__)
@@ -72,26 +73,28 @@ class RateLimit:
 
 
 class EndpointClient:
-    """One job's requests to one served model, answered from the cache where it can. Used inside one
-    event loop (`run_all`)."""
+    """One job's requests to one served model, answered from the cache where it can, sent where
+    `reach` says (a server the workflow started: its key, and connections checked to lead to it).
+    Used inside one event loop (`run_all`)."""
 
     def __init__(
         self,
         endpoint: Endpoint,
-        base_url: str,
+        reach: Reach,
         cache: ResponseCache,
         budget: Budget,
         name: str,
         offline: bool = False,
     ):
         self.endpoint = endpoint
-        self.base_url = base_url
+        self.reach = reach
+        self.base_url = reach.base_url
         self.cache = cache
         self.budget = budget
         self.name = name
         self.offline = offline
         self.usage = Usage()
-        self.key = None if offline else endpoint.api_key(name)
+        self.key = None if offline else (reach.key or endpoint.api_key(name))
         self.client = None
 
     async def __aenter__(self) -> EndpointClient:
@@ -103,6 +106,7 @@ class EndpointClient:
                 api_key=self.key,
                 timeout=self.endpoint.timeout_s,
                 max_retries=self.endpoint.max_retries,
+                http_client=self.reach.async_client(self.endpoint.timeout_s),
             )
         self.semaphore = asyncio.Semaphore(self.endpoint.concurrency)
         self.rate = RateLimit(self.endpoint.requests_per_minute)
@@ -143,6 +147,8 @@ class EndpointClient:
         create = (self.client.chat.completions if api == "chat" else self.client.completions).with_raw_response.create
         try:
             raw = await create(**body)
+        except NotOurs as error:  # not retried: the far end is someone else's, and would stay so
+            raise EndpointError(self._failed(digest, str(error))) from None
         except openai.APIStatusError as error:
             raise EndpointError(
                 self._failed(digest, f"the server answered {error.status_code}: {error.message}")

@@ -26,6 +26,7 @@ from tabprobe.models.endpoint.cache import ResponseCache
 from tabprobe.models.endpoint.check import check_server
 from tabprobe.models.endpoint.client import Budget, EndpointClient, run_all
 from tabprobe.models.endpoint.prompts import Prompt, ServedPrompts, served_prompting
+from tabprobe.models.endpoint.reach import Reach
 from tabprobe.models.endpoint.scorings import Outcome, outcome_of, requests_for
 from tabprobe.models.endpoint.settings import Endpoint, EndpointError, offline
 from tabprobe.models.lm_prompts import Prompting
@@ -46,7 +47,7 @@ def fingerprint(endpoint: Endpoint) -> str:
 
 async def _ask_all(
     endpoint: Endpoint,
-    base_url: str,
+    reach: Reach,
     name: str,
     prompting: Prompting,
     prompts: list[Prompt],
@@ -58,13 +59,13 @@ async def _ask_all(
     and what the requests cost."""
     cache = ResponseCache(endpoint.cache)
     budget = Budget(endpoint.max_requests, endpoint.cache, name)
-    async with EndpointClient(endpoint, base_url, cache, budget, name, offline=is_offline) as client:
+    async with EndpointClient(endpoint, reach, cache, budget, name, offline=is_offline) as client:
 
         async def one(prompt: Prompt, what: str) -> tuple[list[str], Outcome]:
             answered = await asyncio.gather(
                 *(client.answer(endpoint.api, body) for body in requests_for(endpoint, prompting, prompt))
             )
-            where = f"served model {name!r} ({endpoint.model} at {base_url}), {what}"
+            where = f"served model {name!r} ({endpoint.model} at {reach.base_url}), {what}"
             return [d for d, _ in answered], outcome_of(endpoint, prompting, prompt, [r for _, r in answered], where)
 
         calibration = None
@@ -141,6 +142,7 @@ def job_statistics(
     priors: np.ndarray | None,
     usage: Mapping[str, int],
     started: float,
+    access: str | None = None,
 ) -> dict[str, Any]:
     """What the job records beside its predictions, in the shape of infer_nli's (collect_results
     reads both), with the served model's own: how it was asked and scored, and the job's
@@ -183,6 +185,8 @@ def job_statistics(
             "shots": len(prompting.shots),
             "reasoning": bool(settings.reasoning),
             "calibrated_priors": None if priors is None else dict(zip(LABELS, [round(float(p), 6) for p in priors])),
+            # What the server the workflow started was open to (reach.PRIVATE_NETWORK, KEYED, OPEN).
+            "server_access": access,
         },
         "job": {
             "probe_file": str(probe_path),
@@ -223,15 +227,16 @@ def query_endpoint(
     prompts = [builder.of_example(r) for r in records]
     free = builder.content_free() if prompting.calibrate else None
     is_offline = offline()
-    with lifecycle.served(model, settings, serve_log, is_offline) as base_url:
+    with lifecycle.served(model, settings, serve_log, is_offline) as reach:
+        access = reach.access
         if settings.serve and not is_offline:
-            check_server(model, settings, base_url, prompting)  # the config check could not: no server then
+            check_server(model, settings, reach, prompting)  # the config check could not: no server then
         results, calibration, usage = asyncio.run(
-            _ask_all(settings, base_url, model, prompting, prompts, [r["uid"] for r in records], free, is_offline)
+            _ask_all(settings, reach, model, prompting, prompts, [r["uid"] for r in records], free, is_offline)
         )
     priors = calibration_priors(calibration, prompting.verbalisers)
     predictions, answers = prediction_tables(examples, results, prompts, priors, fingerprint(settings))
-    stats = job_statistics(model, settings, prompting, premise, probe_path, results, priors, usage, started)
+    stats = job_statistics(model, settings, prompting, premise, probe_path, results, priors, usage, started, access)
     write_parquet(predictions, out, schemas.PREDICTIONS)
     write_parquet(answers, answers_out, schemas.SERVED_ANSWERS)
     write_json(stats, stats_out)

@@ -16,13 +16,22 @@ ends, so a killed job stops holding the server, and a killed supervisor's lock i
 file is then known stale and a new supervisor starts.
 
 `{port}` in the command and in base_url is a free port the supervisor picks on 127.0.0.1, so two
-runs (or two users) on one node do not collide. The port itself is open to every user of the
-machine, as any TCP port is: on a shared node give the engine a key (vLLM's and llama-server's
-`--api-key`, read from the variable api_key_env names) so that others cannot use it.
+runs (or two users) on one node do not collide.
+
+Other users (a shared login or compute node): a TCP port is open to every user of the machine, who
+could use the model (a GPU job of ours), or take the port once our server has stopped and answer
+our jobs. So the server is private (access.py): where the machine allows it the engine runs in a
+network of its own (namespace.py) that only the supervisor's bridge, a Unix socket in the private
+folder, leads into (bridge.py); else the engine gets a fresh key for each start in its environment
+(serve.key_env); else the config is refused unless it says serve.open_to_local_users. And every
+connection of a job is checked to lead to this user's server before anything is sent on it
+(reach.py): a job never sends a prompt or the key to a process of someone else's, and never takes
+its answers.
 
 Files, in $TMPDIR/tabprobe-servers-<uid>/ (0700): <key>.serve.lock (the live supervisor's),
-<key>.serve.users (the jobs' shared locks), <key>.serve.json (the server's address, 0600, once it
-answers). The command's output and the supervisor's go to logs/serve/<model>.log.
+<key>.serve.users (the jobs' shared locks), <key>.serve.json (how to reach the server and its key,
+0600, once it answers), <key>.serve.sock (the bridge's socket, 0600). The command's output and the
+supervisor's go to logs/serve/<model>.log; the key goes to neither.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tabprobe import code_inputs
+from tabprobe.models.endpoint.reach import OPEN, NotOurs, Reach, connect
 from tabprobe.models.endpoint.settings import Endpoint, EndpointError
 from tabprobe.models.serving import IDLE_SECONDS, server_folder
 
@@ -53,9 +63,11 @@ READY_TIMEOUT_S = 1800.0
 
 
 def serve_key(endpoint: Endpoint) -> str:
-    """Which server: the command and base_url, on this host and in this Slurm job."""
+    """Which server: the serve block (its command, and what it may be open to) and base_url, on
+    this host and in this Slurm job."""
     text = json.dumps(
-        [endpoint.serve["command"], endpoint.base_url, socket.gethostname(), os.environ.get("SLURM_JOB_ID", "")]
+        [dict(endpoint.serve), endpoint.base_url, socket.gethostname(), os.environ.get("SLURM_JOB_ID", "")],
+        sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -90,7 +102,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start(endpoint: Endpoint, files: dict[str, Path], log_file: Path, idle_seconds: float) -> bool:
+def _start(name: str, endpoint: Endpoint, files: dict[str, Path], log_file: Path, idle_seconds: float) -> bool:
     """Start a supervisor unless one lives (or is starting); whether this call started it."""
     fd = take_lock(files["lock"])
     if fd is None:
@@ -108,15 +120,13 @@ def _start(endpoint: Endpoint, files: dict[str, Path], log_file: Path, idle_seco
                     sys.executable,
                     "-m",
                     "tabprobe.models.endpoint.supervisor",
-                    f"--command={endpoint.serve['command']}",
+                    f"--name={name}",
+                    f"--serve={json.dumps(dict(endpoint.serve))}",  # no secret: the key is the supervisor's to make
                     f"--base-url={endpoint.base_url}",
                     f"--state={files['json']}",
                     f"--users={files['users']}",
                     f"--lock-fd={fd}",
                     f"--idle={idle_seconds}",
-                    f"--ready-timeout={endpoint.serve.get('ready_timeout_s') or READY_TIMEOUT_S}",
-                    # The key's variable's name: the supervisor reads the key from its environment.
-                    f"--api-key-env={endpoint.api_key_env or ''}",
                 ],
                 pass_fds=(fd,),
                 start_new_session=True,  # not stopped with the job that started it
@@ -147,12 +157,12 @@ def served(
     log_file: str | None,
     is_offline: bool = False,
     idle_seconds: float = IDLE_SECONDS,
-) -> Iterator[str]:
-    """The base URL to send the model's requests to, for the duration of the `with`: the config's,
-    or, for a model with a `serve:` command, that of its server, started if none is running and
-    held (not stopped) until the `with` ends."""
+) -> Iterator[Reach]:
+    """Where to send the model's requests, for the duration of the `with`: the config's base_url,
+    or, for a model with a `serve:` command, its server, started if none is running and held (not
+    stopped) until the `with` ends."""
     if not endpoint.serve or is_offline:
-        yield endpoint.base_url
+        yield Reach(endpoint.base_url)
         return
     files = paths(serve_key(endpoint))
     log_path = Path(log_file) if log_file else files["lock"].with_suffix(".log")
@@ -163,13 +173,16 @@ def served(
         os.close(users)
 
 
-def _wait_for_server(name: str, endpoint: Endpoint, files: dict[str, Path], log_path: Path, idle: float) -> str:
-    """The base URL of the model's live server, starting one if none lives; the supervisor's reason
-    (its command failed) raised if it stops first."""
+def _wait_for_server(name: str, endpoint: Endpoint, files: dict[str, Path], log_path: Path, idle: float) -> Reach:
+    """How to reach the model's live server, starting one if none lives; the supervisor's reason
+    (its command failed, or the config cannot have a private server here) raised if it stops first.
+    A state file whose address leads to a process of another user (a server of ours stopped, a
+    stranger took its port, and the supervisor has not yet let go of its lock) is not used."""
     timeout = float(endpoint.serve.get("ready_timeout_s") or READY_TIMEOUT_S)
     deadline = time.monotonic() + timeout
     log_from = log_path.stat().st_size if log_path.exists() else 0
     started = False
+    strangers = set()
     while True:
         try:
             state = json.loads(files["json"].read_text())
@@ -185,10 +198,21 @@ def _wait_for_server(name: str, endpoint: Endpoint, files: dict[str, Path], log_
                 )
             # None lives (an idle one stopped, or a killed one left its state file): start one. A job
             # that starts one at the same moment loses the lock to it and waits for the same server.
-            _start(endpoint, files, log_path, idle)
+            _start(name, endpoint, files, log_path, idle)
             started = True
-        elif state is not None:
-            return state["base_url"]
+        elif state is not None and json.dumps(state, sort_keys=True) not in strangers:
+            reach = Reach.of_state(state)
+            try:
+                connect(reach, timeout=5.0).close()
+            except NotOurs as error:
+                strangers.add(json.dumps(state, sort_keys=True))
+                log.warning("served model %r: %s: not used", name, error)
+            except OSError:
+                pass  # it is stopping (its supervisor still holds the lock): wait for that
+            else:
+                if reach.access == OPEN:
+                    log.warning("served model %r: its server is %s (serve.open_to_local_users)", name, OPEN)
+                return reach
         if time.monotonic() > deadline:
             raise EndpointError(
                 f"served model {name!r}: its serve command did not answer at {endpoint.base_url} within "
