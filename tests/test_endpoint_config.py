@@ -100,3 +100,49 @@ def test_the_jobs_get_the_block_and_ask_for_a_gpu_only_to_serve():
     assert endpoint_gpus(model) == 0
     assert endpoint_gpus(served(serve={"command": "vllm serve m --tensor-parallel-size 4", "gpus": 4})) == 4
     assert endpoint_gpus(served(serve={"command": "llama-server -m m.gguf"})) == 1
+
+
+def serving(**serve) -> dict:
+    return served(base_url="http://127.0.0.1:{port}/v1", serve={"command": "vllm serve m --port {port}", **serve})
+
+
+def test_a_server_open_to_every_local_user_is_refused_with_the_fix():
+    text = problems_of(config_with(serving(private_network=False)))
+    assert (
+        "config key models.served.endpoint.serve: its server would be open to every user of this machine: "
+        "serve.private_network is false, and the engine gets no key (serve.key_env). Set serve.key_env to the "
+        "variable your engine reads its key from (vLLM reads VLLM_API_KEY" in text
+    )
+    assert "accept it with serve.open_to_local_users: true" in text
+    check(config_with(serving(private_network=False, key_env="VLLM_API_KEY")), SCHEMA)
+    check(config_with(serving(private_network=False, open_to_local_users=True)), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        (
+            serving(command="vllm serve m --port {port} --api-key sk-in-the-command-line"),
+            "endpoint.serve.command: a key on the command line is readable by every user of the machine",
+        ),
+        (
+            serving(command="llama-server -m m.gguf --port {port} --api-key={api_key}"),
+            "endpoint.serve.command: a key on the command line .* set serve.key_env",
+        ),
+        (
+            {**serving(), "endpoint": {**serving()["endpoint"], "api_key_env": "VLLM_API_KEY"}},
+            "endpoint.api_key_env: a server the workflow starts gets a fresh key .* replace api_key_env with "
+            "serve.key_env",
+        ),
+        (
+            {**serving(), "endpoint": {**serving()["endpoint"], "base_url": "http://gpu-node-3:{port}/v1"}},
+            r"endpoint.base_url: a server the workflow starts is asked on this machine's loopback address, never "
+            r"over the network \(gpu-node-3 here\)",
+        ),
+        (serving(key_env="sk-pasted"), "endpoint.serve.key_env: not the name of an environment variable"),
+    ],
+)
+def test_a_serve_command_that_would_give_its_key_away_is_refused(model, message):
+    text = problems_of(config_with(model))
+    assert re.search(f"config key models.served.{message}", text), text
+    assert "sk-in-the-command-line" not in text and "sk-pasted" not in text

@@ -30,6 +30,7 @@ from tabprobe.models.causal import label_log_likelihoods, probabilities
 from tabprobe.models.endpoint.check import check_server
 from tabprobe.models.endpoint.job import query_endpoint
 from tabprobe.models.endpoint.prompts import served_prompting
+from tabprobe.models.endpoint.reach import Reach
 from tabprobe.models.endpoint.settings import Endpoint, EndpointError
 from tabprobe.models.lm_prompts import PromptBuilder, Prompting, verbaliser_ids
 from tabprobe.probes.generation import generate
@@ -126,7 +127,7 @@ def test_prompt_logprobs_are_refused_where_the_server_echoes_them_one_token_off(
     with pytest.raises(
         EndpointError, match=r"cannot do scoring prompt_logprobs: .*one token off.*scoring: first_token"
     ):
-        check_server("tiny-llama", endpoint, server.base_url, served_prompting({"api": "completions"}, []))
+        check_server("tiny-llama", endpoint, Reach(server.base_url), served_prompting({"api": "completions"}, []))
 
 
 @pytest.mark.parametrize("api", ["completions", "chat"])
@@ -149,10 +150,10 @@ def test_first_token_reads_the_listed_tokens(server, probe_file, tmp_path, api):
 def test_the_check_passes_first_token_and_refuses_a_wrong_key(server, tmp_path, monkeypatch):
     for api in ("completions", "chat"):
         endpoint = Endpoint.from_settings(block(server, tmp_path, scoring="first_token", api=api))
-        check_server("tiny-llama", endpoint, server.base_url, served_prompting({"api": api}, []))
+        check_server("tiny-llama", endpoint, Reach(server.base_url), served_prompting({"api": api}, []))
     wrong = "sk-WRONG-" + "7" * 12
     monkeypatch.setenv("TABPROBE_LLAMA_KEY", wrong)
     endpoint = Endpoint.from_settings(block(server, tmp_path))
     with pytest.raises(EndpointError, match="refused the request's key .*TABPROBE_LLAMA_KEY") as error:
-        check_server("tiny-llama", endpoint, server.base_url, served_prompting({"api": "completions"}, []))
+        check_server("tiny-llama", endpoint, Reach(server.base_url), served_prompting({"api": "completions"}, []))
     assert wrong not in str(error.value)

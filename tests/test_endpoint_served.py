@@ -27,6 +27,7 @@ from tabprobe.models.endpoint.cache import ResponseCache
 from tabprobe.models.endpoint.check import check_before_run, check_server
 from tabprobe.models.endpoint.job import query_endpoint
 from tabprobe.models.endpoint.prompts import served_prompting
+from tabprobe.models.endpoint.reach import Reach
 from tabprobe.models.endpoint.settings import OFFLINE, Endpoint, EndpointError
 from tabprobe.probes.generation import generate
 
@@ -231,14 +232,14 @@ def test_the_key_is_sent_and_written_nowhere(server, probe_file, tmp_path, monke
 def test_the_checks_name_the_model_the_key_and_the_fix(server, monkeypatch, tmp_path):
     prompting = served_prompting({"api": "chat"}, [])
     ok = Endpoint.from_settings(endpoint_block(server.base_url, server.model, tmp_path))
-    check_server("tiny-served", ok, ok.base_url, prompting)
+    check_server("tiny-served", ok, Reach(ok.base_url), prompting)
     with pytest.raises(
         EndpointError, match=r"'tiny-served': no server answers at http://127.0.0.1:9/v1.*Start the server"
     ):
-        check_server("tiny-served", ok, "http://127.0.0.1:9/v1", prompting)
+        check_server("tiny-served", ok, Reach("http://127.0.0.1:9/v1"), prompting)
     misspelt = Endpoint.from_settings(endpoint_block(server.base_url, server.model + "x", tmp_path))
     with pytest.raises(EndpointError, match=rf"serves no model '{server.model}x'.*Did you mean '{server.model}'"):
-        check_server("tiny-served", misspelt, server.base_url, prompting)
+        check_server("tiny-served", misspelt, Reach(server.base_url), prompting)
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
     keyed = Endpoint.from_settings(
         endpoint_block(server.base_url, server.model, tmp_path, api_key_env="NO_SUCH_KEY_VAR")
@@ -246,14 +247,14 @@ def test_the_checks_name_the_model_the_key_and_the_fix(server, monkeypatch, tmp_
     with pytest.raises(
         EndpointError, match=r"'tiny-served': the environment variable NO_SUCH_KEY_VAR .*\(export NO_SUCH_KEY_VAR=...\)"
     ):
-        check_server("tiny-served", keyed, server.base_url, prompting)
+        check_server("tiny-served", keyed, Reach(server.base_url), prompting)
     # transformers serve ignores `logprobs`: its answers hold none, and the check says what works.
     for scoring, api in (("first_token", "chat"), ("prompt_logprobs", "completions")):
         wants = Endpoint.from_settings(
             endpoint_block(server.base_url, server.model, tmp_path, scoring=scoring, api=api)
         )
         with pytest.raises(EndpointError, match=rf"cannot do scoring {scoring}: .*set endpoint.scoring: generate"):
-            check_server("tiny-served", wants, server.base_url, served_prompting({"api": api}, []))
+            check_server("tiny-served", wants, Reach(server.base_url), served_prompting({"api": api}, []))
 
 
 def test_the_check_before_a_run_lists_every_model_and_skips_offline(server, monkeypatch, tmp_path):
