@@ -11,14 +11,24 @@ stopped at the end. The prompts are alpha1 `original` examples as config.smollm2
 them (markdown tables, the chat API). With --in-process, the same examples scored in this process
 by the causal LM path from the same folder (label likelihood), examples/s beside the served ones.
 
+With --bridge, the same command is also started as the workflow starts a `serve:` command (its
+supervisor: the engine in a private network, reached through the bridge's Unix socket, every
+connection checked), and the rounds are three: the bare loop straight to the first server, the
+bare loop through the bridge, tabprobe's client through the bridge. The ratio tabprobe / bare then
+has the bridge on both paths (as the jobs have it); bridged / direct is the bridge's own cost,
+shown also by sequential GET /v1/models requests (no model work: the bridge's cost alone).
+
     PYTHONPATH=workflow .venv/bin/python bench/endpoint.py --checkpoint runs/smollm2-served/resources/served/smollm2-served \
         --examples 40 --concurrency 2 --rounds 2 --in-process
+    PYTHONPATH=workflow .venv/bin/python bench/endpoint.py --checkpoint <a causal-LM folder> --examples 40 \
+        --concurrency 4 --rounds 3 --bridge
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import signal
@@ -37,6 +47,7 @@ from tabprobe.models.endpoint.budget import Budget
 from tabprobe.models.endpoint.cache import ResponseCache
 from tabprobe.models.endpoint.client import EndpointClient, run_all
 from tabprobe.models.endpoint.prompts import ServedPrompts, served_prompting
+from tabprobe.models.endpoint.reach import Reach
 from tabprobe.models.endpoint.scorings import outcome_of, requests_for
 from tabprobe.models.endpoint.settings import Endpoint
 
@@ -70,11 +81,18 @@ def start_server(checkpoint: Path, log: Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit("the server did not answer within 600 s")
 
 
-async def bare(base_url: str, model: str, prompts: list, concurrency: int, max_tokens: int) -> float:
-    """Seconds for a plain loop of the openai async client: a semaphore, one request per prompt."""
+async def bare(reach: Reach, model: str, prompts: list, concurrency: int, max_tokens: int) -> float:
+    """Seconds for a plain loop of the openai async client: a semaphore, one request per prompt
+    (through the bridge where `reach` has one, as the jobs' client goes)."""
     from openai import AsyncOpenAI
 
-    client = AsyncOpenAI(base_url=base_url, api_key="EMPTY", timeout=60, max_retries=6)
+    client = AsyncOpenAI(
+        base_url=reach.base_url,
+        api_key=reach.key or "EMPTY",
+        timeout=60,
+        max_retries=6,
+        http_client=reach.async_client(60),
+    )
     gate = asyncio.Semaphore(concurrency)
 
     async def one(messages):
@@ -91,14 +109,14 @@ async def bare(base_url: str, model: str, prompts: list, concurrency: int, max_t
     return seconds
 
 
-async def tabprobe(block: dict, prompts: list, cache: Path) -> float:
+async def tabprobe(block: dict, prompts: list, cache: Path, reach: Reach) -> float:
     """Seconds for the job's own path: every request through EndpointClient (cache first, budget,
     rate limit, retries) and every answer parsed, from an empty cache."""
     endpoint = Endpoint.from_settings({**block, "cache": str(cache)})
     prompting = served_prompting(block, [])
     budget = Budget(None, cache, "bench")
     start = time.perf_counter()
-    async with EndpointClient(endpoint, endpoint.base_url, ResponseCache(cache), budget, "bench") as client:
+    async with EndpointClient(endpoint, reach, ResponseCache(cache), budget, "bench") as client:
 
         async def one(prompt):
             answered = [await client.answer(endpoint.api, b) for b in requests_for(endpoint, prompting, prompt)]
@@ -126,6 +144,53 @@ def in_process(checkpoint: Path, examples, premise: str) -> dict:
     return {"seconds": round(seconds, 1), "examples_per_second": round(examples.num_rows / seconds, 3)}
 
 
+def listings_per_second(reach: Reach, requests: int = 200) -> float:
+    """Sequential GET /v1/models on one kept-alive connection: the path's own cost per request."""
+    import httpx2
+
+    with reach.sync_client(30) or httpx2.Client(timeout=30) as client:
+        client.get(reach.base_url + "/models")  # the connection made
+        start = time.perf_counter()
+        for _ in range(requests):
+            assert client.get(reach.base_url + "/models").status_code == 200
+        return requests / (time.perf_counter() - start)
+
+
+def measure(direct: Reach, bridged: Reach | None, block: dict, prompts: list, args, folder: Path) -> dict:
+    """Seconds of each round, by path, alternating, and the listings' rates."""
+    model = block["model"]
+    reach = bridged or direct
+    asyncio.run(bare(reach, model, prompts[:2], args.concurrency, args.max_tokens))  # warm-up
+    times = {"bare": [], "tabprobe": [], **({"bare_direct": []} if bridged else {})}
+    for round_ in range(args.rounds):
+        if bridged:
+            times["bare_direct"].append(asyncio.run(bare(direct, model, prompts, args.concurrency, args.max_tokens)))
+        times["bare"].append(asyncio.run(bare(reach, model, prompts, args.concurrency, args.max_tokens)))
+        cache = folder / f"cache-{round_}"
+        times["tabprobe"].append(asyncio.run(tabprobe(block, prompts, cache, reach)))
+    listings = None
+    if bridged:
+        listings = {"direct": round(listings_per_second(direct), 1), "bridged": round(listings_per_second(bridged), 1)}
+    return {"times": times, "listings_per_second": listings}
+
+
+@contextlib.contextmanager
+def through_the_bridge(checkpoint: Path, folder: Path):
+    """The same server started as a `serve:` command (lifecycle.served: its supervisor, the private
+    network, the bridge), held for the `with`."""
+    from tabprobe.models.endpoint import lifecycle
+
+    command = " ".join([str(Path(sys.executable).with_name("transformers")), "serve", str(checkpoint)])
+    serve = {"command": command + " --port {port} --device cpu"}
+    endpoint = Endpoint.from_settings(
+        {"base_url": "http://127.0.0.1:{port}/v1", "model": str(checkpoint), "serve": serve}
+    )
+    with lifecycle.served("bench", endpoint, str(folder / "serve.log"), idle_seconds=5) as reach:
+        if reach.socket is None:
+            raise SystemExit("--bridge: this machine gives the server no private network (see the serve log)")
+        yield reach
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", required=True, help="a causal-LM checkpoint folder for transformers serve")
@@ -136,11 +201,12 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=8)
     parser.add_argument("--premise", default="markdown")
     parser.add_argument("--in-process", action="store_true", help="also score the examples in this process")
+    parser.add_argument("--bridge", action="store_true", help="also through the bridge of a private server")
     parser.add_argument("--out", help="write the JSON result here too")
     args = parser.parse_args()
     checkpoint = Path(args.checkpoint).resolve()
     examples = alpha1_originals(args.infotabs, args.examples, seed=2022)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
         process, base_url = start_server(checkpoint, Path(folder) / "server.log")
         try:
             block = {
@@ -154,17 +220,12 @@ def main() -> None:
             }
             builder = ServedPrompts(served_prompting(block, []), args.premise)
             prompts = [builder.of_example(r) for r in examples.to_pylist()]
-            asyncio.run(bare(base_url, str(checkpoint), prompts[:2], args.concurrency, args.max_tokens))  # warm-up
-            times = {"bare": [], "tabprobe": []}
-            for round_ in range(args.rounds):
-                times["bare"].append(
-                    asyncio.run(bare(base_url, str(checkpoint), prompts, args.concurrency, args.max_tokens))
-                )
-                cache = Path(folder) / f"cache-{round_}"
-                times["tabprobe"].append(asyncio.run(tabprobe(block, prompts, cache)))
+            bridged = stack.enter_context(through_the_bridge(checkpoint, Path(folder))) if args.bridge else None
+            measured = measure(Reach(base_url), bridged, block, prompts, args, Path(folder))
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait()
+    times = measured["times"]
     rates = {k: len(prompts) * len(v) / sum(v) for k, v in times.items()}
     result = {
         "benchmark": "endpoint",
@@ -175,11 +236,15 @@ def main() -> None:
         "concurrency": args.concurrency,
         "max_tokens": args.max_tokens,
         "rounds": args.rounds,
+        "through_the_bridge": bool(args.bridge),
         "seconds": {k: [round(s, 2) for s in v] for k, v in times.items()},
         "requests_per_second": {k: round(v, 3) for k, v in rates.items()},
         "ratio_tabprobe_to_bare": round(rates["tabprobe"] / rates["bare"], 3),
         "served_examples_per_second": round(rates["tabprobe"], 3),
     }
+    if args.bridge:
+        result["ratio_bridged_to_direct"] = round(rates["bare"] / rates["bare_direct"], 3)
+        result["listings_per_second"] = measured["listings_per_second"]
     if args.in_process:
         result["in_process"] = in_process(checkpoint, examples, args.premise)
     emit(result, args.out)
