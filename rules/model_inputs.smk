@@ -2,7 +2,13 @@
 # training data (tabprobe.config.derived), and the settings its training and inference jobs get
 # (tabprobe.config.job_settings). Each passes config and the wildcards on; the library decides.
 
-from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
+from tabprobe.config.job_settings import (
+    endpoint_gpus,
+    endpoint_settings,
+    inference_settings,
+    train_priority,
+    train_settings,
+)
 
 
 def get_checkpoint(wildcards):
@@ -25,8 +31,8 @@ def get_shot_pool(wildcards):
 
 
 def get_shot_count(wildcards):
-    """How many k-shot examples select_shots picks for a causal LM."""
-    return model_config(wildcards)["causal"]["shots"]
+    """How many k-shot examples select_shots picks for a causal LM or a served model."""
+    return derived.prompt_block(model_config(wildcards))["shots"]
 
 
 def get_training_data(wildcards):
@@ -55,3 +61,19 @@ def get_train_settings(wildcards):
 
 def get_inference_settings(wildcards):
     return inference_settings(config, model_config(wildcards))
+
+
+def get_endpoint_settings(wildcards):
+    return endpoint_settings(model_config(wildcards), derived.unpacked_folder(config, wildcards.model))
+
+
+def get_unpacked(wildcards):
+    return derived.unpacked_inputs(config, wildcards.model)
+
+
+def get_unpack_source(wildcards):
+    return derived.unpack_source(config, wildcards.model)
+
+
+def get_endpoint_gpus(wildcards):
+    return endpoint_gpus(model_config(wildcards))

