@@ -1,5 +1,6 @@
-# The input functions of models.smk: a model's checkpoint and its files, its k-shot examples, and
-# the settings its training and inference jobs get (tabprobe.config.job_settings).
+# The input functions of models.smk: a model's checkpoint and its files, its k-shot examples and
+# training data (tabprobe.config.derived), and the settings its training and inference jobs get
+# (tabprobe.config.job_settings). Each passes config and the wildcards on; the library decides.
 
 from tabprobe.config.job_settings import (
     endpoint_gpus,
@@ -8,33 +9,25 @@ from tabprobe.config.job_settings import (
     train_priority,
     train_settings,
 )
-from tabprobe.data.datasets import get_dataset
-from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 
 
 def get_checkpoint(wildcards):
-    """The checkpoint's path: a folder, or one GGUF file, where pkg:// names one inside a package."""
-    model_config(wildcards)  # a model of config, or an inoculated one: else "did you mean"
-    location = checkpoint_of(wildcards.model)
-    # Other paths stay as written: a trained model's must match its rule's output to the letter.
-    return str(resolve_location(location)) if location.startswith(PACKAGE_SCHEME) else location
+    # infer_nli's first input function: the model and probe asked for must be config's (an
+    # inoculated model is known too), else "did you mean".
+    model_config(wildcards)
+    return derived.checkpoint_path(config, wildcards.model)
 
 
 def get_checkpoint_files(wildcards):
-    """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
-    same folder do not change the folder's modification time. A GGUF checkpoint is its one file."""
-    model = model_config(wildcards)
-    if not ({"checkpoint", "causal"} & set(model)) or wildcards.model in INOCULATED:
-        return []
-    folder = resolve_location(checkpoint_of(wildcards.model))
-    if folder.is_file():
-        return [str(folder)]
-    return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
+    return derived.checkpoint_files(config, wildcards.model)
 
 
 def get_shots(wildcards):
-    """A prompted model's k-shot examples (select_shots), when it asks for any."""
-    return [layout.shots(wildcards.model)] if derived.prompt_block(model_config(wildcards)).get("shots") else []
+    return derived.shots(config, wildcards.model)
+
+
+def get_shot_pool(wildcards):
+    return derived.shot_pool(config, wildcards.model)
 
 
 def get_shot_count(wildcards):
@@ -43,15 +36,7 @@ def get_shot_count(wildcards):
 
 
 def get_training_data(wildcards):
-    """The train and dev splits (examples and tables) of the dataset the model learns
-    (`train.dataset`: InfoTabS's train and dev, TabFact's train and val)."""
-    dataset = get_dataset(model_config(wildcards)["train"].get("dataset", "infotabs"))
-    return {
-        "train": layout.examples(dataset.train_split, dataset=dataset.name),
-        "train_tables": layout.tables(dataset.train_split, dataset=dataset.name),
-        "dev": layout.examples(dataset.dev_split, dataset=dataset.name),
-        "dev_tables": layout.tables(dataset.dev_split, dataset=dataset.name),
-    }
+    return derived.training_data(config, wildcards.model)
 
 
 def get_model_init(wildcards):
@@ -79,17 +64,15 @@ def get_inference_settings(wildcards):
 
 
 def get_endpoint_settings(wildcards):
-    return endpoint_settings(model_config(wildcards), get_unpacked(wildcards)[0] if get_unpacked(wildcards) else None)
+    return endpoint_settings(model_config(wildcards), derived.unpacked_folder(config, wildcards.model))
 
 
 def get_unpacked(wildcards):
-    """A served model's GGUF file unpacked into a folder for its server, when serve.unpack names one."""
-    return [layout.unpacked_checkpoint(wildcards.model)] if wildcards.model in UNPACKED_MODELS else []
+    return derived.unpacked_inputs(config, wildcards.model)
 
 
 def get_unpack_source(wildcards):
-    """The GGUF file serve.unpack names (pkg:// resolved)."""
-    return str(resolve_location(model_config(wildcards)["endpoint"]["serve"]["unpack"]))
+    return derived.unpack_source(config, wildcards.model)
 
 
 def get_endpoint_gpus(wildcards):

@@ -49,8 +49,7 @@ rule init_model:
 
 rule select_shots:
     input:
-        train=layout.examples("train"),
-        train_tables=layout.tables("train"),
+        unpack(get_shot_pool),
         code=code_of("select_shots"),
     output:
         layout.shots("{model}"),

@@ -2,7 +2,6 @@
 
 
 def get_score_inputs(wildcards):
-    configured(wildcards)
     return derived.score_inputs(config, wildcards.model, wildcards.probe, wildcards.split)
 
 
@@ -11,10 +10,8 @@ def get_pooled_members(wildcards):
 
 
 def get_pooled_inputs(wildcards):
-    configured(wildcards)
     return derived.pooled_inputs(config, wildcards.paper_table, wildcards.model, wildcards.column, wildcards.split)
 
 
 def is_served(wildcards):
-    """Whether the model is a served one (`endpoint:`), whose unparsed answers are counted."""
-    return "endpoint" in model_config(wildcards)
+    return derived.is_served(config, wildcards.model)

@@ -68,10 +68,17 @@ def test_a_name_taken_from_a_package_face_brings_the_modules_the_face_imports():
     """`from tabprobe.config import probe_limit` runs config/__init__.py, which imports the
     package's modules: an edit to any of them must re-run the job (never the commands `python -m`
     runs: __main__, and reference, which writes docs/configuration.md; nor the rules' own modules,
-    derived and job_settings, which no job imports)."""
+    derived, inoculation_inputs, report_inputs and job_settings, which no job imports)."""
     closure = code_inputs.closure(code_inputs.imported_files("from tabprobe.config import probe_limit", None))
     package = code_inputs.PACKAGE_DIR / "config"
-    not_jobs = {"__main__.py", "reference.py", "derived.py", "job_settings.py"}
+    not_jobs = {
+        "__main__.py",
+        "reference.py",
+        "derived.py",
+        "inoculation_inputs.py",
+        "report_inputs.py",
+        "job_settings.py",
+    }
     modules = {f"config/{p.name}" for p in package.glob("*.py") if p.name not in not_jobs}
     assert modules <= set(closure) and not {f"config/{name}" for name in not_jobs} & set(closure)
     assert "config/settings.py" in modules and "config/checks.py" in modules

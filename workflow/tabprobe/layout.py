@@ -196,7 +196,8 @@ def trained_model(model: str) -> str:
 
 
 def inoculated_checkpoint(model: str, experiment: str, size: str | int, learning_rate: str | None = None) -> str:
-    """One inoculation of the grid (`learning_rate`, as lr_text writes it), or without it the one kept."""
+    """One inoculation of the grid (`learning_rate`, as config.inoculation_inputs.learning_rate_text
+    writes it), or without it the one kept."""
     return _in(
         RESOURCES,
         "inoculated",
