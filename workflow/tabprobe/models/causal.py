@@ -33,8 +33,6 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS
-from tabprobe.data.premise_selection import select
-from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import context_problems, fingerprint, read_config, require_base
 from tabprobe.models.encoding import collate
@@ -42,7 +40,7 @@ from tabprobe.models.gguf import is_gguf, load_gguf, read_gguf
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.lm_prompts import CONTENT_FREE, PromptBuilder, Prompting, verbaliser_ids
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
-from tabprobe.models.premises import prompt_budget
+from tabprobe.models.premises import prompt_premises
 
 log = logging.getLogger(__name__)
 
@@ -283,11 +281,8 @@ def infer(
     room = max_length - max(len(c) for c in continuations)
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     features, truncated = [], 0
-    for r in records:
-        table, hypothesis = table_from_arrow(r["table"]), r["hypothesis"]
-        if premise_selection:
-            table = select(table, hypothesis, premise, prompt_budget(builder, hypothesis, room), premise_selection)
-        ids, cut = builder.encode(render(table, premise), hypothesis, room)
+    for r, text in zip(records, prompt_premises(records, premise, premise_selection, builder, room)):
+        ids, cut = builder.encode(text, r["hypothesis"], room)
         features.append({"input_ids": ids})
         truncated += cut
     if truncated:

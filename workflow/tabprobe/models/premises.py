@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tabprobe.data import premise_selection
-from tabprobe.data.tables import AnyTable, render
+from tabprobe.data.tables import AnyTable, render, table_from_arrow
 from tabprobe.errors import ModelError
 
 
@@ -49,6 +49,20 @@ def prompt_budget(builder, hypothesis: str, room: int) -> premise_selection.Budg
         return [len(builder.encode(text, hypothesis, uncut)[0]) for text in texts]
 
     return premise_selection.Budget(room, counts)
+
+
+def prompt_premises(records: Sequence[Mapping], how: str, selection: str | None, builder, room: int) -> list[str]:
+    """The premise text of each probe example (`records` with `table` and `hypothesis`) in a causal LM's
+    prompt: its table rendered whole, or its selection within what the prompt leaves (`prompt_budget`)."""
+    texts = []
+    for record in records:
+        table, hypothesis = table_from_arrow(record["table"]), record["hypothesis"]
+        if selection:
+            table = premise_selection.select(
+                table, hypothesis, how, prompt_budget(builder, hypothesis, room), selection
+            )
+        texts.append(render(table, how))
+    return texts
 
 
 def rendered_premises(
