@@ -45,12 +45,25 @@ rule all:
 
 
 onstart:
+    # Served models whose jobs are about to run: their key, server, model name and scoring, checked
+    # before any job (tabprobe.models.endpoint.check).
+    from tabprobe.models.endpoint.check import check_before_run
+
+    check_before_run(
+        config["models"],
+        {job.wildcards.model for job in workflow.dag.needrun_jobs() if job.rule.name == "query_endpoint"},
+    )
     # On a Slurm run: say in the log when a submitted job can never start (tabprobe.slurm_queue).
     from snakemake.logging import logger
     from tabprobe import slurm_queue
 
     plugin = workflow.executor_plugin
-    slurm_queue.watch_if_on_slurm(plugin.name if plugin else None, os.getcwd(), logger.error)
+    slurm_queue.watch_if_on_slurm(
+        plugin.name if plugin else None,
+        os.getcwd(),
+        logger.error,
+        [rule.name for rule in workflow.rules],
+    )
 
 
 onerror:
@@ -58,11 +71,15 @@ onerror:
     # accounting the plugin says only "Detailed failure reason unavailable").
     from pathlib import Path
     from snakemake.logging import logger
-    from tabprobe import slurm_queue
+    from tabprobe import slurm_failures, slurm_queue
 
     plugin = workflow.executor_plugin
     if plugin and plugin.name == "slurm":
         logs = log if isinstance(log, list) else [log]  # Snakemake 9 hands a list
-        failed = slurm_queue.failed_jobs_report("".join(Path(f).read_text(errors="replace") for f in logs))
+        failed = slurm_failures.failed_jobs_report(
+            "".join(Path(f).read_text(errors="replace") for f in logs),
+            profile=slurm_queue.profile_in_use(sys.argv, dict(os.environ)),
+            rules=[rule.name for rule in workflow.rules],
+        )
         if failed:
             logger.error(failed)

@@ -47,7 +47,11 @@ def run_side(probes: list[str], checkpoint: str, settings: dict, jobs: int, use_
     def one(probe: str) -> None:
         name = Path(probe).parent.name
         out = folder / f"{name}.parquet"
-        subprocess.run(job_command(probe, checkpoint, out, settings, use_server, server_log), check=True, env=env)
+        # In the side's folder, as Snakemake runs a job in its run's folder: a server touches only
+        # shard folders of the run it serves (tabprobe.models.serving, Trust).
+        subprocess.run(
+            job_command(probe, checkpoint, out, settings, use_server, server_log), check=True, env=env, cwd=folder
+        )
 
     started = time.perf_counter()
     with ThreadPoolExecutor(jobs) as pool:
@@ -73,7 +77,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--limit", type=int, default=None, help="only the first N probe files")
     args = parser.parse_args()
-    probes = sorted(glob.glob(args.probes))[: args.limit]
+    probes = [str(Path(p).resolve()) for p in sorted(glob.glob(args.probes))[: args.limit]]
+    args.checkpoint = str(Path(args.checkpoint).resolve())  # the jobs run in folders of their own
     settings = dict(
         premise=args.premise, max_length=args.max_length, batch_size=args.batch_size, precision=args.precision
     )

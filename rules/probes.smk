@@ -71,8 +71,13 @@ rule find_relevant_rows:
     priority: 6
     conda:
         "../envs/tabprobe.yaml"
+    # The aligner's encoder (MiniLM) reads each distinct hypothesis and row text of the split once:
+    # all of alpha1 in 22-39 s on one thread of the 2-core machine (docs/relevance.md#time); a
+    # second thread was slower there while other jobs ran, so the job leaves it to them.
+    threads: 1
     params:
         source=config["relevance"]["source"],
+        aligner=canonical(config["relevance"]["aligner"]),
     script:
         "../workflow/scripts/find_relevant_rows.py"
 

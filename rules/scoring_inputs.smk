@@ -13,3 +13,8 @@ def get_pooled_members(wildcards):
 def get_pooled_inputs(wildcards):
     configured(wildcards)
     return derived.pooled_inputs(config, wildcards.paper_table, wildcards.model, wildcards.column, wildcards.split)
+
+
+def is_served(wildcards):
+    """Whether the model is a served one (`endpoint:`), whose unparsed answers are counted."""
+    return "endpoint" in model_config(wildcards)

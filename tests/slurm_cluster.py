@@ -18,7 +18,10 @@ The cluster is what the executor plugin (snakemake-executor-plugin-slurm 2.8) ne
   node run one after the other); the job just gets no device to bind.
 - `select/cons_tres`: the only selector that understands `--gpus`.
 - Besides the default partition, a `cpu` partition limited to 60 minutes and a `gpu` partition
-  limited to 120, as on a cluster someone else set up (tests/test_slurm.py, the stranger's cluster).
+  limited to 120, as on a cluster someone else set up (tests/test_slurm.py, the stranger's cluster),
+  and a `short` partition limited to 30 minutes and 6000 MB per node (MaxMemPerNode), below the
+  node's memory and below the shipped profile's largest CPU request (8000 MB): such a job is
+  accepted and pends with reason MaxMemPerLimit, which the node's memory does not explain.
 
 Use the `slurm_cluster` fixture (module scope: one cluster per test module). It skips, saying
 why, where slurmctld, slurmd or munged is not installed or the daemons cannot run (e.g. not
@@ -42,6 +45,8 @@ DAEMONS = ("munged", "slurmctld", "slurmd")
 GPUS = 2
 PARTITION = "tabprobe"
 CPU_PARTITION, GPU_PARTITION = "cpu", "gpu"
+# A stricter CPU partition, as a cluster set up by someone else may have: time and memory per node limited.
+SHORT_PARTITION, SHORT_MAX_TIME, SHORT_MAX_MEM = "short", 30, 6000
 ACCOUNT = "tabprobe-tests"
 # Seconds slurmctld keeps a finished job where squeue sees it (the plugin needs >= 3 x its
 # first status-check delay; an hour keeps any test's jobs visible to the end).
@@ -147,6 +152,8 @@ PartitionName={PARTITION} Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 # with two hours (whose jobs ask no GPUs there: `gpu: 0`, as on a cluster without GRES).
 PartitionName={CPU_PARTITION} Nodes=localhost MaxTime=60 State=UP
 PartitionName={GPU_PARTITION} Nodes=localhost MaxTime=120 State=UP
+# Stricter still: less memory per node than the node has (and than a shipped request).
+PartitionName={SHORT_PARTITION} Nodes=localhost MaxTime={SHORT_MAX_TIME} MaxMemPerNode={SHORT_MAX_MEM} State=UP
 """)
         # Slurm 22.05 drops a GPU without a device File ("Removing file-less GPU"), so each one
         # gets a stand-in file: an empty regular file, which no process opens.
@@ -228,7 +235,7 @@ PartitionName={GPU_PARTITION} Nodes=localhost MaxTime=120 State=UP
     def stop(self) -> None:
         """Cancel this cluster's jobs, then stop the daemons this object started, by their pids."""
         if "slurmctld" in self.processes and self.processes["slurmctld"].poll() is None:
-            for partition in (self.partition, CPU_PARTITION, GPU_PARTITION):
+            for partition in (self.partition, CPU_PARTITION, GPU_PARTITION, SHORT_PARTITION):
                 self.run("scancel", "--full", "--partition", partition, check=False)
         for name in reversed(list(self.processes)):
             process = self.processes[name]

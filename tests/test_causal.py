@@ -12,14 +12,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
-from tiny_causal import tiny_causal
+from test_serving import own_servers  # noqa: F401 (a test's own server folder and run, its servers stopped after)
+from tiny_causal import HOSTILE_CHAT_TEMPLATE, tiny_causal
 
 from tabprobe import schemas
 from tabprobe.config.problems import semantic_problems
 from tabprobe.data.infotabs.render import render
 from tabprobe.data.infotabs.table import Row, Table
-from tabprobe.errors import ModelError
-from tabprobe.models import causal, lm_prompts, shot_selection
+from tabprobe.errors import ModelError, TabprobeError
+from tabprobe.models import causal, lm_prompts, serving, shot_selection
 from tabprobe.models.predict import load_model
 
 # Verbalisers the tiny tokenizers split into several tokens (the defaults are one token each).
@@ -433,3 +434,44 @@ def test_a_verbaliser_key_other_than_ENC_is_named_once_and_the_tokenizer_is_not_
     assert "config key models.lm.causal.verbalisers: unknown key(s) 'X'" in message, message
     assert "'C' is a required property" in message, message
     assert "tokenizer" not in message, message
+
+
+@pytest.mark.usefixtures("own_servers")
+@pytest.mark.parametrize("server", ["1", "0"])
+def test_a_chat_template_the_sandbox_refuses_names_its_file_and_the_fix(tmp_path, monkeypatch, server):
+    """On the model server and without it (TABPROBE_MODEL_SERVER=0): not a bare SecurityError,
+    but the file the template came from and the config key that turns it off."""
+    from transformers import AutoTokenizer
+
+    from tabprobe.models.predict import infer_nli
+
+    path = tiny_causal(tmp_path / "llama", "llama")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.chat_template = HOSTILE_CHAT_TEMPLATE
+    tokenizer.save_pretrained(path)
+    probe, out = tmp_path / "probe.parquet", tmp_path / "p.parquet"
+    pq.write_table(probe_examples([table(2)], HYPOTHESES[:1]), probe)
+    monkeypatch.setenv(serving.SWITCH, server)
+    with pytest.raises(TabprobeError) as caught:
+        infer_nli(
+            str(probe),
+            str(path),
+            str(out),
+            str(out) + ".json",
+            "para",
+            prompt={"chat_template": True},
+            use_server=serving.enabled(),
+            server_log=str(tmp_path / "server.log"),
+        )
+    message = str(caught.value)
+    told = (
+        f"config key causal.chat_template: the chat template of {path / 'chat_template.jinja'} does something "
+        "Jinja's sandbox refuses (SecurityError: access to attribute '__class__' of 'str' object is unsafe.), so no "
+        "prompt can be written with it; set `causal.chat_template: false` for this model in config"
+    )
+    if server == "1":
+        assert isinstance(caught.value, serving.ServerError)
+        assert message.startswith(f"the model server failed this job (its log has the traceback): {told}"), message
+    else:
+        assert isinstance(caught.value, ModelError) and message.startswith(told), message
+    assert not out.exists()

@@ -22,7 +22,7 @@ from test_serving import private_servers  # noqa: F401 (autouse: each test a ser
 
 from tabprobe import schemas
 from tabprobe.config.problems import semantic_problems
-from tabprobe.errors import ModelError
+from tabprobe.errors import ModelError, TabprobeError
 from tabprobe.io import write_parquet
 from tabprobe.models import causal, gguf, serving
 from tabprobe.models.checkpoints import fingerprint, resolve_location
@@ -196,3 +196,35 @@ def test_smollm2_answers_alpha1_through_the_model_server_twice_alike(tmp_path, s
     stats = json.loads((tmp_path / "first.parquet.json").read_text())
     assert stats["fingerprint"] == fingerprint(checkpoint) == table["model_fingerprint"][0].as_py()
     assert stats["causal"]["chat_template"] is True and stats["truncated"] == 0
+
+
+@pytest.mark.parametrize("server", ["1", "0"])
+def test_a_gguf_chat_template_the_sandbox_refuses_names_the_file_and_the_fix(tmp_path, monkeypatch, server):
+    """A GGUF file's template is in its metadata: the message names the file (on the model server
+    and with TABPROBE_MODEL_SERVER=0 alike)."""
+    require("gguf", "accelerate")
+    from tiny_causal import HOSTILE_CHAT_TEMPLATE
+    from tiny_gguf import tiny_gguf
+
+    path, _ = tiny_gguf(tmp_path / "hostile", chat_template=HOSTILE_CHAT_TEMPLATE)
+    probe, out = tmp_path / "probe.parquet", tmp_path / "p.parquet"
+    pq.write_table(examples(), probe)
+    monkeypatch.setenv(serving.SWITCH, server)
+    with pytest.raises(TabprobeError) as caught:
+        infer_nli(
+            str(probe),
+            str(path),
+            str(out),
+            str(out) + ".json",
+            premise="markdown",
+            prompt={"chat_template": True},
+            use_server=serving.enabled(),
+            server_log=str(tmp_path / "server.log"),
+        )
+    told = (
+        f"config key causal.chat_template: the chat template of {path} (its tokenizer.chat_template) does something "
+        "Jinja's sandbox refuses (SecurityError: access to attribute '__class__' of 'str' object is unsafe.)"
+    )
+    assert told in str(caught.value) and "set `causal.chat_template: false`" in str(caught.value)
+    assert isinstance(caught.value, serving.ServerError if server == "1" else ModelError)
+    assert not out.exists()

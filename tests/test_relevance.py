@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -243,12 +244,46 @@ def test_evaluate_prints_the_ceiling_beside_the_methods_only_where_workers_are_k
         {"uid": "b", "hypothesis": "Formed in 1999.", "table": BAND, "keys": ["Years active"], "part": "heldout"},
     ]
     with_workers = [p | {"workers": w} for p, w in zip(pairs, (SPLIT, UNANIMOUS))]
-    results = bench.evaluate({"human": with_workers, "gold": pairs})
+    results = bench.evaluate({"human": with_workers, "gold": pairs}, resamples=200)
     ceiling = "one worker vs the other four, tie relevant"
     assert ceiling in results["human"]["all"] and ceiling not in results["gold"]["all"]
-    assert results["human"]["all"][ceiling] == bench.against_the_others(with_workers, "relevant")
+    pooled = bench.against_the_others(with_workers, "relevant")
+    assert {k: results["human"]["all"][ceiling][k] for k in pooled} == pooled
     assert results["human"]["tuning"][ceiling]["comparisons"] == 5
     assert "aligner vs the other four, tie not relevant" in results["human"]["heldout"]
+    assert "aligner minus one worker, tie relevant" in results["human"]["all"]
+    # Every figure has its interval, around it; the F1 differences are paired.
+    assert set(results["gold"]["all"]["aligner minus aligner, words only"]) == {"f1", "f1_interval"}
+    for r in (r for r in results["gold"]["all"].values() if "examples" in r):
+        for name in ("precision", "recall", "f1"):
+            low, high = r[f"{name}_interval"]
+            assert low <= r[name] <= high
+
+
+def test_bootstrap_intervals_resample_pairs_and_keep_a_pairs_workers_together(bench):
+    # Two pairs: one with 2 hits of 2 predicted and 2 gold rows, one with 0 of 1 predicted and 2 gold.
+    counts = np.array([[2, 2, 2], [0, 1, 2]])
+    weights = bench.resample_weights(2, 500, seed=1)
+    assert weights.shape == (500, 2) and (weights.sum(axis=1) == 2).all()
+    assert (weights == bench.resample_weights(2, 500, seed=1)).all()  # seeded
+    found = bench.intervals(counts, weights)
+    # A resample holds pair 1 twice (precision 1), pair 2 twice (precision 0), or both (2/3).
+    assert found["precision_interval"] == [0.0, 1.0] and found["recall_interval"] == [0.0, 1.0]
+    assert found["f1_interval"][0] == 0.0 and found["f1_interval"][1] == 1.0
+    # A pair's worker comparisons are summed before resampling: one row per pair.
+    pairs = [{"uid": "a"}, {"uid": "b"}]
+    predicted = {"a#0": ["x"], "a#1": ["x", "y"], "b#0": []}
+    gold = {"a#0": ["x"], "a#1": ["y"], "b#0": ["z"]}
+    assert bench.pair_counts(pairs, predicted, gold).tolist() == [[2, 3, 2], [0, 0, 1]]
+    # The F1 difference of a method with itself is 0, interval and all.
+    assert bench.f1_difference(counts, counts, weights) == {"f1": 0.0, "f1_interval": [0.0, 0.0]}
+
+
+def test_f1_is_the_harmonic_mean_and_undefined_where_a_side_is():
+    assert relevance.f1(0.5, 1.0) == pytest.approx(2 / 3)
+    assert relevance.f1(0.0, 0.0) == 0.0
+    assert relevance.f1(None, 0.5) is None
+    assert relevance.precision_recall({"a": ["x", "y"]}, {"a": ["x"]})["f1"] == pytest.approx(2 / 3)
 
 
 # ---------------------------------------------------------------- the public crowd batch
@@ -292,15 +327,33 @@ def figures(crowd_data, shared_infotabs):
 
 def test_aligner_on_the_human_pairs(figures):
     """The measured quality on the 140 crowd-marked pairs, as floors (bench/relevance.py prints the
-    figures), and on its 66 pairs nobody looked at while tuning; better than both baselines where
-    each is weak."""
+    figures), and on its 66 pairs held out of any tuning; better than the words-only aligner it
+    extends, and than both baselines where each is weak."""
     human = figures["human"]
     assert human["all"]["aligner"]["examples"] == 140 and human["heldout"]["aligner"]["examples"] == 66
-    assert human["all"]["aligner"]["precision"] >= 0.69 and human["all"]["aligner"]["recall"] >= 0.74
-    assert human["heldout"]["aligner"]["precision"] >= 0.63 and human["heldout"]["aligner"]["recall"] >= 0.75
-    for part in ("all", "heldout"):
+    assert human["all"]["aligner"]["precision"] >= 0.68 and human["all"]["aligner"]["recall"] >= 0.85
+    assert human["all"]["aligner"]["f1"] >= 0.76
+    assert human["tuning"]["aligner"]["f1"] >= 0.79
+    assert human["heldout"]["aligner"]["precision"] >= 0.60 and human["heldout"]["aligner"]["recall"] >= 0.88
+    assert human["heldout"]["aligner"]["f1"] >= 0.72
+    # The aligner before soft matches, as it was measured (docs/relevance.md).
+    words = "aligner, words only"
+    assert human["all"][words]["precision"] >= 0.69 and human["all"][words]["recall"] >= 0.74
+    assert human["heldout"][words]["precision"] >= 0.63 and human["heldout"][words]["recall"] >= 0.75
+    for part in ("all", "tuning", "heldout"):
+        assert human[part]["aligner"]["f1"] > human[part][words]["f1"] + 0.02
         assert human[part]["aligner"]["recall"] > human[part]["best single row"]["recall"] + 0.2
         assert human[part]["aligner"]["precision"] > human[part]["every row"]["precision"] + 0.4
+    low, high = human["heldout"]["aligner"]["f1_interval"]
+    assert low < human["heldout"]["aligner"]["f1"] < high
+
+
+def test_aligner_against_the_other_four_is_level_with_a_worker_when_ties_count_relevant(figures):
+    """On equal terms (both scored against the majority of the other four workers, 2-2 ties counted
+    relevant), the aligner's F1 is within the interval of a worker's on the held-out pairs."""
+    heldout = figures["human"]["heldout"]
+    low, high = heldout["aligner minus one worker, tie relevant"]["f1_interval"]
+    assert low < 0 < high
 
 
 def test_the_human_ceiling_on_the_public_batch(figures):
@@ -322,19 +375,19 @@ def test_the_human_ceiling_on_the_public_batch(figures):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the goal of issue 32 is not met: the aligner reaches precision 0.701 / recall 0.747 on the 140 "
-    "human pairs (0.640 / 0.760 on the 66 held out); one worker against the other four reaches 0.809 / 0.755 "
-    "(2-2 ties relevant) or 0.735 / 0.899 (ties not relevant)",
+    reason="the goal of issue 45 is not met: the aligner's F1 on the 66 held-out human pairs is 0.724 "
+    "[0.660, 0.784] (precision 0.609, recall 0.893); one worker against the other four reaches F1 0.781 on "
+    "all 140 pairs and 0.736 on these 66 (2-2 ties relevant)",
 )
-def test_aligner_meets_the_goal_on_the_human_pairs(figures):
-    human = figures["human"]["all"]["aligner"]
-    assert human["precision"] >= 0.80 and human["recall"] >= 0.80
+def test_aligner_meets_the_goal_on_the_held_out_human_pairs(figures):
+    assert figures["human"]["heldout"]["aligner"]["f1"] >= 0.78
 
 
 def test_aligner_on_the_hand_checked_gold_set(figures):
     """The held-out part of the project's gold set (240 alpha1 pairs), as floors."""
     heldout = figures["gold"]["heldout"]
     assert heldout["aligner"]["examples"] == 240
-    assert heldout["aligner"]["precision"] >= 0.72 and heldout["aligner"]["recall"] >= 0.72
+    assert heldout["aligner"]["precision"] >= 0.73 and heldout["aligner"]["recall"] >= 0.77
+    assert heldout["aligner"]["f1"] > heldout["aligner, words only"]["f1"] + 0.02
     assert heldout["aligner"]["precision"] > heldout["every row"]["precision"] + 0.4
     assert heldout["aligner"]["recall"] > heldout["best single row"]["recall"] + 0.2

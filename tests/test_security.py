@@ -1,5 +1,8 @@
 """No config value reaches a shell, and no model load can run code from a checkpoint, read from
-the source itself (rules and library), so that a new rule or loader that breaks either fails here.
+the source itself (rules and library), so that a new rule or loader that breaks either fails here;
+and a checkpoint's chat template, which is code of a kind, runs in Jinja's sandbox alone (a hostile
+one runs nothing and stops the job, naming its file). The model server's trust (its own user
+alone, a socket name without a secret) is tested with real processes in tests/test_serving.py.
 
 Each checker is also run on a small bad example, so a checker that stopped finding anything
 would fail too.
@@ -91,7 +94,16 @@ def unsafe_loads(source: str, where: str = "<snippet>") -> list[str]:
     """Every model or tokenizer load that could run code from the checkpoint, every pickle
     load, and every subprocess call that goes through a shell."""
     problems = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    # Jinja's own Environment and Template (not string.Template), as named in this source.
+    unsandboxed = {"jinja2.Environment", "jinja2.Template", "jinja2.environment.Environment"} | {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jinja2")
+        for alias in node.names
+        if alias.name in ("Environment", "Template")
+    }
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         callee, line = _callee(node), f"{where}:{node.lineno}"
@@ -109,6 +121,9 @@ def unsafe_loads(source: str, where: str = "<snippet>") -> list[str]:
             problems.append(f"{line}: {callee} without allow_pickle=False")
         elif callee in ("pickle.load", "pickle.loads", "eval", "exec", "os.system", "os.popen"):
             problems.append(f"{line}: {callee}")
+        elif callee in unsandboxed:
+            # A checkpoint's chat template in a plain Jinja environment could reach os.system.
+            problems.append(f"{line}: {callee}: a template rendered outside Jinja's sandbox")
         # The call itself, not a method on its result (`subprocess.run([...]).stdout.strip()`).
         elif isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) == "subprocess":
             command = node.args[0] if node.args else None
@@ -157,6 +172,8 @@ def test_model_loading_never_runs_code_from_the_checkpoint_and_nothing_goes_thro
         ("subprocess.run(f'git -C {path} status').stdout.strip()", "not an argument list"),
         ("subprocess.run(['tar', 'xf', path], shell=True)", "with shell="),
         ("os.system('ls ' + folder)", "os.system"),
+        ("jinja2.Environment().from_string(tokenizer.chat_template)", "outside Jinja's sandbox"),
+        ("from jinja2 import Template\nTemplate(template_text).render(messages=m)", "outside Jinja's sandbox"),
     ],
 )
 def test_the_load_checker_finds_an_unsafe_call(snippet, problem):
@@ -171,6 +188,39 @@ def test_the_load_checker_passes_the_safe_forms():
             "AutoTokenizer.from_pretrained(p, trust_remote_code=False)\n"
             "torch.load(p, weights_only=True)\nnp.load(p, allow_pickle=False)\n"
             "subprocess.run(['tar', 'xf', path], check=True)\n"
+            "ImmutableSandboxedEnvironment().from_string(t)\n"
+            "from string import Template\nTemplate('$name').substitute(name=n)\n"
         )
         == []
     )
+
+
+def test_a_hostile_chat_template_runs_nothing_and_stops_the_job_naming_its_file(tmp_path):
+    """A checkpoint's template that tries the way out of Jinja to os.system: the sandbox transformers
+    renders chat templates in refuses it, the command never runs, and the job says which file the
+    template is in and how to do without it."""
+    from tiny_causal import LLAMA_CHAT_TEMPLATE, tiny_causal
+    from transformers import AutoTokenizer
+
+    from tabprobe.errors import ModelError
+    from tabprobe.models import lm_prompts
+    from tabprobe.models.predict import load_model
+
+    marker = tmp_path / "ran"
+    path = tiny_causal(tmp_path / "llama", "llama")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.chat_template = (
+        "{{ cycler.__init__.__globals__.os.system('touch " + str(marker) + "') }}" + (LLAMA_CHAT_TEMPLATE)
+    )
+    tokenizer.save_pretrained(path)
+    lm = load_model(path, kind="causal")
+    prompting = lm_prompts.Prompting.from_settings({"chat_template": True})
+    builder = lm_prompts.PromptBuilder(lm.tokenizer, prompting, "para", 256, lm.path)
+    with pytest.raises(ModelError) as caught:
+        builder.text("The born of Ada Quill are 1900.", "Ada Quill was born in 1900.")
+    assert not marker.exists()
+    assert str(caught.value).startswith(
+        f"config key causal.chat_template: the chat template of {path / 'chat_template.jinja'} does something "
+        "Jinja's sandbox refuses (SecurityError: access to attribute '__init__' of "
+    ), caught.value
+    assert "set `causal.chat_template: false`" in str(caught.value)

@@ -1,14 +1,20 @@
 """The model server (tabprobe.models.serving) with real processes on real alpha1 examples: jobs on a
 server write the bytes of jobs that load the model themselves, the first job starts the server
-and the others use it (one load), and faults end in a clear error or the same bytes: a server
-killed mid-job, a server that cannot load its model, a checkpoint re-trained under a running
-server, a bad request, a server left with nothing to do."""
+and the others use it (one load), requests at once on its threads get the bytes of one at a time,
+and faults end in a clear error or the same bytes: a server killed mid-job, a server that cannot
+load its model, a checkpoint re-trained under a running server, a bad request, a server left with
+nothing to do. And trust: another local user (made here where the tests run as root) gets no
+answer, the socket's public name holds no secret, and a request for a shard folder outside the
+run or for another checkpoint is refused."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import pwd
 import re
+import secrets
 import shutil
 import signal
 import stat
@@ -16,27 +22,35 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 import pytest
+from browser import in_ci
 from test_training_and_resume import alpha1_probe
 from tiny_bert import tiny_bert
 
 from tabprobe import code_inputs, schemas, stages
-from tabprobe.io import write_parquet
+from tabprobe.data.tables import render, table_from_arrow
+from tabprobe.io import read_parquet, write_parquet
 from tabprobe.models import serving
+from tabprobe.models.encoding import encode
+from tabprobe.models.predict import load_model
 from tabprobe.models.serving import ServerError
 
 SETTINGS = dict(premise="para", batch_size=8, max_length=128, precision="fp32", pair_order="premise_first")
 
 
-@pytest.fixture(autouse=True)
-def private_servers(tmp_path, monkeypatch):
-    """Each test its own server folder (the jobs' temporary folder), so no test finds another's server."""
+def _servers_of_this_test(tmp_path: Path, monkeypatch):
+    """The test its own server folder (the jobs' temporary folder), so that it finds no other
+    test's server, and its own run: the jobs run in tmp_path, as Snakemake runs them in the run's
+    folder (a server touches only shard folders of the run it serves). The test's servers are
+    stopped after it."""
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(serving.tempfile, "tempdir", None)  # re-read TMPDIR
+    monkeypatch.chdir(tmp_path)
     yield
     folder = str(serving.server_folder())
     for process in psutil.process_iter():  # stop the servers this test started
@@ -45,6 +59,18 @@ def private_servers(tmp_path, monkeypatch):
                 process.kill()
         except psutil.Error:
             pass
+
+
+@pytest.fixture(autouse=True)
+def private_servers(tmp_path, monkeypatch):
+    """`_servers_of_this_test` for every test of a module that imports this fixture."""
+    yield from _servers_of_this_test(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def own_servers(tmp_path, monkeypatch):
+    """`_servers_of_this_test` for a test that asks for it."""
+    yield from _servers_of_this_test(tmp_path, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +187,7 @@ def test_a_job_that_reaches_a_stopping_server_starts_a_new_one(tmp_path, checkpo
     releasing = threading.Timer(1.0, os.close, args=(held,))
     releasing.start()
     body, stats = serving.ask(
-        str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS, server_log=str(server_log)
+        str(checkpoint), str(probes["original"]), str(tmp_path / ".s.shards"), SETTINGS, server_log=str(server_log)
     )
     releasing.join()
     assert stats["examples"] == 48
@@ -219,12 +245,12 @@ def test_a_failed_request_is_reported_and_the_server_goes_on(tmp_path, checkpoin
         serving.ask(
             str(checkpoint),
             str(tmp_path / "missing.parquet"),
-            str(tmp_path / "s"),
+            str(tmp_path / ".s.shards"),
             SETTINGS,
             server_log=str(server_log),
         )
     body, stats = serving.ask(
-        str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS, server_log=str(server_log)
+        str(checkpoint), str(probes["original"]), str(tmp_path / ".s.shards"), SETTINGS, server_log=str(server_log)
     )
     assert body.startswith(b"PAR1") and stats["examples"] == 48
     assert server_log.read_text().count("loaded ") == 1
@@ -268,7 +294,7 @@ def test_a_servers_folder_someone_else_could_enter_is_refused(tmp_path, checkpoi
     folder.mkdir(mode=0o700)
     folder.chmod(0o777)  # what a stranger's `mkdir -m 777` leaves
     with pytest.raises(ServerError, match=rf"{folder}: .* is open to others \(mode 777\).*chmod 700 {folder}"):
-        serving.ask(str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS)
+        serving.ask(str(checkpoint), str(probes["original"]), str(tmp_path / ".s.shards"), SETTINGS)
     assert list(folder.iterdir()) == []
     folder.chmod(0o700)
     if os.geteuid() != 0:
@@ -276,7 +302,7 @@ def test_a_servers_folder_someone_else_could_enter_is_refused(tmp_path, checkpoi
     os.chown(folder, 65534, 65534)  # nobody's
     try:
         with pytest.raises(ServerError, match=rf"{folder}: .* belongs to user id 65534, not to you.*rm -r {folder}"):
-            serving.ask(str(checkpoint), str(probes["original"]), str(tmp_path / "s"), SETTINGS)
+            serving.ask(str(checkpoint), str(probes["original"]), str(tmp_path / ".s.shards"), SETTINGS)
         assert list(folder.iterdir()) == []
     finally:
         os.chown(folder, os.getuid(), os.getgid())  # for the fixture that stops this test's servers
@@ -291,3 +317,394 @@ def test_the_servers_address_and_token_are_readable_by_their_owner_alone(tmp_pat
     assert stat.S_IMODE(address.stat().st_mode) == 0o600
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(lock.stat().st_mode) == 0o600 for lock in folder.glob("*.lock"))
+
+
+# ----------------------------------------------------------------------------- requests at once
+
+
+def _premises_and_hypotheses(probe: Path) -> tuple[list[str], list[str]]:
+    records = read_parquet(probe, schemas.ANY_PROBE_EXAMPLES).select(["table", "hypothesis"]).to_pylist()
+    return [render(table_from_arrow(r["table"]), "para") for r in records], [r["hypothesis"] for r in records]
+
+
+def test_threads_encoding_through_one_loaded_model_get_the_tokens_of_one_thread(checkpoint, probes):
+    """The server's request threads share one loaded model. A fast tokenizer shared by them sets
+    its truncation for one call while another thread's call encodes (on the old code 11 of 40
+    encodings here came out other tokens): every thread must get the tokens a single thread gets
+    from the tokenizer as loaded."""
+    loaded = load_model(checkpoint)
+    pairs = {name: _premises_and_hypotheses(path) for name, path in probes.items()}
+    expected = {name: encode(loaded.loaded_tokenizer, *pair, 128) for name, pair in pairs.items()}
+    assert all(found.truncated for found in expected.values())  # the cut as well as the whole encodings run
+    names = list(pairs) * 2  # two threads on each file, the two files' cuts and whole encodings interleaved
+    start = threading.Barrier(len(names))
+    found: list[tuple[str, object]] = []
+
+    def encode_repeatedly(name: str) -> None:
+        start.wait()
+        for _ in range(10):
+            found.append((name, encode(loaded.tokenizer, *pairs[name], 128)))
+
+    threads = [threading.Thread(target=encode_repeatedly, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(found) == 40
+    wrong = [
+        name
+        for name, got in found
+        if (got.features, got.truncated) != (expected[name].features, expected[name].truncated)
+    ]
+    assert not wrong, f"{len(wrong)} of {len(found)} encodings differ from one thread's"
+
+
+def test_requests_at_once_on_one_server_get_the_bytes_of_one_at_a_time(tmp_path, checkpoint, probes):
+    """Four jobs' requests at a time on the server's threads, two probe files of other lengths, three
+    rounds: every answer the bytes a job that loads the model itself writes (the old server crashed
+    with "size of tensor a (520) must match ... (512)" or answered other predictions)."""
+    alone = {
+        name: in_process(path, checkpoint, tmp_path / "alone" / f"{name}.parquet") for name, path in probes.items()
+    }
+    cut = {name: json.loads(Path(f"{out}.json").read_text())["truncated"] for name, out in alone.items()}
+    alone = {name: out.read_bytes() for name, out in alone.items()}
+    server_log = str(tmp_path / "server.log")
+    # Loaded first, so that the requests below reach it at once.
+    serving.ask(
+        str(checkpoint), str(probes["original"]), str(tmp_path / ".warm.shards"), SETTINGS, server_log=server_log
+    )
+    names = list(probes) * 2
+    start = threading.Barrier(len(names))
+    answers: list[tuple[str, bytes, int]] = []
+    failures: list[str] = []
+
+    def job(number: int, name: str) -> None:
+        start.wait()
+        for round_ in range(3):
+            shards = tmp_path / "served" / f".{name}-{number}-{round_}.shards"  # each computes from nothing
+            try:
+                body, stats = serving.ask(
+                    str(checkpoint), str(probes[name]), str(shards), SETTINGS, server_log=server_log
+                )
+                answers.append((name, body, stats["truncated"]))
+            except ServerError as error:
+                failures.append(str(error))
+
+    threads = [threading.Thread(target=job, args=(number, name)) for number, name in enumerate(names)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[:3]
+    assert len(answers) == 12
+    wrong = [name for name, body, truncated in answers if (body, truncated) != (alone[name], cut[name])]
+    assert not wrong, f"{len(wrong)} of 12 answers are not the bytes of the job alone: {wrong}"
+    assert Path(server_log).read_text().count("loaded ") == 1
+
+
+# ----------------------------------------------------------------------------- trust
+
+
+@dataclass(frozen=True)
+class Stranger:
+    """Another local user, and a Python interpreter that user may run."""
+
+    name: str
+    uid: int
+    gid: int
+    python: str
+
+    def run(self, code: str, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [self.python, "-I", "-c", code, *args],
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+            cwd="/",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
+@pytest.fixture
+def stranger():
+    """A throwaway local user, made here and removed after: someone else on a shared login or
+    compute node. Needs root; skips where it cannot be made, except under CI=true, where it fails."""
+
+    def cannot(reason: str):
+        if in_ci():
+            pytest.fail(f"CI=true but the second-user tests cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
+
+    if os.geteuid() != 0:
+        cannot("making a second local user needs root (useradd)")
+    if not (shutil.which("useradd") and shutil.which("userdel")):
+        cannot("useradd and userdel are not installed (Debian: passwd)")
+    # The test's own interpreter may sit where other users cannot reach it (under /root).
+    python = shutil.which("python3", path="/usr/bin:/bin:/usr/local/bin")
+    if python is None:
+        cannot("no python3 in /usr/bin, /bin or /usr/local/bin for the second user to run")
+    name = f"tabprobe-t{secrets.token_hex(4)}"
+    subprocess.run(
+        ["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        entry = pwd.getpwnam(name)
+        made = Stranger(name, entry.pw_uid, entry.pw_gid, python)
+        probe = made.run("import os; print(os.getuid())")
+        if probe.returncode != 0 or probe.stdout.strip() != str(entry.pw_uid):
+            cannot(f"the second user cannot run {python}: {probe.stderr.strip()[-300:]}")
+        yield made
+    finally:
+        subprocess.run(["userdel", name], check=True, capture_output=True)
+
+
+# What another user can do: find tabprobe's servers in /proc/net/unix, connect, and send a request
+# (with the token, as if it had leaked) that names a shard folder of theirs. It prints, per server
+# found, whether it connected and what came back.
+STRANGERS_REQUEST = r"""
+import json, socket, struct, sys
+token, shard_dir, probe = sys.argv[1:4]
+names = [line.split()[-1] for line in open("/proc/net/unix") if "@tabprobe-" in line]
+results = []
+for name in sorted(set(names)):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(30)
+    try:
+        sock.connect("\0" + name[1:])
+    except OSError as error:
+        results.append({"name": name, "connected": False, "error": str(error)})
+        continue
+    request = {"token": token, "checkpoint": "x", "probe": probe, "shard_dir": shard_dir,
+               "settings": {"premise": "para", "max_length": 128, "precision": "fp32"}}
+    payload = json.dumps(request).encode()
+    answer, ended = b"", "closed"
+    try:
+        sock.sendall(struct.pack(">Q", len(payload)) + payload)
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    except OSError as error:  # the server closed it before reading: a reset
+        ended = repr(error)
+    results.append({"name": name, "connected": True, "answer": answer[8:].decode(errors="replace"), "ended": ended})
+print(json.dumps(results))
+"""
+
+
+def _live_address(folder: Path) -> dict:
+    (address,) = folder.glob("*.json")  # the one (idle) server's
+    return json.loads(address.read_text())
+
+
+def _raw_request(folder: Path, checkpoint: Path, **fields) -> dict:
+    """Send the one live server a request of this user's with its token and `fields` as they are
+    (a job's own requests resolve their paths first); the answer's header."""
+    import socket
+
+    info = _live_address(folder)
+    request = {
+        "token": info["token"],
+        "checkpoint": str(checkpoint),
+        "identity": serving.checkpoint_identity(checkpoint),
+        "label_map": None,
+        "kind": "classifier",
+        **fields,
+    }
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(info["address"].replace("@", "\0", 1))
+        serving.send_frame(sock, json.dumps(request).encode())
+        return json.loads(serving.receive_frame(sock))
+
+
+def test_another_local_user_gets_no_answer_even_with_the_token(tmp_path, checkpoint, probes, stranger):
+    server_log = tmp_path / "server.log"
+    subprocess.run(served_job(probes["original"], checkpoint, tmp_path / "a.parquet", server_log), check=True)
+    info = _live_address(serving.server_folder())
+    # A folder of the stranger's, named like a shard folder: a server that took the request would
+    # delete it (no inputs.sha256 of this job's inputs) and write root-owned blocks into it.
+    theirs = tmp_path / "stranger" / ".p.shards"
+    theirs.mkdir(parents=True)
+    (theirs / "keep.txt").write_text("the stranger's")
+    for path in (theirs.parent, theirs, theirs / "keep.txt"):
+        os.chown(path, stranger.uid, stranger.gid)
+    before = sorted(p.name for p in theirs.iterdir())
+    result = stranger.run(STRANGERS_REQUEST, info["token"], str(theirs), str(probes["original"]))
+    assert result.returncode == 0, result.stderr
+    found = [r for r in json.loads(result.stdout) if r["name"] == info["address"]]
+    assert len(found) == 1, result.stdout  # it found the server, as anyone can, and connected
+    assert found[0]["connected"] and found[0]["answer"] == "", found[0]  # and got not a word back
+    assert sorted(p.name for p in theirs.iterdir()) == before and (theirs / "keep.txt").read_text() == "the stranger's"
+    assert f"refused a connection from user id {stranger.uid}: this server answers user id {os.geteuid()} alone" in (
+        server_log.read_text()
+    )
+    # The server goes on answering its own user.
+    body, stats = serving.ask(
+        str(checkpoint), str(probes["original"]), str(tmp_path / ".b.shards"), SETTINGS, server_log=str(server_log)
+    )
+    assert body == (tmp_path / "a.parquet").read_bytes() and stats["examples"] == 48
+
+
+# Another user listening on a name of tabprobe's (which it read in /proc/net/unix while that
+# server lived): it prints what a job sent it.
+STRANGERS_SERVER = r"""
+import json, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.bind("\0" + sys.argv[1])
+sock.listen(4)
+sock.settimeout(float(sys.argv[2]))
+print("listening", flush=True)
+received, connections = b"", 0
+try:
+    while True:
+        conn, _ = sock.accept()
+        connections += 1
+        conn.settimeout(5)
+        try:
+            while chunk := conn.recv(65536):
+                received += chunk
+        except OSError:
+            pass
+        conn.close()
+except TimeoutError:
+    pass
+print(json.dumps({"connections": connections, "received": received.decode(errors="replace")}))
+"""
+
+
+def test_a_job_sends_nothing_to_another_users_process_on_a_dead_servers_name(
+    tmp_path, checkpoint, probes, stranger, caplog
+):
+    """A server killed with SIGKILL leaves its address file, and its public socket name is free for
+    another user to take. A job that reads the file in the moment before the lock is freed (the
+    kernel tearing the server down; here the test holds the lock for a second) must not send that
+    process its request (with the token), and must start a server of its own once the lock is free."""
+    server_log = tmp_path / "server.log"
+    key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
+    name = f"tabprobe-server-{secrets.token_hex(8)}"
+    squatter = subprocess.Popen(
+        [stranger.python, "-I", "-c", STRANGERS_SERVER, name, "20"],
+        user=stranger.uid,
+        group=stranger.gid,
+        extra_groups=[],
+        cwd="/",
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert squatter.stdout.readline().strip() == "listening"
+        dead = {
+            "family": "abstract",
+            "address": f"@{name}",
+            "pid": 1,
+            "identity": serving.checkpoint_identity(checkpoint),
+            "token": "the dead server's token",
+        }
+        (serving.server_folder() / f"{key}.json").write_text(json.dumps(dead))
+        held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+        assert held is not None
+        releasing = threading.Timer(1.0, os.close, args=(held,))
+        releasing.start()
+        caplog.set_level(logging.WARNING, logger="tabprobe.models.serving")
+        body, stats = serving.ask(
+            str(checkpoint), str(probes["original"]), str(tmp_path / ".s.shards"), SETTINGS, server_log=str(server_log)
+        )
+        releasing.join()
+        assert body.startswith(b"PAR1") and stats["examples"] == 48
+        assert server_log.read_text().count("loaded ") == 1  # its own server, started afresh
+        heard = json.loads(squatter.communicate(timeout=120)[0])
+    finally:
+        squatter.kill()
+    assert heard == {"connections": 1, "received": ""}  # it connected once, then sent nothing
+    warned = f"leads to a process of user id {stranger.uid}, not to this user's server: not used"
+    assert caplog.text.count(warned) == 1
+
+
+def test_the_sockets_public_name_holds_no_secret(tmp_path, checkpoint, probes):
+    """Every local user reads the names of abstract sockets in /proc/net/unix; the token, which a
+    request must carry, is only in the address file, which its owner alone may read."""
+    subprocess.run(
+        served_job(probes["original"], checkpoint, tmp_path / "a.parquet", tmp_path / "server.log"), check=True
+    )
+    info = _live_address(serving.server_folder())
+    listed = Path("/proc/net/unix").read_text()
+    assert info["address"] in listed  # the server is listed there, under its random name
+    assert info["token"] not in listed and len(info["token"]) == 32
+
+
+def test_a_request_for_a_shard_folder_outside_the_run_is_refused_and_nothing_there_changes(
+    tmp_path, checkpoint, probes
+):
+    """The server deletes a shard folder whose blocks are of other inputs and writes blocks into
+    it: it takes only shard folders of the run it serves (the jobs' working directory, here
+    tmp_path), links followed, and only folders named as infer_nli names them."""
+    server_log = str(tmp_path / "server.log")
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    outside.mkdir()
+    elsewhere = outside / ".p.shards"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("not the run's")
+    link = tmp_path / "results" / "predictions" / "m" / "p" / ".alpha1.shards"  # in the run, linking out
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / "results" / "keep.txt").write_text("the run's results")
+    cases = {
+        str(elsewhere): r"outside the run this server serves",
+        str(tmp_path / "results"): r"not a shard folder of an infer_nli job",
+    }
+    for shard_dir, refusal in cases.items():
+        with pytest.raises(ServerError, match=rf"the model server failed this job .*{refusal}"):
+            serving.ask(str(checkpoint), str(probes["original"]), shard_dir, SETTINGS, server_log=server_log)
+    # The link as it is, unresolved (a job resolves its paths before sending them): the server
+    # follows it itself.
+    header = _raw_request(
+        serving.server_folder(),
+        checkpoint,
+        probe=str(probes["original"]),
+        shard_dir=str(link),
+        settings=SETTINGS,
+    )
+    assert not header["ok"]
+    assert header["error"] == (
+        f"{link}: the shard folder resolves to {elsewhere}, outside the run this server serves ({tmp_path.resolve()}); "
+        "it deletes and writes shard folders of that run alone. Run the job from its run's folder (Snakemake's "
+        "working directory), where its outputs are"
+    )
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"]
+    assert (tmp_path / "results" / "keep.txt").read_text() == "the run's results" and link.is_symlink()
+    # A results folder that links to another filesystem (a cluster's scratch) is the run's own.
+    scratch = outside / "scratch-results"
+    scratch.mkdir()
+    run = tmp_path / "linked-run"
+    run.mkdir()
+    (run / "results").symlink_to(scratch, target_is_directory=True)
+    shards = run / "results" / "predictions" / "m" / "p" / ".alpha1.shards"
+    body, _ = serving.ask(
+        str(checkpoint), str(probes["original"]), str(shards), SETTINGS, server_log=server_log, run_root=run
+    )
+    assert body.startswith(b"PAR1") and (scratch / "predictions" / "m" / "p" / ".alpha1.shards").is_dir()
+
+
+def test_a_request_for_another_checkpoint_is_refused(tmp_path, checkpoint, probes):
+    """A server answers only for the checkpoint version it loaded (a request reaching it with
+    another is refused, not answered with this one's predictions)."""
+    server_log = tmp_path / "server.log"
+    serving.ask(
+        str(checkpoint), str(probes["original"]), str(tmp_path / ".a.shards"), SETTINGS, server_log=str(server_log)
+    )
+    other = tiny_bert(tmp_path / "other", head=True, seed=7)
+    folder = serving.server_folder()
+    key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
+    sock, info = serving._connect(folder, key, serving.checkpoint_identity(checkpoint), server_log, timeout=60)
+    claimed = (str(other), serving.checkpoint_identity(other), None, "classifier")
+    header, body = serving._request(
+        sock, info, claimed, probes["original"], tmp_path / ".b.shards", SETTINGS, server_log
+    )
+    assert not header["ok"] and body == b""
+    assert f"this server answers for {Path(checkpoint).resolve()}" in header["error"]
+    assert f"not for {other}" in header["error"]
+    assert not (tmp_path / ".b.shards").exists()

@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
+import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
-from slurm_cluster import CPU_PARTITION, GPU_PARTITION, slurm_cluster  # noqa: F401  (the fixture)
+from slurm_cluster import (  # noqa: F401  (slurm_cluster: the fixture)
+    CPU_PARTITION,
+    GPU_PARTITION,
+    SHORT_MAX_MEM,
+    SHORT_PARTITION,
+    slurm_cluster,
+)
 from workflow_copy import copy_workflow, snakemake_command
 
 pytest.importorskip(
@@ -358,6 +367,29 @@ def test_a_job_cancelled_with_scancel_is_retried_and_the_run_completes(slurm_run
     assert result_files(workdir)[path] == result_files(local_run)[path]
 
 
+def first_line_saying(command: list[str], env: dict, words: str, timeout: float = 300) -> tuple[str | None, str]:
+    """Run Snakemake until its output has a line with `words` (or it ends, or `timeout`); stop it
+    (Snakemake cancels its Slurm jobs on the way out). Returns that line (None if none came) and
+    all the output read."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines, found = [], None
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and process.poll() is None:
+            line = process.stdout.readline()
+            lines.append(line)
+            if words in line:
+                found = line
+                break
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return found, "".join(lines)
+
+
 def test_a_job_that_can_never_start_is_named_in_the_runs_log(slurm_cluster, tmp_path, shared_infotabs):  # noqa: F811
     """sbatch accepts a job over its partition's limit and Slurm keeps it pending for ever
     (here: a 30-minute job on a partition lowered to 10 minutes, reason PartitionTimeLimit). The
@@ -368,51 +400,90 @@ def test_a_job_that_can_never_start_is_named_in_the_runs_log(slurm_cluster, tmp_
     cluster = slurm_cluster
     cluster.run("scontrol", "update", f"PartitionName={cluster.partition}", "MaxTime=10")
     env = {**cluster.env(), "TABPROBE_SLURM_QUEUE_SECONDS": "2"}
-    process = subprocess.Popen(
-        slurm_command(workdir, config), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    lines = []
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and process.poll() is None:
-            line = process.stdout.readline()
-            lines.append(line)
-            if "can never start" in line:
-                break
+        said, output = first_line_saying(slurm_command(workdir, config), env, "can never start")
     finally:
-        process.terminate()  # Snakemake cancels its Slurm jobs on the way out
-        try:
-            process.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            process.kill()
         cluster.run("scancel", "--full", "--partition", cluster.partition, check=False)
         cluster.run("scontrol", "update", f"PartitionName={cluster.partition}", "MaxTime=INFINITE")
-    said = [line for line in lines if "can never start" in line]
-    assert said, "".join(lines)[-4000:]
+    assert said, output[-4000:]
     # Slurm's reason code is PartitionTimeLimit here, or (seen once on CI) PartitionConfig: the
-    # message names the limit the request is over either way.
-    assert re.search(r"reason Partition(TimeLimit|Config), so its runtime is above its partition's time limit", said[0])
-    assert re.search(r"Slurm job \d+ \((ingest_infotabs|init_model)", said[0]), said[0]
-    # What it asks against what its partition allows, and the profile this run reads.
-    assert f"it asks 30 minutes; partition {cluster.partition} allows 10 (MaxTime)" in said[0], said[0]
-    assert f"Slurm profile this run uses ({workdir / 'workflow' / 'profiles' / 'slurm'}/config.yaml:" in said[0], said[
-        0
-    ]
+    # message names the limit the request is over either way, and the entry that fixes it.
+    match = re.search(
+        r"Slurm job \d+ \((ingest_infotabs|init_model)\S*\) can never start: it is pending with reason "
+        rf"Partition(TimeLimit|Config), so it asks 30 minutes; partition {cluster.partition} allows 10 \(MaxTime\)\. "
+        rf"In the Slurm profile this run uses \({re.escape(str(workdir / 'workflow' / 'profiles' / 'slurm'))}/config\.yaml\), "
+        r"set `set-resources: \{(\w+): \{runtime: 10\}\}` \(or less\)",
+        said,
+    )
+    assert match and match.group(3) == match.group(1), said
+
+
+def test_a_job_over_its_partitions_memory_limit_is_named_with_the_entry_to_set(
+    slurm_cluster,  # noqa: F811
+    tmp_path,
+    shared_infotabs,
+):
+    """The `short` partition allows 6000 MB a node (MaxMemPerNode), less than its node has and
+    less than the shipped profile asks for ingest_infotabs: Slurm accepts that job and keeps it
+    pending with reason MaxMemPerLimit (or, seen in a run of the whole file, PartitionConfig),
+    which the node's memory does not explain. The run must name the rule, what it asks, the
+    partition's limit and the profile entry to set, whichever reason Slurm gives."""
+    shipped = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    asked = shipped["set-resources"]["ingest_infotabs"]["mem_mb"]
+    node_memory = int(slurm_cluster.run("sinfo", "-h", "-p", SHORT_PARTITION, "-o", "%m").stdout.split()[0].rstrip("+"))
+    assert SHORT_MAX_MEM < asked <= node_memory  # below a shipped request; the node itself has enough
+    workdir = tmp_path / "workflow"
+    config = workflow_with_config(workdir, shared_infotabs)
+    profile = workdir / "workflow" / "profiles" / "slurm"
+    fill_in_as_docs_cluster_says(profile, cpu_partition=SHORT_PARTITION, memory_as_shipped=True)
+    env = {**slurm_cluster.env(), "TABPROBE_SLURM_QUEUE_SECONDS": "2"}
+    try:
+        said, output = first_line_saying(slurm_command(workdir, config), env, "can never start")
+    finally:
+        slurm_cluster.run("scancel", "--full", "--partition", SHORT_PARTITION, check=False)
+    assert said, output[-4000:]
+    assert re.search(
+        r"Slurm job \d+ \(ingest_infotabs_wildcards_alpha1\) can never start: it is pending with reason "
+        rf"(MaxMemPerLimit|PartitionConfig), so it asks {asked} MB of memory; partition {SHORT_PARTITION} allows {SHORT_MAX_MEM} MB per "
+        rf"node \(MaxMemPerNode\)\. In the Slurm profile this run uses \({re.escape(str(profile))}/config\.yaml\), "
+        rf"set `set-resources: \{{ingest_infotabs: \{{mem_mb: {SHORT_MAX_MEM}\}}\}}` \(or less\), or send the rule "
+        r"to a partition that allows it \(`slurm_partition`\); then cancel this run and start it again\.",
+        said,
+    ), said
+
+
+def test_the_docs_check_of_a_partition_shows_its_limits(slurm_cluster):  # noqa: F811
+    """docs/cluster.md's commands for checking the requests against the partitions: one shows each
+    partition's limits, MaxMemPerNode included (`sinfo` shows the nodes' memory, not that), the
+    other its nodes' CPUs and memory. The queue watcher's message points at the same commands."""
+    doc = (ROOT / "docs" / "cluster.md").read_text()
+    commands = [line.split("#")[0].strip() for line in doc.splitlines() if line.startswith(("scontrol show", "sinfo "))]
+    assert len(commands) == 2, commands
+    limits, nodes = (slurm_cluster.run(*shlex.split(command)).stdout for command in commands)
+    short = next(block for block in limits.split("\n\n") if f"PartitionName={SHORT_PARTITION}" in block)
+    assert f"MaxMemPerNode={SHORT_MAX_MEM}" in short and "MaxTime=00:30:00" in short, short
+    assert re.search(rf"^{SHORT_PARTITION} 2 \d+ gpu:2", nodes, flags=re.M), nodes
+    from tabprobe.slurm_queue import CHECK_COMMANDS
+
+    assert all(f"`{command}`" in CHECK_COMMANDS for command in commands), CHECK_COMMANDS
 
 
 # ---------------------------------------------------------------- a cluster set up by someone else
 
 
-def fill_in_as_docs_cluster_says(profile: Path, cluster) -> None:
-    """The shipped profile filled in for a cluster with a `cpu` and a `gpu` partition, no
-    accounting (any word for the account) and GPUs that `--gpus` cannot ask for (`gpu: 0` on the
-    GPU rules, as docs/cluster.md says), memory scaled to this machine; runtimes as shipped."""
+def fill_in_as_docs_cluster_says(
+    profile: Path, cpu_partition: str = CPU_PARTITION, memory_as_shipped: bool = False
+) -> None:
+    """The shipped profile filled in for a cluster with a CPU (`cpu_partition`) and a `gpu`
+    partition, no accounting (any word for the account) and GPUs that `--gpus` cannot ask for
+    (`gpu: 0` on the GPU rules, as docs/cluster.md says); memory scaled to this machine unless
+    `memory_as_shipped`; runtimes as shipped."""
     settings = yaml.safe_load((profile / "config.yaml").read_text())
-    settings["default-resources"].update(slurm_partition=CPU_PARTITION, slurm_account="none")
+    settings["default-resources"].update(slurm_partition=cpu_partition, slurm_account="none")
     for resources in settings["set-resources"].values():
         if str(resources.get("slurm_partition", "")).startswith("CHANGE_ME_gpu"):
             resources.update(slurm_partition=GPU_PARTITION, slurm_account="none", gpu=0)
-        if "mem_mb" in resources:
+        if "mem_mb" in resources and not memory_as_shipped:
             resources["mem_mb"] = min(resources["mem_mb"], 1000)
     settings["set-threads"] = {rule: min(n, os.cpu_count()) for rule, n in settings["set-threads"].items()}
     (profile / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
@@ -422,7 +493,7 @@ def fill_in_as_docs_cluster_says(profile: Path, cluster) -> None:
 def stranger_run(tmp_path_factory, shared_infotabs, slurm_cluster):  # noqa: F811
     workdir = tmp_path_factory.mktemp("stranger") / "workflow"
     config = workflow_with_config(workdir, shared_infotabs)
-    fill_in_as_docs_cluster_says(workdir / "workflow" / "profiles" / "slurm", slurm_cluster)
+    fill_in_as_docs_cluster_says(workdir / "workflow" / "profiles" / "slurm")
     result = run(slurm_command(workdir, config), env=slurm_cluster.env())
     return {"dir": workdir, "config": config, "log": result.stdout + result.stderr}
 
@@ -476,6 +547,170 @@ def test_a_failed_cluster_jobs_reason_reaches_the_runs_log(stranger_run, slurm_c
     assert process.returncode != 0 and not mine.exists(), log[-4000:]
     assert "Detailed failure reason unavailable" in log
     assert re.search(
-        r"Slurm job \d+ failed; the end of its log \(\S+/slurm_logs/rule_ingest_infotabs/alpha1/\d+\.log\):", log
+        r"Slurm job \d+ failed \(Slurm state FAILED\); the end of its log "
+        r"\(\S+/slurm_logs/rule_ingest_infotabs/alpha1/\d+\.log\):",
+        log,
     ), log[-4000:]
     assert f"No such file or directory: '{mine}'" in log.split("the end of its log")[1], log[-4000:]
+
+
+# ---------------------------------------------------------------- a change for one run
+
+
+def dry_run_resources(workdir: Path, config: Path, *options: str) -> dict[str, dict[str, str]]:
+    """The resources Snakemake gives each rule's jobs on a dry run of the Slurm profile in
+    `workdir`, by rule and name (a rule's jobs all get the same here)."""
+    command = snakemake_command(
+        workdir,
+        config,
+        "--replace-workflow-config",
+        "--workflow-profile",
+        str(workdir / "workflow" / "profiles" / "slurm"),
+        "--dry-run",
+        *options,
+    )
+    output = run(command).stdout
+    found = re.findall(r"^\s*rule (\w+):\n(?:\s+\w+: .*\n)*?\s+resources: (.*)$", output, flags=re.M)
+    return {rule: dict(item.split("=", 1) for item in resources.split(", ")) for rule, resources in found}
+
+
+def test_a_per_run_change_keeps_the_profiles_other_entries(tmp_path, shared_infotabs):
+    """Snakemake drops a profile's key whole when the same option is on the command line: with
+    `--set-resources infer_nli:runtime=3`, infer_nli loses its GPU partition and memory and
+    ingest_infotabs its memory. `python -m tabprobe.slurm_profile` gives the profile's block with
+    the change, which keeps every other entry (docs/cluster.md)."""
+    from tabprobe.slurm_profile import options_with
+
+    workdir = tmp_path / "workflow"
+    config = workflow_with_config(workdir, shared_infotabs)
+    profile = workdir / "workflow" / "profiles" / "slurm"
+    fill_in_as_docs_cluster_says(profile)
+    as_profiled = dry_run_resources(workdir, config)
+    infer, ingest = as_profiled["infer_nli"], as_profiled["ingest_infotabs"]
+    assert (infer["slurm_partition"], infer["mem_mb"], infer["runtime"], ingest["mem_mb"]) == (
+        GPU_PARTITION,
+        "1000",
+        "2",
+        "1000",
+    )
+    # Snakemake's own override replaces the block: the profile's entries are gone.
+    replaced = dry_run_resources(workdir, config, "--set-resources", "infer_nli:runtime=3")
+    infer, ingest = replaced["infer_nli"], replaced["ingest_infotabs"]
+    # default-resources' partition and memory, not the profile's entries
+    assert (infer["slurm_partition"], infer["mem_mb"], infer["runtime"], ingest["mem_mb"]) == (
+        CPU_PARTITION,
+        "2000",
+        "3",
+        "2000",
+    )
+    # The profile's block with the change: only the runtime differs.
+    changed = dry_run_resources(workdir, config, *options_with(profile, ["infer_nli:runtime=3"]))
+    assert changed["infer_nli"] == {**as_profiled["infer_nli"], "runtime": "3"}
+    assert {rule: r for rule, r in changed.items() if rule != "infer_nli"} == {
+        rule: r for rule, r in as_profiled.items() if rule != "infer_nli"
+    }
+
+
+def test_a_per_run_change_on_the_cluster_keeps_the_rules_partition_and_memory(stranger_run, slurm_cluster):  # noqa: F811
+    """The documented override, run for real: the model's inference again with a longer runtime
+    through `$(python -m tabprobe.slurm_profile ...)` is submitted to the GPU partition with the
+    profile's memory and the new runtime, and Slurm books it so."""
+    workdir = stranger_run["dir"]
+    profile = workdir / "workflow" / "profiles" / "slurm"
+    forced = f"results/predictions/{MODEL}/row_deletion/alpha1.parquet"
+    change = subprocess.run(
+        [sys.executable, "-m", "tabprobe.slurm_profile", str(profile), "infer_nli:runtime=3"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "workflow")},
+    ).stdout.split()  # the shell's word splitting of $(...)
+    result = run(
+        slurm_command(workdir, stranger_run["config"]) + change + ["--forcerun", forced, "--until", forced],
+        env=slurm_cluster.env(),
+    )
+    log = result.stdout + result.stderr
+    (call,) = [c for c in re.findall(r"sbatch call: (sbatch .*)", log) if f"--comment rule_{INFERENCE_GROUP}" in c]
+    assert f"-p {GPU_PARTITION}" in call and "--mem 1000" in call and re.search(r" -t 3(\s|$)", call), call
+    (slurm_id,) = [i for job, i, f in SUBMITTED.findall(log) if rule_of(Path(f)) == INFERENCE_GROUP]
+    booked = scontrol_job(slurm_cluster, slurm_id)
+    assert (booked["Partition"], booked["TimeLimit"], booked["JobState"]) == (GPU_PARTITION, "00:03:00", "COMPLETED")
+
+
+# ---------------------------------------------------------------- a job that runs out of time
+
+
+def stop_rule_script(workdir: Path, rule: str, process: subprocess.Popen, timeout: float = 300) -> list[int]:
+    """SIGSTOP the script of `rule` once a job of the run in `workdir` runs it (Snakemake runs a
+    `script:` as `python <workdir>/.snakemake/scripts/<tmp>.<rule>.py`): the job then stands still,
+    as a job too slow for its runtime does, until Slurm stops it. Returns the pids stopped."""
+    deadline = time.monotonic() + timeout
+    scripts = f"{workdir}/.snakemake/scripts/"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"Snakemake ended before {rule} ran:\n{process.stdout.read()[-4000:]}")
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            except OSError:  # not a process, or one that ended
+                continue
+            if any(w.startswith(scripts) and w.endswith(f".{rule}.py") for w in words):
+                found.append(int(entry.name))
+        for pid in found:
+            os.kill(pid, signal.SIGSTOP)
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"no {rule} script was seen running within {timeout:.0f} s")
+
+
+def test_a_job_stopped_at_its_time_limit_says_so_and_what_to_raise(stranger_run, slurm_cluster):  # noqa: F811
+    """A job that runs past its runtime is cancelled by Slurm, whose line saying so (`*** JOB 7
+    ON node CANCELLED AT ... DUE TO TIME LIMIT ***`) is dozens of lines above the end of the job's
+    log: the processes it stopped write their tracebacks after it. The run's log must show Slurm's
+    line and the entry to raise, not only the tracebacks."""
+    from tabprobe.slurm_profile import options_with
+
+    workdir = stranger_run["dir"]
+    profile = workdir / "workflow" / "profiles" / "slurm"
+    target = "results/data/alpha1.parquet"
+    # One minute, Slurm's shortest, and one attempt: the profile's retries would run it three times.
+    command = slurm_command(workdir, stranger_run["config"]) + [
+        *options_with(profile, ["ingest_infotabs:runtime=1"]),
+        "--retries",
+        "0",
+        "--forcerun",
+        "ingest_infotabs",
+        "--until",
+        target,
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=slurm_cluster.env()
+    )
+    stopped = []
+    try:
+        stopped = stop_rule_script(workdir, "ingest_infotabs", process)
+        log, _ = process.communicate(timeout=400)
+    finally:
+        for pid in stopped:  # if Slurm has not ended them, let scancel do so
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode != 0, log[-4000:]
+    (slurm_id,) = [i for job, i, f in SUBMITTED.findall(log) if rule_of(Path(f)) == "ingest_infotabs"]
+    assert scontrol_job(slurm_cluster, slurm_id)["JobState"] == "TIMEOUT"
+    slurm_log = next(Path(f) for job, i, f in SUBMITTED.findall(log) if i == slurm_id)
+    cancelled = re.compile(rf"\*\*\* JOB {slurm_id} ON \S+ CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*")
+    # What the old summary showed: the log's last 20 lines, which are the tracebacks.
+    assert not cancelled.search("\n".join(slurm_log.read_text().splitlines()[-20:]))
+    summary = log.split(f"Slurm job {slurm_id} failed", 1)[1]
+    assert summary.startswith(f" (Slurm state TIMEOUT); Slurm says, in its log ({slurm_log}):\n"), summary[:500]
+    assert cancelled.search(summary.split("The end of its log:")[0]), summary[:3000]
+    assert (
+        f"Slurm stopped it at its time limit: raise its runtime in the Slurm profile this run uses ({profile}/config.yaml), "
+        "`set-resources: {ingest_infotabs: {runtime: <minutes>}}`, within its partition's MaxTime"
+    ) in summary, summary[:3000]

@@ -36,15 +36,18 @@ def _permute(weights: np.ndarray, heads: int) -> np.ndarray:
     )
 
 
-def tiny_gguf(folder: Path, *, seed: int = 0, chat_template: bool = True) -> tuple[Path, Path]:
+def tiny_gguf(
+    folder: Path, *, seed: int = 0, chat_template: bool | str = True, answers: tuple[str, ...] = ()
+) -> tuple[Path, Path]:
     """(the GGUF file, the checkpoint folder it was written from) of a seeded tiny Llama, both
-    under `folder`."""
+    under `folder`; `chat_template` a template of its own, or True for tiny_causal's; `answers`:
+    words it favours (tiny_causal)."""
     import gguf
 
-    checkpoint = tiny_causal(folder / "folder", "llama", seed=seed, tokenizer_kind="gpt2")
+    checkpoint = tiny_causal(folder / "folder", "llama", seed=seed, tokenizer_kind="gpt2", answers=answers)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     if chat_template:
-        tokenizer.chat_template = LLAMA_CHAT_TEMPLATE
+        tokenizer.chat_template = LLAMA_CHAT_TEMPLATE if chat_template is True else chat_template
         tokenizer.save_pretrained(checkpoint)
     model = AutoModelForCausalLM.from_pretrained(checkpoint)
     config = model.config

@@ -9,4 +9,6 @@ find_relevant_rows(
     summary_out=snakemake.output.summary,
     source=snakemake.params.source,
     annotations_path=snakemake.input.get("annotations"),
+    aligner=snakemake.params.aligner,
+    threads=snakemake.threads,
 )

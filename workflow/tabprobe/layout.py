@@ -104,6 +104,11 @@ def inference_stats(model: str, probe: str, split: str, root: str | Path = RESUL
     return _in(predictions_folder(root), model, probe, f"{split}.json")
 
 
+def served_answers(model: str, probe: str, split: str, root: str | Path = RESULTS) -> str:
+    """What a served model answered, beside its predictions (schemas.SERVED_ANSWERS)."""
+    return _in(predictions_folder(root), model, probe, f"{split}.answers.parquet")
+
+
 def scores(model: str, probe: str, split: str, root: str | Path = RESULTS) -> str:
     return _in(root, "scores", model, probe, f"{split}.parquet")
 
@@ -178,6 +183,11 @@ def downloaded_counterfactuals() -> str:
 def shots(model: str, root: str | Path = RESULTS) -> str:
     """The k-shot examples of a causal LM's prompts (JSON), the same for every probe."""
     return _in(root, "shots", f"{model}.json")
+
+
+def unpacked_checkpoint(model: str) -> str:
+    """A served model's GGUF file unpacked into a checkpoint folder for its server (serve.unpack)."""
+    return f"{RESOURCES}/served/{model}"
 
 
 def trained_model(model: str) -> str:

@@ -13,15 +13,14 @@ from tabprobe import layout
 from tabprobe.cli.configfile import read_config, seed_of
 from tabprobe.cli.errors import CommandFailed, UsageError
 from tabprobe.cli.terminal import render_change, styled
-from tabprobe.cli.workflow import probe_inputs, require_outputs
+from tabprobe.cli.workflow import probe_inputs, probe_split, require_outputs
 from tabprobe.config import external_probes, probe_options, schema_default
+from tabprobe.config.settings import BASELINE_PROBES
 from tabprobe.errors import did_you_mean
 from tabprobe.probes import REGISTRY, Probe, get_probe, is_external, register_external
 
 
 def cmd_show(args, console) -> int:
-    from tabprobe.data.infotabs.reading import SPLITS
-
     config, config_path = read_config(args.configfile)
     for name, label_change in external_probes(config).items():
         if name not in REGISTRY:  # a clash is the workflow's config error to report, not ours
@@ -31,16 +30,15 @@ def cmd_show(args, console) -> int:
         raise UsageError(
             f"no probe {args.probe!r}.{did_you_mean(args.probe, known)} `tabprobe probes` lists the registered probes."
         )
-    if args.split not in SPLITS:
-        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, SPLITS)} Splits: {', '.join(SPLITS)}")
+    probe = get_probe(args.probe)
+    split = probe_split(probe, args.split)
     if args.n < 1:
         raise UsageError(f"-n {args.n}: give how many examples to show, at least 1")
     seed = seed_of(config, config_path)
-    probe = get_probe(args.probe)
     results = Path(args.results)
     if args.model:
-        return _show_failures(console, probe, args.split, args.n, args.model, results, seed, config)
-    return _show_generated(console, probe, args.split, args.n, results, seed, config, config_path, args.configfile)
+        return _show_failures(console, probe, split, args.n, args.model, results, seed, config)
+    return _show_generated(console, probe, split, args.n, results, seed, config, config_path, args.configfile)
 
 
 def _show_generated(
@@ -65,7 +63,15 @@ def _show_generated(
     tally = perturb.Tally()
     rows: list[dict] = []
     for kept in perturb.perturbations(
-        probe.name, inputs.examples, inputs.tables, seed, options, inputs.docs, inputs.relevance, tally
+        probe.name,
+        inputs.examples,
+        inputs.tables,
+        seed,
+        options,
+        inputs.docs,
+        inputs.relevance,
+        tally,
+        programs=inputs.programs,
     ):
         rows += kept
         if len(rows) >= n:
@@ -147,10 +153,9 @@ def _show_failures(
         )
     # The report's files and selection: the same examples as its failing-examples block. The
     # original predictions are optional (an external set, a split `original` does not run on).
-    paths = {
-        key: Path(path)
-        for key, path in layout.showcase_inputs(probe.name, split, [model], with_original=True, root=results).items()
-    }
+    dataset = probe.datasets[0]
+    files = layout.showcase_inputs(probe.name, split, [model], True, results, BASELINE_PROBES[dataset], dataset)
+    paths = {key: Path(path) for key, path in files.items()}
     # Transitions and evidence are judged against the prediction before the change: needed.
     optional = "original:" if probe.judged_by == "expected" else None
     require_outputs(results, [path for key, path in paths.items() if not (optional and key.startswith(optional))])

@@ -10,7 +10,28 @@ from pathlib import Path
 
 from tabprobe import layout
 from tabprobe.cli.errors import CommandFailed, UsageError
+from tabprobe.errors import did_you_mean
 from tabprobe.probes import Probe
+
+
+def probe_split(probe: Probe, split: str | None) -> str:
+    """The split a command applies `probe` to: the one given, which must be a split of the probe's
+    dataset, else its dataset's first test split (alpha1; TabFact's simple_test), or for a probe
+    that executes the human-written programs, the split that has them."""
+    from tabprobe.config.dataset_problems import PROGRAM_SPLIT
+    from tabprobe.data.datasets import get_dataset
+
+    dataset = get_dataset(probe.datasets[0])
+    if split is None:
+        if probe.needs_programs:
+            return PROGRAM_SPLIT
+        return (layout.TABFACT_SHOWCASE_ORDER if dataset.name == "tabfact" else layout.SHOWCASE_ORDER)[0]
+    if split not in dataset.splits:
+        raise UsageError(
+            f"no split {split!r} of {dataset.title} ({probe.name}'s dataset).{did_you_mean(split, dataset.splits)} "
+            f"Splits: {', '.join(dataset.splits)}"
+        )
+    return split
 
 
 def probe_inputs(
@@ -22,15 +43,21 @@ def probe_inputs(
     config_path: Path | None,
     configfile: str | None,
 ):
-    """The ingested split (and its parse and relevance, where the probe reads them), built with
-    Snakemake first where missing: what generate_probe reads."""
+    """The ingested split of the probe's dataset (and its parse, relevance and programs, where the
+    probe reads them), built with Snakemake first where missing: what generate_probe reads."""
     from tabprobe.probes.generation import read_probe_inputs
 
-    paths = {"examples": Path(layout.examples(split, results)), "tables": Path(layout.tables(split, results))}
+    dataset = probe.datasets[0]
+    paths = {
+        "examples": Path(layout.examples(split, results, dataset)),
+        "tables": Path(layout.tables(split, results, dataset)),
+    }
     if probe.needs_parse:
         paths["parses"] = Path(layout.parses(split, results))
     if probe.needs_relevance:
         paths["relevance"] = Path(layout.relevance(split, results))
+    if probe.needs_programs:
+        paths["programs"] = Path(layout.programs(split, results))
     missing = [path for path in paths.values() if not path.exists()]
     if missing:
         build_with_snakemake(missing, results, config_path, explicit_config=configfile is not None)
@@ -42,6 +69,7 @@ def probe_inputs(
         limit,
         str(paths["parses"]) if "parses" in paths else None,
         str(paths["relevance"]) if "relevance" in paths else None,
+        programs_path=str(paths["programs"]) if "programs" in paths else None,
     )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tabprobe import LABELS
 from tabprobe.config.settings import BASELINE_PROBES, model_datasets, probe_dataset, probe_splits
 from tabprobe.data.datasets import get_dataset
 from tabprobe.probes import REGISTRY, get_probe
@@ -75,11 +76,44 @@ def _split_problems(config: dict[str, Any], name: str) -> list[str]:
 
 
 def _model_dataset_problems(config: dict[str, Any], name: str, model: Mapping[str, Any]) -> list[str]:
-    """A model trained on TabFact has a two-label head: it has no NEUTRAL to answer InfoTabS with."""
+    """A model with a two-label head (trained on TabFact, or a checkpoint whose outputs map onto E
+    and C only) has no NEUTRAL to answer InfoTabS with: scored there, its N column would be a 0
+    read as a model that never says NEUTRAL."""
+    if "infotabs" not in model_datasets(config, name):
+        return []
     trained_on = (model.get("train") or {}).get("dataset", "infotabs") if isinstance(model.get("train"), dict) else None
-    if trained_on == "tabfact" and "infotabs" in model_datasets(config, name):
+    if trained_on == "tabfact":
         return [
             f"config key models.{name}.datasets: {name} learns TabFact's two labels (E, C) and cannot answer "
             "InfoTabS's NEUTRAL; probe it on [tabfact]"
         ]
-    return []
+    head = _checkpoint_head(model)
+    if head is None or "N" in head.values():
+        return []
+    outputs = ", ".join(f"{label} -> {letter}" for label, letter in head.items())
+    said = f"{name}'s checkpoint {model['checkpoint']} has a two-label head ({outputs}) and cannot answer InfoTabS's NEUTRAL"
+    if model.get("datasets"):
+        return [f"config key models.{name}.datasets: {said}; probe it on TabFact alone: `datasets: [tabfact]`"]
+    return [
+        f"config key models.{name}.checkpoint: {said}; probe it on TabFact alone: add `datasets: [tabfact]` to "
+        f"models.{name}"
+    ]
+
+
+def _checkpoint_head(model: Mapping[str, Any]) -> dict[str, str] | None:
+    """A checkpoint's output labels, in output order, and the letter each maps onto (read from its
+    config.json and the model's `labels:`); None for a model that is no checkpoint, or one whose
+    files or labels the checks of problems.py refuse (they say why)."""
+    from tabprobe.errors import TabprobeError
+    from tabprobe.models.checkpoints import checkpoint_labels, label_order
+
+    if not isinstance(model.get("checkpoint"), str):
+        return None
+    labels = model.get("labels") if isinstance(model.get("labels"), dict) else None
+    try:
+        id2label = checkpoint_labels(model["checkpoint"])
+        order = label_order(id2label, labels, model["checkpoint"])
+    except TabprobeError:
+        return None
+    letters = {index: letter for letter, index in zip(LABELS, order) if index is not None}
+    return {id2label[index]: letters[index] for index in sorted(id2label)}

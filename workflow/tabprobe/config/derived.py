@@ -30,8 +30,19 @@ from tabprobe.probes import POOLED_TABLES, get_probe, pooled_members
 
 
 def models_of_kind(config: Mapping[str, Any], kind: str) -> list[str]:
-    """The models whose block has `kind` ("train", "causal", "init", "checkpoint"), in config order."""
+    """The models whose block has `kind` ("train", "causal", "endpoint", "init", "checkpoint"), in config order."""
     return [m for m, c in config["models"].items() if kind in c]
+
+
+def unpacked_models(config: Mapping[str, Any]) -> list[str]:
+    """The served models whose server reads a GGUF file unpacked into a folder (`serve.unpack`)."""
+    return [m for m, c in config["models"].items() if ((c.get("endpoint") or {}).get("serve") or {}).get("unpack")]
+
+
+def prompt_block(model: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A prompted model's prompting keys (template, verbalisers, shots, ...): its `causal:` block,
+    or its `endpoint:` block for a served model; empty for a classifier."""
+    return model.get("causal") or model.get("endpoint") or {}
 
 
 def hypothesis_only_models(config: Mapping[str, Any], dataset: str = "infotabs") -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from tabprobe.config.dataset_problems import dataset_problems
 from tabprobe.config.defaults import model_default
+from tabprobe.config.endpoint_problems import endpoint_problems
 from tabprobe.config.names import PROBE_NAME
 from tabprobe.config.settings import (
     INOCULATION_TABLES,
@@ -20,6 +21,7 @@ from tabprobe.config.settings import (
     external_probes,
     inoculation_plan,
     model_max_length,
+    probe_dataset,
     probe_limit,
     probe_options,
     probe_splits,
@@ -27,6 +29,7 @@ from tabprobe.config.settings import (
     variance_plan,
 )
 from tabprobe.config.table_premise import table_premise_problems
+from tabprobe.data.datasets import get_dataset
 from tabprobe.data.infotabs.reading import SPLITS, split_tsv
 from tabprobe.errors import TabprobeError, did_you_mean
 from tabprobe.probes import REGISTRY, get_probe, option_problems
@@ -43,7 +46,9 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
         baseline = baseline_probe(name)
         if baseline not in probes:
             continue  # said by semantic_problems / dataset_problems
-        missing = [s for s in probe_splits(config, name) if s not in probe_splits(config, baseline)]
+        # A split of another dataset is not one for the baseline to run on too (dataset_problems says so).
+        own = get_dataset(probe_dataset(name)).splits
+        missing = [s for s in probe_splits(config, name) if s in own and s not in probe_splits(config, baseline)]
         if missing:
             problems.append(
                 f"config key probes.{name}.splits: `{baseline}` does not run on {', '.join(missing)}; "
@@ -84,7 +89,9 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
         return [f"config key probes.{name}.curation: {problem}" for problem in err.problems]
     return [
         f"config key probes.{name}.curation: {problem}"
-        for problem in uid_problems(decisions, probe_splits(config, name), _example_lines(config))
+        for problem in uid_problems(
+            decisions, probe_splits(config, name), _example_lines(config), get_dataset(probe_dataset(name)).labels
+        )
     ]
 
 
@@ -123,7 +130,7 @@ def _option_problems(name: str, externals, config) -> list[str]:
 
 
 # The ways config gives a model: exactly one per model.
-MODEL_KINDS = ("checkpoint", "train", "init", "causal")
+MODEL_KINDS = ("checkpoint", "train", "init", "causal", "endpoint")
 
 
 def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any]) -> list[tuple[list, str]]:
@@ -233,6 +240,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _infotabs_dir_problems(config, probes, models)
     problems += dataset_problems(config, probes, models)
     problems += table_premise_problems(config, models)
+    problems += endpoint_problems(config, models)
     return problems
 
 
@@ -274,8 +282,8 @@ def _problems_of_models(config: dict[str, Any], models: Mapping[str, Any]) -> li
         if isinstance(model, dict) and sum(k in model for k in MODEL_KINDS) != 1:
             problems.append(
                 f"config key models.{name}: give exactly one of `checkpoint` (a classifier directory you have), "
-                "`train` (fine-tuned by the workflow), `init` (untrained head, a plumbing baseline) or `causal` "
-                "(a causal language model, prompted)"
+                "`train` (fine-tuned by the workflow), `init` (untrained head, a plumbing baseline), `causal` "
+                "(a causal language model, prompted) or `endpoint` (a served model, prompted through its API)"
             )
         elif isinstance(model, dict):
             # A model that leaves max_length out reads the schema's default (512), which a small
@@ -350,9 +358,11 @@ def _splits_read(config: Mapping[str, Any], probes: Mapping, models: Mapping) ->
     for name in probes:
         wanted.update(probe_splits(config, name))
     if any(
-        isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots") for m in models.values()
+        isinstance(m, dict) and isinstance(m.get(kind), dict) and m[kind].get("shots")
+        for m in models.values()
+        for kind in ("causal", "endpoint")
     ):
-        wanted.add("train")  # a causal LM's k-shot examples come from train
+        wanted.add("train")  # a prompted model's k-shot examples come from train
     if (
         any(isinstance(m, dict) and "train" in m for m in models.values())
         or inoculation_plan(config)

@@ -82,11 +82,14 @@ def model_datasets(config: Mapping[str, Any], model: str) -> list[str]:
 
 
 def probe_limit(config: dict[str, Any], probe: str) -> int | None:
-    """The probe's cap per split: its own `max_examples`, else the top-level one; none when full."""
-    if config.get("full"):
+    """The probe's cap per split: its own `max_examples`, else the top-level one. None (every
+    example) under `full: true` and under a top-level null: a null there says every example, and
+    the probes' own caps (config.yaml's 1000 for `original`, 60 for evidence_selection) are the
+    CPU budget's, lifted with it as `full: true` lifts them."""
+    if config.get("full") or config.get("max_examples") is None:
         return None
     settings = config["probes"].get(probe) or {}
-    return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
+    return settings["max_examples"] if "max_examples" in settings else config["max_examples"]
 
 
 def model_max_length(config: Mapping[str, Any], model: Mapping[str, Any]) -> int:

@@ -147,7 +147,7 @@ def _loaded(model, tokenizer, path: Path) -> LoadedModel:
     device = pick_device()
     model.to(device).eval()
     log.info("loaded causal LM %s on %s", path, device)
-    return LoadedModel(model, tokenizer, [], fingerprint(path), device, kind="causal")
+    return LoadedModel(model, tokenizer, [], fingerprint(path), device, kind="causal", path=Path(path))
 
 
 def _positions(mask):
@@ -276,7 +276,7 @@ def infer(
     for problem in context_problems(loaded.model.config.to_dict(), max_length):
         raise ModelError(f"config key max_length: {problem}")
     prompting = Prompting.from_settings(prompt)
-    builder = PromptBuilder(loaded.tokenizer, prompting, premise, max_length)
+    builder = PromptBuilder(loaded.tokenizer, prompting, premise, max_length, loaded.path)
     continuations = verbaliser_ids(loaded.tokenizer, prompting, builder.end)
     room = max_length - max(len(c) for c in continuations)
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()

@@ -59,7 +59,7 @@ def load_classifier(checkpoint: str | Path, label_map: Mapping[str, str] | None 
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     order = label_order(model.config.id2label, label_map, str(path))
     log.info("loaded %s on %s", path, device)
-    return LoadedModel(model, tokenizer, order, fingerprint(path), device)
+    return LoadedModel(model, tokenizer, order, fingerprint(path), device, path=Path(path))
 
 
 def predict_batches(

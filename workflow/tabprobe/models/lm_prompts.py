@@ -10,6 +10,7 @@ import logging
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from tabprobe import LABELS
 from tabprobe.data.tables import render, table_from_arrow
@@ -129,18 +130,54 @@ def verbaliser_ids(tokenizer, prompting: Prompting, prompt_end: str) -> list[lis
     return [ids[label] for label in LABELS]
 
 
-def _chat(tokenizer, messages: list[dict]) -> str:
-    # Llama 3.x's templates write today's date into the system turn unless given `date_string`:
-    # they get a fixed one, as the same config must give the same prompts on any day (and a run
-    # across midnight must not give `original` and a probe different prompts).
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, date_string=CHAT_DATE)
+NO_CHAT_TEMPLATE = "set `causal.chat_template: false` for this model in config (its prompts are then plain text)"
 
 
-def _check_chat_template(tokenizer) -> None:
+def chat_template_origin(checkpoint: str | Path | None) -> str:
+    """The file a checkpoint's chat template comes from, as transformers reads it, for messages: a
+    GGUF file's own metadata; in a checkpoint folder chat_template.jinja, else the templates in
+    additional_chat_templates/, else tokenizer_config.json."""
+    if checkpoint is None:
+        return "this checkpoint's tokenizer"
+    path = Path(checkpoint)
+    if path.is_file():
+        return f"{path} (its tokenizer.chat_template)"
+    for candidate in (path / "chat_template.jinja", path / "additional_chat_templates"):
+        if candidate.exists():
+            return str(candidate)
+    return f"{path / 'tokenizer_config.json'} (its chat_template)"
+
+
+def _chat(tokenizer, messages: list[dict], origin: str) -> str:
+    from jinja2 import TemplateError
+    from jinja2.exceptions import SecurityError
+
+    try:
+        # Llama 3.x's templates write today's date into the system turn unless given `date_string`:
+        # they get a fixed one, as the same config must give the same prompts on any day (and a run
+        # across midnight must not give `original` and a probe different prompts).
+        return tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True, date_string=CHAT_DATE
+        )
+    except SecurityError as err:  # transformers renders templates in Jinja's sandbox, which held
+        raise ModelError(
+            f"config key causal.chat_template: the chat template of {origin} does something Jinja's sandbox "
+            f"refuses (SecurityError: {err}), so no prompt can be written with it; {NO_CHAT_TEMPLATE}, or give "
+            "the checkpoint a chat template that only lays out its messages"
+        ) from None
+    except TemplateError as err:  # a syntax error, or the template's own raise_exception(...)
+        raise ModelError(
+            f"config key causal.chat_template: the chat template of {origin} fails on tabprobe's prompts "
+            f"({type(err).__name__}: {err}); {NO_CHAT_TEMPLATE}, or mend the template"
+        ) from None
+
+
+def _check_chat_template(tokenizer, origin: str) -> None:
     template = getattr(tokenizer, "chat_template", None)
     if not template:
         raise ModelError(
-            "config key causal.chat_template: this checkpoint's tokenizer has no chat template; set it false"
+            f"config key causal.chat_template: this checkpoint's tokenizer has no chat template (none in "
+            f"{origin}); set it false"
         )
     if not isinstance(template, str):  # several named templates: transformers picks "default"
         template = str(template)
@@ -164,13 +201,44 @@ def _leading_special_ids(tokenizer) -> list[int]:
     return []
 
 
+def shot_turns(prompting: Prompting, shot_tables: list, rendering: str) -> list[tuple[str, str]]:
+    """(prompt, answer) of each shot: its table rendered, filled into the template, and its label's
+    verbaliser."""
+    return [
+        (prompting.fill(render(table, rendering), shot["hypothesis"])[0], prompting.verbalisers[shot["label"]])
+        for shot, table in zip(prompting.shots, shot_tables)
+    ]
+
+
+def shot_prefix(turns: list[tuple[str, str]]) -> str:
+    """The text of the shots before a plain (not chat) prompt: each prompt followed by its answer."""
+    return "".join(text + continuation_text(text, answer) + SHOT_SEPARATOR for text, answer in turns)
+
+
+def chat_messages(turns: list[tuple[str, str]], test: str) -> list[dict]:
+    """A chat prompt's turns: each shot a user turn answered by its verbaliser, then the test example."""
+    messages = []
+    for text, answer in turns:
+        messages += [{"role": "user", "content": text}, {"role": "assistant", "content": answer}]
+    return messages + [{"role": "user", "content": test}]
+
+
 class PromptBuilder:
     """Prompts for one model: shots first, then the test example, as plain text or through the
-    tokenizer's chat template (each shot a user turn answered by its verbaliser)."""
+    tokenizer's chat template (each shot a user turn answered by its verbaliser). `checkpoint`
+    (its folder or GGUF file) names where a chat template came from when it fails."""
 
-    def __init__(self, tokenizer, prompting: Prompting, rendering: str, max_tokens: int | None = None):
+    def __init__(
+        self,
+        tokenizer,
+        prompting: Prompting,
+        rendering: str,
+        max_tokens: int | None = None,
+        checkpoint: str | Path | None = None,
+    ):
+        self.template_origin = chat_template_origin(checkpoint)
         if prompting.chat_template:
-            _check_chat_template(tokenizer)
+            _check_chat_template(tokenizer, self.template_origin)
         self.tokenizer = tokenizer
         self.prompting = prompting
         self.rendering = rendering
@@ -191,14 +259,9 @@ class PromptBuilder:
             log.info("the shots' tables lost %d rows to fit half of max_length", self.shot_rows_dropped)
 
     def _fill_shots(self) -> None:
-        self.shot_turns = []
-        for shot, shot_table in zip(self.prompting.shots, self.shot_tables):
-            text, _ = self.prompting.fill(render(shot_table, self.rendering), shot["hypothesis"])
-            self.shot_turns.append((text, self.prompting.verbalisers[shot["label"]]))
+        self.shot_turns = shot_turns(self.prompting, self.shot_tables, self.rendering)
         # Plain prompts: the shots' text is the same before every test example.
-        self.shot_prefix = "".join(
-            text + continuation_text(text, answer) + SHOT_SEPARATOR for text, answer in self.shot_turns
-        )
+        self.shot_prefix = shot_prefix(self.shot_turns)
 
     def shot_tokens(self) -> int:
         return len(self.tokenizer(self.shot_prefix, add_special_tokens=False)["input_ids"])
@@ -214,10 +277,7 @@ class PromptBuilder:
         if not self.prompting.chat_template:
             offset = len(self.shot_prefix)
             return self.shot_prefix + test, (offset + start, offset + stop)
-        messages = []
-        for shot_text, answer in self.shot_turns:
-            messages += [{"role": "user", "content": shot_text}, {"role": "assistant", "content": answer}]
-        whole = _chat(self.tokenizer, messages + [{"role": "user", "content": test}])
+        whole = _chat(self.tokenizer, chat_messages(self.shot_turns, test), self.template_origin)
         offset = whole.rfind(test)
         if offset < 0:
             raise ModelError(
@@ -225,6 +285,11 @@ class PromptBuilder:
                 "the table's place in it cannot be found; set chat_template false"
             )
         return whole, (offset + start, offset + stop)
+
+    def messages(self, premise: str, hypothesis: str) -> list[dict]:
+        """The chat turns of a prompt (the shots, then the test example), before the chat template
+        writes them out: what a served model's chat API is sent (tabprobe.models.endpoint)."""
+        return chat_messages(self.shot_turns, self.prompting.fill(premise, hypothesis)[0])
 
     def encode(self, premise: str, hypothesis: str, max_tokens: int) -> tuple[list[int], bool]:
         """Token ids of a prompt, at most `max_tokens` long: over-long prompts lose tokens from the

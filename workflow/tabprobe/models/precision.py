@@ -4,24 +4,52 @@ for training."""
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
 class LoadedModel:
     model: object
-    tokenizer: object
+    # The tokenizer as loaded. Never called: every thread tokenizes with a copy of its own (`tokenizer`).
+    loaded_tokenizer: object
     order: list[int | None]  # output index for E, N, C (None: N, which a two-label head lacks)
     fingerprint: str
     device: str = "cpu"
     # "classifier" (a sequence-classification head: `order` reads its outputs) or "causal" (a
     # prompted language model scored by label likelihood, tabprobe.models.causal; `order` unused).
     kind: str = "classifier"
+    # Where it was loaded from (a checkpoint folder or a GGUF file), for messages naming its files.
+    path: Path | None = None
     # Copies of `model` with half-precision weights, made on first use (one per precision).
     _half: dict = field(default_factory=dict, repr=False)
     _half_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Each thread's copy of the tokenizer (threading.Thread -> tokenizer), handed on when it ends.
+    _tokenizers: dict = field(default_factory=dict, repr=False)
+    _tokenizers_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def tokenizer(self):
+        """This thread's own copy of the loaded tokenizer. A transformers fast tokenizer cannot be
+        shared by threads: each call first sets the truncation and padding of the Rust tokenizer
+        underneath (set_truncation_and_padding) and then encodes with them, so a call on another
+        thread in between encodes with that call's settings. On the model server, whose requests
+        run on threads of their own, one request's premises came out longer than max_length (a
+        crash, or silently other tokens and predictions than the job alone would give). A copy
+        costs one copy.deepcopy (on 2 busy CPU cores 62-71 ms for MiniLM's tokenizer, 200-245 ms for
+        SmolLM2's: bench/tokenizer_copies.py); a thread that has ended hands its copy to the next
+        new thread, so a server makes as many copies as it ran requests at once, not one per request."""
+        me = threading.current_thread()
+        with self._tokenizers_lock:
+            mine = self._tokenizers.get(me)
+            if mine is None:
+                ended = next((thread for thread in self._tokenizers if not thread.is_alive()), None)
+                mine = self._tokenizers.pop(ended) if ended is not None else copy.deepcopy(self.loaded_tokenizer)
+                self._tokenizers[me] = mine
+            return mine
 
     def weights_in(self, precision: str):
         """The model with its weights in `precision` (fp32: the loaded model itself). Inference
@@ -32,8 +60,6 @@ class LoadedModel:
             return self.model
         with self._half_lock:
             if precision not in self._half:
-                import copy
-
                 self._half[precision] = copy.deepcopy(self.model).to(half_dtype(precision)).eval()
             return self._half[precision]
 

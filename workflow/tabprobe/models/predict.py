@@ -71,9 +71,18 @@ def batch_tokens_on(loaded: LoadedModel, gpu_batch_tokens: int | None) -> int | 
     return gpu_batch_tokens if loaded.device.startswith("cuda") else None
 
 
+SHARD_SUFFIX = ".shards"
+
+
 def shard_folder(out: str) -> Path:
     # Finished blocks are kept beside the output until it is written, so a killed job resumes.
-    return Path(out).with_name(f".{Path(out).stem}.shards")
+    return Path(out).with_name(f".{Path(out).stem}{SHARD_SUFFIX}")
+
+
+def is_shard_folder(path: str | Path) -> bool:
+    """Whether a folder is named as `shard_folder` names one (.<output's stem>.shards)."""
+    name = Path(path).name
+    return name.startswith(".") and name.endswith(SHARD_SUFFIX) and len(name) > len(SHARD_SUFFIX) + 1
 
 
 def infer_nli(

@@ -13,13 +13,24 @@ per model, probe and split, so adding a probe still runs only that probe's jobs 
 why this design and not a Snakemake service job).
 
 Which server: one per key, a hash of the checkpoint's version (`checkpoint_identity`), the label
-map, the model's kind (classifier or causal LM), the library's inference code, the host and the
-Slurm job. Its files are in a private folder of the machine's temporary folder ($TMPDIR, which
-many clusters make per job):
+map, the model's kind (classifier or causal LM), the library's inference code, the run (the jobs'
+working directory: `run_folder`), the host and the Slurm job. Its files are in a private folder of
+the machine's temporary folder ($TMPDIR, which many clusters make per job):
   <key>.lock  held (flock) by the live server; the kernel releases it when the process ends,
               however it ends, so a lock that can be taken means no server is running;
-  <key>.json  the address of the live server, written once it listens;
+  <key>.json  the address of the live server and the token a request must carry, written once it
+              listens; readable by this user alone (0600, in a 0700 folder);
   the server's log is the rule's `server_log` (logs/model_server/<model>.log, appended).
+
+Trust. Only this user's jobs get answers. The socket's address is public (an abstract socket's name
+is listed in /proc/net/unix for every local user to read), so it carries no secret: a random name.
+The server answers a connection only from a process of its own user (SO_PEERCRED), and only a
+request carrying the token of its address file; a job talks only to a server of its own user (a
+process of another user could take the name of a server that died). A request is refused unless it
+names the checkpoint version, label map and kind the server loaded, and a shard folder of the run
+it serves (named as infer_nli names one, resolving, links followed, inside the run's folder or its
+results folder), since the server deletes such a folder when its blocks are of other inputs and
+writes blocks into it.
 
 Faults. A server killed mid-job closes the connection: the job starts a new server and resumes
 from the blocks it saved (inference.ShardStore), ending with the same bytes; a job is not retried by
@@ -41,6 +52,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -102,8 +114,14 @@ def checkpoint_identity(checkpoint: str | Path) -> str:
     return json.dumps([str(folder), entries])
 
 
-def server_key(identity: str, label_map, kind: str = "classifier") -> str:
-    digest = hashlib.sha256(json.dumps([identity, label_map, kind], sort_keys=True).encode())
+def run_folder(run_root: str | Path | None = None) -> Path:
+    """The run a job belongs to, links resolved: `run_root`, or the job's working directory
+    (Snakemake's, where every rule's outputs are)."""
+    return Path(os.path.realpath(run_root if run_root is not None else os.getcwd()))
+
+
+def server_key(identity: str, label_map, kind: str = "classifier", run_root: str | Path | None = None) -> str:
+    digest = hashlib.sha256(json.dumps([identity, label_map, kind, str(run_folder(run_root))], sort_keys=True).encode())
     for name in code_inputs.closure(SERVER_SIDES):
         digest.update((code_inputs.PACKAGE_DIR / name).read_bytes())
     digest.update(f"{socket.gethostname()}|{os.environ.get('SLURM_JOB_ID', '')}".encode())
@@ -138,6 +156,21 @@ def server_folder() -> Path:
 
 
 # ----------------------------------------------------------------------------- wire format
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The user id of the process at the other end of a connected Unix socket (the kernel's word:
+    SO_PEERCRED), or None where the platform has no SO_PEERCRED (there the socket is a file in a
+    private folder, which only its user can reach)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    _, uid, _ = struct.unpack("iII", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("iII")))  # struct ucred
+    return uid
+
+
+def same_token(given, token: str) -> bool:
+    return isinstance(given, str) and hmac.compare_digest(given.encode(), token.encode())
 
 
 def send_frame(conn: socket.socket, payload: bytes) -> None:
@@ -190,6 +223,7 @@ def _start_unless_running(
     log_file: Path,
     idle_seconds: float,
     kind: str = "classifier",
+    run_root: Path | None = None,
 ) -> None:
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
     fd = _take_lock(lock_path)
@@ -215,6 +249,7 @@ def _start_unless_running(
                     f"--threads={threads}",
                     f"--idle={idle_seconds}",
                     f"--kind={kind}",
+                    f"--run-root={run_folder(run_root)}",
                 ],
                 pass_fds=(fd,),
                 start_new_session=True,  # not stopped with the job that started it
@@ -234,19 +269,32 @@ def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: flo
     `log_file`, or _ServerGone when it logged none."""
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
     deadline = time.monotonic() + timeout
+    strangers = set()  # addresses that led to another user's process
     while True:
         info = None
         try:
             info = json.loads(address_file.read_text())
         except (OSError, ValueError):  # not written yet
             pass
-        if info is not None and info.get("identity") == identity:
+        if info is not None and info.get("identity") == identity and info.get("address") not in strangers:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 sock.connect(info["address"].replace("@", "\0", 1) if info["family"] == "abstract" else info["address"])
-                return sock, info
             except OSError:
                 sock.close()
+            else:
+                owner = peer_uid(sock)
+                if owner is None or owner == os.geteuid():
+                    return sock, info
+                # The server of this address died and a process of another user took its name (it
+                # is public): never send it the token or a job. Its lock says whether to start one.
+                sock.close()
+                strangers.add(info.get("address"))
+                log.warning(
+                    "the address in %s leads to a process of user id %d, not to this user's server: not used",
+                    address_file,
+                    owner,
+                )
         if _lock_is_free(lock_path):
             text = ""
             if log_file.exists():
@@ -263,11 +311,16 @@ def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: flo
 
 
 def _request(sock, info: dict, checkpoint, probe_path, shard_dir, settings: dict, log_file: Path) -> tuple[dict, bytes]:
-    """Send one job to a connected server: its answer's header and body (Parquet bytes, on success)."""
+    """Send one job to a connected server: its answer's header and body (Parquet bytes, on success).
+    `checkpoint` is (name, identity, label map, kind): the server answers only for the model it loaded."""
+    name, identity, label_map, kind = checkpoint
     with sock:
         request = {
             "token": info["token"],
-            "checkpoint": str(checkpoint),
+            "checkpoint": str(name),
+            "identity": identity,
+            "label_map": label_map,
+            "kind": kind,
             "probe": str(Path(probe_path).resolve()),
             "shard_dir": str(Path(shard_dir).resolve()),
             "settings": settings,
@@ -299,12 +352,15 @@ def ask(
     idle_seconds: float | None = None,
     timeout: float = START_TIMEOUT_SECONDS,
     kind: str = "classifier",
+    run_root: str | Path | None = None,
 ) -> tuple[bytes, dict]:
     """Predictions (Parquet bytes) and statistics for one probe file, from the server of this
-    checkpoint, started if none is running."""
+    checkpoint and run (`run_folder`: the working directory unless `run_root`), started if none is
+    running. `shard_dir` must be a shard folder of that run (predict.shard_folder)."""
     started = time.monotonic()
     identity = checkpoint_identity(checkpoint)
-    folder, key = server_folder(), server_key(identity, label_map, kind)
+    run = run_folder(run_root)
+    folder, key = server_folder(), server_key(identity, label_map, kind, run)
     idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
     log_file = Path(server_log) if server_log else folder / f"{key}.log"
     # A server can vanish without a reason of its own: an idle one stopping as this job reaches it
@@ -317,10 +373,11 @@ def ask(
     restarts_left, deadline = 2, time.monotonic() + timeout
     while True:
         log_from = log_file.stat().st_size if log_file.exists() else 0
-        _start_unless_running(folder, key, checkpoint, label_map, threads, log_file, idle_seconds, kind)
+        _start_unless_running(folder, key, checkpoint, label_map, threads, log_file, idle_seconds, kind, run)
         try:
             sock, info = _connect(folder, key, identity, log_file, timeout, log_from)
-            header, body = _request(sock, info, checkpoint, probe_path, shard_dir, settings, log_file)
+            model = (checkpoint, identity, label_map, kind)
+            header, body = _request(sock, info, model, probe_path, shard_dir, settings, log_file)
             break
         except _ServerGone as gone:
             mid_answer = gone.when == "ended mid-answer"

@@ -25,6 +25,7 @@ import csv
 import io
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ import pyarrow as pa
 
 from tabprobe import LABELS
 from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.data.tabfact.reading import SPLITS as TABFACT_SPLITS
 from tabprobe.errors import InputDataError, Problem
 
 log = logging.getLogger(__name__)
@@ -157,30 +159,41 @@ def read_decisions(paths: Sequence[str | Path]) -> dict[str, Decision]:
 
 
 def uid_problems(
-    decisions: Mapping[str, Decision], splits: Sequence[str], example_lines: Callable[[str], set[int] | None]
+    decisions: Mapping[str, Decision],
+    splits: Sequence[str],
+    example_lines: Callable[[str], set[int] | None],
+    labels: Sequence[str] = LABELS,
 ) -> list[str]:
     """ "file:line: why" for each decision that can never apply: its uid names no split
-    (`tabprobe curate` writes <split>:<line>), a split the probe does not run on, or no example of
-    its split (`example_lines(split)`: the line numbers of the split's examples, None where the
-    data is not at hand yet). Found with the config, before any job: a stale decision (the probe now
-    writes another edit for that example) is only known once the probe has run."""
+    (`tabprobe curate` writes <split>:<line>, for TabFact <split>:<table id>:<index>), a split the
+    probe does not run on, or no example of its split (`example_lines(split)`: the line numbers of
+    an InfoTabS split's examples, None where the data is not at hand yet); or it relabels with a
+    label outside the probe's dataset's `labels`. Found with the config, before any job: a stale
+    decision (the probe now writes another edit for that example) is only known once the probe
+    has run."""
     problems = []
     for uid, decision in decisions.items():
-        # A probe example's uid is its gold example's (split:line) with the probe after a slash.
-        split, _, line = uid.split("/")[0].partition(":")
-        if not line.isdigit() or split not in SPLITS:
+        # A probe example's uid is its gold example's with the probe after a slash.
+        split, _, rest = uid.split("/")[0].partition(":")
+        infotabs = split in SPLITS and rest.isdigit()
+        if not infotabs and not (split in TABFACT_SPLITS and re.fullmatch(r"[^:/]+:\d+", rest)):
             problems.append(
                 f"{decision.source}: uid {uid!r} names no example: a uid starts with <split>:<line> (a split of "
-                f"{', '.join(SPLITS)}), as `tabprobe curate` writes it"
+                f"{', '.join(SPLITS)}), or for TabFact <split>:<table id>:<index>, as `tabprobe curate` writes it"
             )
         elif split not in splits:
             problems.append(
                 f"{decision.source}: uid {uid} is of {split}, where this probe does not run ({', '.join(splits)}): "
                 "remove the line, or add the split to the probe's `splits:`"
             )
-        elif (lines := example_lines(split)) is not None and int(line) not in lines:
+        elif decision.label is not None and decision.label not in labels:
             problems.append(
-                f"{decision.source}: uid {uid}: {split} has no example on line {line} (its examples are on lines "
+                f"{decision.source}: uid {uid}: relabel with {decision.label}, which this probe's dataset does not "
+                f"have (its labels: {', '.join(labels)}); relabel with one of them, or reject the example"
+            )
+        elif infotabs and (lines := example_lines(split)) is not None and int(rest) not in lines:
+            problems.append(
+                f"{decision.source}: uid {uid}: {split} has no example on line {rest} (its examples are on lines "
                 f"{min(lines, default=0)}-{max(lines, default=0)}); remove the line, or curate the data it was made on"
             )
     return problems
@@ -351,13 +364,19 @@ def review_page(
     same TSV as `write_tsv` writes, under `filename`."""
     import hashlib
 
-    from tabprobe.data.infotabs.table import Table
+    from tabprobe.data.tabfact.table import RelationalTable
+    from tabprobe.data.tables import table_from_arrow
     from tabprobe.probes.diff import text_diff
 
     data_items = []
     for item, row in zip(items, rows, strict=True):
-        table = Table.from_arrow(item.record["table"])
+        table = table_from_arrow(item.record["table"])
         provenance = json.loads(item.record["provenance"])
+        # An infobox as its keyed rows; a relational table (TabFact's) as its records under its header.
+        if isinstance(table, RelationalTable):
+            shown = {"header": list(table.header), "records": [list(r) for r in table.records], "rows": []}
+        else:
+            shown = {"rows": [[r.key, list(r.values)] for r in table.rows]}
         data_items.append(
             {
                 **row,
@@ -365,7 +384,7 @@ def review_page(
                 "title": table.title,
                 "rule": provenance.get("rule", ""),
                 "segments": [list(s) for s in text_diff(row["hypothesis_before"], row["hypothesis"])],
-                "rows": [[r.key, list(r.values)] for r in table.rows],
+                **shown,
             }
         )
     fingerprint = hashlib.sha256(json.dumps([r["uid"] + r["hypothesis"] for r in rows]).encode()).hexdigest()[:16]

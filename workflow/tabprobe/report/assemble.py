@@ -25,6 +25,7 @@ from tabprobe.report import (
     numeric,
     other_probes,
     render,
+    served,
     summary,
     tabfact,
     verdicts,
@@ -49,6 +50,11 @@ def build_sections(scores: Index, run: RunInfo) -> list[Section]:
         run.verdicts = infotabs_run.verdicts
     if tabfact_scores.table.height:
         sections += tabfact.tabfact_sections(tabfact_scores, run, dataset_rows.tabfact_only(parts))
+    # Served models' requests and unparsed answers, of every dataset's probes, after "This run".
+    requests = served.served_section(scores, run)
+    if requests:
+        after = next((i + 1 for i, s in enumerate(sections) if s.title == run_part.RUN_TITLE), len(sections))
+        sections.insert(after, requests)
     return sections
 
 

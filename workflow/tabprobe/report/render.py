@@ -170,7 +170,7 @@ def _example_html(change: ExampleChange) -> str:
     preds = ""
     if change.pred is not None:
         before = LABEL_NAMES.get(change.original_pred, "–") if change.original_pred else "–"
-        preds = f" · model: {before} → {LABEL_NAMES[change.pred]}"
+        preds = f" · model: {before} → {LABEL_NAMES.get(change.pred, 'no label (unparsed answer)')}"
     out = [
         f'<article class="example"><header><code>{html.escape(change.uid)}</code> · gold {LABEL_NAMES[change.gold]} · '
         f"{judged}{preds}</header>"

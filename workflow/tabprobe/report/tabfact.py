@@ -7,7 +7,7 @@ REFUTED, and their share is stated beside its numbers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -75,13 +75,16 @@ def _has_neutral(scores: Index, models: Sequence[str]) -> bool:
     return bool(statistics & {"neutral_answers_pct", "neutral_answers_pct_before"})
 
 
-def baselines(scores: Index, run: RunInfo, models: Sequence[str], tabfact_only: set[str]) -> dict[str, str | None]:
+def baselines(
+    scores: Index, infos: Mapping[str, Mapping], models: Sequence[str], tabfact_only: set[str]
+) -> dict[str, str | None]:
     """Each model's hypothesis-only model: one trained on the same data (TabFact-only with
-    TabFact-only), else any that answered `tf_original`."""
+    TabFact-only), else any that answered `tf_original`. `infos`: what run.json records of each
+    model (its premise)."""
     candidates = [
         m
         for m in models
-        if run.models[m]["premise"] == "hypothesis_only"
+        if infos[m]["premise"] == "hypothesis_only"
         and tabfact_verdicts.first_measured(scores, m, "tf_original", "accuracy")
     ]
     return {
@@ -100,7 +103,7 @@ def verdict_section(scores: Index, run: RunInfo, models: Sequence[str], tabfact_
     )
     section.blocks += [f"({i}) {rule}" for i, rule in enumerate(tabfact_verdicts.TABFACT_RULES, start=1)]
     facts = facts_of({m: run.models[m] for m in models}, {})
-    paired = baselines(scores, run, models, tabfact_only)
+    paired = baselines(scores, run.models, models, tabfact_only)
     found = {m: tabfact_verdicts.tabfact_verdict(scores, m, facts[m], paired[m]) for m in models}
     section.blocks.append(
         TableBlock(

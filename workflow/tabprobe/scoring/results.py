@@ -35,7 +35,7 @@ from tabprobe.scoring import paper
 log = logging.getLogger(__name__)
 
 KEYS = ["model", "probe", "split", "statistic", "label"]
-PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy")
+PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy", "openai")
 
 
 def reference_of(model: str, premise: str | None) -> str | None:
@@ -258,8 +258,10 @@ def config_of(run_json: str | Path) -> dict:
 
 
 def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str, dict]:
-    """Per model, from infer_nli's stats files (model -> its files): its checkpoint and
-    fingerprint, and premises cut at max_length summed over probes and splits."""
+    """Per model, from infer_nli's (or query_endpoint's) stats files (model -> its files): its
+    checkpoint and fingerprint, and premises cut at max_length summed over probes and splits; for
+    a served model, how it was asked and scored, and each job's requests, retries, tokens,
+    seconds and unparsed answers with their sums."""
     models: dict[str, dict] = {}
     for model, paths in inference_stats.items():
         for path in paths:
@@ -285,7 +287,21 @@ def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str
             info["truncated"] += stats["truncated"]
             info["selected"] += stats.get("selected", 0)  # a causal LM's stats count none
             info["examples"] += stats["examples"]
+            if "endpoint" in stats:
+                served_facts(info, stats)
     return models
+
+
+def served_facts(info: dict, stats: Mapping[str, Any]) -> None:
+    """Add one query_endpoint job's statistics to a served model's facts (`info`, in run.json)."""
+    info.setdefault("endpoint", stats["endpoint"])
+    job = dict(stats["job"])
+    jobs = info.setdefault("endpoint_jobs", {})
+    jobs[job.pop("probe_file")] = job
+    totals = info.setdefault("endpoint_totals", {})
+    for key, value in job.items():
+        if isinstance(value, (int, float)):
+            totals[key] = round(totals.get(key, 0) + value, 2)
 
 
 def collect_results(

@@ -1,14 +1,24 @@
-"""The automatic word aligner (relevance source `aligner`, relevance.py): which rows of its table
-a hypothesis needs, by the words they share.
+"""The automatic aligner (relevance source `aligner`, relevance.py): which rows of its table a
+hypothesis needs, by the words they share and, with an encoder, by the words that mean alike.
 
-It scores each row by the hypothesis words found in its values (exact words, crude stems, numbers
-and years; rarer matches within the table weigh more), by the words of its key, and by cue words
-that name a key without using it ("married" -> Spouse). The hypothesis's mention of the title is
-removed first, so a row that repeats the title does not look relevant, and so are the nouns that
+Words: it scores each row by the hypothesis words found in its values (exact words, crude stems,
+numbers and years; rarer matches within the table weigh more), by the words of its key, and by cue
+words that name a key without using it ("married" -> Spouse). The hypothesis's mention of the title
+is removed first, so a row that repeats the title does not look relevant, and so are the nouns that
 name the subject's kind ("the film", "the album") from value matching. A year, decade or century
-that no row states points at the rows that hold a year. Its row precision and recall on rows
-people marked and on a hand-checked gold set are measured by bench/relevance.py and tested
-(tests/test_relevance.py).
+that no row states points at the rows that hold a year.
+
+Soft matches (settings.encoder, MiniLM by default; word_vectors.py): each hypothesis word (stop
+words, the title's words and subject nouns left out) is compared, by the cosine of contextual word
+vectors, with every word of every row's "key : values" text; it votes for the one row holding its
+closest word, with that cosine, when the cosine is at least `min_similarity`. A row's score is its
+word score plus `soft_weight` times its votes, so a word shared letter for letter counts in both,
+and "a diet version" still finds a Variants row saying "no sugar". A row is relevant when its score
+is at least `min_score` and at least `relative` times the best row's.
+
+Its row precision and recall on rows people marked (the settings were chosen on 74 of the 140 crowd
+pairs only) and on a hand-checked gold set are measured by bench/relevance.py (docs/relevance.md)
+and tested (tests/test_relevance.py).
 """
 
 from __future__ import annotations
@@ -17,7 +27,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from tabprobe.data.infotabs.table import Table
+from tabprobe.data.infotabs.word_vectors import DEFAULT_ENCODER, WordEncoder, WordVectors
 from tabprobe.wordlists import word_list, word_set, word_set_map
 
 _STOPWORDS = word_set("words/stopwords.txt")
@@ -115,18 +128,30 @@ def _key_cues(key: str) -> set[str]:
 
 @dataclass(frozen=True)
 class AlignerSettings:
+    """The aligner's choices: config key relevance.aligner (workflow/schemas/config.schema.yaml) sets
+    the first five; the batch size is speed only, and the word weights are the words-only aligner's."""
+
     # A row is relevant when its score is at least `min_score` and at least `relative` times the
     # best row's score (a hypothesis usually needs one or two rows).
-    min_score: float = 0.5
+    min_score: float = 1.0
     relative: float = 0.3
+    # The sentence encoder for soft matches (a folder or pkg://package/folder), or None: words only.
+    encoder: str | None = DEFAULT_ENCODER
+    soft_weight: float = 2.0
+    min_similarity: float = 0.3
+    batch_size: int = 64
     value_weight: float = 1.0
     number_weight: float = 2.0
     key_weight: float = 1.5
     cue_weight: float = 1.0
 
 
-def row_scores(hypothesis: str, table: Table, settings: AlignerSettings = AlignerSettings()) -> list[float]:
-    """How strongly each row of `table` is tied to the hypothesis (see the module docstring)."""
+# The aligner before soft matches, with the threshold it was tuned with: fast, and no encoder to load.
+WORDS_ONLY = AlignerSettings(min_score=0.5, encoder=None)
+
+
+def row_scores(hypothesis: str, table: Table, settings: AlignerSettings = WORDS_ONLY) -> list[float]:
+    """How strongly each row of `table` is tied to the hypothesis by its words (module docstring)."""
     # The title's words are removed from the hypothesis before matching: the hypothesis names its
     # subject, and a row that repeats the title is not evidence for that.
     title = set(_words(table.title))
@@ -173,14 +198,86 @@ def row_scores(hypothesis: str, table: Table, settings: AlignerSettings = Aligne
     return scores
 
 
-def align(hypothesis: str, table: Table, settings: AlignerSettings = AlignerSettings()) -> list[str]:
-    """The keys of the rows the hypothesis needs, by the aligner, in table order."""
-    scores = row_scores(hypothesis, table, settings)
+def _chosen(table: Table, scores: list[float], settings: AlignerSettings) -> list[str]:
     if not scores:
         return []
-    best = max(scores)
-    cut = max(settings.min_score, settings.relative * best)
+    cut = max(settings.min_score, settings.relative * max(scores))
     return [row.key for row, score in zip(table.rows, scores) if score >= cut]
+
+
+def align(hypothesis: str, table: Table, settings: AlignerSettings = WORDS_ONLY) -> list[str]:
+    """The keys of the rows the hypothesis needs by its words alone, in table order (no encoder:
+    `Aligner` aligns with soft matches)."""
+    if settings.encoder is not None:
+        raise ValueError(f"align() matches words only; settings name an encoder ({settings.encoder}): use Aligner")
+    return _chosen(table, row_scores(hypothesis, table, settings), settings)
+
+
+def row_text(key: str, values: Iterable[str]) -> str:
+    """What the encoder reads of a row: "key : v1, v2" (the title left out, so that one row's text
+    and its vectors serve every table that holds the row)."""
+    return f"{key} : {', '.join(values)}"
+
+
+def _kept(words: tuple[str, ...], leave_out: set[str] | frozenset[str], min_length: int) -> list[int]:
+    return [
+        i
+        for i, w in enumerate(words)
+        if w not in _STOPWORDS and w not in leave_out and len(w) >= min_length and any(c.isalnum() for c in w)
+    ]
+
+
+def soft_votes(
+    hypothesis: WordVectors, rows: list[WordVectors], table: Table, settings: AlignerSettings
+) -> list[float]:
+    """Each row's votes from the hypothesis's words (module docstring): the cosines, rounded to 4
+    places so that float noise of batching cannot move a vote, of the words whose closest row word is
+    in that row and at least `min_similarity` close."""
+    title = set(_words(table.title))
+    wanted = _kept(hypothesis.words, title | _SUBJECT_NOUNS, 2)
+    closest = np.zeros((len(wanted), len(rows)))
+    for j, row in enumerate(rows):
+        kept = _kept(row.words, title, 1)
+        if wanted and kept:
+            closest[:, j] = (hypothesis.vectors[wanted] @ row.vectors[kept].T).max(axis=1)
+    votes = [0.0] * len(rows)
+    for cosines in np.round(closest, 4):
+        best = int(cosines.argmax())  # ties: the earlier row
+        if cosines[best] >= settings.min_similarity:
+            votes[best] += float(cosines[best])
+    return votes
+
+
+class Aligner:
+    """The aligner with its settings; with an encoder, it loads the encoder once and encodes each
+    distinct hypothesis and row text once for all the pairs it is given."""
+
+    def __init__(self, settings: AlignerSettings = AlignerSettings(), threads: int = 1):
+        self.settings = settings
+        self.encoder = (
+            None if settings.encoder is None else WordEncoder(settings.encoder, settings.batch_size, threads=threads)
+        )
+
+    def scores(self, hypothesis: str, table: Table, vectors: dict[str, WordVectors] | None = None) -> list[float]:
+        """Each row's score: words, plus soft_weight times its soft votes where there is an encoder."""
+        scores = row_scores(hypothesis, table, self.settings)
+        if self.encoder is None:
+            return scores
+        if vectors is None:
+            vectors = self.encoder.encode([hypothesis, *(row_text(r.key, r.values) for r in table.rows)])
+        rows = [vectors[row_text(r.key, r.values)] for r in table.rows]
+        votes = soft_votes(vectors[hypothesis], rows, table, self.settings)
+        return [s + self.settings.soft_weight * v for s, v in zip(scores, votes)]
+
+    def align_all(self, pairs: list[tuple[str, Table]]) -> list[list[str]]:
+        """The relevant keys of each (hypothesis, table), in table order. The texts of all the pairs are
+        encoded in one pass, each distinct one once; a pair's rows do not depend on what else is aligned
+        with it, since the cosines are rounded before they vote (soft_votes)."""
+        vectors = None
+        if self.encoder is not None:
+            texts = [h for h, _ in pairs] + [row_text(r.key, r.values) for _, t in pairs for r in t.rows]
+            vectors = self.encoder.encode(texts)
+        return [_chosen(t, self.scores(h, t, vectors), self.settings) for h, t in pairs]
 
 
 # ---------------------------------------------------------------- annotation files

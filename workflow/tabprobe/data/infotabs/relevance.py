@@ -10,7 +10,8 @@ takes relevance from one of two sources:
   in the order of the table's JSON keys, title left out, then one bit for "information outside the
   table" (not a row; kept as `Annotation.outside`). Pairs the file does not list have no relevance
   and the evidence probes skip them.
-- `aligner`: an automatic word aligner (aligner.py), measured against rows people marked.
+- `aligner`: the automatic aligner (aligner.py: shared words and, with its encoder, MiniLM soft
+  matches), measured against rows people marked (bench/relevance.py, docs/relevance.md).
 
 Every evidence number in the report names the source it rests on.
 """
@@ -31,13 +32,15 @@ import pyarrow as pa
 
 from tabprobe import schemas
 from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.aligner import AlignerSettings, align
+from tabprobe.data.infotabs.aligner import Aligner, AlignerSettings
 from tabprobe.data.infotabs.table import Table, normalised
 from tabprobe.errors import InputDataError, Problem
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.schemas import RELEVANCE
 
 SOURCES = ("aligner", "annotations")
+# The keys of config's relevance.aligner: the AlignerSettings fields a user chooses.
+ALIGNER_CONFIG_KEYS = ("encoder", "soft_weight", "min_similarity", "min_score", "relative")
 
 
 ANNOTATION_COLUMNS = ("table_id", "hypothesis", "relevant_keys")
@@ -249,19 +252,23 @@ def relevance_table(
     source: str,
     annotations_path: str | Path | None = None,
     settings: AlignerSettings = AlignerSettings(),
+    threads: int = 1,
 ) -> tuple[pa.Table, dict]:
-    """The relevant keys of every example of a split, and a summary (how many have any)."""
+    """The relevant keys of every example of a split, and a summary (how many have any). The aligner
+    runs with `settings` on `threads` threads."""
     if source not in SOURCES:
         raise ValueError(f"relevance source must be one of {SOURCES}, not {source!r}")
     annotations = read_annotations(annotations_path, tables) if source == "annotations" else None
     label = "aligner" if annotations is None else f"annotations:{Path(annotations_path).name}"
+    records = examples.select(["uid", "table_id", "hypothesis"]).to_pylist()
+    if annotations is None:
+        aligned = Aligner(settings, threads).align_all([(r["hypothesis"], tables[r["table_id"]]) for r in records])
     rows = []
     counts = {"examples": 0, "with_relevant_rows": 0, "not_annotated": 0}
-    for record in examples.select(["uid", "table_id", "hypothesis"]).to_pylist():
+    for i, record in enumerate(records):
         counts["examples"] += 1
-        table = tables[record["table_id"]]
         if annotations is None:
-            keys = align(record["hypothesis"], table, settings)
+            keys = aligned[i]
         else:
             keys = annotations.get(pair_key(record["table_id"], record["hypothesis"]))
             if keys is None:
@@ -272,9 +279,26 @@ def relevance_table(
     return pa.Table.from_pylist(rows, schema=RELEVANCE), {"source": label, **counts}
 
 
+def aligner_settings(config: Mapping | None) -> AlignerSettings:
+    """AlignerSettings from config key relevance.aligner (the schema fills its defaults; a key it
+    leaves out keeps AlignerSettings' default)."""
+    given = dict(config or {})
+    unknown = sorted(set(given) - set(ALIGNER_CONFIG_KEYS))
+    if unknown:
+        raise ValueError(f"relevance.aligner: unknown keys {unknown}; known: {list(ALIGNER_CONFIG_KEYS)}")
+    return AlignerSettings(**given)
+
+
+def f1(precision: float | None, recall: float | None) -> float | None:
+    """The harmonic mean of precision and recall (0 when both are 0; None when either is undefined)."""
+    if precision is None or recall is None:
+        return None
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
 def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, Iterable[str]]) -> dict:
     """Row precision and recall (micro: pooled over examples) of `predicted` against `gold`, over
-    the uids in `gold`, and the share of examples whose predicted set is exactly the gold one. An
+    the uids in `gold`, their F1, and the share of examples whose predicted set is exactly the gold one. An
     example with no gold row adds each row predicted for it to the precision's denominator, nothing
     to recall, and counts as an exact match only when no row is predicted. Keys are compared as
     `normalised` (case and runs of whitespace ignored)."""
@@ -286,9 +310,12 @@ def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, 
         n_pred += len(p)
         n_gold += len(g)
         exact += g == p
+    precision = hits / n_pred if n_pred else None
+    recall = hits / n_gold if n_gold else None
     return {
-        "precision": hits / n_pred if n_pred else None,
-        "recall": hits / n_gold if n_gold else None,
+        "precision": precision,
+        "recall": recall,
+        "f1": f1(precision, recall),
         "exact": exact / len(gold) if gold else None,
         "examples": len(gold),
         "gold_rows": n_gold,
@@ -298,9 +325,12 @@ def precision_recall(predicted: Mapping[str, Iterable[str]], gold: Mapping[str, 
 
 
 __all__ = [
+    "ALIGNER_CONFIG_KEYS",
     "Annotation",
     "RELEVANCE",
     "SOURCES",
+    "aligner_settings",
+    "f1",
     "pair_key",
     "precision_recall",
     "read_annotation_file",
@@ -313,12 +343,20 @@ log = logging.getLogger(__name__)
 
 
 def find_relevant_rows(
-    examples_path: str, tables_path: str, out: str, summary_out: str, source: str, annotations_path: str | None = None
+    examples_path: str,
+    tables_path: str,
+    out: str,
+    summary_out: str,
+    source: str,
+    annotations_path: str | None = None,
+    aligner: Mapping | None = None,
+    threads: int = 1,
 ) -> None:
-    """Rule find_relevant_rows: which rows each hypothesis needs (annotations or the aligner)."""
+    """Rule find_relevant_rows: which rows each hypothesis needs (annotations, or the aligner with the
+    settings of config key relevance.aligner)."""
     examples = read_parquet(examples_path, schemas.EXAMPLES)
     tables = infotabs.load_tables(read_parquet(tables_path, schemas.TABLES))
-    found, summary = relevance_table(examples, tables, source, annotations_path)
+    found, summary = relevance_table(examples, tables, source, annotations_path, aligner_settings(aligner), threads)
     write_parquet(found, out, schemas.RELEVANCE)
     write_json(summary, summary_out)
     log.info(
