@@ -94,6 +94,11 @@ def test_a_served_model_cannot_read_the_table_itself_or_be_fine_tuned():
     assert "inoculation.model: served is a served model, whose weights are the server's" in text
 
 
+def test_a_served_model_is_not_given_a_premise_selection_it_would_ignore():
+    text = problems_of(config_with({**served(), "premise_selection": "related"}))
+    assert "models.served.premise_selection: a served model is shown its table whole" in text
+
+
 def test_the_jobs_get_the_block_and_ask_for_a_gpu_only_to_serve():
     model = {**served(shots=2), "premise": "para"}
     assert endpoint_settings(model) == {"premise": "para", "endpoint": dict(sorted(model["endpoint"].items()))}

@@ -43,6 +43,12 @@ def _served_problems(name: str, model: Mapping[str, Any], environ: Mapping[str, 
             f"config key models.{name}.premise: a served model is prompted with a rendered table; give a rendering "
             "(para, struct, markdown or hypothesis_only)"
         )
+    if model.get("premise_selection"):
+        # Selection fills a token budget, and tabprobe holds neither a served model's tokenizer nor its context.
+        problems.append(
+            f"config key models.{name}.premise_selection: a served model is shown its table whole (tabprobe cannot "
+            "count its tokens to fill a budget); remove premise_selection, or probe the model in-process (causal:)"
+        )
     variable = block.get("api_key_env")
     if isinstance(variable, str) and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", variable):
         # Not repeated: it may be the key itself, which must reach no message or log.

@@ -50,6 +50,8 @@ def train_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> dict[
     full_epochs = train.pop("full_epochs", None)
     # Train on the inputs the model will be probed with, unless told otherwise.
     train["max_length"] = train.get("max_length") or model_max_length(config, model)
+    if model.get("premise_selection"):  # left out when none, so that no other model's job re-runs
+        train["premise_selection"] = model["premise_selection"]
     if config["full"]:
         train.update(examples=None, dev_examples=None, epochs=full_epochs or train["epochs"])
     return canonical(train)
@@ -67,6 +69,8 @@ def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> d
         "gpu_batch_tokens": model["gpu_batch_tokens"],
         "precision": model["precision"],
     }
+    if model.get("premise_selection"):
+        settings["premise_selection"] = model["premise_selection"]
     if "causal" in model:
         settings["prompt"] = {k: v for k, v in model["causal"].items() if k != "checkpoint"}
     else:

@@ -215,6 +215,7 @@ def score_variance(
             model["precision"],
             pair_order=model["pair_order"],
             batch_tokens=predict.batch_tokens_on(loaded, model["gpu_batch_tokens"]),
+            premise_selection=model.get("premise_selection"),
         )
         correct = (np.array(predictions["pred"].to_pylist(), dtype=object) == expected).astype(np.float64)
         stat = scorer.stat(correct, np.ones(len(correct)))

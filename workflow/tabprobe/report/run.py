@@ -57,6 +57,17 @@ def training_cells(model: dict) -> tuple[str, str]:
     return ("untrained head" if meta.get("trained") is False else "user checkpoint"), "–"
 
 
+def premise_cell(model: dict) -> str:
+    """Its premise rendering and, where the pipeline selects what the premise keeps, by which rule and
+    in how many of its inputs selection left something out."""
+    if not model.get("premise_selection"):
+        return model["premise"]
+    return (
+        f"{model['premise']}, rows selected (`{model['premise_selection']}`; "
+        f"{model.get('selected', 0)} of {model['examples']} premises narrowed)"
+    )
+
+
 RUN_TITLE = "This run"
 
 
@@ -77,7 +88,7 @@ def run_section(run: RunInfo) -> Section:
         rows.append(
             [
                 name,
-                m["premise"],
+                premise_cell(m),
                 training,
                 dev,
                 str(m["checkpoint"]),
@@ -101,6 +112,13 @@ def run_section(run: RunInfo) -> Section:
             rows,
         )
     )
+    selecting = [f"{name}: {m['premise_holds']}" for name, m in run.models.items() if m.get("premise_selection")]
+    if selecting:
+        section.blocks.append(
+            "Premises selected by the pipeline, not read whole (the same rule in training and inference): "
+            + "; ".join(selecting)
+            + ". What such a model is shown was chosen for it; the probes test whether it uses what it is shown."
+        )
     if any(m.get("causal") or m.get("endpoint") for m in run.models.values()):
         section.blocks.append(PROMPTED_MODELS_NOTE)
     section.blocks.append(

@@ -43,7 +43,13 @@ from tabprobe.report.verdict_terms import (
     Verdict,
     effect,
 )
-from tabprobe.report.verdicts import UNTRAINED_CAVEAT, headline_of, truncation_caveat, unreadable_headline
+from tabprobe.report.verdicts import (
+    UNTRAINED_CAVEAT,
+    headline_of,
+    selection_caveat,
+    truncation_caveat,
+    unreadable_headline,
+)
 from tabprobe.scoring.results import Index
 
 # Which split decides, first where measured: on simple statements (one record looked up) a model that
@@ -352,6 +358,8 @@ def _caveats(scores: Index, model: str, facts: ModelFacts, at_chance: tuple[str,
         )
     if truncation := truncation_caveat(facts):
         caveats.append(truncation)
+    if selection := selection_caveat(facts):
+        caveats.append(selection)
     neutral = first_measured(scores, model, "tf_original", "neutral_answers_pct")
     if neutral and neutral[1]["mean"]:
         split, share = neutral

@@ -270,11 +270,22 @@ def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str
                 model,
                 {
                     k: stats.get(k)
-                    for k in ("premise", "checkpoint", "meta", "fingerprint", "precision", "max_length", "causal")
+                    for k in (
+                        "premise",
+                        "premise_selection",
+                        "premise_holds",
+                        "checkpoint",
+                        "meta",
+                        "fingerprint",
+                        "precision",
+                        "max_length",
+                        "causal",
+                    )
                 }
-                | {"truncated": 0, "examples": 0},
+                | {"truncated": 0, "examples": 0, "selected": 0},
             )
             info["truncated"] += stats["truncated"]
+            info["selected"] += stats.get("selected", 0)  # a causal LM's stats count none
             info["examples"] += stats["examples"]
             if "endpoint" in stats:
                 served_facts(info, stats)
