@@ -6,6 +6,8 @@ tables, as test_verdicts.py builds them: no workflow run, no model."""
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 from test_report_tabfact import cell, tabfact_run
 from test_verdicts import constructed_run, frame
@@ -181,3 +183,26 @@ def test_a_probe_too_small_on_one_split_is_read_on_the_next_that_decides():
     scorecard = part(assemble(scores, run).markdown, "Scorecard")
     row = next(line for line in scorecard.splitlines() if line.startswith("| minilm-para |"))
     assert "-0.50 (1.00) [-2.5, +1.5] n=300" in row and "too few" not in row
+
+
+def test_tabprobe_compare_reads_a_run_as_its_report_does(tmp_path):
+    """`tabprobe compare` takes each run's minimum from its run.json: on 10 examples (minimum 40)
+    it shows both sides' n and compares nothing; with a minimum of 5 it pairs them."""
+    from test_results import a_run
+
+    from tabprobe.report import compare
+
+    hypotheses = [f"hypothesis {i}" for i in range(10)]
+    left = a_run(tmp_path / "left", hypotheses, ["E", "C"] * 5)
+    right = a_run(tmp_path / "right", hypotheses, ["E", "C"] * 2 + ["N"] * 6)
+    rows = compare.compare(compare.load_side(left, "m"), compare.load_side(right, "m"), compare.scoring_settings(left))
+    accuracy = next(r for r in rows if r.measure.statistic == "accuracy")
+    assert accuracy.difference is None and accuracy.note == "not compared: too few examples (n=10, minimum 40)"
+    assert accuracy.left["mean"] is None and accuracy.left["n"] == 10
+    for run_folder in (left, right):
+        record = json.loads((run_folder / "run.json").read_text())
+        record["min_examples"] = {"default": 5, "probes": {}}
+        (run_folder / "run.json").write_text(json.dumps(record))
+    rows = compare.compare(compare.load_side(left, "m"), compare.load_side(right, "m"), compare.scoring_settings(left))
+    accuracy = next(r for r in rows if r.measure.statistic == "accuracy")
+    assert accuracy.note == "paired on 10 shared examples" and accuracy.difference["n"] == 10
