@@ -71,9 +71,8 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
             found = scorecard.scorecard_cell(scores, model, measure)
             # A probe with too few examples has no point, only its n beside the model's name.
             too_few = None if found else scorecard.shown_cell(scores, model, measure)
-            score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": 0}
-            if too_few:
-                score = {**score, "n": too_few[1]["n"]}
+            n = too_few[1]["n"] if too_few else 0
+            score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": n}
             points.append(
                 figures.ChartPoint(
                     f"{measure.better} is better",
