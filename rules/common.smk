@@ -34,6 +34,7 @@ from tabprobe.config import (
     external_probes,
     inoculation_experiments,
     inoculation_plan,
+    min_examples_record,
     variance_plan,
     report_splits,
     require_configured,
@@ -88,6 +89,8 @@ INFOTABS_MODELS = [m for m in MODELS if "infotabs" in derived.model_datasets(con
 REPORT_SPLITS = report_splits(config)
 # Sorted keys (job_settings.canonical): reordering config.yaml re-runs nothing.
 SCORING = scoring_settings(config)
+# The fewest examples each probe needs before the report reads a verdict from it (report.power).
+MIN_EXAMPLES = min_examples_record(config)
 TRAINED_MODELS = derived.models_of_kind(config, "train")
 CAUSAL_MODELS = derived.models_of_kind(config, "causal")
 ENDPOINT_MODELS = derived.models_of_kind(config, "endpoint")

@@ -5,11 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabprobe.config.defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
+from tabprobe.config.defaults import (
+    FULL_INOCULATION,
+    FULL_VARIANCE,
+    INOCULATION_DEFAULTS,
+    VARIANCE_DEFAULTS,
+    schema_default,
+)
 from tabprobe.probes import REGISTRY, get_probe
 
 # read by the workflow, not passed to the probe
-WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")
+WORKFLOW_PROBE_OPTIONS = (
+    "splits",
+    "full_splits",
+    "max_examples",
+    "min_examples",
+    "external",
+    "label_change",
+    "curation",
+)
 # The challenge family of each experiment and the paper table pooling its probes.
 INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
 # Defense (numerical-qa-robustness section 4.3), a variant of inoculation: the numeric
@@ -90,6 +104,28 @@ def probe_limit(config: dict[str, Any], probe: str) -> int | None:
         return None
     settings = config["probes"].get(probe) or {}
     return settings["max_examples"] if "max_examples" in settings else config["max_examples"]
+
+
+def probe_min_examples(config: Mapping[str, Any], probe: str) -> int:
+    """The fewest examples `probe` must hold on a split before the report reads a verdict, a
+    scorecard cell or a summary figure from its scores there: its own `min_examples`, else the
+    top-level one (the schema's default where config has none). Neither `full: true` nor a lifted
+    cap changes it: more examples pass it, they do not move it."""
+    probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
+    settings = probes.get(probe) if isinstance(probes.get(probe), Mapping) else {}
+    if settings.get("min_examples") is not None:
+        return settings["min_examples"]
+    return config.get("min_examples") or schema_default("min_examples")
+
+
+def min_examples_record(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What run.json records of the minimum n and the report reads: the default (every results-table
+    probe config does not name, the pooled columns of paper Tables 4 and 7 among them) and each
+    configured probe's."""
+    return {
+        "default": config.get("min_examples") or schema_default("min_examples"),
+        "probes": {probe: probe_min_examples(config, probe) for probe in config.get("probes") or {}},
+    }
 
 
 def model_max_length(config: Mapping[str, Any], model: Mapping[str, Any]) -> int:

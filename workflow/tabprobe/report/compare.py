@@ -23,9 +23,9 @@ from tabprobe import layout, schemas
 from tabprobe.config.settings import baseline_probe, probe_dataset
 from tabprobe.data.datasets import get_dataset
 from tabprobe.errors import TabprobeError
-from tabprobe.io import read_parquet
+from tabprobe.io import read_json, read_parquet
 from tabprobe.probes.curation import scored
-from tabprobe.report import scorecard
+from tabprobe.report import power, scorecard
 from tabprobe.scoring import results
 from tabprobe.scoring.probe_scores import Scorer, ScoringSettings, as_two_labels
 
@@ -53,7 +53,10 @@ def load_side(results_dir: str | Path, model: str) -> Side:
     scores = results.Index(results.read(path))
     if model not in scores.models():
         raise CompareError(f"model {model!r} has no scores in {path}; its models: {', '.join(scores.models())}")
-    return Side(folder, model, scores)
+    # Read as its report reads it: a probe below its minimum n decides nothing here either (report.power).
+    run_json = Path(layout.run_record(folder))
+    minimums = power.Minimums.of_record(read_json(run_json).get("min_examples") if run_json.is_file() else None)
+    return Side(folder, model, power.decided(scores, power.power_of(scores, minimums)))
 
 
 def scoring_settings(results_dir: str | Path) -> ScoringSettings:
@@ -130,14 +133,19 @@ class Comparison:
 def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparison]:
     out = []
     for measure in scorecard.SCORECARD + scorecard.TABFACT_SCORECARD:
-        found_left = scorecard.scorecard_cell(left.scores, left.model, measure)
-        found_right = scorecard.scorecard_cell(right.scores, right.model, measure)
+        # A cell that decides, else one that says its probe held too few examples (shown, not compared).
+        found_left = scorecard.shown_cell(left.scores, left.model, measure)
+        found_right = scorecard.shown_cell(right.scores, right.model, measure)
         split = (found_left or found_right or (None,))[0]
         row_left = left.scores.get(left.model, measure.probe, split, measure.statistic) if split else None
         row_right = right.scores.get(right.model, measure.probe, split, measure.statistic) if split else None
         if not (row_left or row_right):
             continue
         difference, note = None, ""
+        too_few = [row["too_few"] for row in (row_left, row_right) if row and row.get("too_few")]
+        if too_few:  # no difference rests on it, as no verdict does
+            out.append(Comparison(measure, split, row_left, row_right, None, f"not compared: {too_few[0]}"))
+            continue
         a = outcomes(left, measure.probe, measure.statistic, split)
         b = outcomes(right, measure.probe, measure.statistic, split)
         if a is None or b is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tabprobe.report.power import too_few_cell
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
 
@@ -134,3 +135,9 @@ TABFACT_SCORECARD = [
 def scorecard_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:
     """(split, score) of a measure for a model, on the first split where it has an interval."""
     return results.first(model, measure.probe, measure.statistic, needs_interval=True)
+
+
+def shown_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:
+    """What the scorecard's table shows of a measure: its cell, else the note that its probe held too
+    few examples (report.power), which decides nothing and is drawn in no figure."""
+    return scorecard_cell(results, model, measure) or too_few_cell(results, model, measure.probe, measure.statistic)

@@ -90,7 +90,7 @@ def served_section(scores: Index, run: RunInfo) -> Section | None:
             cells = [f"`{probe}`", split]
             for name in served:
                 cells.append(Stat.of(scores.get(model=name, probe=probe, split=split, statistic="unparsed_pct")))
-            if any(isinstance(c, Stat) and c.mean is not None for c in cells[2:]):
+            if any(isinstance(c, Stat) and c.shown for c in cells[2:]):
                 probe_rows.append(cells)
     if probe_rows:
         section.blocks.append(

@@ -15,7 +15,7 @@ from tabprobe.data.datasets import get_dataset
 from tabprobe.probes import get_probe
 from tabprobe.report import tabfact_verdicts
 from tabprobe.report.blocks import Section, Stat, TableBlock, VerdictBlock
-from tabprobe.report.coverage import coverage_row
+from tabprobe.report.coverage import POWER_HEADER, POWER_NOTE, coverage_row
 from tabprobe.report.dataset_rows import TABFACT, dataset_of_probe
 from tabprobe.report.inputs import RunInfo
 from tabprobe.report.run import training_cells
@@ -237,7 +237,7 @@ def transition_section(scores: Index, run: RunInfo, models: Sequence[str]) -> Se
                     cells += [
                         Stat.of(scores.get(m, probe, split, f"neutral_answers_pct_{w}")) for w in ("before", "after")
                     ]
-                if any(c.mean is not None for c in cells):
+                if any(c.shown for c in cells):
                     rows.append([m, split] + cells)
         section.blocks.append(
             f"`{probe}`: {get_probe(probe).description} Valid transitions ({rule.source}): {_rule_text(rule)}."
@@ -263,7 +263,7 @@ def expected_table(
                 cells.append(Stat.of(scores.get(m, probe, split, "accuracy_drop"), signed=True))
                 if neutral:
                     cells.append(Stat.of(scores.get(m, probe, split, "neutral_answers_pct")))
-                if any(c.mean is not None for c in cells):
+                if any(c.shown for c in cells):
                     rows.append([f"`{probe}`", m, split] + cells)
     return TableBlock(header, rows, caption=caption)
 
@@ -304,7 +304,9 @@ def coverage_section(run: RunInfo) -> Section | None:
     if not entries:
         return None
     section = Section("TabFact probe coverage")
-    section.blocks.append("How many statements each TabFact probe could edit, and why it skipped or dropped the rest.")
+    section.blocks.append(
+        "How many statements each TabFact probe could edit, and why it skipped or dropped the rest. " + POWER_NOTE
+    )
     probe_order = {p: i for i, p in enumerate(run.probes)}
     split_order = {s: i for i, s in enumerate(SPLIT_ORDER)}
     entries.sort(
@@ -314,13 +316,14 @@ def coverage_section(run: RunInfo) -> Section | None:
             split_order.get(c["split"], len(split_order)),
         )
     )
-    rows = [coverage_row(c) for c in entries]
+    rows = [coverage_row(c, run.power) for c in entries]
     header = [
         "Probe",
         "Split",
         "Cap",
         "Gold statements",
         "Perturbed",
+        *POWER_HEADER,
         "Skipped (reason: count)",
         "Dropped (broken promise: count)",
     ]

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tabprobe.report.power import left_out_caveat
+from tabprobe.report.scorecard import SCORECARD
 from tabprobe.report.verdict_questions import (
+    PREMISE_CONTROLS,
     artifacts_finding,
     baseline_findings,
     knowledge_finding,
@@ -45,6 +48,16 @@ from tabprobe.report.verdict_terms import (
     Verdict,
 )
 from tabprobe.scoring.results import Index
+
+# Every probe a verdict reads (verdict_questions): the scorecard's, the other premise controls, and
+# the two read beside them. Those a model holds too few examples of are named in its caveats.
+DECIDING_PROBES = tuple(
+    dict.fromkeys(
+        [m.probe for m in SCORECARD]
+        + [probe for probe, _ in PREMISE_CONTROLS]
+        + ["irrelevant_row_deletion", "table4:label_preserved"]
+    )
+)
 
 
 def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) -> dict[str, ModelFacts]:
@@ -152,6 +165,8 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
             "Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
             "people: where it errs, the relevant-row numbers mix in irrelevant rows."
         )
+    if too_few := left_out_caveat(results, model, DECIDING_PROBES):
+        caveats.append(too_few)
     return caveats
 
 

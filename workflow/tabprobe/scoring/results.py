@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from tabprobe import code_inputs, schemas
-from tabprobe.config import external_probes, plan_layers
+from tabprobe.config import external_probes, min_examples_record, plan_layers
 from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.errors import CorruptFileError
 from tabprobe.io import atomic_path, read_json, read_parquet, write_json, write_parquet
@@ -182,9 +182,12 @@ def run_record(
     coverage: Iterable[Mapping],
     relevance: Mapping[str, Mapping],
     code_folder: str | Path,
+    min_examples: Mapping[str, Any] | None = None,
 ) -> dict:
     """What run.json holds. `models`: model -> what infer_nli recorded (checkpoint, fingerprint,
-    premise, precision, max_length, truncation counts, training metadata)."""
+    premise, precision, max_length, truncation counts, training metadata); `min_examples`: the
+    fewest examples each probe needs for a verdict (config.min_examples_record; from `config` where
+    not given), which the report reads from here."""
     caps: dict[str, dict[str, int | None]] = {}
     for c in coverage:
         caps.setdefault(c["probe"], {})[c["split"]] = c["limit"]
@@ -198,6 +201,7 @@ def run_record(
             for split, r in sorted(relevance.items())
         },
         "caps": caps,
+        "min_examples": dict(min_examples) if min_examples else min_examples_record(config),
         "data": data_provenance(config, coverage),
         # Where each setting of the experiment blocks came from: the config, `full: true`, or the defaults.
         "layers": plan_layers(config),
@@ -313,11 +317,13 @@ def collect_results(
     csv_out: str,
     run_out: str,
     config: Mapping[str, Any],
+    min_examples: Mapping[str, Any] | None = None,
 ) -> None:
     """Rule collect_results: every score of the run into the results table (.parquet and .csv), and the run
     record. `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
     `inference_stats`: model -> infer_nli's stats files; `relevance_summaries`: split ->
-    find_relevant_rows's summary."""
+    find_relevant_rows's summary; `min_examples`: the rule's param (config.min_examples_record), so
+    that changing a minimum re-writes run.json and the report that reads it."""
     # The run record says who made each probe's examples, an external set's too.
     register_externals(external_probes(config))
     models = model_facts(inference_stats)
@@ -329,6 +335,7 @@ def collect_results(
         [read_json(p) for p in coverage_paths],
         {split: read_json(p) for split, p in relevance_summaries.items()},
         code_folder=code_inputs.PACKAGE_DIR.parent,
+        min_examples=min_examples,
     )
     write_run_record(record, run_out)
     log.info(
