@@ -80,7 +80,7 @@ print(json.dumps(tried))
 def test_another_user_reaches_nothing_of_a_private_server_and_the_key_is_written_nowhere(
     short_tmp,
     tmp_path,
-    stranger,
+    stranger,  # noqa: F811
     probe_file,  # noqa: F811
 ):
     if namespace.problem():
