@@ -24,7 +24,7 @@ from browser import in_ci
 from served import free_port, transformers_serve_command
 from test_endpoint_serve import keyed_endpoint, wait_for
 from test_endpoint_served import probe_file, run_job  # noqa: F401 (a fixture)
-from test_serving import stranger  # noqa: F401 (a fixture)
+from test_serving import STRANGERS_SERVER, stranger  # noqa: F401 (a fixture)
 from tiny_causal import tiny_causal
 
 from tabprobe.models.endpoint import lifecycle, namespace
@@ -125,44 +125,9 @@ def test_another_user_reaches_nothing_of_a_private_server_and_the_key_is_written
     assert len(written) > 5 and [str(p) for p in written if key.encode() in p.read_bytes()] == []
 
 
-# Another user listening on a port of ours (once its server stopped): it prints the connections it
-# took and every byte it was sent.
-STRANGERS_SERVER = r"""
-import json, socket, sys
-sock = socket.socket()
-sock.bind(("127.0.0.1", int(sys.argv[1])))
-sock.listen(8)
-sock.settimeout(float(sys.argv[2]))
-print("listening", flush=True)
-received, connections = b"", 0
-try:
-    while True:
-        conn, _ = sock.accept()
-        connections += 1
-        conn.settimeout(3)
-        try:
-            while chunk := conn.recv(65536):
-                received += chunk
-        except OSError:
-            pass
-        conn.close()
-except TimeoutError:
-    pass
-print(json.dumps({"connections": connections, "received": received.decode(errors="replace")}))
-"""
-
-
 def test_a_stranger_on_our_old_port_gets_no_request_and_no_key(short_tmp, tmp_path, stranger, caplog):  # noqa: F811
     port = free_port()
-    squatter = subprocess.Popen(
-        [stranger.python, "-I", "-c", STRANGERS_SERVER, str(port), "15"],
-        user=stranger.uid,
-        group=stranger.gid,
-        extra_groups=[],
-        cwd="/",
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    squatter = stranger.start(STRANGERS_SERVER, "tcp", str(port), "15", "3")
     dead_key = "sk-the-dead-servers-key-0123456789"
     endpoint = keyed_endpoint(ENGINE_KEY)
     try:

@@ -81,10 +81,7 @@ class Reach:
 
         transport = httpx2.AsyncHTTPTransport(uds=self.socket)
         transport._pool = httpcore2.AsyncConnectionPool(
-            max_connections=MAX_CONNECTIONS,
-            max_keepalive_connections=KEEPALIVE,
-            uds=self.socket,
-            network_backend=_CheckedAsyncBackend(self, httpcore2.AnyIOBackend()),
+            **self._pool_settings(_CheckedAsyncBackend(self, httpcore2.AnyIOBackend()))
         )
         return httpx2.AsyncClient(transport=transport, timeout=timeout)
 
@@ -97,12 +94,19 @@ class Reach:
 
         transport = httpx2.HTTPTransport(uds=self.socket)
         transport._pool = httpcore2.ConnectionPool(
-            max_connections=MAX_CONNECTIONS,
-            max_keepalive_connections=KEEPALIVE,
-            uds=self.socket,
-            network_backend=_CheckedBackend(self, httpcore2.SyncBackend()),
+            **self._pool_settings(_CheckedBackend(self, httpcore2.SyncBackend()))
         )
         return httpx2.Client(transport=transport, timeout=timeout)
+
+    def _pool_settings(self, backend) -> dict:
+        """The connection pool of either client: its limits, the bridge's socket (None over TCP), and the
+        network backend that checks each new connection before a byte is sent."""
+        return {
+            "max_connections": MAX_CONNECTIONS,
+            "max_keepalive_connections": KEEPALIVE,
+            "uds": self.socket,
+            "network_backend": backend,
+        }
 
 
 def connect(reach: Reach, timeout: float) -> socket.socket:
