@@ -773,7 +773,11 @@ def test_a_probe_that_perturbs_no_example_is_a_reported_empty_result(env, tmp_pa
     scores = pq.read_table(workdir / "results" / "scores" / "tiny" / "cf_title_swap" / "alpha1.parquet").to_pylist()
     assert scores and all(row["n"] == 0 for row in scores)
     report = (workdir / "results" / "report" / "report.md").read_text()
-    assert "| cf_title_swap | alpha1 | 5 | 2 | 0 | gold label N is not probed: 2 |" in report
+    # Scored on none (n=0), below any minimum: its coverage row says it decides nothing.
+    assert (
+        "| cf_title_swap | alpha1 | 5 | 2 | 0 | 0: too few examples, decides nothing | 40 | gold label N is not probed: 2 |"
+        in report
+    )
 
 
 def test_integer_label_keys_name_the_outputs_through_to_inference(env, finished, tmp_path):
