@@ -182,7 +182,7 @@ def test_a_job_that_reaches_a_stopping_server_starts_a_new_one(tmp_path, checkpo
     server_log = tmp_path / "server.log"
     server_log.write_text(f"{serving.STOPPED}an earlier run's failure\nno request for 30 s: stopping\n")
     key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
-    held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+    held = serving.take_lock(serving.server_folder() / f"{key}.lock")
     assert held is not None
     releasing = threading.Timer(1.0, os.close, args=(held,))
     releasing.start()
@@ -274,9 +274,9 @@ def test_a_server_with_nothing_to_do_stops_and_frees_its_lock(tmp_path, checkpoi
     locks = list(serving.server_folder().glob("*.lock"))
     assert locks, "the server left no lock file to check"
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not all(serving._lock_is_free(lock) for lock in locks):
+    while time.monotonic() < deadline and not all(serving.lock_is_free(lock) for lock in locks):
         time.sleep(0.2)
-    assert all(serving._lock_is_free(lock) for lock in locks), "the stopped server still holds its lock"
+    assert all(serving.lock_is_free(lock) for lock in locks), "the stopped server still holds its lock"
 
 
 def _state(pid: int) -> str:
@@ -615,7 +615,7 @@ def test_a_job_sends_nothing_to_another_users_process_on_a_dead_servers_name(
             "token": "the dead server's token",
         }
         (serving.server_folder() / f"{key}.json").write_text(json.dumps(dead))
-        held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+        held = serving.take_lock(serving.server_folder() / f"{key}.lock")
         assert held is not None
         releasing = threading.Timer(1.0, os.close, args=(held,))
         releasing.start()

@@ -37,22 +37,18 @@ supervisor's go to logs/serve/<model>.log; the key goes to neither.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tabprobe import code_inputs
 from tabprobe.models.endpoint.reach import OPEN, NotOurs, Reach, connect
 from tabprobe.models.endpoint.settings import Endpoint, EndpointError
-from tabprobe.models.serving import IDLE_SECONDS, server_folder
+from tabprobe.models.serving import IDLE_SECONDS, lock_is_free, server_folder, start_detached, take_lock
 
 log = logging.getLogger(__name__)
 
@@ -77,25 +73,6 @@ def paths(key: str, folder: Path | None = None) -> dict[str, Path]:
     return {name: folder / f"{key}.serve.{name}" for name in ("lock", "users", "json")}
 
 
-def take_lock(path: Path, shared: bool = False, wait: bool = False) -> int | None:
-    """An open descriptor holding a lock on `path` (exclusive unless `shared`), or None when it is
-    held and `wait` is false."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB))
-        return fd
-    except BlockingIOError:
-        os.close(fd)
-        return None
-
-
-def lock_is_free(path: Path) -> bool:
-    fd = take_lock(path)
-    if fd is not None:
-        os.close(fd)
-    return fd is not None
-
-
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -109,32 +86,20 @@ def _start(name: str, endpoint: Endpoint, files: dict[str, Path], log_file: Path
         return False
     try:
         files["json"].unlink(missing_ok=True)  # left by a supervisor that was killed
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        library = str(code_inputs.PACKAGE_DIR.parent)
-        env = dict(
-            os.environ, PYTHONPATH=os.pathsep.join([library, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        process = start_detached(
+            "tabprobe.models.endpoint.supervisor",
+            [
+                f"--name={name}",
+                f"--serve={json.dumps(dict(endpoint.serve))}",  # no secret: the key is the supervisor's to make
+                f"--base-url={endpoint.base_url}",
+                f"--state={files['json']}",
+                f"--users={files['users']}",
+                f"--lock-fd={fd}",
+                f"--idle={idle_seconds}",
+            ],
+            fd,
+            log_file,
         )
-        with open(log_file, "ab") as output:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "tabprobe.models.endpoint.supervisor",
-                    f"--name={name}",
-                    f"--serve={json.dumps(dict(endpoint.serve))}",  # no secret: the key is the supervisor's to make
-                    f"--base-url={endpoint.base_url}",
-                    f"--state={files['json']}",
-                    f"--users={files['users']}",
-                    f"--lock-fd={fd}",
-                    f"--idle={idle_seconds}",
-                ],
-                pass_fds=(fd,),
-                start_new_session=True,  # not stopped with the job that started it
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
         log.info("started the serve command of %s (supervisor pid %d, log: %s)", endpoint.model, process.pid, log_file)
         return True
     finally:
