@@ -43,6 +43,14 @@ rule all:
 
 
 onstart:
+    # Served models whose jobs are about to run: their key, server, model name and scoring, checked
+    # before any job (tabprobe.models.endpoint.check).
+    from tabprobe.models.endpoint.check import check_before_run
+
+    check_before_run(
+        config["models"],
+        {job.wildcards.model for job in workflow.dag.needrun_jobs() if job.rule.name == "query_endpoint"},
+    )
     # On a Slurm run: say in the log when a submitted job can never start (tabprobe.slurm_queue).
     from snakemake.logging import logger
     from tabprobe import slurm_queue

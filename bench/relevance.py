@@ -12,7 +12,7 @@ Two reference sets, each printed whole and in its tuning and held-out parts:
   batches (240) were not tuned on.
 
 Methods, side by side:
-- aligner: tabprobe.data.infotabs.aligner.Aligner with its default settings (words and MiniLM soft
+- aligner: tabprobe.data.infobox.aligner.Aligner with its default settings (words and MiniLM soft
   matches; config key relevance.aligner).
 - aligner, words only: the same without the encoder (aligner.WORDS_ONLY), the aligner before soft matches.
 - best single row: the one row whose key and values share the most distinct words with the hypothesis
@@ -55,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabprobe.data.infotabs import aligner, relevance
+from tabprobe.data.infobox import aligner, relevance
 from tabprobe.data.infotabs.ingest import ingest_split
 from tabprobe.data.infotabs.reading import load_tables
 

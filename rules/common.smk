@@ -34,12 +34,14 @@ from tabprobe.config import (
     external_probes,
     inoculation_experiments,
     inoculation_plan,
+    min_examples_record,
     variance_plan,
     report_splits,
     require_configured,
 )
 from tabprobe.config import derived
 from tabprobe.config.job_settings import canonical, scoring_settings
+from tabprobe.models.endpoint.budget import RUN_VARIABLE as ENDPOINT_RUN_VARIABLE, new_run_id
 from tabprobe import code_inputs, layout
 from tabprobe.data.datasets import all_datasets, paper_dataset, resolve, use_config
 from tabprobe.probes import POOLED_COLUMNS, POOLED_TABLES, register_external
@@ -70,6 +72,8 @@ check_config(
 validate(config, SCHEMA)
 if workflow.is_main_process:
     hand_to_jobs(config)
+    # The run's id, inherited by its jobs: a served model's request budget is per run.
+    os.environ[ENDPOINT_RUN_VARIABLE] = new_run_id()
 # The datasets: the built-in ones and the config's own (`datasets:`), which every job learns too.
 use_config(config)
 DATASETS = all_datasets()
@@ -90,14 +94,27 @@ PAPER_MODELS = [m for m in MODELS if PAPER.name in derived.model_datasets(config
 REPORT_SPLITS = report_splits(config)
 # Sorted keys (job_settings.canonical): reordering config.yaml re-runs nothing.
 SCORING = scoring_settings(config)
+# The fewest examples each probe needs before the report reads a verdict from it (report.power).
+MIN_EXAMPLES = min_examples_record(config)
 TRAINED_MODELS = derived.models_of_kind(config, "train")
 CAUSAL_MODELS = derived.models_of_kind(config, "causal")
+ENDPOINT_MODELS = derived.models_of_kind(config, "endpoint")
+UNPACKED_MODELS = derived.unpacked_models(config)
+# The models prompted by tabprobe.models.lm_prompts (k-shot examples from select_shots).
+PROMPTED_MODELS = CAUSAL_MODELS + ENDPOINT_MODELS
 INITIALISED_MODELS = derived.models_of_kind(config, "init")
 
 
 def _one_of(names):
     # (?!) never matches: a rule whose model list is empty then matches no file.
     return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+def _none_of(names):
+    # A model name, but none of `names` (each followed by the "/" that ends it in every path).
+    if not names:
+        return MODEL_NAME
+    return f"(?!(?:{'|'.join(re.escape(n) for n in names)})/){MODEL_NAME}"
 
 
 # Inoculation (paper section 7) and controlled variance: the settings in force (`full: true`: the

@@ -33,7 +33,7 @@ rule inoculate:
     resources:
         gpu=1,
     params:
-        challenge=get_challenge_members("train"),
+        challenge=get_challenge_train_members,
         table=get_inoculation_table,
         sizes=get_inoculation_sizes,
         settings=get_inoculation_settings,
@@ -131,9 +131,8 @@ rule train_variance:
 
 rule score_variance:
     input:
-        checkpoint=get_variance_checkpoint,
-        test=PAPER.examples(VARIANCE_TEST_SPLIT),
-        test_tables=PAPER.tables(VARIANCE_TEST_SPLIT),
+        # The model it tests (size 0: the one before fine-tuning), the test split's examples and tables.
+        unpack(get_variance_test_inputs),
         probe_sources=VARIANCE_PROBE_SOURCES,
         code=code_of("score_variance"),
     output:

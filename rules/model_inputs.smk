@@ -1,52 +1,42 @@
-# The input functions of models.smk: a model's checkpoint and its files, its k-shot examples, and
-# the settings its training and inference jobs get (tabprobe.config.job_settings).
+# The input functions of models.smk: a model's checkpoint and its files, its k-shot examples and
+# training data (tabprobe.config.derived), and the settings its training and inference jobs get
+# (tabprobe.config.job_settings). Each passes config and the wildcards on; the library decides.
 
-from tabprobe.config.job_settings import inference_settings, train_priority, train_settings
-from tabprobe.data.datasets import dataset_of_training
-from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
+from tabprobe.config.job_settings import (
+    endpoint_gpus,
+    endpoint_settings,
+    inference_settings,
+    train_priority,
+    train_settings,
+)
 
 
 def get_checkpoint(wildcards):
-    """The checkpoint's path: a folder, or one GGUF file, where pkg:// names one inside a package."""
-    model_config(wildcards)  # a model of config, or an inoculated one: else "did you mean"
-    location = checkpoint_of(wildcards.model)
-    # Other paths stay as written: a trained model's must match its rule's output to the letter.
-    return str(resolve_location(location)) if location.startswith(PACKAGE_SCHEME) else location
+    # infer_nli's first input function: the model and probe asked for must be config's (an
+    # inoculated model is known too), else "did you mean".
+    model_config(wildcards)
+    return derived.checkpoint_path(config, wildcards.model)
 
 
 def get_checkpoint_files(wildcards):
-    """A user's checkpoint is tracked by its files, not by its folder: weights re-saved into the
-    same folder do not change the folder's modification time. A GGUF checkpoint is its one file."""
-    model = model_config(wildcards)
-    if not ({"checkpoint", "causal"} & set(model)) or wildcards.model in INOCULATED:
-        return []
-    folder = resolve_location(checkpoint_of(wildcards.model))
-    if folder.is_file():
-        return [str(folder)]
-    return sorted(str(p) for p in folder.glob("*") if p.suffix in {".safetensors", ".json", ".txt", ".model"})
+    return derived.checkpoint_files(config, wildcards.model)
 
 
 def get_shots(wildcards):
-    """A causal LM's k-shot examples (select_shots), when it asks for any."""
-    model = model_config(wildcards)
-    return [layout.shots(wildcards.model)] if model.get("causal", {}).get("shots") else []
+    return derived.shots(config, wildcards.model)
+
+
+def get_shot_pool(wildcards):
+    return derived.shot_pool(config, wildcards.model)
 
 
 def get_shot_count(wildcards):
-    """How many k-shot examples select_shots picks for a causal LM."""
-    return model_config(wildcards)["causal"]["shots"]
+    """How many k-shot examples select_shots picks for a causal LM or a served model."""
+    return derived.prompt_block(model_config(wildcards))["shots"]
 
 
 def get_training_data(wildcards):
-    """The train and dev splits (examples and tables) of the dataset the model learns
-    (`train.dataset`, else the paper's: Dataset.train_split and dev_split)."""
-    dataset = dataset_of_training(model_config(wildcards)["train"])
-    return {
-        "train": dataset.examples(dataset.train_split),
-        "train_tables": dataset.tables(dataset.train_split),
-        "dev": dataset.examples(dataset.dev_split),
-        "dev_tables": dataset.tables(dataset.dev_split),
-    }
+    return derived.training_data(config, wildcards.model)
 
 
 def get_model_init(wildcards):
@@ -71,3 +61,19 @@ def get_train_settings(wildcards):
 
 def get_inference_settings(wildcards):
     return inference_settings(config, model_config(wildcards))
+
+
+def get_endpoint_settings(wildcards):
+    return endpoint_settings(model_config(wildcards), derived.unpacked_folder(config, wildcards.model))
+
+
+def get_unpacked(wildcards):
+    return derived.unpacked_inputs(config, wildcards.model)
+
+
+def get_unpack_source(wildcards):
+    return derived.unpack_source(config, wildcards.model)
+
+
+def get_endpoint_gpus(wildcards):
+    return endpoint_gpus(model_config(wildcards))

@@ -49,15 +49,14 @@ rule init_model:
 
 rule select_shots:
     input:
-        train=PAPER.examples(PAPER.train_split),
-        train_tables=PAPER.tables(PAPER.train_split),
+        unpack(get_shot_pool),
         code=code_of("select_shots"),
     output:
         layout.shots("{model}"),
     log:
         "logs/select_shots/{model}.log",
     wildcard_constraints:
-        model=_one_of(CAUSAL_MODELS),
+        model=_one_of(PROMPTED_MODELS),
     conda:
         "../envs/tabprobe.yaml"
     params:
@@ -81,6 +80,9 @@ rule infer_nli:
         "logs/infer_nli/{model}/{probe}/{split}.log",
     benchmark:
         "benchmarks/infer_nli/{model}/{probe}/{split}.tsv"
+    # A served model's predictions are query_endpoint's.
+    wildcard_constraints:
+        model=_none_of(ENDPOINT_MODELS),
     # No retries: a server killed mid-job is replaced by the job itself, which resumes from its
     # saved blocks (tabprobe.models.serving.ask); a retry would only repeat an error that cannot go away.
     conda:
@@ -103,3 +105,54 @@ rule infer_nli:
         server_log="logs/model_server/{model}.log",
     script:
         "../workflow/scripts/infer_nli.py"
+
+
+rule unpack_gguf:
+    input:
+        gguf=get_unpack_source,
+        code=code_of("unpack_gguf"),
+    output:
+        directory(layout.unpacked_checkpoint("{model}")),
+    log:
+        "logs/unpack_gguf/{model}.log",
+    wildcard_constraints:
+        model=_one_of(UNPACKED_MODELS),
+    conda:
+        "../envs/tabprobe.yaml"
+    script:
+        "../workflow/scripts/unpack_gguf.py"
+
+
+rule query_endpoint:
+    input:
+        probe=layout.probe_examples("{probe}", "{split}"),
+        shots=get_shots,
+        # The folder its serve command serves, when serve.unpack names a GGUF file.
+        unpacked=get_unpacked,
+        code=code_of("query_endpoint"),
+    output:
+        predictions=layout.predictions("{model}", "{probe}", "{split}"),
+        answers=layout.served_answers("{model}", "{probe}", "{split}"),
+        stats=layout.inference_stats("{model}", "{probe}", "{split}"),
+    log:
+        "logs/query_endpoint/{model}/{probe}/{split}.log",
+    benchmark:
+        "benchmarks/query_endpoint/{model}/{probe}/{split}.tsv"
+    wildcard_constraints:
+        model=_one_of(ENDPOINT_MODELS),
+    conda:
+        "../envs/tabprobe.yaml"
+    # The requests are asynchronous (endpoint.concurrency at once): one thread keeps them going.
+    threads: 1
+    # The server's GPUs are the server's: none for a job, unless the model's `serve:` command runs
+    # the server inside the job's submission (on Slurm: the model's one submission, the group
+    # inference-<model> of the profile), which then asks for serve.gpus. inference_slot: one job
+    # of a submission at a time, as infer_nli's.
+    resources:
+        gpu=get_endpoint_gpus,
+        inference_slot=1,
+    params:
+        settings=get_endpoint_settings,
+        serve_log="logs/serve/{model}.log",
+    script:
+        "../workflow/scripts/query_endpoint.py"

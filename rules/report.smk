@@ -16,6 +16,8 @@ rule collect_results:
     params:
         stats=inference_stats(),
         relevance=relevance_summaries(),
+        # Recorded in run.json, where the report reads it: a changed minimum re-writes both.
+        min_examples=MIN_EXAMPLES,
     script:
         "../workflow/scripts/collect_results.py"
 

@@ -15,6 +15,7 @@ rule score_probe:
         seed=config["seed"],
         externals=get_external_spec,
         unverified_flips=config["unverified_flips"],
+        served=is_served,
     script:
         "../workflow/scripts/score_probe.py"
 

@@ -2,7 +2,6 @@
 
 
 def get_score_inputs(wildcards):
-    configured(wildcards)
     return derived.score_inputs(config, wildcards.model, wildcards.probe, wildcards.split)
 
 
@@ -11,5 +10,8 @@ def get_pooled_members(wildcards):
 
 
 def get_pooled_inputs(wildcards):
-    configured(wildcards)
     return derived.pooled_inputs(config, wildcards.paper_table, wildcards.model, wildcards.column, wildcards.split)
+
+
+def is_served(wildcards):
+    return derived.is_served(config, wildcards.model)

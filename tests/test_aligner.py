@@ -1,4 +1,4 @@
-"""The aligner with soft matches (tabprobe.data.infotabs.aligner.Aligner, word_vectors.py): the vote of
+"""The aligner with soft matches (tabprobe.data.infobox.aligner.Aligner, word_vectors.py): the vote of
 each hypothesis word on hand-made vectors, the real MiniLM finding rows that share no word with the
 hypothesis, determinism, and its settings as config key relevance.aligner. Its measured quality on rows
 people marked is in tests/test_relevance.py; the words-only rules in tests/test_evidence.py."""
@@ -14,11 +14,11 @@ import pytest
 import yaml
 
 from tabprobe import schemas
+from tabprobe.data.infobox import aligner, relevance
 from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infobox.table import Row, Table
-from tabprobe.data.infotabs import aligner, relevance
+from tabprobe.data.infobox.word_vectors import DEFAULT_ENCODER, WordVectors, encoder_dir
 from tabprobe.data.infotabs.relevance import find_relevant_rows
-from tabprobe.data.infotabs.word_vectors import DEFAULT_ENCODER, WordVectors, encoder_dir
 from tabprobe.errors import SetupError
 from tabprobe.io import read_parquet, write_parquet
 

@@ -329,7 +329,7 @@ def a_list_given_as_a_word_on_the_command_line(env, tmp) -> Run:
         path,
         [
             r"--config: config key splits: 'alpha1' is not of type 'array'; write a list in brackets, in a file "
-            r"`splits: \[alpha1\]`, on the command line `--config 'splits=\[alpha1\]'`"
+            r"`splits: \[alpha1\]`, on the command line `--config 'splits=\[alpha1\]'`\n\(schema: "  # and nothing else
         ],
         ["--config", "splits=alpha1"],
     )
@@ -593,6 +593,26 @@ FINISHED_CASES = {
         with_model(lambda p: tiny_checkpoint(p, {0: "positive", 1: "negative"})),
         [r"config key models\.tiny2\.checkpoint: .*labels \{0: 'positive', 1: 'negative'\} do not map one-to-one"],
     ),
+    # A TabFact-style head probed on InfoTabS would be scored as if it could answer NEUTRAL.
+    "two_label_checkpoint_for_infotabs": (
+        with_model(lambda p: tiny_checkpoint(p, {0: "ENTAILED", 1: "REFUTED"})),
+        [
+            r"config key models\.tiny2\.checkpoint: tiny2's checkpoint \S*ckpt2 has a two-label head \(ENTAILED -> E, "
+            r"REFUTED -> C\) and cannot answer InfoTabS's NEUTRAL; probe it on TabFact alone: add `datasets: \[tabfact\]` "
+            r"to models\.tiny2\n\(schema: "
+        ],
+    ),
+    "labels_map_naming_a_label_the_head_lacks": (
+        with_model(
+            lambda p: tiny_checkpoint(p, {0: "ENTAILED", 1: "REFUTED"}),
+            {"ENTAILED": "E", "REFUTED": "C", "NEUTRAL": "N"},
+        ),
+        [
+            r"config key models\.tiny2\.labels: \S*ckpt2: `labels:` names what the checkpoint does not have: 'NEUTRAL' "
+            r"is not one of its labels\. Its labels: \{0: 'ENTAILED', 1: 'REFUTED'\}, by name or index; remove the key "
+            r"from `labels:`, or write one of them\n\(schema: "
+        ],
+    ),
 }
 
 
@@ -753,4 +773,26 @@ def test_a_probe_that_perturbs_no_example_is_a_reported_empty_result(env, tmp_pa
     scores = pq.read_table(workdir / "results" / "scores" / "tiny" / "cf_title_swap" / "alpha1.parquet").to_pylist()
     assert scores and all(row["n"] == 0 for row in scores)
     report = (workdir / "results" / "report" / "report.md").read_text()
-    assert "| cf_title_swap | alpha1 | 5 | 2 | 0 | gold label N is not probed: 2 |" in report
+    # Scored on none (n=0), below any minimum: its coverage row says it decides nothing.
+    assert (
+        "| cf_title_swap | alpha1 | 5 | 2 | 0 | 0: too few examples, decides nothing | 40 | gold label N is not probed: 2 |"
+        in report
+    )
+
+
+def test_integer_label_keys_name_the_outputs_through_to_inference(env, finished, tmp_path):
+    """Not bad input: `labels: {0: C, 1: N, 2: E}` (YAML's integer keys, the outputs by index, as
+    docs/configuration.md allows) is the tiny checkpoint's own order, so the run predicts exactly
+    what the finished run (its labels read from the names) predicted. It crashed the config check."""
+    config = base_config(env)
+    config["models"]["tiny"]["labels"] = {0: "C", 1: "N", 2: "E"}
+    configfile = write_config(tmp_path / "run.yaml", config)
+    assert "\n      0: C\n" in configfile.read_text()  # an integer key, as a user writes it
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    result = snakemake(workdir, env["workflow"], configfile)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    columns = ["uid", "pred", "probs"]
+    predictions = Path("results") / "predictions" / "tiny" / "original" / "alpha1.parquet"
+    mapped = pq.read_table(workdir / predictions, columns=columns)
+    assert mapped.num_rows == 5 and mapped.equals(pq.read_table(finished["dir"] / predictions, columns=columns))

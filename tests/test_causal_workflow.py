@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import numpy as np
@@ -21,7 +22,8 @@ from tabprobe.io import read_parquet
 pytestmark = pytest.mark.e2e
 PROBES = {
     "original": {},
-    "row_deletion": {},
+    # More examples than the slice holds: the report must say its rows decide nothing (report.power).
+    "row_deletion": {"min_examples": 100},
     "negation_flip": {},
     "dummy_premise": {},
 }
@@ -46,6 +48,7 @@ def causal_run(tmp_path_factory, shared_infotabs):
         "causal",
         infotabs_dir=str(shared_infotabs),
         max_examples=24,
+        min_examples=20,  # the 24 examples of `original` pass it
         probes=PROBES,
         models={"tiny-lm": causal_model(checkpoint, shots=2, calibrate=True)},
     )
@@ -81,6 +84,29 @@ def test_the_report_says_how_the_causal_model_was_prompted(causal_run):
     assert "prompted causal LM, 2-shot; label likelihood of E 'entailed' / N 'unknown' / C 'refuted'" in markdown
     assert "contextual calibration (content-free priors E " in markdown
     assert "A prompted causal LM is not fine-tuned" in markdown
+
+
+def test_a_probe_below_its_minimum_n_decides_nothing_in_the_real_report(causal_run):
+    """Config to run.json to report: row_deletion's own minimum (100) is over the examples it has, so
+    its rows say so and the coverage table sets its n beside 100; `original` (24 of 20) reads as ever."""
+    root = causal_run["dir"]
+    record = json.loads((root / layout.run_record()).read_text())
+    assert record["min_examples"] == {
+        "default": 20,
+        "probes": {"original": 20, "row_deletion": 100, "negation_flip": 20, "dummy_premise": 20},
+    }
+    markdown = (root / "results" / "report" / "report.md").read_text()
+    n = read_parquet(root / layout.scores("tiny-lm", "row_deletion", "alpha1"), schemas.SCORES)["n"].to_pylist()
+    too_few = f"too few examples (n={max(n)}, minimum 100)"
+    assert too_few in markdown.split("## Evidence selection")[1]
+    coverage = markdown.split("## Probe coverage")[1]
+    assert re.search(
+        rf"\| row_deletion \| alpha1 \| 24 \| \d+ \| \d+ \| {max(n)}: too few examples, decides nothing \| 100 \|",
+        coverage,
+    )
+    assert re.search(r"\| original \| alpha1 \| 24 \| \d+ \| 24 \| 24 \| 20 \|", coverage)
+    accuracy = markdown.split("## Accuracy on the unperturbed splits")[1].split("\n## ")[0]
+    assert "n=24" in accuracy and "too few" not in accuracy
 
 
 def test_the_model_server_and_the_job_itself_give_the_same_bytes(causal_run):

@@ -68,10 +68,17 @@ def test_a_name_taken_from_a_package_face_brings_the_modules_the_face_imports():
     """`from tabprobe.config import probe_limit` runs config/__init__.py, which imports the
     package's modules: an edit to any of them must re-run the job (never the commands `python -m`
     runs: __main__, and reference, which writes docs/configuration.md; nor the rules' own modules,
-    derived and job_settings, which no job imports)."""
+    derived, inoculation_inputs, report_inputs and job_settings, which no job imports)."""
     closure = code_inputs.closure(code_inputs.imported_files("from tabprobe.config import probe_limit", None))
     package = code_inputs.PACKAGE_DIR / "config"
-    not_jobs = {"__main__.py", "reference.py", "derived.py", "job_settings.py"}
+    not_jobs = {
+        "__main__.py",
+        "reference.py",
+        "derived.py",
+        "inoculation_inputs.py",
+        "report_inputs.py",
+        "job_settings.py",
+    }
     modules = {f"config/{p.name}" for p in package.glob("*.py") if p.name not in not_jobs}
     assert modules <= set(closure) and not {f"config/{name}" for name in not_jobs} & set(closure)
     assert "config/settings.py" in modules and "config/checks.py" in modules
@@ -129,7 +136,7 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     probe_modules = {f"probes/{name}.py" for name in REGISTRY}
     assert not probe_modules & shared
     # The aligner is not in it: its edits reach the probes that read relevance through its files.
-    aligner = "data/infotabs/aligner.py"
+    aligner = "data/infobox/aligner.py"
     assert aligner not in shared and aligner in of("find_relevant_rows")
     negation = source_files("negation_flip")
     assert [f for f in negation if f.endswith(".py")] == sorted(
@@ -247,6 +254,6 @@ def test_editing_one_word_list_reruns_exactly_the_probes_whose_code_reads_it():
         assert rerun_by(data_file) == set(), data_file
         assert data_file in of("find_relevant_rows") and data_file not in of("generate_probe"), data_file
     # the months are read by both: the date edits' probes re-run, and the relevance step
-    assert readers("words/months.txt") == {"probes/infotabs/hypothesis/edits/dates.py", "data/infotabs/aligner.py"}
+    assert readers("words/months.txt") == {"probes/infotabs/hypothesis/edits/dates.py", "data/infobox/aligner.py"}
     assert "words/months.txt" in of("find_relevant_rows")
     assert rerun_by("words/months.txt") == {"temporal_flip", "temporal_preserve"}

@@ -253,11 +253,11 @@ def test_command_line_values_are_read_as_yaml_spells_them(tmp_path):
     """Snakemake hands `--config full=true` over as the string "true"; the documented spellings work."""
     full = dry_run(tmp_path, "full=true", "infotabs_verify=false", "max_examples=null")
     assert full.returncode == 0, full.stderr[-3000:]
-    # `~` is read as null (every example), which the CPU budget refuses: `original` keeps its own
-    # cap of 1000 there, and the table probes need its predictions for each of their examples
+    # `~` is read as null (every example, of every probe: `original`'s own cap of 1000 is lifted
+    # with it, test_a_top_level_null_cap_uses_every_example_of_every_probe); as text it would be
+    # a type error
     lifted = dry_run(tmp_path, "full=false", "max_examples=~")
-    assert lifted.returncode != 0
-    assert "max_examples: all examples need original predictions" in lifted.stdout + lifted.stderr
+    assert lifted.returncode == 0, lifted.stdout[-3000:] + lifted.stderr[-3000:]
     default = dry_run(tmp_path, "full=false")
     assert default.returncode == 0, default.stderr[-3000:]
     # full: true runs the paper's grid of learning rates (three times the inoculation jobs) for
@@ -459,3 +459,159 @@ def test_full_runs_a_premise_model_at_the_papers_512_tokens():
     # Without full_max_length, full keeps max_length (the hypothesis-only model's 64).
     hypo = DEFAULT["models"]["minilm-hypo"]
     assert model_max_length({**DEFAULT, "full": True}, hypo) == hypo["max_length"] == 64
+
+
+# ---------------------------------------------------------------- issue 42: heads, label keys, caps, one message
+
+
+def problem_lines(config, **options) -> list[str]:
+    """The problems check() lists, one a line (empty where the config is valid)."""
+    try:
+        check(config, SCHEMA, **options)
+    except ConfigError as err:
+        return [line.strip() for line in str(err).splitlines()[1:-1]]
+    return []
+
+
+@pytest.fixture(scope="module")
+def heads(tmp_path_factory):
+    """A two-label checkpoint (TabFact's ENTAILED / REFUTED head), a three-way one, and a folder that
+    passes for a TabFact copy (the check looks for its two folders)."""
+    from tiny_bert import tiny_bert
+
+    root = tmp_path_factory.mktemp("heads")
+    tabfact = root / "tabfact"
+    for folder in ("data/all_csv", "tokenized_data"):
+        (tabfact / folder).mkdir(parents=True)
+    return {
+        "two": tiny_bert(root / "two", layers=1, max_positions=128, head=True, id2label={0: "REFUTED", 1: "ENTAILED"}),
+        "three": tiny_bert(root / "three", layers=1, max_positions=128, head=True),
+        "tabfact": str(tabfact),
+    }
+
+
+def with_checkpoint(path, **model) -> dict:
+    """config.yaml with one more model, `mine`, a checkpoint of ours."""
+    return with_change(
+        lambda c: c["models"].update(mine={"checkpoint": str(path), "premise": "para", "max_length": 64, **model})
+    )
+
+
+def test_a_two_label_checkpoint_is_refused_for_infotabs_three_label_probes(heads):
+    """Issue 42 item 5: it would be scored as if it could answer NEUTRAL."""
+    [problem] = problem_lines(with_checkpoint(heads["two"]))
+    assert re.fullmatch(
+        r"config key models\.mine\.checkpoint: mine's checkpoint \S+two has a two-label head \(REFUTED -> C, "
+        r"ENTAILED -> E\) and cannot answer InfoTabS's NEUTRAL; probe it on TabFact alone: add `datasets: \[tabfact\]` "
+        r"to models\.mine",
+        problem,
+    ), problem
+    both = with_checkpoint(heads["two"], datasets=["infotabs", "tabfact"])
+    both["tabfact_dir"] = heads["tabfact"]
+    [problem] = [p for p in problem_lines(both) if "models.mine" in p]
+    assert problem.startswith("config key models.mine.datasets: mine's checkpoint") and problem.endswith(
+        "and cannot answer InfoTabS's NEUTRAL; probe it on TabFact alone: `datasets: [tabfact]`"
+    ), problem
+    tabfact_only = with_checkpoint(heads["two"], datasets=["tabfact"])
+    tabfact_only["tabfact_dir"] = heads["tabfact"]
+    assert not [p for p in problem_lines(tabfact_only) if "models.mine" in p]
+    assert problem_lines(with_checkpoint(heads["three"])) == []
+
+
+def test_a_labels_map_naming_a_label_the_head_lacks_is_refused(heads):
+    """A NEUTRAL the two-label head does not have, or an index past its outputs, maps nothing."""
+    labels = {"ENTAILED": "E", "REFUTED": "C", "NEUTRAL": "N"}
+    config = with_checkpoint(heads["two"], labels=labels, datasets=["tabfact"])
+    config["tabfact_dir"] = heads["tabfact"]
+    [problem] = [p for p in problem_lines(config) if "models.mine" in p]
+    assert problem.startswith("config key models.mine.labels: ") and problem.endswith(
+        "two: `labels:` names what the checkpoint does not have: 'NEUTRAL' is not one of its labels. Its labels: "
+        "{0: 'REFUTED', 1: 'ENTAILED'}, by name or index; remove the key from `labels:`, or write one of them"
+    ), problem
+    [problem] = problem_lines(with_checkpoint(heads["three"], labels={0: "C", 1: "N", 2: "E", 3: "E"}))
+    assert "does not have: 3 is not one of its labels. Its labels: {0: 'CONTRADICTION'," in problem, problem
+
+
+def test_integer_label_keys_name_the_outputs_as_the_docs_say(heads):
+    """Issue 42 item 7: `labels: {0: C, 1: N, 2: E}` (YAML reads the keys as integers) is a map by
+    index, in the config check and in the model the jobs load; it crashed the check."""
+    from tabprobe.config.job_settings import inference_settings
+    from tabprobe.models.checkpoints import label_order
+    from tabprobe.models.classifiers import load_classifier
+
+    labels = yaml.safe_load("{0: C, 1: N, 2: E}")
+    assert all(isinstance(key, int) for key in labels)
+    assert problem_lines(with_checkpoint(heads["three"], labels=labels)) == []
+    # The checkpoint's outputs are CONTRADICTION, NEUTRAL, ENTAILMENT: E is output 2.
+    assert load_classifier(heads["three"], labels).order == [2, 1, 0]
+    assert label_order({0: "LABEL_0", 1: "LABEL_1"}, {1: "E", 0: "C"}, "x") == [1, None, 0]
+    # A map mixing the two (an index beside a name) reaches the jobs' settings with text keys.
+    model = {**with_checkpoint(heads["three"])["models"]["mine"], "labels": {2: "E", "NEUTRAL": "N", 0: "C"}}
+    model.update(batch_size=8, gpu_batch_tokens=4096, precision="fp32", pair_order="premise_first")
+    assert inference_settings(DEFAULT, model)["label_map"] == {"0": "C", "2": "E", "NEUTRAL": "N"}
+    assert load_classifier(heads["three"], model["labels"]).order == [2, 1, 0]
+
+
+def test_a_top_level_null_cap_uses_every_example_of_every_probe():
+    """Issue 42 item 6: config.yaml says null uses every example; the probes' own caps (the CPU
+    budget's 1000 for `original`, 60 for evidence_selection) are lifted with it, as by `full: true`."""
+    lifted = with_change(lambda c: c.update(max_examples=None))
+    assert problem_lines(lifted) == []
+    assert {probe_limit(lifted, p) for p in lifted["probes"]} == {None}
+    # A number keeps each probe's own cap, as before.
+    assert probe_limit(DEFAULT, "original") == 1000 and probe_limit(DEFAULT, "evidence_selection") == 60
+    assert probe_limit(DEFAULT, "row_deletion") == 300
+    # On the command line (`--config max_examples=~` or `=null`): test_command_line_values_are_read_as_yaml_spells_them.
+
+
+@pytest.mark.parametrize(
+    "change, overrides, message",
+    [
+        # Read as a list of letters, the word gave one "a, l, p, h, a, 1 is not one of them" per probe.
+        (
+            lambda c: c.update(splits="alpha1"),
+            {"splits": "alpha1"},
+            "--config: config key splits: 'alpha1' is not of type 'array'; write a list in brackets, in a file "
+            "`splits: [alpha1]`, on the command line `--config 'splits=[alpha1]'`",
+        ),
+        # An unknown TabFact split is not one for `tf_original` to run on too.
+        (
+            lambda c: (
+                c.update(tabfact_dir="TABFACT")
+                or c["probes"].update(tf_original={}, record_deletion={"splits": ["simple_tset"]})
+            ),
+            None,
+            "config key probes.record_deletion.splits.0: 'simple_tset' is not one of ['train', 'dev', 'alpha1', "
+            "'alpha2', 'alpha3', 'val', 'test', 'simple_test', 'complex_test', 'small_test', 'bootstrap']. "
+            "Did you mean 'simple_test'?",
+        ),
+        (
+            lambda c: (
+                c.update(tabfact_dir="TABFACT")
+                or c["probes"].update(tf_original={}, record_deletion={"splits": ["alpha1"]})
+            ),
+            None,
+            "config key probes.record_deletion.splits: record_deletion is a probe of TabFact, whose splits are "
+            "train, val, test, simple_test, complex_test, small_test, bootstrap; alpha1 is not one of them",
+        ),
+        (
+            lambda c: (
+                c.update(tabfact_dir="TABFACT", tabfact_splits=["simple_tset"])
+                or c["probes"].update(tf_original={}, record_deletion={})
+            ),
+            None,
+            "config key tabfact_splits.0: 'simple_tset' is not one of ['val', 'test', 'simple_test', 'complex_test', "
+            "'small_test', 'bootstrap']. Did you mean 'simple_test'?",
+        ),
+    ],
+)
+def test_a_wrong_value_gets_its_one_message_and_no_follow_on(heads, change, overrides, message):
+    """Issue 42 item 8: the checks behind the schema read a refused value as if it were right, and
+    added messages about what it would mean."""
+
+    def changed(config):
+        change(config)
+        if config.get("tabfact_dir") == "TABFACT":
+            config["tabfact_dir"] = heads["tabfact"]
+
+    assert problem_lines(with_change(changed), overrides=overrides) == [message]

@@ -124,3 +124,42 @@ def test_keys_accept_reject_relabel_and_the_saved_tsv_is_what_the_workflow_reads
         )["probe"]
         == "negation_flip"
     )
+
+
+def test_a_tabfact_items_table_shows_its_records_under_its_header(tmp_path):
+    """`tabprobe curate tf_negation` on TabFact (issue 42 item 10): each card shows the relational
+    table as TabFact has it, a header row and one row per record, and saves uids the config reads."""
+    from tabprobe.data.relational.table import RelationalTable
+
+    tables = {
+        "1-1.html.csv": RelationalTable(
+            "1-1.html.csv", "club points", ("player", "points", "team"), (("ann", "3", "reds"), ("bo", "5", "blues"))
+        )
+    }
+    examples = pa.table(
+        {
+            "uid": ["simple_test:1-1.html.csv:0", "simple_test:1-1.html.csv:1"],
+            "table_id": ["1-1.html.csv"] * 2,
+            "hypothesis": ["the team for ann be blue", "the team for bo be blue"],
+            "label": ["C", "E"],
+        },
+        schema=schemas.EXAMPLES,
+    )
+    out, _ = generate("tf_negation", examples, tables, seed=1, split="simple_test")
+    items, _ = curation.review_items(out, "flipped")
+    assert [i.record["uid"] for i in items] == [
+        "simple_test:1-1.html.csv:0/tf_negation"
+    ]  # the REFUTED -> ENTAILED flip
+    rows = curation.tsv_rows(items, {r["uid"]: r for r in examples.to_pylist()})
+    path = tmp_path / "tf_negation.simple_test.curation.html"
+    path.write_text(
+        curation.review_page(items, rows, tables, "tf_negation", "simple_test", "tf_negation.simple_test.curation.tsv"),
+        encoding="utf-8",
+    )
+    with open_page(path) as page:
+        assert page.errors == [] and page.external_requests == []
+        header = page.js("return [...document.querySelectorAll('.card th[scope=col]')].map(th => th.textContent)")
+        assert header == ["player", "points", "team"]
+        cells = page.js("return [...document.querySelectorAll('.card tr')].slice(1).map(tr => tr.textContent)")
+        assert cells == ["ann3reds", "bo5blues"]
+        assert page.js("return document.querySelector('.card ins').textContent").strip() == "not"

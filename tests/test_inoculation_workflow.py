@@ -38,6 +38,7 @@ def run(tmp_path_factory, shared_infotabs):
         "seed": 2022,
         "splits": ["alpha1", "alpha2"],
         "max_examples": 40,
+        "min_examples": 1,  # the report reads these few examples as a full run's (tests/test_power.py: the minimum)
         "probes": {
             "original": {"splits": ["alpha1", "alpha2", "train"]},
             "negation_flip": {"splits": ["alpha1", "train"]},

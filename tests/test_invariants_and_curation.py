@@ -359,7 +359,7 @@ def test_decisions_that_can_never_apply_are_named_with_their_file_and_line():
     )
     assert problems == [
         "c.tsv:2: uid '999/flip' names no example: a uid starts with <split>:<line> (a split of train, dev, alpha1, "
-        "alpha2, alpha3), as `tabprobe curate` writes it",
+        "alpha2, alpha3), or <split>:<table id>:<index>, as `tabprobe curate` writes it",
         "c.tsv:3: uid alpha2:4/flip is of alpha2, where this probe does not run (alpha1): remove the line, or add "
         "the split to the probe's `splits:`",
         "c.tsv:4: uid alpha1:999999/flip: alpha1 has no example on line 999999 (its examples are on lines 2-4); "
@@ -372,6 +372,43 @@ def test_decisions_that_can_never_apply_are_named_with_their_file_and_line():
         )
         == []
     )
+
+
+def test_a_tabfact_uid_is_split_table_and_statement_and_its_relabels_take_its_two_labels():
+    """`tabprobe curate tf_negation --split simple_test` writes uids <split>:<table id>:<index>: the
+    config check takes them (issue 42 item 10), and a relabel to a label TabFact lacks is refused."""
+
+    def decided(uid: str, label: str | None = None, line: int = 2):
+        return {uid: curation.Decision(uid, "h", "relabel" if label else "accept", label, f"c.tsv:{line}")}
+
+    splits, labels = ["simple_test", "bootstrap"], ("E", "C")
+    every_split = get_dataset("tabfact").splits
+    assert (
+        curation.uid_problems(
+            decided("simple_test:2-1.html.csv:3/tf_negation"), splits, lambda s: None, every_split, labels
+        )
+        == []
+    )
+    assert (
+        curation.uid_problems(
+            decided("simple_test:2-1.html.csv:3/tf_negation", "C"), splits, lambda s: None, every_split, labels
+        )
+        == []
+    )
+    assert curation.uid_problems(
+        decided("simple_test:2-1.html.csv:3/tf_negation", "N"), splits, lambda s: None, every_split, labels
+    ) == [
+        "c.tsv:2: uid simple_test:2-1.html.csv:3/tf_negation: relabel with N, which this probe's dataset does not have "
+        "(its labels: E, C); relabel with one of them, or reject the example"
+    ]
+    [problem] = curation.uid_problems(
+        decided("simple_test:2-1.html.csv/tf_negation"), splits, lambda s: None, every_split, labels
+    )
+    assert "uid 'simple_test:2-1.html.csv/tf_negation' names no example" in problem
+    [problem] = curation.uid_problems(
+        decided("complex_test:2-1.html.csv:0/tf_negation"), splits, lambda s: None, every_split, labels
+    )
+    assert "is of complex_test, where this probe does not run (simple_test, bootstrap)" in problem
 
 
 def test_a_pair_people_made_is_not_a_curation_candidate():

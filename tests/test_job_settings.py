@@ -35,6 +35,18 @@ def workflow_config(**changes) -> dict:
     return config
 
 
+def tabfact_workflow_config(**changes) -> dict:
+    """config.yaml with config.tabfact.yaml merged over it, as `--configfile config.tabfact.yaml`
+    does, then `changes`."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config = workflow_config()
+    update_config(config, yaml.safe_load((ROOT / "config.tabfact.yaml").read_text()))
+    config.update(copy.deepcopy(changes))
+    return config
+
+
 @pytest.fixture(scope="module")
 def default():
     return workflow_config()

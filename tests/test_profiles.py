@@ -63,7 +63,11 @@ def test_one_models_inference_is_one_submission_with_one_gpu():
     # Every infer_nli job takes the slot: in series whatever the GPU setting (`gpu: 0` included).
     rule = (ROOT / "rules" / "models.smk").read_text().split("rule infer_nli:")[1].split("\nrule ")[0]
     assert re.search(r"resources:\s+gpu=1,\s+inference_slot=1,", rule)
-    assert set(profile["groups"]) == {"infer_nli"}  # training jobs run side by side, each on its GPU
+    # A served model's jobs are one submission too (its serve: command starts its server there);
+    # training jobs run side by side, each on its GPU.
+    assert profile["groups"] == {"infer_nli": group, "query_endpoint": group}
+    served = (ROOT / "rules" / "models.smk").read_text().split("rule query_endpoint:")[1].split("\nrule ")[0]
+    assert re.search(r"resources:\s+gpu=get_endpoint_gpus,\s+inference_slot=1,", served)
 
 
 def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():

@@ -146,7 +146,7 @@ def test_simple_and_complex_statements_and_two_labels_only():
     # No NEUTRAL label anywhere in the TabFact part: neither a column nor a row of one.
     for label_n in ("→ NEUTRAL", "NEUTRAL →", "expected NEUTRAL", "| N |", "| NEUTRAL |", "CONTRADICT →"):
         assert label_n not in part
-    assert "| record_deletion | simple_test | 400 | 400 | 95 | not a lookup statement: 305 |" in part
+    assert "| record_deletion | simple_test | 400 | 400 | 95 | 400 | 40 | not a lookup statement: 305 |" in part
     # The InfoTabS parts show InfoTabS models only: the TabFact-trained models are not in its scorecard.
     scorecard = markdown.split("## Scorecard")[1].split("\n## ")[0]
     assert "tf-minilm" not in scorecard

@@ -183,7 +183,7 @@ def test_a_job_that_reaches_a_stopping_server_starts_a_new_one(tmp_path, checkpo
     server_log = tmp_path / "server.log"
     server_log.write_text(f"{serving.STOPPED}an earlier run's failure\nno request for 30 s: stopping\n")
     key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
-    held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+    held = serving.take_lock(serving.server_folder() / f"{key}.lock")
     assert held is not None
     releasing = threading.Timer(1.0, os.close, args=(held,))
     releasing.start()
@@ -275,9 +275,9 @@ def test_a_server_with_nothing_to_do_stops_and_frees_its_lock(tmp_path, checkpoi
     locks = list(serving.server_folder().glob("*.lock"))
     assert locks, "the server left no lock file to check"
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not all(serving._lock_is_free(lock) for lock in locks):
+    while time.monotonic() < deadline and not all(serving.lock_is_free(lock) for lock in locks):
         time.sleep(0.2)
-    assert all(serving._lock_is_free(lock) for lock in locks), "the stopped server still holds its lock"
+    assert all(serving.lock_is_free(lock) for lock in locks), "the stopped server still holds its lock"
 
 
 def _state(pid: int) -> str:
@@ -427,6 +427,18 @@ class Stranger:
             timeout=120,
         )
 
+    def start(self, code: str, *args: str) -> subprocess.Popen:
+        """`code` run by this user in the background, its output read as text."""
+        return subprocess.Popen(
+            [self.python, "-I", "-c", code, *args],
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+            cwd="/",
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
 
 @pytest.fixture
 def stranger():
@@ -550,21 +562,27 @@ def test_another_local_user_gets_no_answer_even_with_the_token(tmp_path, checkpo
     assert body == (tmp_path / "a.parquet").read_bytes() and stats["examples"] == 48
 
 
-# Another user listening on a name of tabprobe's (which it read in /proc/net/unix while that
-# server lived): it prints what a job sent it.
+# Another user listening where a server of ours was (once it stopped): on an abstract socket name
+# of tabprobe's, read in /proc/net/unix while that server lived (`unix NAME`), or on a TCP port of
+# ours (`tcp PORT`); it prints the connections it took and every byte it was sent.
 STRANGERS_SERVER = r"""
 import json, socket, sys
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-sock.bind("\0" + sys.argv[1])
-sock.listen(4)
-sock.settimeout(float(sys.argv[2]))
+family, address, wait, read_wait = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+if family == "unix":
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind("\0" + address)
+else:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", int(address)))
+sock.listen(8)
+sock.settimeout(wait)
 print("listening", flush=True)
 received, connections = b"", 0
 try:
     while True:
         conn, _ = sock.accept()
         connections += 1
-        conn.settimeout(5)
+        conn.settimeout(read_wait)
         try:
             while chunk := conn.recv(65536):
                 received += chunk
@@ -587,15 +605,7 @@ def test_a_job_sends_nothing_to_another_users_process_on_a_dead_servers_name(
     server_log = tmp_path / "server.log"
     key = serving.server_key(serving.checkpoint_identity(checkpoint), None)
     name = f"tabprobe-server-{secrets.token_hex(8)}"
-    squatter = subprocess.Popen(
-        [stranger.python, "-I", "-c", STRANGERS_SERVER, name, "20"],
-        user=stranger.uid,
-        group=stranger.gid,
-        extra_groups=[],
-        cwd="/",
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    squatter = stranger.start(STRANGERS_SERVER, "unix", name, "20", "5")
     try:
         assert squatter.stdout.readline().strip() == "listening"
         dead = {
@@ -606,7 +616,7 @@ def test_a_job_sends_nothing_to_another_users_process_on_a_dead_servers_name(
             "token": "the dead server's token",
         }
         (serving.server_folder() / f"{key}.json").write_text(json.dumps(dead))
-        held = serving._take_lock(serving.server_folder() / f"{key}.lock")
+        held = serving.take_lock(serving.server_folder() / f"{key}.lock")
         assert held is not None
         releasing = threading.Timer(1.0, os.close, args=(held,))
         releasing.start()

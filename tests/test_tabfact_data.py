@@ -187,6 +187,19 @@ def test_a_malformed_statements_entry_names_its_line(tabfact, entry, expected):
     assert re.search(expected, message)
 
 
+def test_a_refused_entry_of_a_test_subset_is_named_once_not_as_missing_too(tabfact):
+    """Issue 42 item 8: the entry of a simple_test table with a label 2 is refused at its line, and
+    that is all: not also "table ... has no statements" (it has, and they were refused)."""
+    data = {"2-3.html.csv": [["the red have 1 point"], [2], "league"], **STATEMENTS["val"]}
+    reading.statements_json(tabfact, "test").write_text(json.dumps(data, indent=2))
+    problems = ingest_error(tabfact, "simple_test").splitlines()
+    assert problems[:-1] == [
+        f"{reading.statements_json(tabfact, 'test')}:2: table '2-3.html.csv': label 0 (counted from 0) is 2; labels are "
+        "1 (entailed) or 0 (refuted)"
+    ], problems
+    assert problems[-1].startswith("How to fix: ")
+
+
 def test_a_table_id_without_a_table_file_is_refused_at_its_line(tabfact):
     (reading.tables_dir(tabfact) / "1-2.html.csv").unlink()
     message = ingest_error(tabfact)

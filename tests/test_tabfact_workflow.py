@@ -11,6 +11,7 @@ import re
 import numpy as np
 import polars as pl
 import pytest
+import yaml
 from test_workflow_e2e import planned_jobs, snakemake
 from tiny_bert import tiny_bert
 from workflow_copy import copy_workflow, slice_config
@@ -157,3 +158,116 @@ def test_the_report_has_a_tabfact_part_with_verdicts_simple_and_complex_and_two_
 
 def test_a_finished_tabfact_run_has_nothing_left_to_do(tabfact_run):
     assert planned_jobs(tabfact_run["dir"], tabfact_run["configfile"]) == []
+
+
+# ---------------------------------------------------------------- the tabprobe command on this run (issue 42 item 10)
+
+
+def tabprobe(capsys, *argv) -> tuple[int, str, str]:
+    from tabprobe.cli import main
+
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def shown(out: str) -> list[str]:
+    """The uids of the examples `show` printed (one "── uid" header line each)."""
+    return [line.split()[1] for line in out.splitlines() if line.startswith("── ")]
+
+
+def test_show_applies_a_tabfact_probe_to_its_split_and_marks_the_deleted_record(tabfact_run, capsys):
+    results, config = tabfact_run["dir"] / "results", tabfact_run["configfile"]
+    code, out, err = tabprobe(capsys, "show", "record_deletion", "--results", results, "--configfile", config, "-n", 2)
+    assert code == 0, err
+    # Without --split, the first of TabFact's test halves (InfoTabS's alpha1 is no split of it).
+    assert out.startswith("record_deletion on simple_test (seed 2022")
+    uids = shown(out)
+    assert len(uids) == 2 and all(re.fullmatch(r"simple_test:[\w.-]+\.html\.csv:\d+/record_deletion", u) for u in uids)
+    # Each example: its table's header as columns, one record struck out where it stood.
+    assert len([line for line in out.splitlines() if line.startswith("−")]) == 2
+    assert "deleted (was record" in out and "judged by transitions: record_deletion" in out
+    code, out, err = tabprobe(
+        capsys, "show", "tf_negation", "--split", "complex_test", "--results", results, "--configfile", config, "-n", 1
+    )
+    assert code == 0, err
+    assert shown(out)[0].startswith("complex_test:") and "{+" in out  # the negation, marked in the statement
+    code, _, err = tabprobe(capsys, "show", "record_deletion", "--split", "alpha1", "--results", results)
+    assert code == 2 and "no split 'alpha1' of TabFact (record_deletion's dataset)" in err
+    assert "Splits: train, val, test, simple_test, complex_test, small_test, bootstrap" in err
+
+
+def test_show_model_judges_a_tabfact_probe_as_its_scores_do(tabfact_run, capsys):
+    """The three-way model answers NEUTRAL to everything: read as REFUTED, as scoring reads it, it
+    fails exactly the entailed statements of tf_original."""
+    results, config = tabfact_run["dir"] / "results", tabfact_run["configfile"]
+    argv = ["--results", results, "--configfile", config, "--split", "simple_test"]
+    code, out, err = tabprobe(capsys, "show", "tf_original", "--model", "three-way", *argv)
+    assert code == 0, err
+    examples = read_parquet(
+        results / "probes" / "tf_original" / "simple_test.parquet", schemas.RELATIONAL_PROBE_EXAMPLES
+    ).to_pylist()
+    entailed = sum(e["expected"] == "E" for e in examples)
+    assert 0 < entailed < len(examples)
+    assert f"Failing: {entailed} of {len(examples)} (" in out
+    assert all(line.startswith("✗ fails: REFUTED, expected ENTAILED") for line in out.splitlines() if "✗" in line)
+    code, out, err = tabprobe(capsys, "show", "record_deletion", "--model", "tf-minilm", *argv)
+    assert code == 0, err
+    assert out.startswith("tf-minilm on record_deletion (simple_test) — failing means: the prediction moved")
+
+
+def test_curate_writes_tabfact_flips_to_review_and_the_config_check_takes_them(tabfact_run, capsys, tmp_path):
+    from tabprobe.config import check
+    from tabprobe.config.defaults import SCHEMA
+
+    results, config = tabfact_run["dir"] / "results", tabfact_run["configfile"]
+    out_dir = tmp_path / "curation"
+    code, out, err = tabprobe(
+        capsys, "curate", "tf_negation", "--split", "simple_test", "--results", results, "--configfile", config,
+        "--out", out_dir,
+    )  # fmt: skip
+    assert code == 0, err
+    assert re.search(r"tf_negation on simple_test \(seed 2022, cap 30\): \d+ examples? to review of \d+ generated", out)
+    tsv = out_dir / "tf_negation.simple_test.curation.tsv"
+    lines = tsv.read_text(encoding="utf-8").splitlines()
+    assert len(lines) > 1 and all(re.match(r"simple_test:[\w.-]+\.html\.csv:\d+/tf_negation\t", li) for li in lines[1:])
+    page = (out_dir / "tf_negation.simple_test.curation.html").read_text(encoding="utf-8")
+    assert '"header": [' in page and '"records": [' in page  # each item's table, as records under its header
+    # A person rejects the first; the config that names the TSV passes the check (a TabFact uid is
+    # <split>:<table id>:<index>), and the probe's jobs read it.
+    cells = lines[1].split("\t")
+    cells[5] = "reject"
+    tsv.write_text("\n".join([lines[0], "\t".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    curated = yaml.safe_load(config.read_text())
+    curated["probes"]["tf_negation"] = {"curation": str(tsv)}
+    check(curated, SCHEMA)
+    path = tmp_path / "curated.yaml"
+    path.write_text(yaml.safe_dump(curated))
+    assert ("generate_probe", "probe=tf_negation, split=simple_test") in planned_jobs(tabfact_run["dir"], path)
+
+
+def test_compare_sets_tabfact_models_side_by_side_with_their_tabfact_verdicts(tabfact_run, capsys):
+    results = tabfact_run["dir"] / "results"
+    code, out, err = tabprobe(capsys, "compare", "tf-minilm", "tf-minilm-hypo", "--results", results)
+    assert code == 0, err
+    accuracy = re.search(
+        r"^TabFact: accuracy \(%; higher is better\) +simple_test .* paired on (\d+) shared", out, re.M
+    )
+    assert accuracy and int(accuracy.group(1)) == 30, out
+    assert re.search(r"^TabFact: drop with the table removed \(points; higher is better\) +simple_test", out, re.M)
+    assert re.search(
+        r"^TabFact: drop on negated statements \(points; lower is better\) +simple_test .* paired", out, re.M
+    )
+    assert re.search(r"^Verdict \(TabFact\) +.*cannot use its table \(baseline\)", out, re.M), out
+    assert "not measured" not in out.split("Verdict (TabFact)")[1]
+    # A model of both datasets beside one of TabFact alone: each dataset's verdict, and where a
+    # side answers none of its probes, that it does not.
+    code, out, err = tabprobe(capsys, "compare", "three-way", "tf-minilm", "--results", results)
+    assert code == 0, err
+    assert re.search(r"^Accuracy \(%; higher is better\) +alpha1 ", out, re.M)
+    assert re.search(r"^Verdict \(InfoTabS\) +.+ +answers no InfoTabS probe", out, re.M), out
+    assert re.search(r"^Verdict \(TabFact\) ", out, re.M)
+    # The run against itself: every paired TabFact difference is zero.
+    code, out, err = tabprobe(capsys, "compare", tabfact_run["dir"], results, "--model", "tf-minilm")
+    assert code == 0, err
+    assert re.search(r"^TabFact: accuracy .* \+0\.00 \(0\.00\) \[\+0\.0, \+0\.0\] n=30 +paired on 30 shared", out, re.M)

@@ -419,3 +419,48 @@ def test_knowledge_with_label_flipping_counterfactuals_only_says_which_ones_it_r
     cells[("table7:label_flipped", "accuracy")] = (55.0, 50.0, 60.0)
     finding = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdict_terms.KNOWLEDGE)
     assert finding.answer == NOT_MEASURED and "only label-flipping ones" in finding.sentence
+
+
+def test_a_model_reading_selected_rows_is_read_as_using_the_rows_the_pipeline_chose():
+    """premise_selection: the pipeline chose the rows its premise holds, so the right-rows answer says
+    the model used them; the two numbers the selection shapes (its own evidence, an irrelevant row
+    deleted: a row left out cannot move it) are shown, not counted; the caveat says so."""
+    selected = ModelFacts(premise="para", premise_selection="related")
+    verdict = verdicts.verdict(results("m", EVIDENCE_USING), "m", selected)
+    rows = verdict.finding(verdict_terms.RIGHT_ROWS)
+    assert rows.answer == YES
+    assert rows.sentence.startswith(
+        "Yes, of the rows it was given: the pipeline chose them (premise selection `related`)"
+    )
+    assert "the model used them" in rows.sentence
+    shaped = [n for n in rows.numbers if "own evidence" in n.what or "irrelevant row" in n.what]
+    assert len(shaped) == 2 and all(n.signal is None and "selection shapes it" in n.reading for n in shaped)
+    assert any("the pipeline chose the rows, the model used them" in c for c in verdict.caveats)
+    # Its own evidence on wrong rows no longer says no: only deleting the needed rows tests the model.
+    cells = dict(EVIDENCE_USING)
+    cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (60.0, 55.0, 66.0)
+    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
+    assert verdicts.verdict(results("m", cells), "m", selected).finding(verdict_terms.RIGHT_ROWS).answer == YES
+    # Predictions that stay put where the needed rows are deleted say no, of the rows it was given.
+    cells[("relevant_row_deletion", "unchanged_where_required_pct")] = (75.0, 70.0, 80.0)
+    no = verdicts.verdict(results("m", cells), "m", selected).finding(verdict_terms.RIGHT_ROWS)
+    assert no.answer == NO and "even of the rows the pipeline chose for it" in no.sentence
+    # A model that reads whole tables gets neither the reading nor the caveat.
+    whole = verdicts.verdict(results("m", EVIDENCE_USING), "m", PARA)
+    assert "pipeline" not in whole.finding(verdict_terms.RIGHT_ROWS).sentence and whole.caveats == []
+
+
+def test_the_report_says_which_models_read_selected_rows_and_by_what_rule():
+    table, run = constructed_run()
+    run.models["minilm-para"].update(
+        premise_selection="related",
+        selected=640,
+        premise_holds="premise selection `related`: the rows most related to the hypothesis, kept in table order",
+    )
+    facts = verdicts.facts_of(run.models, {})
+    assert facts["minilm-para"].premise_selection == "related" and facts["minilm-hypo"].premise_selection is None
+    markdown = assemble(table, run).markdown
+    assert "paragraph, rows selected (`related`; 640 of 1000 premises narrowed)" in markdown
+    assert "Premises selected by the pipeline, not read whole" in markdown
+    assert "minilm-para: premise selection `related`: the rows most related to the hypothesis" in markdown
+    assert "the pipeline chose the rows, the model used them" in markdown

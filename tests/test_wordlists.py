@@ -55,7 +55,7 @@ def test_the_loaders_read_entries_groups_and_maps_in_file_order(tmp_path, monkey
 def test_the_lists_read_as_the_literals_they_replaced():
     """Spot checks of types, order and content (the full check compared every list with the code
     before the move, and every probe's output on alpha1)."""
-    from tabprobe.data.infotabs import aligner
+    from tabprobe.data.infobox import aligner
     from tabprobe.probes.infotabs import table_edits
     from tabprobe.probes.infotabs.hypothesis import entity_slots
     from tabprobe.probes.infotabs.hypothesis.edits import dates, durations, numbers, quantifiers, reading

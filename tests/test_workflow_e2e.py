@@ -76,6 +76,7 @@ def run(tmp_path_factory, shared_infotabs):
         infotabs_dir=str(shared_infotabs),
         splits=["alpha1", "alpha2", "alpha3"],  # a table probe on every test split
         max_examples=40,
+        min_examples=1,  # the report reads these few examples as a full run's (tests/test_power.py: the minimum)
         models=models,
         inoculation=None,
         controlled_variance=None,

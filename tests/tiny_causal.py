@@ -68,9 +68,12 @@ def tiny_causal(
     vocab_size: int = 400,
     layers: int = 2,
     tokenizer_kind: str | None = None,
+    answers: tuple[str, ...] = (),
 ) -> Path:
     """Save a seeded random causal LM (`kind` llama or gpt2) and its tokenizer into `path`; the
-    tokenizer is the one of `tokenizer_kind` (llama or gpt2) when given, else of `kind`."""
+    tokenizer is the one of `tokenizer_kind` (llama or gpt2) when given, else of `kind`. With
+    `answers` (words, e.g. the verbalisers; llama only), the model generates those words far more
+    often than any other token, which of them depending on its input (_favour)."""
     tokenizer = _tokenizer(tokenizer_kind or kind, vocab_size)
     torch.manual_seed(seed)
     if kind == "llama":
@@ -104,6 +107,36 @@ def tiny_causal(
     # Random weights give near-uniform label scores; sharpen them so predictions differ.
     with torch.no_grad():
         model.get_output_embeddings().weight.mul_(8.0)
+    if answers:
+        _favour(model, tokenizer, answers)
     model.save_pretrained(path, safe_serialization=True)
     tokenizer.save_pretrained(path)
     return path
+
+
+def _favour(model, tokenizer, words) -> None:
+    """Make a random Llama answer with `words` (those that are one token of its tokenizer, with or
+    without a space before) or not, depending on its input: one dimension of the residual stream is held at a
+    constant (every token embedding has the same small value there, and no layer writes to it), so
+    after the final norm it is positive at every position, and the output rows of the words' tokens
+    get a weight on it that lifts their logits for every input, by about 5 (measured on the
+    corpus's sentences); the attention's output, scaled up, makes the rest of the last position's
+    state depend on the prompt, which decides whether a word or another token comes first. (Which
+    word wins hardly varies: the rows' random parts do not.)"""
+    with torch.no_grad():
+        model.model.embed_tokens.weight[:, 0] = 0.02
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight.mul_(10.0)
+            layer.self_attn.o_proj.weight[0, :] = 0.0
+            layer.mlp.down_proj.weight[0, :] = 0.0
+        held = []
+        for sentence in CORPUS:
+            ids = torch.tensor([tokenizer(sentence)["input_ids"]])
+            held.append(model.model(input_ids=ids).last_hidden_state[0, -1, 0])
+        lift = 5.0 / float(torch.stack(held).mean())
+        head = model.get_output_embeddings().weight
+        for word in words:
+            for text in (word, " " + word):
+                ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+                if len(ids) == 1:  # a word the tokenizer splits is left alone: its first piece begins others
+                    head[ids[0], 0] = lift

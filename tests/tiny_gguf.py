@@ -36,12 +36,15 @@ def _permute(weights: np.ndarray, heads: int) -> np.ndarray:
     )
 
 
-def tiny_gguf(folder: Path, *, seed: int = 0, chat_template: bool | str = True) -> tuple[Path, Path]:
+def tiny_gguf(
+    folder: Path, *, seed: int = 0, chat_template: bool | str = True, answers: tuple[str, ...] = ()
+) -> tuple[Path, Path]:
     """(the GGUF file, the checkpoint folder it was written from) of a seeded tiny Llama, both
-    under `folder`; `chat_template` a template of its own, or True for tiny_causal's."""
+    under `folder`; `chat_template` a template of its own, or True for tiny_causal's; `answers`:
+    words it favours (tiny_causal)."""
     import gguf
 
-    checkpoint = tiny_causal(folder / "folder", "llama", seed=seed, tokenizer_kind="gpt2")
+    checkpoint = tiny_causal(folder / "folder", "llama", seed=seed, tokenizer_kind="gpt2", answers=answers)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     if chat_template:
         tokenizer.chat_template = LLAMA_CHAT_TEMPLATE if chat_template is True else chat_template

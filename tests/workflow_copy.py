@@ -41,10 +41,12 @@ def snakemake_command(workflow: Path, configfile: Path | None, *args: str, workd
 
 
 # What an end-to-end test on a slice of the data shares: one split, no inoculation or controlled
-# variance, and few samplings (the protocol's numbers are not what these tests check).
+# variance, and few samplings (the protocol's numbers are not what these tests check); a minimum n
+# of 1, so that the report reads the few examples of each probe as it reads a full run's.
 SLICE = {
     "seed": 2022,
     "splits": ["alpha1"],
+    "min_examples": 1,
     "inoculation": None,
     "controlled_variance": None,
     "scoring": {"samplings": 20, "fraction": 0.8, "bootstrap": 50, "confidence": 0.95},

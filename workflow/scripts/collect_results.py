@@ -10,6 +10,7 @@ collect_results(
     parquet_out=snakemake.output.parquet,
     csv_out=snakemake.output.csv,
     run_out=snakemake.output.run,
+    min_examples=snakemake.params.min_examples,
     # Read, not a param: run.json records the config as run without making a change of how a
     # path is spelled re-run anything.
     config=snakemake.config,

@@ -15,4 +15,5 @@ score_probe(
     seed=snakemake.params.seed,
     unverified_flips=snakemake.params.unverified_flips,
     externals=snakemake.params.externals,
+    served=snakemake.params.served,
 )

@@ -95,6 +95,11 @@ def inference_stats(model: str, probe: str, split: str, root: str | Path = RESUL
     return _in(predictions_folder(root), model, probe, f"{split}.json")
 
 
+def served_answers(model: str, probe: str, split: str, root: str | Path = RESULTS) -> str:
+    """What a served model answered, beside its predictions (schemas.SERVED_ANSWERS)."""
+    return _in(predictions_folder(root), model, probe, f"{split}.answers.parquet")
+
+
 def scores(model: str, probe: str, split: str, root: str | Path = RESULTS) -> str:
     return _in(root, "scores", model, probe, f"{split}.parquet")
 
@@ -162,13 +167,19 @@ def shots(model: str, root: str | Path = RESULTS) -> str:
     return _in(root, "shots", f"{model}.json")
 
 
+def unpacked_checkpoint(model: str) -> str:
+    """A served model's GGUF file unpacked into a checkpoint folder for its server (serve.unpack)."""
+    return f"{RESOURCES}/served/{model}"
+
+
 def trained_model(model: str) -> str:
     """A model tabprobe trains (`train:`) or builds (`init:`)."""
     return _in(RESOURCES, "models", model)
 
 
 def inoculated_checkpoint(model: str, experiment: str, size: str | int, learning_rate: str | None = None) -> str:
-    """One inoculation of the grid (`learning_rate`, as lr_text writes it), or without it the one kept."""
+    """One inoculation of the grid (`learning_rate`, as config.inoculation_inputs.learning_rate_text
+    writes it), or without it the one kept."""
     return _in(
         RESOURCES,
         "inoculated",

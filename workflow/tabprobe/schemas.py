@@ -49,6 +49,25 @@ PREDICTIONS = pa.schema(
     ]
 )
 
+# A served model's prediction (tabprobe.models.endpoint) whose answer gave no label: never read
+# as one, it is wrong wherever a label is expected and counted apart (statistic `unparsed_pct`).
+# Its probs are all 0.
+UNPARSED = "?"
+
+# results/predictions/{model}/{probe}/{split}.answers.parquet: what a served model answered, beside
+# its predictions (one row per prediction, in their order)
+SERVED_ANSWERS = pa.schema(
+    [
+        pa.field("uid", pa.string(), nullable=False),
+        # sha256 of each request the prediction rests on (one, or one per label), the cache's keys
+        pa.field("request_digests", pa.list_(pa.string()), nullable=False),
+        pa.field("answer", pa.string()),  # the generated text as it came (null: prompt_logprobs generates none)
+        pa.field("parsed", pa.bool_(), nullable=False),  # whether the answer gave a label
+        pa.field("thinking", pa.string()),  # a reasoning model's thinking, kept out of the parse
+        pa.field("missing_verbalisers", pa.list_(pa.string()), nullable=False),  # first_token: labels not in the top-k
+    ]
+)
+
 # results/scores/{model}/{probe}/{split}.parquet
 SCORES = pa.schema(
     [

@@ -29,6 +29,8 @@ RULE_MODULES = {
     "train_model": "models.training",
     "select_shots": "models.shot_selection",
     "infer_nli": "models.predict",
+    "query_endpoint": "models.endpoint.job",
+    "unpack_gguf": "models.gguf_unpack",
     # rules/scoring.smk
     "score_probe": "scoring.probe_scores",
     "score_pooled_column": "scoring.pooled_columns",

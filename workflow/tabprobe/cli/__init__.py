@@ -1,9 +1,10 @@
 """The `tabprobe` command: list the probes, show what one does, start a new one.
 
     tabprobe probes
-    tabprobe show PROBE [--split alpha1] [-n 5] [--model MODEL] [--results results] [--configfile config.yaml]
+    tabprobe show PROBE [--split SPLIT] [-n 5] [--model MODEL] [--results results] [--configfile config.yaml]
     tabprobe new-probe NAME [--dataset NAME] [--kind KIND] [--root DIR]
-    tabprobe curate PROBE [--split alpha1] [--only C2E|heuristic|all] [--out curation]
+    tabprobe curate PROBE [--split SPLIT] [--only C2E|heuristic|all] [--out curation]
+    tabprobe compare A B [--results results] [--model MODEL]
 
 `show` without --model applies the probe in this process to the workflow's ingested split
 (building that with Snakemake first if it is missing), so a probe being written can be looked at
@@ -97,7 +98,11 @@ def _add_show(commands: argparse._SubParsersAction) -> None:
         "seeded handful of the probe examples that MODEL failed, from the workflow's outputs.",
     )
     show.add_argument("probe", metavar="PROBE", help="a registered probe (see `tabprobe probes`) or an external set")
-    show.add_argument("--split", default="alpha1", help="split to take examples from (default: alpha1)")
+    show.add_argument(
+        "--split",
+        help="split of the probe's dataset to take examples from (default: the first split its dataset's report "
+        "shows that the probe runs on: alpha1 for the paper's)",
+    )
     show.add_argument("-n", type=int, default=5, help="how many examples to show (default: 5)")
     show.add_argument("--model", help="show the examples this model (a name under models: in config) failed")
     show.add_argument("--results", default="results", help="the workflow's results folder (default: ./results)")
@@ -147,7 +152,7 @@ def _add_curate(commands: argparse._SubParsersAction) -> None:
         "saved TSV under probes.PROBE.curation in config.yaml; the workflow applies it.",
     )
     curate.add_argument("probe", metavar="PROBE", help="a registered probe judged by expected labels")
-    curate.add_argument("--split", default="alpha1", help="split to review (default: alpha1)")
+    curate.add_argument("--split", help="split of the probe's dataset to review (default: as for show)")
     curate.add_argument(
         "--only",
         choices=["C2E", "heuristic", "all"],

@@ -32,11 +32,17 @@ def cmd_compare(args, console) -> int:
     from rich import box
     from rich.table import Table as RichTable
 
-    from tabprobe.report import compare, verdicts
+    from tabprobe.data.datasets import get_dataset, paper_dataset
+    from tabprobe.report import compare
     from tabprobe.report.blocks import Stat
 
     left_folder, right_folder = _results_folder(args.left), _results_folder(args.right)
-    if left_folder and right_folder:
+    here = Path(args.results)
+    # Two models of the --results run, even where a folder by one of their names is at hand (a
+    # checkpoint folder named like its model, say).
+    if Path(layout.results_table(here)).is_file() and {args.left, args.right} <= set(_run_models(here)["models"]):
+        pairs = [(here, args.left, here, args.right)]
+    elif left_folder and right_folder:
         models_left, models_right = _run_models(left_folder)["models"], _run_models(right_folder)["models"]
         names = [args.model] if args.model else [m for m in models_left if m in models_right]
         if not names:
@@ -81,15 +87,15 @@ def cmd_compare(args, console) -> int:
                 Stat.of(row.difference, signed=True).text() if row.difference else "–",
                 row.note,
             )
-        sides = []
-        for side, folder in ((left, left_dir), (right, right_dir)):
-            record = _run_models(folder)
-            facts = verdicts.facts_of(record["models"], record.get("relevance", {}))
-            sides.append(
-                verdicts.short_verdict(verdicts.verdict(side.scores, side.model, facts[side.model]))
-                if side.model in facts
-                else "not probed for a verdict (derived model)"
-            )
-        table.add_row("Verdict", "", sides[0], sides[1], "", "")
+        # A verdict per dataset either side answered; a run of the paper's dataset alone has the one row it always had.
+        sides = [
+            compare.side_verdicts(side, _run_models(folder)) for side, folder in ((left, left_dir), (right, right_dir))
+        ]
+        answered = [dataset for dataset in sides[0] if sides[0][dataset] or sides[1].get(dataset)]
+        paper = paper_dataset().name
+        for dataset in answered or [paper]:
+            title = get_dataset(dataset).title
+            cells = [found.get(dataset) or f"answers no {title} probe" for found in sides]
+            table.add_row("Verdict" if answered == [paper] else f"Verdict ({title})", "", *cells, "", "")
         console.print(table)
     return 0

@@ -9,15 +9,14 @@ from pathlib import Path
 from tabprobe.cli.configfile import read_config, seed_of
 from tabprobe.cli.errors import UsageError
 from tabprobe.cli.terminal import styled
-from tabprobe.cli.workflow import probe_inputs
+from tabprobe.cli.workflow import probe_inputs, probe_split
 from tabprobe.config import curation_files, probe_limit, probe_options
+from tabprobe.data.datasets import get_dataset
 from tabprobe.errors import did_you_mean
 from tabprobe.probes import REGISTRY, get_probe
 
 
 def cmd_curate(args, console) -> int:
-    from tabprobe.config.settings import probe_dataset
-    from tabprobe.data.datasets import get_dataset
     from tabprobe.probes import curation
     from tabprobe.probes import generation as perturb
 
@@ -32,13 +31,11 @@ def cmd_curate(args, console) -> int:
         raise UsageError(
             f"{probe.name} is judged by {probe.judged_by}, not by expected labels: there is no label to curate"
         )
-    splits = get_dataset(probe_dataset(probe.name)).splits
-    if args.split not in splits:
-        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, splits)} Splits: {', '.join(splits)}")
+    split = probe_split(probe, args.split)
     seed = seed_of(config, config_path)
     # The workflow's cap for this probe, so these are exactly the examples generate_probe writes.
     limit = probe_limit({**config, "probes": config.get("probes") or {}}, probe.name)
-    inputs = probe_inputs(probe, args.split, Path(args.results), seed, limit, config_path, args.configfile, config)
+    inputs = probe_inputs(probe, split, Path(args.results), seed, limit, config_path, args.configfile, config)
     generated, _ = perturb.generate(
         probe.name,
         inputs.examples,
@@ -46,10 +43,10 @@ def cmd_curate(args, console) -> int:
         seed,
         probe_options(config, probe.name),
         inputs.needs,
-        split=args.split,
+        split=split,
     )
     out = Path(args.out)
-    stem = f"{probe.name}.{args.split}.curation"
+    stem = f"{probe.name}.{split}.curation"
     tsv_path, page_path = out / f"{stem}.tsv", out / f"{stem}.html"
     # Earlier decisions: the probe's curation files in config, then this TSV (the later wins).
     earlier: dict = {}
@@ -62,11 +59,11 @@ def cmd_curate(args, console) -> int:
     from tabprobe.io import write_text
 
     curation.write_tsv(rows, tsv_path)
-    write_text(curation.review_page(items, rows, inputs.tables, probe.name, args.split, tsv_path.name), page_path)
+    write_text(curation.review_page(items, rows, inputs.tables, probe.name, split, tsv_path.name), page_path)
     needs = Counter(kind for item in items for kind in item.needs)
     decided = sum(1 for item in items if item.decision is not None)
     console.print(
-        styled(f"{probe.name} on {args.split}", "bold"),
+        styled(f"{probe.name} on {split}", "bold"),
         f"(seed {seed}, cap {limit or 'none'}): {len(items)} example{'' if len(items) == 1 else 's'} to review "
         f"of {generated.num_rows} "
         f"generated ({', '.join(f'{k} {v}' for k, v in sorted(needs.items())) or 'none needs review'}); "
@@ -77,7 +74,7 @@ def cmd_curate(args, console) -> int:
     console.print(
         f"Review page: {page_path}\n  keys: a accept, r reject, e/n/c relabel, j/k next/previous, "
         f"s save (downloads {tsv_path.name})\nSame as a TSV for a spreadsheet: {tsv_path} (fill in decision: "
-        "accept, reject or relabel with label E/N/C)"
+        f"accept, reject or relabel with label {'/'.join(get_dataset(probe.datasets[0]).labels)})"
     )
     console.print(
         f"Then in config.yaml: probes: {{{probe.name}: {{curation: {tsv_path}}}}} (with its other options) "

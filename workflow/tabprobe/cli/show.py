@@ -13,7 +13,7 @@ from tabprobe import layout
 from tabprobe.cli.configfile import read_config, seed_of
 from tabprobe.cli.errors import CommandFailed, UsageError
 from tabprobe.cli.terminal import render_change, styled
-from tabprobe.cli.workflow import probe_inputs, require_outputs
+from tabprobe.cli.workflow import probe_inputs, probe_split, require_outputs
 from tabprobe.config import external_probes, probe_options, schema_default
 from tabprobe.config.settings import baseline_probe, probe_dataset
 from tabprobe.data.datasets import get_dataset
@@ -32,17 +32,15 @@ def cmd_show(args, console) -> int:
         raise UsageError(
             f"no probe {args.probe!r}.{did_you_mean(args.probe, known)} `tabprobe probes` lists the registered probes."
         )
-    splits = get_dataset(probe_dataset(args.probe)).splits
-    if args.split not in splits:
-        raise UsageError(f"no split {args.split!r}.{did_you_mean(args.split, splits)} Splits: {', '.join(splits)}")
+    probe = get_probe(args.probe)
+    split = probe_split(probe, args.split)
     if args.n < 1:
         raise UsageError(f"-n {args.n}: give how many examples to show, at least 1")
     seed = seed_of(config, config_path)
-    probe = get_probe(args.probe)
     results = Path(args.results)
     if args.model:
-        return _show_failures(console, probe, args.split, args.n, args.model, results, seed, config)
-    return _show_generated(console, probe, args.split, args.n, results, seed, config, config_path, args.configfile)
+        return _show_failures(console, probe, split, args.n, args.model, results, seed, config)
+    return _show_generated(console, probe, split, args.n, results, seed, config, config_path, args.configfile)
 
 
 def _show_generated(

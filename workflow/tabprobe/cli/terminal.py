@@ -6,8 +6,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from tabprobe import LABEL_NAMES
+from tabprobe import LABELS
 from tabprobe.probes import Probe
+from tabprobe.report.failures import label_names
 
 # Wide enough that tables piped to a file or captured by a test are never cut; rich tables only
 # take the width their content needs, so this is a limit, not a padding.
@@ -37,10 +38,11 @@ def render_change(console, change, probe: Probe, reason: str | None = None) -> N
     if change.uid != change.orig_uid:
         header.append(f"  (from {change.orig_uid})", style="dim")
     console.print(header)
-    console.print(Text(f"gold {LABEL_NAMES[change.gold]} · {_judgement(change, probe)}"))
+    names = label_names(probe)
+    console.print(Text(f"gold {names[change.gold]} · {_judgement(change, probe)}"))
     if change.original_pred is not None or change.pred is not None:
-        before = LABEL_NAMES.get(change.original_pred, "?") if change.original_pred else "?"
-        after = LABEL_NAMES.get(change.pred, "?") if change.pred else "?"
+        before = names.get(change.original_pred, "?") if change.original_pred else "?"
+        after = names.get(change.pred, "?") if change.pred else "?"
         console.print(Text(f"prediction {before} on the original → {after} after the change"))
     if reason:
         console.print(Text(f"✗ fails: {reason}", style="bold red"))
@@ -53,16 +55,24 @@ def render_change(console, change, probe: Probe, reason: str | None = None) -> N
             console.print(plain_table(change.table))
         return
     console.print(table_title(change.table))
-    console.print(diff_table(change.table))
+    if change.table.relational:
+        if change.table.header != change.table.old_header:
+            console.print(Text(f"columns reordered; they were: {' · '.join(change.table.old_header)}", style="magenta"))
+        console.print(record_table(change.table))
+    else:
+        console.print(diff_table(change.table))
 
 
 def _judgement(change, probe: Probe) -> str:
     if change.expected is not None:
-        return f"expected {LABEL_NAMES.get(change.expected, change.expected)}"
+        return f"expected {label_names(probe).get(change.expected, change.expected)}"
     if probe.judged_by == "transitions":
         rule = probe.transition_rule
+        # The rule's own labels: a two-label dataset's rule has no N.
         allowed = ", ".join(
-            f"{b}→{'/'.join(sorted(rule.allowed[b], key=lambda a: (a != b, 'ENC'.index(a))))}" for b in "ENC"
+            f"{b}→{'/'.join(sorted(rule.allowed[b], key=lambda a: (a != b, LABELS.index(a))))}"
+            for b in LABELS
+            if b in rule.allowed
         )
         return f"judged by transitions: {rule.name} ({allowed})"
     if probe.judged_by == "evidence":
@@ -167,15 +177,76 @@ def diff_table(change):
     return table
 
 
+def record_table(change):
+    """A relational table as the model sees it, its records under its header and the
+    deleted ones where they stood, marked as diff_table marks rows; in a changed record, each
+    changed cell old → new."""
+    from rich import box
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    table = RichTable(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    for name in change.header:
+        table.add_column(name, overflow="fold")
+    table.add_column("", overflow="fold")
+    position = 0
+    for row in change.rows:
+        old = f"record {row.old_index + 1}" if row.old_index is not None else ""
+        if row.status == "deleted":
+            cells = [Text(cell, style="red strike") for cell in row.values]
+            table.add_row(Text("−", style="bold red"), "", *cells, Text(f"deleted (was {old})", style="red"))
+            continue
+        position += 1
+        if row.status == "inserted":
+            cells = [Text(cell, style="bold green") for cell in row.values]
+            table.add_row(Text("+", style="bold green"), str(position), *cells, Text("inserted", style="green"))
+        elif row.status == "changed":
+            moved = "" if row.old_index == position - 1 else f", was {old}"
+            table.add_row(
+                Text("~", style="bold yellow"),
+                str(position),
+                *(_changed_cell(was, now) for was, now in zip(row.old_values, row.values)),
+                Text(f"changed{moved}", style="yellow"),
+            )
+        elif row.status == "moved":
+            table.add_row(
+                Text("↕", style="bold magenta"), str(position), *row.values, Text(f"↕ was {old}", style="magenta")
+            )
+        else:
+            table.add_row("", str(position), *row.values, "")
+    if not change.rows:
+        table.add_row("", "", Text("(no records)", style="dim"), *([""] * len(change.header)))
+    return table
+
+
+def _changed_cell(was: str, now: str):
+    from rich.text import Text
+
+    if was == now:
+        return Text(now)
+    cell = Text(was, style="red strike")
+    cell.append(" → ")
+    cell.append(now, style="bold green")
+    return cell
+
+
 def plain_table(change):
     """The table the model sees in place of the original (a premise control), unmarked."""
     from rich import box
     from rich.table import Table as RichTable
 
     table = RichTable(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    shown = [row for row in change.rows if row.status != "deleted"]
+    if change.relational:
+        for name in change.header:
+            table.add_column(name, overflow="fold")
+        for row in shown:
+            table.add_row(*row.values)
+        return table
     table.add_column("key", overflow="fold")
     table.add_column("values", overflow="fold")
-    for row in change.rows:
-        if row.status != "deleted":
-            table.add_row(row.key, _values(row.values))
+    for row in shown:
+        table.add_row(row.key, _values(row.values))
     return table

@@ -9,7 +9,27 @@ import sys
 from pathlib import Path
 
 from tabprobe.cli.errors import CommandFailed, UsageError
+from tabprobe.errors import did_you_mean
 from tabprobe.probes import Probe
+
+
+def probe_split(probe: Probe, split: str | None) -> str:
+    """The split a command applies `probe` to: the one given, which must be a split of the probe's
+    dataset, else the first of the splits its dataset's report shows (alpha1 for the
+    paper's) that the probe may run on (a program probe's: the split that has the programs)."""
+    from tabprobe.data.datasets import get_dataset
+    from tabprobe.probes import needs
+
+    dataset = get_dataset(probe.datasets[0])
+    if split is None:
+        allowed = needs.splits_of(probe) or dataset.splits
+        return next(s for s in (*dataset.report.showcase_order, *dataset.splits) if s in allowed)
+    if split not in dataset.splits:
+        raise UsageError(
+            f"no split {split!r} of {dataset.title} ({probe.name}'s dataset).{did_you_mean(split, dataset.splits)} "
+            f"Splits: {', '.join(dataset.splits)}"
+        )
+    return split
 
 
 def probe_inputs(

@@ -8,15 +8,18 @@ messages that name the key (and the file and line that set it) before any job ru
     names      the patterns of probe and model names
     checks     check(): the schema, then problems (what the schema cannot see); require_configured
     planned    the planner's config, handed to cluster jobs as a file
-    derived    what the rules plan with: the models of each kind, the inoculated models, the runs,
-               the scoring inputs, the showcase, the inoculation splits
+    derived    what the rules plan with: the models of each kind, the inoculated models, a model's
+               checkpoint and training data, the runs, the scoring inputs, the showcase
+    inoculation_inputs  what the inoculation and controlled-variance rules plan with
+    report_inputs  the files the results table and the report read
     job_settings  the params the rules hand their jobs: canonical, training, inference, scoring
     errors     ConfigError
     __main__   `python -m tabprobe.config config.yaml [more.yaml ...]`
 
-derived and job_settings are the rules' alone and not taken from here: the jobs that import
-tabprobe.config (collect_results, score_inoculation) would otherwise count them among their code
-inputs (tabprobe.code_inputs).
+derived, inoculation_inputs, report_inputs and job_settings are the rules' alone and not taken
+from here: the jobs that import tabprobe.config (collect_results, score_inoculation) would
+otherwise count them among their code inputs (tabprobe.code_inputs). Every decision the rules'
+input functions (rules/*_inputs.smk) make is one of theirs, unit-tested without Snakemake.
 """
 
 from __future__ import annotations
@@ -46,10 +49,12 @@ from tabprobe.config.settings import (
     inoculated_name,
     inoculation_experiments,
     inoculation_plan,
+    min_examples_record,
     model_max_length,
     original_covers,
     plan_layers,
     probe_limit,
+    probe_min_examples,
     probe_options,
     probe_splits,
     report_splits,
@@ -85,10 +90,12 @@ __all__ = [
     "defense_probe",
     "DEFENSE_PROBES",
     "DEFENSE_BASELINE",
+    "min_examples_record",
     "model_max_length",
     "original_covers",
     "plan_layers",
     "probe_limit",
+    "probe_min_examples",
     "probe_options",
     "probe_splits",
     "report_splits",

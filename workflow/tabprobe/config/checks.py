@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,38 @@ def _error_path(error: jsonschema.ValidationError) -> list:
     return path
 
 
+def _refused_paths(error: jsonschema.ValidationError) -> list[list]:
+    """The key paths of the values an error refuses: each unknown key, a badly named one, or the
+    value at the error's path (none for a missing key, or a problem of the whole config)."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        return [path + [key] for key in sorted(set(error.instance) - set(error.schema.get("properties", {})))]
+    if error.validator == "pattern" and "propertyNames" in error.schema_path:
+        return [path + [error.instance]]
+    return [path] if path and error.validator != "required" else []
+
+
+def _without_refused(config: dict[str, Any], errors: Sequence[jsonschema.ValidationError]) -> dict[str, Any]:
+    """A copy of `config` without the values the schema refused (a list loses the refused items)."""
+    pruned = copy.deepcopy(config)
+    paths = [path for error in errors for path in _refused_paths(error)]
+    # The deepest first, and a list's later items before its earlier ones, so each path still
+    # names what it named in `config` when its turn comes.
+    for path in sorted(paths, key=lambda p: (len(p), *(k if isinstance(k, int) else -1 for k in p)), reverse=True):
+        parent = pruned
+        for key in path[:-1]:
+            try:
+                parent = parent[key]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+        elif isinstance(parent, list) and isinstance(path[-1], int) and path[-1] < len(parent):
+            del parent[path[-1]]
+    return pruned
+
+
 def check(
     config: dict[str, Any],
     schema_path: str | Path,
@@ -94,14 +127,17 @@ def check(
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.Draft202012Validator(schema)
     found = []
-    for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    for e in errors:
         where = locate(_error_path(e), sources, overrides)
         found.append(f"{where + ': ' if where else ''}config key {_key_path(e)}: {_describe(e)}")
     if found:
-        # The checks below read the config as the schema types it: on a config with type errors
-        # they may fail in ways that hide the real message, so what they find is only added.
+        # The checks below read the config as the schema types it. A value the schema refused is
+        # taken out first, or they would read it as if it were right (the word `alpha1` as the
+        # splits a, l, p, h, a, 1) and add messages about what it would mean; without it they may
+        # fail in ways that hide the real message, so what they find is only added.
         try:
-            problems = semantic_problems(config)
+            problems = semantic_problems(_without_refused(config, errors))
         except (TypeError, AttributeError, KeyError, ValueError):
             problems = []
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tabprobe import LABELS
 from tabprobe.config.settings import (
     dataset_splits,
     inoculation_plan,
@@ -20,6 +21,7 @@ from tabprobe.data.datasets import (
     Dataset,
     DatasetUse,
     ProbeUse,
+    all_datasets,
     dataset_of_training,
     get_dataset,
     names,
@@ -109,10 +111,11 @@ def dataset_use(
         for m in models.values()
     )
     if dataset.paper:
-        # a causal LM's k-shot examples come from the paper dataset's train split
+        # a prompted model's k-shot examples come from the paper dataset's train split
         if any(
-            isinstance(m, dict) and isinstance(m.get("causal"), dict) and m["causal"].get("shots")
+            isinstance(m, dict) and isinstance(m.get(kind), dict) and m[kind].get("shots")
             for m in models.values()
+            for kind in ("causal", "endpoint")
         ):
             wanted.add(dataset.train_split)
         learnt = learnt or bool(inoculation_plan(config) or variance_plan(config))
@@ -145,23 +148,49 @@ def _split_problems(config: dict[str, Any], name: str) -> list[str]:
 
 
 def _model_dataset_problems(config: dict[str, Any], name: str, model: Mapping[str, Any]) -> list[str]:
-    """A trained model's head has its dataset's labels: it has no other label to answer a dataset with
-    (a two-label head has no NEUTRAL for a three-label dataset)."""
-    if not isinstance(model.get("train"), dict):
+    """A model has the labels of every dataset it answers: a head trained on a dataset has that
+    dataset's labels, a checkpoint's head those its outputs map onto. A two-label head has no NEUTRAL
+    for a three-label dataset: scored there, its N column would be a 0 read as a model that never
+    says NEUTRAL."""
+    if isinstance(model.get("train"), dict):
+        learnt = dataset_of_training(model["train"])
+        problems = []
+        for answered in model_datasets(config, name):
+            missing = [label for label in get_dataset(answered).labels if label not in learnt.labels]
+            if missing:
+                names_of = get_dataset(answered).label_names
+                problems.append(
+                    f"config key models.{name}.datasets: {name} learns {learnt.title}'s "
+                    f"{NUMBERS.get(len(learnt.labels), len(learnt.labels))} labels ({', '.join(learnt.labels)}) and cannot "
+                    f"answer {get_dataset(answered).title}'s {', '.join(names_of[label] for label in missing)}; "
+                    f"probe it on [{learnt.name}]"
+                )
+        return problems
+    head = _checkpoint_head(model)
+    if head is None:
         return []
-    learnt = dataset_of_training(model["train"])
-    problems = []
+    letters = set(head.values())
+    outputs = ", ".join(f"{label} -> {letter}" for label, letter in head.items())
+    # The datasets the head can answer, for the message's way out.
+    fitting = [d for d in all_datasets() if set(d.labels) <= letters]
+    way_out = " and ".join(d.title for d in fitting) or "none of the datasets"
+    listed = ", ".join(d.name for d in fitting)
     for answered in model_datasets(config, name):
-        missing = [label for label in get_dataset(answered).labels if label not in learnt.labels]
-        if missing:
-            names_of = get_dataset(answered).label_names
-            problems.append(
-                f"config key models.{name}.datasets: {name} learns {learnt.title}'s "
-                f"{NUMBERS.get(len(learnt.labels), len(learnt.labels))} labels ({', '.join(learnt.labels)}) and cannot "
-                f"answer {get_dataset(answered).title}'s {', '.join(names_of[label] for label in missing)}; "
-                f"probe it on [{learnt.name}]"
-            )
-    return problems
+        dataset = get_dataset(answered)
+        missing = [label for label in dataset.labels if label not in letters]
+        if not missing:
+            continue
+        said = (
+            f"{name}'s checkpoint {model['checkpoint']} has a {NUMBERS.get(len(letters), len(letters))}-label head "
+            f"({outputs}) and cannot answer {dataset.title}'s {', '.join(dataset.label_names[label] for label in missing)}"
+        )
+        if model.get("datasets"):
+            return [f"config key models.{name}.datasets: {said}; probe it on {way_out} alone: `datasets: [{listed}]`"]
+        return [
+            f"config key models.{name}.checkpoint: {said}; probe it on {way_out} alone: add `datasets: [{listed}]` to "
+            f"models.{name}"
+        ]
+    return []
 
 
 def _experiment_problems(config: dict[str, Any], models: Mapping[str, Any]) -> list[str]:
@@ -176,3 +205,22 @@ def _experiment_problems(config: dict[str, Any], models: Mapping[str, Any]) -> l
                 f"examples the experiment fine-tunes; name an {paper.title} model"
             )
     return problems
+
+
+def _checkpoint_head(model: Mapping[str, Any]) -> dict[str, str] | None:
+    """A checkpoint's output labels, in output order, and the letter each maps onto (read from its
+    config.json and the model's `labels:`); None for a model that is no checkpoint, or one whose
+    files or labels the checks of problems.py refuse (they say why)."""
+    from tabprobe.errors import TabprobeError
+    from tabprobe.models.checkpoints import checkpoint_labels, label_order
+
+    if not isinstance(model.get("checkpoint"), str):
+        return None
+    labels = model.get("labels") if isinstance(model.get("labels"), dict) else None
+    try:
+        id2label = checkpoint_labels(model["checkpoint"])
+        order = label_order(id2label, labels, model["checkpoint"])
+    except TabprobeError:
+        return None
+    letters = {index: letter for letter, index in zip(LABELS, order) if index is not None}
+    return {id2label[index]: letters[index] for index in sorted(id2label)}

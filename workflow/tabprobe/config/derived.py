@@ -1,7 +1,9 @@
 """What follows from a checked config, for the rules to plan with: the models of each kind and
-the inoculated ones derived from them, a model's config block and checkpoint, the (probe, split)
-and pooled runs, the report's showcase, the inputs a scoring job compares, and the splits and
-probes of the inoculation experiments. Every path comes from tabprobe.layout."""
+the inoculated ones derived from them, a model's config block, checkpoint, checkpoint files,
+k-shot examples and training data, the (probe, split) and pooled runs, the inputs a scoring job
+compares, the report's showcase and the inference statistics and relevance summaries it reads.
+The inoculation and controlled-variance experiments' are in config/inoculation_inputs.py, the
+report's file lists in config/report_inputs.py. Every path comes from tabprobe.layout."""
 
 from __future__ import annotations
 
@@ -9,11 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabprobe import layout
-from tabprobe.config.names import CHALLENGE_SPLIT
+from tabprobe.config.checks import require_configured
 from tabprobe.config.settings import (
-    INOCULATION_TABLES,
     baseline_probe,
-    defense_probe,
     inoculated_name,
     inoculation_experiments,
     inoculation_plan,
@@ -21,17 +21,31 @@ from tabprobe.config.settings import (
     original_covers,
     probe_dataset,
     probe_splits,
-    report_splits,
 )
-from tabprobe.data.datasets import get_dataset, paper_dataset
+from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset
+from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 from tabprobe.probes import POOLED_TABLES, get_probe, pooled_members
+
+# The files of a user's checkpoint folder that its jobs are re-run for when they change.
+CHECKPOINT_FILE_SUFFIXES = {".safetensors", ".json", ".txt", ".model"}
 
 # ---------------------------------------------------------------- models
 
 
 def models_of_kind(config: Mapping[str, Any], kind: str) -> list[str]:
-    """The models whose block has `kind` ("train", "causal", "init", "checkpoint"), in config order."""
+    """The models whose block has `kind` ("train", "causal", "endpoint", "init", "checkpoint"), in config order."""
     return [m for m, c in config["models"].items() if kind in c]
+
+
+def unpacked_models(config: Mapping[str, Any]) -> list[str]:
+    """The served models whose server reads a GGUF file unpacked into a folder (`serve.unpack`)."""
+    return [m for m, c in config["models"].items() if ((c.get("endpoint") or {}).get("serve") or {}).get("unpack")]
+
+
+def prompt_block(model: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A prompted model's prompting keys (template, verbalisers, shots, ...): its `causal:` block,
+    or its `endpoint:` block for a served model; empty for a classifier."""
+    return model.get("causal") or model.get("endpoint") or {}
 
 
 def hypothesis_only_models(config: Mapping[str, Any], dataset: str | None = None) -> list[str]:
@@ -72,8 +86,11 @@ def inoculated_models(config: Mapping[str, Any]) -> dict[str, tuple[str, str, in
 
 
 def model_config(config: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    """A model's config block; an inoculated model has the settings of the model it came from."""
+    """A model's config block; an inoculated model has the settings of the model it came from. A
+    name config does not know (a typo in a requested path) is a ConfigError with "did you mean"."""
     inoculated = inoculated_models(config)
+    if name not in inoculated:
+        require_configured(config, model=name)
     return config["models"][inoculated[name][0] if name in inoculated else name]
 
 
@@ -87,6 +104,84 @@ def checkpoint_of(config: Mapping[str, Any], name: str) -> str:
     if "causal" in model:
         return model["causal"]["checkpoint"]
     return model["checkpoint"] if "checkpoint" in model else layout.trained_model(name)
+
+
+def checkpoint_path(config: Mapping[str, Any], name: str) -> str:
+    """The checkpoint as infer_nli's input: a folder, or one GGUF file, where a pkg:// location
+    names one inside a package. Other paths stay as written: a trained model's must match its
+    rule's output to the letter."""
+    model_config(config, name)  # a model of config, or an inoculated one: else "did you mean"
+    location = checkpoint_of(config, name)
+    return str(resolve_location(location)) if location.startswith(PACKAGE_SCHEME) else location
+
+
+def checkpoint_files(config: Mapping[str, Any], name: str) -> list[str]:
+    """The files a user's checkpoint (`checkpoint`, or a causal LM's) is tracked by, not its
+    folder: weights re-saved into the same folder do not change the folder's modification time. A
+    GGUF checkpoint is its one file; a checkpoint the workflow makes is an output, with no files
+    to list."""
+    model = model_config(config, name)
+    if not ({"checkpoint", "causal"} & set(model)) or name in inoculated_models(config):
+        return []
+    folder = resolve_location(checkpoint_of(config, name))
+    if folder.is_file():
+        return [str(folder)]
+    return sorted(str(p) for p in folder.glob("*") if p.suffix in CHECKPOINT_FILE_SUFFIXES)
+
+
+def shots(config: Mapping[str, Any], name: str) -> list[str]:
+    """A prompted model's k-shot examples (rule select_shots), when it asks for any."""
+    return [layout.shots(name)] if prompt_block(model_config(config, name)).get("shots") else []
+
+
+def shot_pool(config: Mapping[str, Any], name: str) -> dict[str, str]:
+    """The examples and tables select_shots draws a prompted model's k shots from: the train split
+    of the dataset it would learn (training_dataset)."""
+    dataset = get_dataset(training_dataset(config, name))
+    return {
+        "train": dataset.examples(dataset.train_split),
+        "train_tables": dataset.tables(dataset.train_split),
+    }
+
+
+def is_served(config: Mapping[str, Any], name: str) -> bool:
+    """Whether the model is a served one (`endpoint:`), whose unparsed answers are counted."""
+    return "endpoint" in model_config(config, name)
+
+
+def unpacked_folder(config: Mapping[str, Any], name: str) -> str | None:
+    """The folder a served model's GGUF file is unpacked into for its server (rule unpack_gguf),
+    when its `serve.unpack` names one; else None."""
+    return layout.unpacked_checkpoint(name) if name in unpacked_models(config) else None
+
+
+def unpacked_inputs(config: Mapping[str, Any], name: str) -> list[str]:
+    """unpacked_folder as query_endpoint's input: [] when there is none."""
+    folder = unpacked_folder(config, name)
+    return [folder] if folder else []
+
+
+def unpack_source(config: Mapping[str, Any], name: str) -> str:
+    """The GGUF file `serve.unpack` names (pkg:// resolved), rule unpack_gguf's input."""
+    return str(resolve_location(model_config(config, name)["endpoint"]["serve"]["unpack"]))
+
+
+def training_dataset(config: Mapping[str, Any], name: str) -> str:
+    """The dataset a model learns: its `train.dataset`, else the paper's (a model given as a
+    checkpoint counts as having learnt it too; as settings.model_datasets reads it)."""
+    return dataset_of_training(model_config(config, name).get("train")).name
+
+
+def training_data(config: Mapping[str, Any], name: str) -> dict[str, str]:
+    """The examples and tables train_model reads: its dataset's train split and the dev split its
+    checkpoints are chosen on, as that dataset declares them (Dataset.train_split and dev_split)."""
+    dataset = get_dataset(training_dataset(config, name))
+    return {
+        "train": dataset.examples(dataset.train_split),
+        "train_tables": dataset.tables(dataset.train_split),
+        "dev": dataset.examples(dataset.dev_split),
+        "dev_tables": dataset.tables(dataset.dev_split),
+    }
 
 
 # ---------------------------------------------------------------- probes, pooled columns, scoring
@@ -114,6 +209,17 @@ def pooled_runs(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
+def pooled_model_runs(config: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(table, model, column, split) for every model on every pooled run (pooled_runs) whose
+    members are of a dataset the model answers, model by model."""
+    return [
+        (table, model, column, split)
+        for model in config["models"]
+        for table, column, split in pooled_runs(config)
+        if probe_dataset(pooled_split_members(config, table, column, split)[0]) in model_datasets(config, model)
+    ]
+
+
 def pooled_split_members(config: Mapping[str, Any], paper_table: str, column: str, split: str) -> list[str]:
     """The probes of a pooled column that run on `split`."""
     return [p for p in pooled_probes(config)[paper_table][column] if split in probe_splits(config, p)]
@@ -128,9 +234,25 @@ def relevance_splits(config: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def relevance_summaries(config: Mapping[str, Any]) -> dict[str, str]:
+    """{split: find_relevant_rows's summary} of each split some probe reads the relevance source on."""
+    return {split: layout.relevance_summary(split) for split in relevance_splits(config)}
+
+
+def inference_stats(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """{model: infer_nli's statistics files of every probe and split it answers (model_runs)},
+    every model of config a key, in config order."""
+    stats: dict[str, list[str]] = {model: [] for model in config["models"]}
+    for model, probe, split in model_runs(config):
+        stats[model].append(layout.inference_stats(model, probe, split))
+    return stats
+
+
 def score_inputs(config: Mapping[str, Any], model: str, probe: str, split: str) -> dict[str, str]:
     """The files score_probe compares: the probe's examples and the model's predictions on them,
-    and where they are read, `original`'s predictions and the hypothesis-only baseline's."""
+    and where they are read, `original`'s predictions and the hypothesis-only baseline's. A model
+    or probe config does not name is a ConfigError with "did you mean"."""
+    require_configured(config, model=model, probe=probe)
     inputs = {
         "probe": layout.probe_examples(probe, split),
         "predictions": layout.predictions(model, probe, split),
@@ -153,6 +275,7 @@ def pooled_inputs(config: Mapping[str, Any], paper_table: str, model: str, colum
     """The files score_pooled_column compares: the member probes' examples and predictions, and
     `original`'s predictions where they cover every member (with, in paper Table 7, a
     hypothesis-only model's)."""
+    require_configured(config, model=model)
     members = pooled_split_members(config, paper_table, column, split)
     inputs = {
         "probes": [layout.probe_examples(p, split) for p in members],
@@ -194,48 +317,3 @@ def showcase(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         )
         out[probe] = {"split": split, "files": files}
     return out
-
-
-# ---------------------------------------------------------------- inoculation
-
-
-def challenge_splits(config: Mapping[str, Any]) -> list[str]:
-    """Paper Tables 10 and 12: the challenge set on alpha1, and with `train_rows` (under `full:
-    true`) on train, what the model was fine-tuned on ("Train Set (w/o NEUTRAL)")."""
-    plan = inoculation_plan(config)
-    return (["train"] if plan and plan["train_rows"] else []) + [CHALLENGE_SPLIT]
-
-
-def inoculation_splits(config: Mapping[str, Any]) -> list[str]:
-    """Paper Tables 9 and 11: accuracy on the original splits the report covers."""
-    return [
-        s for s in report_splits(config) if "original" in config["probes"] and s in probe_splits(config, "original")
-    ]
-
-
-def challenge_members(config: Mapping[str, Any], experiment: str, split: str) -> dict[str, dict[str, str]]:
-    """{column: {probe: its examples on split}} for the probes pooled into the experiment's table:
-    on train (what the experiment fine-tunes on, and the train rows of paper Tables 10 and 12)
-    every such probe's, generated for it whether or not the probe is scored on train (the
-    report's Table 4 and 7 train rows: the probe's splits); on the test split, the probes that
-    run there. A Defense has one column, its numeric probe's examples (train*, and test* on
-    alpha1), generated for it on every split it reads."""
-    probe = defense_probe(experiment)
-    if probe:
-        return {"defense": {probe: layout.probe_examples(probe, split)}}
-    columns = pooled_members(INOCULATION_TABLES[experiment], list(config["probes"]))
-    return {
-        column: {
-            p: layout.probe_examples(p, split) for p in probes if split == "train" or split in probe_splits(config, p)
-        }
-        for column, probes in columns.items()
-    }
-
-
-def selection_group(config: Mapping[str, Any], experiment: str) -> list[str]:
-    """The experiments whose runs share one learning rate under `learning_rate_selection: shared`:
-    the paper's inoculation experiments together ("used throughout"); a Defense alone, its dev
-    being its own perturbed one."""
-    if defense_probe(experiment):
-        return [experiment]
-    return list(inoculation_plan(config)["experiments"])

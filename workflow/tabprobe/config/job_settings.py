@@ -50,6 +50,8 @@ def train_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> dict[
     full_epochs = train.pop("full_epochs", None)
     # Train on the inputs the model will be probed with, unless told otherwise.
     train["max_length"] = train.get("max_length") or model_max_length(config, model)
+    if model.get("premise_selection"):  # left out when none, so that no other model's job re-runs
+        train["premise_selection"] = model["premise_selection"]
     if config["full"]:
         train.update(examples=None, dev_examples=None, epochs=full_epochs or train["epochs"])
     return canonical(train)
@@ -67,11 +69,38 @@ def inference_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> d
         "gpu_batch_tokens": model["gpu_batch_tokens"],
         "precision": model["precision"],
     }
+    if model.get("premise_selection"):
+        settings["premise_selection"] = model["premise_selection"]
     if "causal" in model:
         settings["prompt"] = {k: v for k, v in model["causal"].items() if k != "checkpoint"}
     else:
-        settings.update(label_map=model.get("labels"), pair_order=model["pair_order"])
+        # An output index may be written as YAML's integer (`0: C`) or as text: one spelling, so
+        # a map mixing the two sorts, and the model server, which reads it as JSON, gets the same.
+        labels = model.get("labels")
+        label_map = {str(key): target for key, target in labels.items()} if labels else labels
+        settings.update(label_map=label_map, pair_order=model["pair_order"])
     return canonical(settings)
+
+
+UNPACKED = "{unpacked}"
+
+
+def endpoint_settings(model: Mapping[str, Any], unpacked: str | None = None) -> dict[str, Any]:
+    """What a served model's query_endpoint job reads (`model`: its config block): its rendering and
+    its `endpoint:` block, whose `shots` count is select_shots' (the shots come as a file), with
+    {unpacked} in its serve command and model name standing for `unpacked` (serve.unpack's folder)."""
+    block = dict(model["endpoint"])
+    if unpacked is not None:
+        block["model"] = block["model"].replace(UNPACKED, unpacked)
+        block["serve"] = {**block["serve"], "command": block["serve"]["command"].replace(UNPACKED, unpacked)}
+    return canonical({"premise": model["premise"], "endpoint": block})
+
+
+def endpoint_gpus(model: Mapping[str, Any]) -> int:
+    """The GPUs a served model's jobs ask for: none, unless its `serve:` command runs the server in
+    their submission."""
+    serve = model["endpoint"].get("serve")
+    return int(serve.get("gpus", 1)) if serve else 0
 
 
 def plan_settings(plan: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

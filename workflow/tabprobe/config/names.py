@@ -21,6 +21,9 @@ NAME_RULES = {
 
 # The controlled-variance experiment's names (inoculation/variance.py), here because the rules and
 # the report name its models and ranges without running it.
+# The probe whose examples the experiment fine-tunes and tests on: its hypotheses compare a cell's
+# number with one drawn from a given range.
+VARIANCE_PROBE = "num_comparative"
 # Where the ranges are tested (diversify-your-datasets tests on held-out tables; alpha1 is ours).
 VARIANCE_TEST_SPLIT = "alpha1"
 
@@ -41,7 +44,7 @@ def is_trained_name(name: str) -> bool:
 
 def range_probe(bounds: Sequence[int] | str) -> str:
     """The probe name of a test range's scores: "num_comparative[30-49]"."""
-    return f"num_comparative[{bounds if isinstance(bounds, str) else range_label(bounds)}]"
+    return f"{VARIANCE_PROBE}[{bounds if isinstance(bounds, str) else range_label(bounds)}]"
 
 
 # Inoculation's challenge test set (inoculation/; paper Tables 10 and 12): alpha1 without NEUTRAL.

@@ -10,6 +10,7 @@ from typing import Any
 
 from tabprobe.config.dataset_problems import dataset_problems
 from tabprobe.config.defaults import model_default
+from tabprobe.config.endpoint_problems import endpoint_problems
 from tabprobe.config.names import PROBE_NAME
 from tabprobe.config.settings import (
     INOCULATION_TABLES,
@@ -43,7 +44,9 @@ def _transition_probe_coverage(config, probes, transition_probes) -> list[str]:
         baseline = baseline_probe(name)
         if baseline not in probes:
             continue  # said by semantic_problems / dataset_problems
-        missing = [s for s in probe_splits(config, name) if s not in probe_splits(config, baseline)]
+        # A split of another dataset is not one for the baseline to run on too (dataset_problems says so).
+        own = get_dataset(probe_dataset(name)).splits
+        missing = [s for s in probe_splits(config, name) if s in own and s not in probe_splits(config, baseline)]
         if missing:
             problems.append(
                 f"config key probes.{name}.splits: `{baseline}` does not run on {', '.join(missing)}; "
@@ -85,7 +88,11 @@ def _curation_problems(name: str, externals, files: list[str], config: Mapping[s
     return [
         f"config key probes.{name}.curation: {problem}"
         for problem in uid_problems(
-            decisions, probe_splits(config, name), _example_lines(config, name), get_dataset(probe_dataset(name)).splits
+            decisions,
+            probe_splits(config, name),
+            _example_lines(config, name),
+            get_dataset(probe_dataset(name)).splits,
+            get_dataset(probe_dataset(name)).labels,
         )
     ]
 
@@ -118,7 +125,7 @@ def _option_problems(name: str, externals, config) -> list[str]:
 
 
 # The ways config gives a model: exactly one per model.
-MODEL_KINDS = ("checkpoint", "train", "init", "causal")
+MODEL_KINDS = ("checkpoint", "train", "init", "causal", "endpoint")
 
 
 def _causal_problems(name: str, causal: dict[str, Any], length: tuple[str, Any]) -> list[tuple[list, str]]:
@@ -228,6 +235,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _variance_problems(config, models)
     problems += dataset_problems(config, probes, models)
     problems += table_premise_problems(config, models)
+    problems += endpoint_problems(config, models)
     return problems
 
 
@@ -286,8 +294,8 @@ def _problems_of_models(config: dict[str, Any], models: Mapping[str, Any]) -> li
         if isinstance(model, dict) and sum(k in model for k in MODEL_KINDS) != 1:
             problems.append(
                 f"config key models.{name}: give exactly one of `checkpoint` (a classifier directory you have), "
-                "`train` (fine-tuned by the workflow), `init` (untrained head, a plumbing baseline) or `causal` "
-                "(a causal language model, prompted)"
+                "`train` (fine-tuned by the workflow), `init` (untrained head, a plumbing baseline), `causal` "
+                "(a causal language model, prompted) or `endpoint` (a served model, prompted through its API)"
             )
         elif isinstance(model, dict):
             # A model that leaves max_length out reads the schema's default (512), which a small

@@ -5,12 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabprobe.config.defaults import FULL_INOCULATION, FULL_VARIANCE, INOCULATION_DEFAULTS, VARIANCE_DEFAULTS
+from tabprobe.config.defaults import (
+    FULL_INOCULATION,
+    FULL_VARIANCE,
+    INOCULATION_DEFAULTS,
+    VARIANCE_DEFAULTS,
+    schema_default,
+)
 from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset
 from tabprobe.probes import REGISTRY, get_probe, is_fixed_set
 
 # read by the workflow, not passed to the probe
-WORKFLOW_PROBE_OPTIONS = ("splits", "full_splits", "max_examples", "external", "label_change", "curation")
+WORKFLOW_PROBE_OPTIONS = (
+    "splits",
+    "full_splits",
+    "max_examples",
+    "min_examples",
+    "external",
+    "label_change",
+    "curation",
+)
 # The challenge family of each experiment and the paper table pooling its probes.
 INOCULATION_TABLES = {"hypothesis": "table4", "counterfactual": "table7"}
 # Defense (numerical-qa-robustness section 4.3), a variant of inoculation: the numeric
@@ -79,11 +93,36 @@ def model_datasets(config: Mapping[str, Any], model: str) -> list[str]:
 
 
 def probe_limit(config: dict[str, Any], probe: str) -> int | None:
-    """The probe's cap per split: its own `max_examples`, else the top-level one; none when full."""
-    if config.get("full"):
+    """The probe's cap per split: its own `max_examples`, else the top-level one. None (every
+    example) under `full: true` and under a top-level null: a null there says every example, and
+    the probes' own caps (config.yaml's 1000 for `original`, 60 for evidence_selection) are the
+    CPU budget's, lifted with it as `full: true` lifts them."""
+    if config.get("full") or config.get("max_examples") is None:
         return None
     settings = config["probes"].get(probe) or {}
-    return settings["max_examples"] if "max_examples" in settings else config.get("max_examples")
+    return settings["max_examples"] if "max_examples" in settings else config["max_examples"]
+
+
+def probe_min_examples(config: Mapping[str, Any], probe: str) -> int:
+    """The fewest examples `probe` must hold on a split before the report reads a verdict, a
+    scorecard cell or a summary figure from its scores there: its own `min_examples`, else the
+    top-level one (the schema's default where config has none). Neither `full: true` nor a lifted
+    cap changes it: more examples pass it, they do not move it."""
+    probes = config.get("probes") if isinstance(config.get("probes"), Mapping) else {}
+    settings = probes.get(probe) if isinstance(probes.get(probe), Mapping) else {}
+    if settings.get("min_examples") is not None:
+        return settings["min_examples"]
+    return config.get("min_examples") or schema_default("min_examples")
+
+
+def min_examples_record(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What run.json records of the minimum n and the report reads: the default (every results-table
+    probe config does not name, the pooled columns of paper Tables 4 and 7 among them) and each
+    configured probe's."""
+    return {
+        "default": config.get("min_examples") or schema_default("min_examples"),
+        "probes": {probe: probe_min_examples(config, probe) for probe in config.get("probes") or {}},
+    }
 
 
 def model_max_length(config: Mapping[str, Any], model: Mapping[str, Any]) -> int:

@@ -28,13 +28,13 @@ import pyarrow as pa
 
 from tabprobe import LABELS, errors, schemas
 from tabprobe.data.infobox import table as infobox
-from tabprobe.data.infobox.render import render
 from tabprobe.data.infobox.table import Table
 from tabprobe.io import atomic_dir, read_parquet, write_json
 from tabprobe.models.checkpoints import fingerprint, label_order, read_meta, require_base, save_checkpoint
 from tabprobe.models.encoding import encode
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
+from tabprobe.models.premises import rendered_premises
 from tabprobe.probes.curation import scored
 from tabprobe.seeding import seeded_rng
 
@@ -53,6 +53,7 @@ class InoculationSettings:
     precision: str = "auto"
     pair_order: str = "premise_first"
     seed: int = 0
+    premise_selection: str | None = None  # as the model was trained (data/premise_selection.py)
 
 
 def nested_subsets(available: int, sizes: Sequence[int], seed: int, name: str) -> dict[int, np.ndarray]:
@@ -66,8 +67,12 @@ def nested_subsets(available: int, sizes: Sequence[int], seed: int, name: str) -
 def _encode(records: Sequence[Mapping], premise: str, tokenizer, settings: InoculationSettings, order: list[int]):
     """Features and targets (the checkpoint's output index of each label) of examples that carry
     their own table (`infobox.PROBE_EXAMPLES` records; the label is `expected`, else `label`)."""
-    premises = [render(Table.from_arrow(r["table"]), premise) for r in records]
-    encoded = encode(tokenizer, premises, [r["hypothesis"] for r in records], settings.max_length, settings.pair_order)
+    hypotheses = [r["hypothesis"] for r in records]
+    tables = [Table.from_arrow(r["table"]) for r in records]
+    premises, _ = rendered_premises(
+        tokenizer, tables, hypotheses, premise, settings.premise_selection, settings.max_length
+    )
+    encoded = encode(tokenizer, premises, hypotheses, settings.max_length, settings.pair_order)
     targets = np.array([order[LABELS.index(r.get("expected") or r["label"])] for r in records], dtype=np.int64)
     return encoded, targets
 
@@ -118,6 +123,7 @@ def fine_tune(
         "inoculated_from_fingerprint": fingerprint(path),
         "premise": premise,
         "pair_order": settings.pair_order,
+        "premise_selection": settings.premise_selection,
         "label_map": {str(model.config.id2label[order[i]]): lab for i, lab in enumerate(LABELS)},
         "inoculation_settings": asdict(settings),
         "precision": precision,
@@ -256,6 +262,7 @@ def fine_tune_into(
         max_length=model["max_length"],
         precision=model["precision"],
         pair_order=model["pair_order"],
+        premise_selection=model.get("premise_selection"),
         seed=seed,
     )
     with atomic_dir(out) as folder:

@@ -24,8 +24,8 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import errors, schemas
+from tabprobe.config.names import VARIANCE_PROBE, range_label, range_probe, trained_name
 from tabprobe.config.names import VARIANCE_TEST_SPLIT as TEST_SPLIT
-from tabprobe.config.names import range_label, range_probe, trained_name
 from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infobox.table import Table
 from tabprobe.inoculation.inoculate import fine_tune_into
@@ -61,7 +61,7 @@ def range_examples(
         if taken >= count:
             break
         chunk = examples.take(pa.array(order[start : start + CHUNK]))
-        probe_examples, _ = generate("num_comparative", chunk, tables, seed, options={"range": list(bounds)})
+        probe_examples, _ = generate(VARIANCE_PROBE, chunk, tables, seed, options={"range": list(bounds)})
         generated.append(probe_examples)
         taken += probe_examples.num_rows
     if not generated:
@@ -215,6 +215,7 @@ def score_variance(
             model["precision"],
             pair_order=model["pair_order"],
             batch_tokens=predict.batch_tokens_on(loaded, model["gpu_batch_tokens"]),
+            premise_selection=model.get("premise_selection"),
         )
         correct = (np.array(predictions["pred"].to_pylist(), dtype=object) == expected).astype(np.float64)
         stat = scorer.stat(correct, np.ones(len(correct)))

@@ -33,7 +33,6 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS
-from tabprobe.data.tables import render, table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models.checkpoints import context_problems, fingerprint, read_config, require_base
 from tabprobe.models.encoding import collate
@@ -41,6 +40,7 @@ from tabprobe.models.gguf import is_gguf, load_gguf, read_gguf
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.lm_prompts import CONTENT_FREE, PromptBuilder, Prompting, verbaliser_ids
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
+from tabprobe.models.premises import prompt_premises
 
 log = logging.getLogger(__name__)
 
@@ -268,6 +268,7 @@ def infer(
     shard_dir: str | Path | None = None,
     shard_size: int = 512,
     batch_tokens: int | None = None,
+    premise_selection: str | None = None,
 ) -> tuple[pa.Table, dict]:
     """Predictions of a causal LM for every probe example (`schemas.PREDICTIONS`) and run
     statistics, as models.infer gives for a classifier. `prompt`: the config's `causal:` block
@@ -280,8 +281,8 @@ def infer(
     room = max_length - max(len(c) for c in continuations)
     records = probe_examples.select(["table", "hypothesis"]).to_pylist()
     features, truncated = [], 0
-    for r in records:
-        ids, cut = builder.encode(render(table_from_arrow(r["table"]), premise), r["hypothesis"], room)
+    for r, text in zip(records, prompt_premises(records, premise, premise_selection, builder, room)):
+        ids, cut = builder.encode(text, r["hypothesis"], room)
         features.append({"input_ids": ids})
         truncated += cut
     if truncated:

@@ -224,11 +224,26 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
     labels (E and C: a fact-checking head's ENTAILED / REFUTED), whose
     predictions then give N a probability of 0 (`in_label_order`).
 
-    `label_map` maps the checkpoint's label names (or indices, as strings) to E/N/C; without
-    one, common names (entailment, neutral, contradiction, entailed, refuted, not_entailment, ...)
-    are recognised.
+    `label_map` maps the checkpoint's label names, or its output indices (as YAML reads `0:`, an
+    integer, or as text), to E/N/C; without one, common names (entailment, neutral, contradiction,
+    entailed, refuted, not_entailment, ...) are recognised. A key that names no label or index of
+    the checkpoint is refused: it maps nothing, and a NEUTRAL given to a two-label head would
+    claim an answer the head cannot give.
     """
     names = {int(i): str(name) for i, name in id2label.items()}
+    label_map = {str(key): target for key, target in label_map.items()} if label_map else None
+    known = set(names.values()) | {str(i) for i in names}
+    strays = [key for key in label_map or {} if key not in known]
+    if strays:
+        raise ModelError(
+            f"{where}: `labels:` names what the checkpoint does not have: "
+            + "; ".join(
+                f"{_shown_key(key)} is not one of its labels"
+                + (f" (did you mean {match!r}?)" if (match := closest(key, names.values())) else "")
+                for key in strays
+            )
+            + f". Its labels: {names}, by name or index; remove the key from `labels:`, or write one of them"
+        )
     mapped: dict[int, str] = {}
     for index, name in names.items():
         target = label_map.get(name, label_map.get(str(index))) if label_map else _recognised_label(name)
@@ -236,22 +251,19 @@ def label_order(id2label: Mapping[int, str], label_map: Mapping[str, str] | None
             mapped[index] = target
     targets = list(mapped.values())
     if len(mapped) != len(names) or len(set(targets)) != len(targets) or frozenset(targets) not in HEAD_LABEL_SETS:
-        # A `labels:` key that names no label of the checkpoint is the usual cause: say which.
-        known = set(names.values()) | {str(i) for i in names}
-        strays = [
-            f"{key!r} is not one of its labels"
-            + (f" (did you mean {match!r}?)" if (match := closest(key, names.values())) else "")
-            for key in (label_map or {})
-            if key not in known
-        ]
         raise ModelError(
             f"{where}: the checkpoint's labels {names} do not map one-to-one onto E, N, C "
-            f"(or onto E, C for a two-label head) (mapped: {mapped}{'; ' + '; '.join(strays) if strays else ''}). "
+            f"(or onto E, C for a two-label head) (mapped: {mapped}). "
             "Add `labels:` to this model in config.yaml, mapping each of the checkpoint's label names to E, N or C, "
             "e.g. labels: {ENTAILMENT: E, NEUTRAL: N, CONTRADICTION: C} or labels: {ENTAILED: E, REFUTED: C}."
         )
     by_label = {lab: idx for idx, lab in mapped.items()}
     return [by_label.get(lab) for lab in LABELS]
+
+
+def _shown_key(key: str):
+    """A `labels:` key as config.yaml spells it: an index as the number, a name quoted."""
+    return int(key) if key.isdigit() else repr(key)
 
 
 def in_label_order(probs, order: Sequence[int | None]):

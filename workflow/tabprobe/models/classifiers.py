@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from tabprobe import LABELS
-from tabprobe.data.tables import render, table_from_arrow
+from tabprobe.data.tables import table_from_arrow
 from tabprobe.errors import ModelError
 from tabprobe.models import tapas
 from tabprobe.models.checkpoints import (
@@ -26,6 +26,7 @@ from tabprobe.models.checkpoints import (
 from tabprobe.models.encoding import collate, encode, pairs_only
 from tabprobe.models.inference import predictions_table, run_in_blocks
 from tabprobe.models.precision import LoadedModel, autocast, pick_device, resolve_precision
+from tabprobe.models.premises import rendered_premises
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ def infer(
     shard_size: int = 512,
     pair_order: str = "premise_first",
     batch_tokens: int | None = None,
+    premise_selection: str | None = None,
 ) -> tuple[pa.Table, dict]:
     """Predictions for every probe example (`schemas.PREDICTIONS`), plus run statistics.
 
@@ -119,14 +121,19 @@ def infer(
     records = probe_examples.select(["uid", "table", "hypothesis"]).to_pylist()
     tables = [table_from_arrow(r["table"]) for r in records]
     hypotheses = [r["hypothesis"] for r in records]
-    table_key = {}
+    table_key, narrowed = {}, 0
     if premise == tapas.TABLE_PREMISE:
+        if premise_selection:
+            raise ModelError("config key premise_selection: a TAPAS model (premise: table) reads the table itself")
         encoded = tapas.encode_tables(loaded.tokenizer, tables, hypotheses, max_length, [r["uid"] for r in records])
         table_key["token_types"] = tapas.token_types_key(encoded.features)
     else:
+        premises, narrowed = rendered_premises(
+            loaded.tokenizer, tables, hypotheses, premise, premise_selection, max_length
+        )
         encoded = encode(
             loaded.tokenizer,
-            [render(t, premise) for t in tables],
+            premises,
             hypotheses,
             max_length,
             pair_order,
@@ -154,6 +161,7 @@ def infer(
     stats = {
         "examples": len(records),
         "truncated": encoded.truncated,
+        "selected": narrowed,
         "max_length": max_length,
         "pair_order": pair_order,
         "precision": precision,

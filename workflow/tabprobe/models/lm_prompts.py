@@ -201,6 +201,28 @@ def _leading_special_ids(tokenizer) -> list[int]:
     return []
 
 
+def shot_turns(prompting: Prompting, shot_tables: list, rendering: str) -> list[tuple[str, str]]:
+    """(prompt, answer) of each shot: its table rendered, filled into the template, and its label's
+    verbaliser."""
+    return [
+        (prompting.fill(render(table, rendering), shot["hypothesis"])[0], prompting.verbalisers[shot["label"]])
+        for shot, table in zip(prompting.shots, shot_tables)
+    ]
+
+
+def shot_prefix(turns: list[tuple[str, str]]) -> str:
+    """The text of the shots before a plain (not chat) prompt: each prompt followed by its answer."""
+    return "".join(text + continuation_text(text, answer) + SHOT_SEPARATOR for text, answer in turns)
+
+
+def chat_messages(turns: list[tuple[str, str]], test: str) -> list[dict]:
+    """A chat prompt's turns: each shot a user turn answered by its verbaliser, then the test example."""
+    messages = []
+    for text, answer in turns:
+        messages += [{"role": "user", "content": text}, {"role": "assistant", "content": answer}]
+    return messages + [{"role": "user", "content": test}]
+
+
 class PromptBuilder:
     """Prompts for one model: shots first, then the test example, as plain text or through the
     tokenizer's chat template (each shot a user turn answered by its verbaliser). `checkpoint`
@@ -237,14 +259,9 @@ class PromptBuilder:
             log.info("the shots' tables lost %d rows to fit half of max_length", self.shot_rows_dropped)
 
     def _fill_shots(self) -> None:
-        self.shot_turns = []
-        for shot, shot_table in zip(self.prompting.shots, self.shot_tables):
-            text, _ = self.prompting.fill(render(shot_table, self.rendering), shot["hypothesis"])
-            self.shot_turns.append((text, self.prompting.verbalisers[shot["label"]]))
+        self.shot_turns = shot_turns(self.prompting, self.shot_tables, self.rendering)
         # Plain prompts: the shots' text is the same before every test example.
-        self.shot_prefix = "".join(
-            text + continuation_text(text, answer) + SHOT_SEPARATOR for text, answer in self.shot_turns
-        )
+        self.shot_prefix = shot_prefix(self.shot_turns)
 
     def shot_tokens(self) -> int:
         return len(self.tokenizer(self.shot_prefix, add_special_tokens=False)["input_ids"])
@@ -260,10 +277,7 @@ class PromptBuilder:
         if not self.prompting.chat_template:
             offset = len(self.shot_prefix)
             return self.shot_prefix + test, (offset + start, offset + stop)
-        messages = []
-        for shot_text, answer in self.shot_turns:
-            messages += [{"role": "user", "content": shot_text}, {"role": "assistant", "content": answer}]
-        whole = _chat(self.tokenizer, messages + [{"role": "user", "content": test}], self.template_origin)
+        whole = _chat(self.tokenizer, chat_messages(self.shot_turns, test), self.template_origin)
         offset = whole.rfind(test)
         if offset < 0:
             raise ModelError(
@@ -271,6 +285,11 @@ class PromptBuilder:
                 "the table's place in it cannot be found; set chat_template false"
             )
         return whole, (offset + start, offset + stop)
+
+    def messages(self, premise: str, hypothesis: str) -> list[dict]:
+        """The chat turns of a prompt (the shots, then the test example), before the chat template
+        writes them out: what a served model's chat API is sent (tabprobe.models.endpoint)."""
+        return chat_messages(self.shot_turns, self.prompting.fill(premise, hypothesis)[0])
 
     def encode(self, premise: str, hypothesis: str, max_tokens: int) -> tuple[list[int], bool]:
         """Token ids of a prompt, at most `max_tokens` long: over-long prompts lose tokens from the

@@ -19,6 +19,7 @@ from tabprobe.models import causal
 from tabprobe.models import classifiers as models
 from tabprobe.models.checkpoints import read_meta
 from tabprobe.models.precision import LoadedModel
+from tabprobe.models.premises import premise_holds, require_same_selection
 
 MODEL_KINDS = ("classifier", "causal")
 
@@ -46,6 +47,8 @@ def predict_file(
     On a GPU, batches are filled to `gpu_batch_tokens` padded tokens: a GPU needs big batches to
     be busy, and a fixed number of examples per batch leaves it idle on short inputs. On a CPU,
     which is busy at any batch size, `batch_size` examples."""
+    meta = read_meta(checkpoint)
+    require_same_selection(meta, settings.get("premise_selection"), str(checkpoint))
     probe_examples = read_parquet(probe_path, PROBE_EXAMPLES_SCHEMAS)
     start = time.monotonic()
     batch_tokens = batch_tokens_on(loaded, gpu_batch_tokens)
@@ -54,8 +57,10 @@ def predict_file(
     stats.update(
         checkpoint=str(checkpoint),
         premise=settings["premise"],
+        premise_selection=settings.get("premise_selection"),
+        premise_holds=premise_holds(settings["premise"], settings.get("premise_selection")),
         fingerprint=loaded.fingerprint,
-        meta=read_meta(checkpoint),
+        meta=meta,
         seconds=round(time.monotonic() - start, 2),
     )
     return table, stats
@@ -99,6 +104,7 @@ def infer_nli(
     use_server: bool = False,
     prompt: Mapping | None = None,
     shots: str | None = None,
+    premise_selection: str | None = None,
 ) -> None:
     """Rule infer_nli: one model's predictions on one probe's examples of one split.
 
@@ -114,6 +120,7 @@ def infer_nli(
         max_length=max_length,
         precision=precision,
         shard_size=shard_size,
+        premise_selection=premise_selection,
     )
     if prompt is None:
         kind = "classifier"

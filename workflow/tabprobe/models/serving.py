@@ -196,22 +196,42 @@ def receive_frame(conn: socket.socket) -> bytes:
 # ----------------------------------------------------------------------------- client
 
 
-def _take_lock(lock_path: Path) -> int | None:
-    """An open descriptor holding a server's lock, or None while a live server holds it."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+def take_lock(path: Path, shared: bool = False, wait: bool = False) -> int | None:
+    """An open descriptor holding a lock on `path` (exclusive unless `shared`), or None when it is
+    held and `wait` is false: a live server's lock, or (served models) its users'."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB))
         return fd
     except BlockingIOError:
         os.close(fd)
         return None
 
 
-def _lock_is_free(lock_path: Path) -> bool:
-    fd = _take_lock(lock_path)
+def lock_is_free(path: Path) -> bool:
+    fd = take_lock(path)
     if fd is not None:
         os.close(fd)  # releases it
     return fd is not None
+
+
+def start_detached(module: str, arguments: list[str], lock_fd: int, log_file: Path) -> subprocess.Popen:
+    """`python -m module arguments` as a process that outlives the job starting it (the model
+    server, a served model's supervisor): in a session of its own, inheriting `lock_fd` (the lock it
+    holds while it lives), its output appended to `log_file`, this copy of tabprobe first on its path."""
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    library = str(code_inputs.PACKAGE_DIR.parent)  # the folder holding this copy of tabprobe
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([library, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    with open(log_file, "ab") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", module, *arguments],
+            pass_fds=(lock_fd,),
+            start_new_session=True,  # not stopped with the job that started it
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
 
 
 def _start_unless_running(
@@ -226,38 +246,26 @@ def _start_unless_running(
     run_root: Path | None = None,
 ) -> None:
     lock_path, address_file = folder / f"{key}.lock", folder / f"{key}.json"
-    fd = _take_lock(lock_path)
+    fd = take_lock(lock_path)
     if fd is None:
         return  # a server of this key lives (or is starting)
     try:
         address_file.unlink(missing_ok=True)  # left by a server that died
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        library = str(code_inputs.PACKAGE_DIR.parent)  # the folder holding this copy of tabprobe
-        env = dict(
-            os.environ, PYTHONPATH=os.pathsep.join([library, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        process = start_detached(
+            "tabprobe.models.model_server",
+            [
+                f"--checkpoint={Path(checkpoint).resolve()}",
+                f"--address={address_file}",
+                f"--lock-fd={fd}",
+                f"--label-map={json.dumps(label_map)}",
+                f"--threads={threads}",
+                f"--idle={idle_seconds}",
+                f"--kind={kind}",
+                f"--run-root={run_folder(run_root)}",
+            ],
+            fd,
+            log_file,
         )
-        with open(log_file, "ab") as output:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "tabprobe.models.model_server",
-                    f"--checkpoint={Path(checkpoint).resolve()}",
-                    f"--address={address_file}",
-                    f"--lock-fd={fd}",
-                    f"--label-map={json.dumps(label_map)}",
-                    f"--threads={threads}",
-                    f"--idle={idle_seconds}",
-                    f"--kind={kind}",
-                    f"--run-root={run_folder(run_root)}",
-                ],
-                pass_fds=(fd,),
-                start_new_session=True,  # not stopped with the job that started it
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
         log.info("started a model server for %s (pid %d, log: %s)", checkpoint, process.pid, log_file)
     finally:
         os.close(fd)  # the server's inherited descriptor keeps the lock
@@ -295,7 +303,7 @@ def _connect(folder: Path, key: str, identity: str, log_file: Path, timeout: flo
                     address_file,
                     owner,
                 )
-        if _lock_is_free(lock_path):
+        if lock_is_free(lock_path):
             text = ""
             if log_file.exists():
                 with open(log_file, "rb") as logged:

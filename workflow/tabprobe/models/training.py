@@ -31,13 +31,14 @@ from tqdm import tqdm
 from tabprobe import LABELS, schemas
 from tabprobe.data.datasets import dataset_of_training
 from tabprobe.data.infobox.table import Table
-from tabprobe.data.tables import TABLES_SCHEMAS, load_tables, render
+from tabprobe.data.tables import TABLES_SCHEMAS, load_tables
 from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
 from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, save_checkpoint
 from tabprobe.models.encoding import encode, pairs_only
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
+from tabprobe.models.premises import rendered_premises
 from tabprobe.models.training_resume import ResumeStore, resume_dir_for, resume_key
 from tabprobe.seeding import seeded_rng
 
@@ -59,6 +60,7 @@ class TrainSettings:
     pair_order: str = "premise_first"
     seed: int = 0
     accumulation_steps: int = 1  # each batch_size batch runs as this many micro-batches
+    premise_selection: str | None = None  # data/premise_selection.py's rule; None: the whole table
 
     @classmethod
     def from_config(cls, train: Mapping[str, Any], seed: int, pair_order: str = "premise_first") -> TrainSettings:
@@ -86,8 +88,23 @@ def _features(
             f"which the head being trained has no output for (its labels: {', '.join(labels)}); train with the "
             "dataset's own labels (tabprobe.data.datasets.get_dataset(name).labels) or drop those examples"
         )
-    premises = [render(tables[r["table_id"]], premise) for r in records]
     hypotheses = [r["hypothesis"] for r in records]
+    premises, narrowed = rendered_premises(
+        tokenizer,
+        [tables[r["table_id"]] for r in records],
+        hypotheses,
+        premise,
+        settings.premise_selection,
+        settings.max_length,
+    )
+    if narrowed:
+        log.info(
+            "%s: premise selection %s left rows out of %d of %d premises",
+            split,
+            settings.premise_selection,
+            narrowed,
+            len(records),
+        )
     encoded = encode(tokenizer, premises, hypotheses, settings.max_length, settings.pair_order, pairs_always)
     targets = np.array([labels.index(r["label"]) for r in records], dtype=np.int64)
     return encoded, targets
@@ -366,6 +383,8 @@ def checkpoint_meta(
         "trained": True,
         "premise": premise,
         "pair_order": settings.pair_order,
+        # What inference must read it with (models/premises.py, require_same_selection).
+        "premise_selection": settings.premise_selection,
         "label_map": {LABEL_NAMES[label]: label for label in labels},
         "train_settings": asdict(settings),
         "precision": run.precision,

@@ -25,6 +25,7 @@ import csv
 import io
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -160,29 +161,39 @@ def uid_problems(
     splits: Sequence[str],
     example_lines: Callable[[str], set[int] | None],
     dataset_splits: Sequence[str],
+    labels: Sequence[str] = LABELS,
 ) -> list[str]:
     """ "file:line: why" for each decision that can never apply: its uid names no split
-    (`tabprobe curate` writes <split>:<line>), a split the probe does not run on, or no example of
-    its split (`example_lines(split)`: the line numbers of the split's examples, None where the
-    data is not at hand yet). Found with the config, before any job: a stale decision (the probe now
-    writes another edit for that example) is only known once the probe has run."""
+    (`tabprobe curate` writes <split>:<line>, or <split>:<table id>:<index> for a table's statements), a split the
+    probe does not run on, or no example of its split (`example_lines(split)`: the line numbers of
+    a split's examples, None where the data is not at hand yet); or it relabels with a
+    label outside the probe's dataset's `labels`. Found with the config, before any job: a stale
+    decision (the probe now writes another edit for that example) is only known once the probe
+    has run."""
     problems = []
     for uid, decision in decisions.items():
-        # A probe example's uid is its gold example's (split:line) with the probe after a slash.
-        split, _, line = uid.split("/")[0].partition(":")
-        if not line.isdigit() or split not in dataset_splits:
+        # A probe example's uid is its gold example's with the probe after a slash: <split>:<line> (a
+        # line of the split's file), or <split>:<table id>:<index> (a table's statements).
+        split, _, rest = uid.split("/")[0].partition(":")
+        by_line = rest.isdigit()
+        if split not in dataset_splits or not (by_line or re.fullmatch(r"[^:/]+:\d+", rest)):
             problems.append(
                 f"{decision.source}: uid {uid!r} names no example: a uid starts with <split>:<line> (a split of "
-                f"{', '.join(dataset_splits)}), as `tabprobe curate` writes it"
+                f"{', '.join(dataset_splits)}), or <split>:<table id>:<index>, as `tabprobe curate` writes it"
             )
         elif split not in splits:
             problems.append(
                 f"{decision.source}: uid {uid} is of {split}, where this probe does not run ({', '.join(splits)}): "
                 "remove the line, or add the split to the probe's `splits:`"
             )
-        elif (lines := example_lines(split)) is not None and int(line) not in lines:
+        elif decision.label is not None and decision.label not in labels:
             problems.append(
-                f"{decision.source}: uid {uid}: {split} has no example on line {line} (its examples are on lines "
+                f"{decision.source}: uid {uid}: relabel with {decision.label}, which this probe's dataset does not "
+                f"have (its labels: {', '.join(labels)}); relabel with one of them, or reject the example"
+            )
+        elif by_line and (lines := example_lines(split)) is not None and int(rest) not in lines:
+            problems.append(
+                f"{decision.source}: uid {uid}: {split} has no example on line {rest} (its examples are on lines "
                 f"{min(lines, default=0)}-{max(lines, default=0)}); remove the line, or curate the data it was made on"
             )
     return problems
@@ -353,13 +364,19 @@ def review_page(
     same TSV as `write_tsv` writes, under `filename`."""
     import hashlib
 
-    from tabprobe.data.infobox.table import Table
+    from tabprobe.data.relational.table import RelationalTable
+    from tabprobe.data.tables import table_from_arrow
     from tabprobe.probes.diff import text_diff
 
     data_items = []
     for item, row in zip(items, rows, strict=True):
-        table = Table.from_arrow(item.record["table"])
+        table = table_from_arrow(item.record["table"])
         provenance = json.loads(item.record["provenance"])
+        # An infobox as its keyed rows; a relational table as its records under its header.
+        if isinstance(table, RelationalTable):
+            shown = {"header": list(table.header), "records": [list(r) for r in table.records], "rows": []}
+        else:
+            shown = {"rows": [[r.key, list(r.values)] for r in table.rows]}
         data_items.append(
             {
                 **row,
@@ -367,7 +384,7 @@ def review_page(
                 "title": table.title,
                 "rule": provenance.get("rule", ""),
                 "segments": [list(s) for s in text_diff(row["hypothesis_before"], row["hypothesis"])],
-                "rows": [[r.key, list(r.values)] for r in table.rows],
+                **shown,
             }
         )
     fingerprint = hashlib.sha256(json.dumps([r["uid"] + r["hypothesis"] for r in rows]).encode()).hexdigest()[:16]

@@ -16,7 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tabprobe.data.infobox.table import Row, Table
+from tabprobe.data.infobox.table import Row
+from tabprobe.data.relational.table import RelationalTable
+from tabprobe.data.tables import AnyTable, table_from_arrow
 
 RowStatus = Literal["kept", "moved", "changed", "deleted", "inserted"]
 SegmentKind = Literal["same", "old", "new"]
@@ -24,6 +26,9 @@ SegmentKind = Literal["same", "old", "new"]
 
 @dataclass(frozen=True)
 class RowChange:
+    """A row of an infobox (a key and its values), or a record of a relational table (no
+    key, its cells under the table's header)."""
+
     status: RowStatus
     key: str
     values: tuple[str, ...]  # as the model sees it; the deleted values for a deleted row
@@ -36,10 +41,22 @@ class TableChange:
     old_title: str
     new_title: str
     rows: tuple[RowChange, ...]  # the perturbed table's order, deleted rows where they stood
+    # A relational table's column names, after and before (a probe may reorder them); empty for an
+    # infobox, whose rows carry their keys.
+    header: tuple[str, ...] = ()
+    old_header: tuple[str, ...] = ()
+
+    @property
+    def relational(self) -> bool:
+        return bool(self.header or self.old_header)
 
     @property
     def changed(self) -> bool:
-        return self.old_title != self.new_title or any(r.status != "kept" for r in self.rows)
+        return (
+            self.old_title != self.new_title
+            or self.header != self.old_header
+            or any(r.status != "kept" for r in self.rows)
+        )
 
 
 @dataclass(frozen=True)
@@ -114,10 +131,13 @@ def text_diff(before: str, after: str) -> tuple[tuple[SegmentKind, str], ...]:
     return tuple(merged)
 
 
-def table_diff(before: Table, after: Table) -> TableChange:
+def table_diff(before: AnyTable, after: AnyTable) -> TableChange:
     """Rows of `after` matched to rows of `before`: an identical row is kept (or moved, when
     the rows around it were reordered), a row under a key that lost a row is changed, the rest
-    are inserted; rows of `before` left unmatched are deleted and shown where they stood."""
+    are inserted; rows of `before` left unmatched are deleted and shown where they stood. A
+    relational table's records are matched by record_diff."""
+    if isinstance(after, RelationalTable):
+        return record_diff(before, after)
     unmatched: dict[Row, list[int]] = defaultdict(list)
     for index, row in enumerate(before.rows):
         unmatched[row].append(index)
@@ -142,16 +162,51 @@ def table_diff(before: Table, after: Table) -> TableChange:
             changes.append(RowChange("changed", row.key, row.values, before.rows[old].values, old_index=old))
         else:
             changes.append(RowChange("inserted", row.key, row.values))
-    # A deleted row goes just before the first shown row that followed it in the original table.
-    for index in (i for i in range(len(before.rows)) if i not in used):
+    deleted = (RowChange("deleted", row.key, row.values, old_index=i) for i, row in enumerate(before.rows))
+    return TableChange(before.title, after.title, _with_deleted(changes, deleted, used))
+
+
+def record_diff(before: RelationalTable, after: RelationalTable) -> TableChange:
+    """Records of `after` matched to those of `before` by the original record each one comes from
+    (`source_records`, which a probe keeps through its edits): the same cells under the same column
+    names are kept (or moved, when the records around it were reordered), other cells changed; a
+    record of no original one is inserted, an original record no record comes from deleted and shown
+    where it stood. Cells are shown under `after`'s header, so reordered columns change no record."""
+    at = {source: index for index, source in enumerate(before.source_records)}
+    columns = {name: position for position, name in reversed(list(enumerate(before.header)))}
+
+    def cells(index: int) -> tuple[str, ...]:
+        record = before.records[index]
+        return tuple(record[columns[name]] if name in columns else "" for name in after.header)
+
+    matched = [at.get(source) if source is not None else None for source in after.source_records]
+    in_order = set(_longest_increasing([i for i in matched if i is not None]))
+    changes: list[RowChange] = []
+    for record, old in zip(after.records, matched):
+        if old is None:
+            changes.append(RowChange("inserted", "", record))
+        elif cells(old) != record:
+            changes.append(RowChange("changed", "", record, cells(old), old_index=old))
+        else:
+            changes.append(RowChange("kept" if old in in_order else "moved", "", record, old_index=old))
+    deleted = (RowChange("deleted", "", cells(i), old_index=i) for i in range(len(before.records)))
+    rows = _with_deleted(changes, deleted, {i for i in matched if i is not None})
+    return TableChange(before.title, after.title, rows, after.header, before.header)
+
+
+def _with_deleted(changes: list[RowChange], deleted, used: set[int]) -> tuple[RowChange, ...]:
+    """`changes` with each row of `deleted` (every row of the original table, as shown deleted)
+    whose index is not in `used` placed just before the first shown row that followed it in the
+    original table."""
+    for row in (r for r in deleted if r.old_index not in used):
         # Anchored on rows that kept their order (a moved row stands elsewhere) and on the
         # deleted rows already placed, so deleted neighbours keep their order.
         position = next(
-            (p for p, c in enumerate(changes) if c.status in ("kept", "deleted") and c.old_index > index), len(changes)
+            (p for p, c in enumerate(changes) if c.status in ("kept", "deleted") and c.old_index > row.old_index),
+            len(changes),
         )
-        row = before.rows[index]
-        changes.insert(position, RowChange("deleted", row.key, row.values, old_index=index))
-    return TableChange(before.title, after.title, tuple(changes))
+        changes.insert(position, row)
+    return tuple(changes)
 
 
 def _longest_increasing(sequence: Sequence[int]) -> list[int]:
@@ -182,7 +237,7 @@ def _longest_increasing(sequence: Sequence[int]) -> list[int]:
 def example_changes(
     probe_rows: Sequence[Mapping],
     originals: Mapping[str, Mapping],
-    tables: Mapping[str, Table],
+    tables: Mapping[str, AnyTable],
     predictions: Mapping[str, str] | None = None,
     original_predictions: Mapping[str, str] | None = None,
 ) -> list[ExampleChange]:
@@ -191,7 +246,7 @@ def example_changes(
     original is unknown (an unpaired line of an external set) is shown against itself."""
     out = []
     for row in probe_rows:
-        perturbed = Table.from_arrow(row["table"])
+        perturbed = table_from_arrow(row["table"])
         original = originals.get(row["orig_uid"])
         has_original = original is not None and original["table_id"] in tables
         if has_original:

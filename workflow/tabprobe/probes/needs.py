@@ -52,6 +52,8 @@ class Need:
     # Its probes' examples are a set made beforehand (paired with whichever gold examples the
     # baseline predicted), not edits of every gold example.
     fixed_set: bool = False
+    # The only splits that have its files (a dataset's programs, only one split has); None: every split.
+    splits: tuple[str, ...] | None = None
 
 
 # ---------------------------------------------------------------- the generic needs
@@ -151,6 +153,15 @@ def load(
         paths = [given[name]] if isinstance(given[name], str) else [str(p) for p in given[name]]
         loaded[name] = declared.load(paths, (given_settings or {}).get(name) or {}, split, examples, tables)
     return loaded
+
+
+def splits_of(probe: Probe) -> tuple[str, ...] | None:
+    """The only splits the probe can run on, as its needs allow (None: any split of its dataset)."""
+    allowed = None
+    for declared in needs_of(probe).values():
+        if declared.splits is not None:
+            allowed = tuple(s for s in declared.splits if allowed is None or s in allowed)
+    return allowed
 
 
 def paper_only(probe: Probe) -> list[str]:

@@ -24,7 +24,9 @@ from tabprobe.report import (
     inoculation,
     numeric,
     other_probes,
+    power,
     render,
+    served,
     summary,
     tabfact,
     verdicts,
@@ -40,6 +42,10 @@ from tabprobe.scoring.results import Index
 def build_sections(scores: Index, run: RunInfo) -> list[Section]:
     """Every section of the report: the InfoTabS parts from the InfoTabS rows (a run without TabFact
     rows reads exactly as before), then the TabFact part where the run has TabFact rows."""
+    # Power before verdicts: from here on a probe below its minimum n on a split is read as not measured,
+    # and the tables that list it say "too few examples" (report.power).
+    run.power = power.power_of(scores, power.Minimums.of_record(run.min_examples))
+    scores = power.decided(scores, run.power)
     parts = dataset_rows.by_dataset(scores)
     infotabs_scores, tabfact_scores = parts[dataset_rows.INFOTABS], parts[dataset_rows.TABFACT]
     sections = []
@@ -49,6 +55,11 @@ def build_sections(scores: Index, run: RunInfo) -> list[Section]:
         run.verdicts = infotabs_run.verdicts
     if tabfact_scores.table.height:
         sections += tabfact.tabfact_sections(tabfact_scores, run, dataset_rows.tabfact_only(parts))
+    # Served models' requests and unparsed answers, of every dataset's probes, after "This run".
+    requests = served.served_section(scores, run)
+    if requests:
+        after = next((i + 1 for i, s in enumerate(sections) if s.title == run_part.RUN_TITLE), len(sections))
+        sections.insert(after, requests)
     return sections
 
 
@@ -150,7 +161,8 @@ def assemble_report(
     split, score_inoculation's per experiment, collect_variance's per model; `showcase` maps a probe to
     the split and files its failing examples are drawn from (layout.showcase_inputs)."""
     register_externals(externals)
-    recorded = read_json(run_path)["models"]
+    record = read_json(run_path)
+    recorded = record["models"]
     # The config's order (the order the user listed their models in), then any the config no longer names.
     models_info = {m: recorded[m] for m in models if m in recorded} | recorded
     run = RunInfo(
@@ -163,6 +175,7 @@ def assemble_report(
         coverage=[read_json(p) for p in coverage_paths],
         relevance={split: read_json(p) for split, p in (relevance_summaries or {}).items()},
         unverified_flips=unverified_flips,
+        min_examples=record.get("min_examples") or {},  # a run.json of before the minimum: the schema's default
     )
     # Their scores are in the results table; the summaries hold what the grid chose and the spread.
     run.inoculation = {experiment: read_json(p) for experiment, p in (inoculation_summaries or {}).items()}

@@ -26,10 +26,15 @@ class Stat:
     n: int | None = None
     paper: float | None = None
     signed: bool = False  # a difference (drop): shown with its sign
+    # "too few examples (n=6, minimum 40)": a probe below its minimum n, shown in place of its number
+    # (report.power), which nothing in the report reads.
+    too_few: str | None = None
 
     @classmethod
     def of(cls, score: Mapping | None, paper: float | None = None, signed: bool = False) -> Stat:
         """From a `schemas.SCORES` row (None: no value)."""
+        if score is not None and score.get("too_few"):
+            return cls(None, n=score["n"], paper=paper, signed=signed, too_few=score["too_few"])
         if score is None or score["mean"] is None:
             return cls(None, n=score["n"] if score else None, paper=paper, signed=signed)
         return cls(score["mean"], score["std"], score["ci_low"], score["ci_high"], score["n"], paper, signed)
@@ -42,7 +47,14 @@ class Stat:
         return cls(value)
 
     @property
+    def shown(self) -> bool:
+        """Whether the cell says something: a number, or that there were too few examples for one."""
+        return self.mean is not None or self.too_few is not None
+
+    @property
     def value(self) -> str:
+        if self.too_few:
+            return self.too_few
         if self.mean is None:
             return "–"
         return f"{self.mean:+.2f}" if self.signed else f"{self.mean:.2f}"
@@ -64,7 +76,7 @@ class Stat:
             parts.append(f"({self.std:.2f})")
         if self.interval:
             parts.append(self.interval)
-        if self.n is not None and (self.mean is not None or self.n == 0):
+        if self.n is not None and (self.mean is not None or self.n == 0) and not self.too_few:
             parts.append(f"n={self.n}")
         text = " ".join(parts)
         return f"{text} · {self.paper_text}" if self.paper_text else text

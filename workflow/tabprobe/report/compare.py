@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tabprobe import layout, schemas
-from tabprobe.data.infobox import table as infobox
+from tabprobe.config.settings import baseline_probe, probe_dataset
+from tabprobe.data.datasets import get_dataset
 from tabprobe.errors import TabprobeError
-from tabprobe.io import read_parquet
-from tabprobe.report import scorecard
+from tabprobe.io import read_json, read_parquet
+from tabprobe.probes.curation import scored
+from tabprobe.report import power, scorecard
 from tabprobe.scoring import results
-from tabprobe.scoring.probe_scores import Scorer, ScoringSettings
+from tabprobe.scoring.probe_scores import Scorer, ScoringSettings, as_two_labels
 
 
 class CompareError(TabprobeError):
@@ -50,7 +53,10 @@ def load_side(results_dir: str | Path, model: str) -> Side:
     scores = results.Index(results.read(path))
     if model not in scores.models():
         raise CompareError(f"model {model!r} has no scores in {path}; its models: {', '.join(scores.models())}")
-    return Side(folder, model, scores)
+    # Read as its report reads it: a probe below its minimum n decides nothing here either (report.power).
+    run_json = Path(layout.run_record(folder))
+    minimums = power.Minimums.of_record(read_json(run_json).get("min_examples") if run_json.is_file() else None)
+    return Side(folder, model, power.decided(scores, power.power_of(scores, minimums)))
 
 
 def scoring_settings(results_dir: str | Path) -> ScoringSettings:
@@ -73,29 +79,41 @@ def _content_keys(examples: list[dict]) -> list[str]:
     return keys
 
 
-def _predictions(folder: Path, model: str, probe: str, split: str) -> dict[str, str] | None:
+def _predictions(
+    folder: Path, model: str, probe: str, split: str, labels: Sequence[str], key: str = "uid"
+) -> dict[str, str] | None:
+    """`key` (uid, or orig_uid for the unperturbed probe's, which the probe examples pair with) ->
+    prediction, a NEUTRAL read as REFUTED where `labels` have no N."""
     path = Path(layout.predictions(model, probe, split, folder))
     if not path.is_file():
         return None
     table = read_parquet(path, schemas.PREDICTIONS)
-    return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
+    pred = np.array(table["pred"].to_pylist(), dtype=object)
+    return dict(zip(table[key].to_pylist(), as_two_labels(pred, tuple(labels))[0].tolist()))
 
 
 def outcomes(side: Side, probe: str, statistic: str, split: str) -> dict[str, float] | None:
     """Per example (content key), the side's outcome for a statistic that is a mean of per-example
     values: 100 x correct for `accuracy`; 100 x (correct before the edit - correct after) for
-    `accuracy_drop`. None where the statistic is not of that kind or the files are missing."""
+    `accuracy_drop`, before being the probe's baseline (`original`, TabFact's `tf_original`). On a
+    two-label dataset a NEUTRAL answer is REFUTED, as the scores read it. None where the statistic
+    is not of that kind or the files are missing."""
     if statistic not in ("accuracy", "accuracy_drop"):
         return None
     probe_path = Path(layout.probe_examples(probe, split, side.results_dir))
-    after = _predictions(side.results_dir, side.model, probe, split)
+    labels = get_dataset(probe_dataset(probe)).labels
+    after = _predictions(side.results_dir, side.model, probe, split, labels)
     if not probe_path.is_file() or after is None:
         return None
-    examples = read_parquet(probe_path, infobox.PROBE_EXAMPLES).to_pylist()
+    # The examples the run scored: label flips nobody checked are out unless its config counts them.
+    unverified = results.config_of(layout.run_record(side.results_dir)).get("unverified_flips", "exclude")
+    examples = scored(
+        read_parquet(probe_path, get_dataset(probe_dataset(probe)).table_type.probe_examples), unverified
+    ).to_pylist()
     correct = np.array([after.get(e["uid"]) == e["expected"] for e in examples], dtype=np.float64)
     present = np.array([e["uid"] in after for e in examples])
     if statistic == "accuracy_drop":
-        before = _predictions(side.results_dir, side.model, "original", split)
+        before = _predictions(side.results_dir, side.model, baseline_probe(probe), split, labels, "orig_uid")
         if before is None:
             return None
         present &= np.array([e["orig_uid"] in before for e in examples])
@@ -116,15 +134,20 @@ class Comparison:
 
 def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparison]:
     out = []
-    for measure in scorecard.SCORECARD:
-        found_left = scorecard.scorecard_cell(left.scores, left.model, measure)
-        found_right = scorecard.scorecard_cell(right.scores, right.model, measure)
+    for measure in scorecard.SCORECARD + scorecard.TABFACT_SCORECARD:
+        # A cell that decides, else one that says its probe held too few examples (shown, not compared).
+        found_left = scorecard.shown_cell(left.scores, left.model, measure)
+        found_right = scorecard.shown_cell(right.scores, right.model, measure)
         split = (found_left or found_right or (None,))[0]
         row_left = left.scores.get(left.model, measure.probe, split, measure.statistic) if split else None
         row_right = right.scores.get(right.model, measure.probe, split, measure.statistic) if split else None
         if not (row_left or row_right):
             continue
         difference, note = None, ""
+        too_few = [row["too_few"] for row in (row_left, row_right) if row and row.get("too_few")]
+        if too_few:  # no difference rests on it, as no verdict does
+            out.append(Comparison(measure, split, row_left, row_right, None, f"not compared: {too_few[0]}"))
+            continue
         a = outcomes(left, measure.probe, measure.statistic, split)
         b = outcomes(right, measure.probe, measure.statistic, split)
         if a is None or b is None:
@@ -145,4 +168,30 @@ def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparis
                 else ""
             )
         out.append(Comparison(measure, split, row_left, row_right, difference, note))
+    return out
+
+
+def side_verdicts(side: Side, record: Mapping) -> dict[str, str | None]:
+    """The verdict on the side's model in a few words, per dataset of its run ("infotabs",
+    "tabfact"), as its run's report gives it: from that dataset's rows alone, a TabFact verdict
+    beside the hypothesis-only model the report pairs it with. None for a dataset whose probes the
+    model did not answer. `record`: the side's run.json."""
+    from tabprobe.report import dataset_rows, tabfact, tabfact_verdicts, verdicts
+
+    infos = record["models"]
+    facts = verdicts.facts_of(infos, record.get("relevance", {}))
+    parts = dataset_rows.by_dataset(side.scores)
+    out: dict[str, str | None] = {}
+    for dataset, scores in parts.items():
+        if side.model not in scores.models():
+            out[dataset] = None
+        elif side.model not in facts:
+            out[dataset] = "not probed for a verdict (derived model)"
+        elif dataset == dataset_rows.TABFACT:
+            answering = [m for m in scores.models() if m in infos]
+            baseline = tabfact.baselines(scores, infos, answering, dataset_rows.tabfact_only(parts))[side.model]
+            verdict = tabfact_verdicts.tabfact_verdict(scores, side.model, facts[side.model], baseline)
+            out[dataset] = verdicts.short_verdict(verdict)
+        else:
+            out[dataset] = verdicts.short_verdict(verdicts.verdict(scores, side.model, facts[side.model]))
     return out

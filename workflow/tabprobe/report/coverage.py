@@ -8,6 +8,13 @@ from collections.abc import Mapping, Sequence
 from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.report.blocks import Section, TableBlock
 from tabprobe.report.inputs import RunInfo
+from tabprobe.report.power import TOO_FEW, Power
+
+POWER_NOTE = (
+    '"Scored" is the number of examples its scores rest on; below "Minimum n" (config `min_examples`, a probe\'s '
+    'own `min_examples` where it sets one) every row of the probe on that split says "too few examples" and no '
+    "verdict, scorecard cell or summary figure rests on it."
+)
 
 
 def coverage_section(run: RunInfo) -> Section:
@@ -31,11 +38,12 @@ def coverage_section(run: RunInfo) -> Section:
         'the job log (logs/generate_probe/). "Curation" counts the label flips a person must check (paper section '
         "4: CONTRADICT -> ENTAIL flips and heuristic flips) and what the curation file decided; "
         + UNVERIFIED_POLICY[run.unverified_flips]
-        + " An example rejected by curation is skipped."
+        + " An example rejected by curation is skipped. "
+        + POWER_NOTE
     )
     order = {split: i for i, split in enumerate(SPLITS)}
     rows = [
-        coverage_row(c) + [curation_counts(c.get("review"))]
+        coverage_row(c, run.power) + [curation_counts(c.get("review"))]
         for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))
     ]
     section.blocks.append(
@@ -46,6 +54,7 @@ def coverage_section(run: RunInfo) -> Section:
                 "Cap",
                 "Gold examples",
                 "Perturbed",
+                *POWER_HEADER,
                 "Skipped (reason: count)",
                 "Dropped (broken promise: count)",
                 "Curation",
@@ -56,18 +65,34 @@ def coverage_section(run: RunInfo) -> Section:
     return section
 
 
-def coverage_row(c: Mapping) -> list[str]:
+def coverage_row(c: Mapping, power: Power | None) -> list[str]:
     """A coverage record (one probe on one split) as cells: probe, split, cap, gold examples,
-    perturbed, skipped and dropped (reason: count)."""
+    perturbed, scored against its minimum n (`power`), skipped and dropped (reason: count)."""
     return [
         c["probe"],
         c["split"],
         "all" if c["limit"] is None else str(c["limit"]),
         str(c["gold"]),
         str(c["perturbed"]),
+        *power_cells(c["probe"], c["split"], power),
         "; ".join(f"{k}: {v}" for k, v in c["skipped"].items()) or "–",
         "; ".join(f"{k}: {v}" for k, v in c.get("dropped", {}).items()) or "–",
     ]
+
+
+POWER_HEADER = ["Scored (n)", "Minimum n"]
+
+
+def power_cells(probe: str, split: str, power: Power | None) -> list[str]:
+    """The examples a probe was scored on (its n: perturbed, less any left out of scoring, as
+    unverified label flips are) and the minimum a verdict or a figure needs, saying where it falls
+    short; "–" where nothing was scored."""
+    if power is None:
+        return ["–", "–"]
+    n, minimum = power.n(probe, split), power.minimums.of(probe)
+    if n is None:
+        return ["–", str(minimum)]
+    return [f"{n}: {TOO_FEW}, decides nothing" if n < minimum else str(n), str(minimum)]
 
 
 UNVERIFIED_POLICY = {

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from tabprobe import LABEL_NAMES
-from tabprobe.data.infobox import table as infobox
+from tabprobe import LABELS, schemas
+from tabprobe.data.datasets import all_datasets
 from tabprobe.probes import Probe
 from tabprobe.seeding import seeded_rng
 
 
 @dataclass(frozen=True)
 class Failure:
-    row: Mapping  # the probe example (`infobox.PROBE_EXAMPLES` record)
+    row: Mapping  # the probe example (a record of its table type's `probe_examples`)
     reason: str
 
 
@@ -66,7 +66,7 @@ def judgement(probe: Probe, expected: str | None) -> str:
         return f"judged by the transition rule {probe.transition_rule.name}"
     if probe.judged_by == "evidence":
         return "judged by its evidence (does deleting this row move the prediction?)"
-    return f"expected {LABEL_NAMES[expected]}" if expected else "expected label"
+    return f"expected {label_names(probe)[expected]}" if expected else "expected label"
 
 
 def what_fails(probe: Probe) -> str:
@@ -79,31 +79,52 @@ def what_fails(probe: Probe) -> str:
     return "right on the unperturbed example, wrong after the change"
 
 
+# A served model's answer that gave no label (schemas.UNPARSED) is named as such.
+UNPARSED_NAME = "no label (unparsed answer)"
+
+
+def label_names(probe: Probe) -> Mapping[str, str]:
+    """The names of the labels of the probe's dataset (InfoTabS's ENTAIL, NEUTRAL, CONTRADICT;
+    TabFact's ENTAILED, REFUTED), and a served model's unparsed answer."""
+    from tabprobe.data.datasets import get_dataset
+
+    return {**get_dataset(probe.datasets[0]).label_names, schemas.UNPARSED: UNPARSED_NAME}
+
+
 def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) -> str | None:
-    """Why this probe example is a failure, or None when it is not (or cannot be judged)."""
+    """Why this probe example is a failure, or None when it is not (or cannot be judged: an
+    unparsed answer is no transition, as in the scores)."""
+    if probe.judged_by in ("transitions", "evidence") and schemas.UNPARSED in (before, after):
+        return None
+    names = label_names(probe)
     if probe.judged_by == "transitions":
         rule = probe.transition_rule
         if before is None or rule.is_valid(before, after):
             return None
         return (
-            f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after; allowed after {LABEL_NAMES[before]}: "
-            f"{rule.allowed_after(before)}"
+            f"{names[before]} before, {names[after]} after; allowed after {names[before]}: {rule.allowed_after(before)}"
         )
     if probe.judged_by == "evidence":
         if before is None or before == after or json.loads(row["provenance"]).get("relevant", False):
             return None
-        return f"{LABEL_NAMES[before]} before, {LABEL_NAMES[after]} after deleting a row the hypothesis does not need"
+        return f"{names[before]} before, {names[after]} after deleting a row the hypothesis does not need"
     if probe.family == "premise_control":
         if after != row["expected"]:
             return None
-        return f"{LABEL_NAMES[after]} (the gold label) without the evidence"
+        return f"{names[after]} (the gold label) without the evidence"
     if after == row["expected"]:
         return None
-    if row["uid"] == row["orig_uid"]:  # `original` itself
-        return f"{LABEL_NAMES[after]}, expected {LABEL_NAMES[row['expected']]}"
+    if _unperturbed(probe, row):
+        return f"{names[after]}, expected {names[row['expected']]}"
     if before != row["label"]:
         return None  # already wrong before the change: not a failure the change caused
-    return f"{LABEL_NAMES[before]} (right) before, {LABEL_NAMES[after]} after; expected {LABEL_NAMES[row['expected']]}"
+    return f"{names[before]} (right) before, {names[after]} after; expected {names[row['expected']]}"
+
+
+def _unperturbed(probe: Probe, row: Mapping) -> bool:
+    """Whether the row is an unperturbed example, its own "before": one of `original` (whose uid is
+    its gold example's) or of another dataset's baseline (`tf_original`, whose uid names the probe)."""
+    return row["uid"] == row["orig_uid"] or any(d.baseline_probe == probe.name for d in all_datasets())
 
 
 def find_failures(
@@ -130,7 +151,7 @@ def find_failures(
         before = original_predictions.get(row["orig_uid"])
         # Judged against the prediction before the change, so without one it cannot be judged;
         # a row that is its own original needs none.
-        if before is None and row["uid"] != row["orig_uid"] and probe.family != "premise_control":
+        if before is None and not _unperturbed(probe, row) and probe.family != "premise_control":
             no_original += 1
             continue
         judged += 1
@@ -144,12 +165,20 @@ def find_failures(
     )
 
 
-def _read_predictions(path) -> dict[str, str]:
+def _read_predictions(path, labels: Sequence[str] = LABELS, key: str = "uid") -> dict[str, str]:
+    """`key` (the probe example's uid, or for the unperturbed probe's predictions the gold
+    example's, `orig_uid`: TabFact's `tf_original` names its rows like any probe) -> prediction,
+    read in terms of the probe's dataset's `labels`: on a two-label dataset (TabFact) a three-way
+    model's NEUTRAL is REFUTED, as its scores read it."""
     from tabprobe import schemas
     from tabprobe.io import read_parquet
+    from tabprobe.scoring.probe_scores import NOT_ENTAILED
 
     table = read_parquet(path, schemas.PREDICTIONS)
-    return dict(zip(table["uid"].to_pylist(), table["pred"].to_pylist()))
+    neutral = NOT_ENTAILED if "N" not in labels else "N"
+    return {
+        uid: neutral if pred == "N" else pred for uid, pred in zip(table[key].to_pylist(), table["pred"].to_pylist())
+    }
 
 
 def failing_examples(
@@ -171,21 +200,23 @@ def failing_examples(
     from dataclasses import replace
 
     from tabprobe import schemas
-    from tabprobe.data.infotabs import reading as infotabs
+    from tabprobe.data.datasets import get_dataset
     from tabprobe.io import read_parquet
     from tabprobe.probes import diff
     from tabprobe.probes.curation import scored
 
-    rows = scored(read_parquet(files["probe"], infobox.PROBE_EXAMPLES), unverified_flips).to_pylist()
-    predictions = _read_predictions(files[f"predictions:{model}"])
+    table_type = get_dataset(probe.datasets[0]).table_type
+    rows = scored(read_parquet(files["probe"], table_type.probe_examples), unverified_flips).to_pylist()
+    labels = get_dataset(probe.datasets[0]).labels
+    predictions = _read_predictions(files[f"predictions:{model}"], labels)
     original = files.get(f"original:{model}")
-    before = _read_predictions(original) if original and Path(original).exists() else {}
+    before = _read_predictions(original, labels, "orig_uid") if original and Path(original).exists() else {}
     found = find_failures(probe, rows, predictions, before, n, seed, model, split)
     if split_data is None:
         examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
         split_data = (
             {e["uid"]: e for e in examples},
-            infotabs.load_tables(read_parquet(files["tables"], infobox.TABLES)),
+            table_type.load_tables(read_parquet(files["tables"], table_type.tables)),
         )
     changes = diff.example_changes([f.row for f in found.shown], *split_data, predictions, before)
     return found, [replace(c, reason=f.reason) for c, f in zip(changes, found.shown)]

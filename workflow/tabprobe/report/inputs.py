@@ -15,6 +15,7 @@ from tabprobe.io import read_parquet
 from tabprobe.probes import get_probe
 from tabprobe.report import failures, verdict_terms
 from tabprobe.report.blocks import ExamplesBlock
+from tabprobe.report.power import Power
 
 
 @dataclass
@@ -37,6 +38,10 @@ class RunInfo:
     # (probe, model) -> a few failing examples, shown under the probe's numbers
     examples: dict[tuple[str, str], ExamplesBlock] = field(default_factory=dict)
     verdicts: dict[str, verdict_terms.Verdict] = field(default_factory=dict)  # model -> what the run says of it
+    # run.json's `min_examples` record (config.min_examples_record); empty: the schema's default for every probe
+    min_examples: dict = field(default_factory=dict)
+    # Each probe's n on each split against its minimum (report.power), set when the report is built
+    power: Power | None = None
 
     def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
         return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]

@@ -113,7 +113,7 @@ def _stat_html(stat: Stat) -> str:
         parts.append(f'<span class="sd">({stat.std:.2f})</span>')
     if stat.interval:
         parts.append(f'<span class="ci">{stat.interval}</span>')
-    if stat.n is not None and (stat.mean is not None or stat.n == 0):
+    if stat.n is not None and (stat.mean is not None or stat.n == 0) and not stat.too_few:
         parts.append(f'<span class="n">n={stat.n}</span>')
     if stat.paper is not None:
         parts.append(f'<span class="paper">{stat.paper_text}</span>')
@@ -170,7 +170,7 @@ def _example_html(change: ExampleChange) -> str:
     preds = ""
     if change.pred is not None:
         before = LABEL_NAMES.get(change.original_pred, "–") if change.original_pred else "–"
-        preds = f" · model: {before} → {LABEL_NAMES[change.pred]}"
+        preds = f" · model: {before} → {LABEL_NAMES.get(change.pred, 'no label (unparsed answer)')}"
     out = [
         f'<article class="example"><header><code>{html.escape(change.uid)}</code> · gold {LABEL_NAMES[change.gold]} · '
         f"{judged}{preds}</header>"

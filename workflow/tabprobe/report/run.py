@@ -6,6 +6,7 @@ from __future__ import annotations
 from tabprobe.probes import MADE_BY, made_by
 from tabprobe.report.blocks import Alert, Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
+from tabprobe.report.served import served_description
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
 
@@ -51,11 +52,27 @@ def training_cells(model: dict) -> tuple[str, str]:
         return training, f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
     if model.get("causal"):
         return prompted_description(model["causal"]), "–"
+    if model.get("endpoint"):
+        return served_description(model["endpoint"]), "–"
     return ("untrained head" if meta.get("trained") is False else "user checkpoint"), "–"
 
 
+def premise_cell(model: dict) -> str:
+    """Its premise rendering and, where the pipeline selects what the premise keeps, by which rule and
+    in how many of its inputs selection left something out."""
+    if not model.get("premise_selection"):
+        return model["premise"]
+    return (
+        f"{model['premise']}, rows selected (`{model['premise_selection']}`; "
+        f"{model.get('selected', 0)} of {model['examples']} premises narrowed)"
+    )
+
+
+RUN_TITLE = "This run"
+
+
 def run_section(run: RunInfo) -> Section:
-    section = Section("This run")
+    section = Section(RUN_TITLE)
     for name, model in run.models.items():
         meta = model.get("meta") or {}
         if meta.get("trained") is False:
@@ -71,7 +88,7 @@ def run_section(run: RunInfo) -> Section:
         rows.append(
             [
                 name,
-                m["premise"],
+                premise_cell(m),
                 training,
                 dev,
                 str(m["checkpoint"]),
@@ -95,7 +112,14 @@ def run_section(run: RunInfo) -> Section:
             rows,
         )
     )
-    if any(m.get("causal") for m in run.models.values()):
+    selecting = [f"{name}: {m['premise_holds']}" for name, m in run.models.items() if m.get("premise_selection")]
+    if selecting:
+        section.blocks.append(
+            "Premises selected by the pipeline, not read whole (the same rule in training and inference): "
+            + "; ".join(selecting)
+            + ". What such a model is shown was chosen for it; the probes test whether it uses what it is shown."
+        )
+    if any(m.get("causal") or m.get("endpoint") for m in run.models.values()):
         section.blocks.append(PROMPTED_MODELS_NOTE)
     section.blocks.append(
         f"Data: {run.data_source}. Splits: {', '.join(run.splits)}. Probes: {', '.join(run.probes)}. Seed: {run.seed}."

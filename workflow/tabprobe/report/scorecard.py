@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tabprobe.report.power import too_few_cell
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
 
@@ -84,6 +85,59 @@ SCORECARD = [
 ]
 
 
+# The same questions on TabFact (report/tabfact_verdicts.py): its probes, each on the first of its
+# splits measured (the test set's simple statements first; the program probes on bootstrap). No
+# paper prints these for RoBERTa-large.
+TABFACT_SCORECARD = [
+    Measure("TabFact: accuracy", "tf_original", "accuracy", "%", "higher"),
+    Measure(
+        "TabFact: gain over the hypothesis-only baseline",
+        "tf_original",
+        "accuracy_gain_over_baseline",
+        "points",
+        "higher",
+    ),
+    Measure("TabFact: NEUTRAL answers, read as REFUTED", "tf_original", "neutral_answers_pct", "%", "lower"),
+    Measure("TabFact: drop with the table removed", "tf_hypothesis_only", "accuracy_drop", "points", "higher"),
+    Measure("TabFact: drop with another table", "tf_swapped_table", "accuracy_drop", "points", "higher"),
+    Measure(
+        "TabFact: drop when records its program read are deleted",
+        "relevant_record_deletion",
+        "accuracy_drop",
+        "points",
+        "lower",
+    ),
+    Measure(
+        "TabFact: drop when a cell its program read changes", "program_cell_update", "accuracy_drop", "points", "lower"
+    ),
+    Measure(
+        "TabFact: drop when records its program never read are deleted",
+        "irrelevant_record_deletion",
+        "accuracy_drop",
+        "points",
+        "lower",
+    ),
+    Measure("TabFact: drop on negated statements", "tf_negation", "accuracy_drop", "points", "lower"),
+    Measure("TabFact: drop on statements with a number changed", "tf_number_flip", "accuracy_drop", "points", "lower"),
+    Measure(
+        "TabFact: drop on statements with an entity replaced", "tf_entity_flip", "accuracy_drop", "points", "lower"
+    ),
+    Measure(
+        "TabFact: drop with an entity renamed in table and statement",
+        "tf_entity_rename",
+        "accuracy_drop",
+        "points",
+        "lower",
+    ),
+]
+
+
 def scorecard_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:
     """(split, score) of a measure for a model, on the first split where it has an interval."""
     return results.first(model, measure.probe, measure.statistic, needs_interval=True)
+
+
+def shown_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:
+    """What the scorecard's table shows of a measure: its cell, else the note that its probe held too
+    few examples (report.power), which decides nothing and is drawn in no figure."""
+    return scorecard_cell(results, model, measure) or too_few_cell(results, model, measure.probe, measure.statistic)

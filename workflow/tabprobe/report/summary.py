@@ -10,6 +10,7 @@ from tabprobe.report import figures, scorecard, verdict_terms, verdicts
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock, VerdictBlock
 from tabprobe.report.dimensions import DIMENSIONS, dimension_of
 from tabprobe.report.inputs import RunInfo
+from tabprobe.report.power import too_few_cell
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
 
@@ -37,12 +38,12 @@ def _scorecard_models(scores: Index, run: RunInfo) -> list[str]:
 def scorecard_section(scores: Index, run: RunInfo) -> Section:
     section = Section("Scorecard: the numbers that decide the verdicts, one row per model", anchor="scorecard")
     models = _scorecard_models(scores, run)
-    measures = [m for m in scorecard.SCORECARD if any(scorecard.scorecard_cell(scores, model, m) for model in models)]
+    measures = [m for m in scorecard.SCORECARD if any(scorecard.shown_cell(scores, model, m) for model in models)]
     rows = []
     for model in models:
         cells: list = [model]
         for measure in measures:
-            found = scorecard.scorecard_cell(scores, model, measure)
+            found = scorecard.shown_cell(scores, model, measure)
             cells.append(Stat.of(found[1], signed=measure.unit == "points") if found else "–")
         verdict = run.verdicts.get(model)
         cells.append(verdicts.short_verdict(verdict) if verdict else "not probed for a verdict (derived model)")
@@ -71,7 +72,10 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
         points = []
         for model in models:
             found = scorecard.scorecard_cell(scores, model, measure)
-            score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": 0}
+            # A probe with too few examples has no point, only its n beside the model's name.
+            too_few = None if found else scorecard.shown_cell(scores, model, measure)
+            n = too_few[1]["n"] if too_few else 0
+            score = found[1] if found else {"mean": None, "ci_low": None, "ci_high": None, "n": n}
             points.append(
                 figures.ChartPoint(
                     f"{measure.better} is better",
@@ -116,7 +120,9 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
                 entries.append((dimension, f"{table}:{column}", "expected"))
     for dimension, name, judged_by in entries:
         transitions = judged_by == "transitions"
-        found = scores.first(model, name, "invalid_transition_pct" if transitions else "accuracy_drop")
+        statistic = "invalid_transition_pct" if transitions else "accuracy_drop"
+        # Too few examples on every split: listed in the table with its n, drawn in no figure.
+        found = scores.first(model, name, statistic) or too_few_cell(scores, model, name, statistic)
         if found is None:
             continue
         split, score = found
@@ -185,7 +191,8 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
         "last column. A drop under a premise control is what a model that reads its table shows; a drop under a "
         "label-preserving edit is a failure. Few invalid transitions are a merit only in a model whose predictions "
         "move where the table changes: a model that ignores its table never moves and has none (the Verdicts above "
-        "say which models do). " + ("; ".join(lines) + "." if lines else "")
+        "say which models do). A probe with fewer examples than its minimum n is listed in the table with its n "
+        "and drawn in no figure. " + ("; ".join(lines) + "." if lines else "")
     )
     table_rows = []
     for model in run.models:
@@ -197,18 +204,19 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
             points = [
                 figures.ChartPoint(DIMENSIONS[d], name, stat.mean, stat.low, stat.high, stat.n or 0, stat.paper)
                 for d, name, m, stat, _ in rows
-                if m == measure
+                if m == measure and not stat.too_few
             ]
             if points:
                 panels.append(figures.ChartPanel(f"{measure[0].upper()}{measure[1:]}", points, zero_line=True))
-        section.blocks.append(
-            Figure(
-                figures.dot_chart(panels, f"{model}: accuracy under each probe", salt=f"summary-{model}"),
-                f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect, the paper's "
-                "RoBERTa-large as a red tick where it has a comparable number; n is the number of examples.",
-                path=f"summary/{model}/all-probes.svg",
+        if panels:  # none where every probe of the model held too few examples
+            section.blocks.append(
+                Figure(
+                    figures.dot_chart(panels, f"{model}: accuracy under each probe", salt=f"summary-{model}"),
+                    f"Model {model}: mean and {run.scoring['confidence']:.0%} interval of each probe's effect, the "
+                    "paper's RoBERTa-large as a red tick where it has a comparable number; n is the number of examples.",
+                    path=f"summary/{model}/all-probes.svg",
+                )
             )
-        )
         table_rows += [
             [DIMENSIONS[d], name, model, split, measure, stat, better_direction(name, measure)]
             for d, name, measure, stat, split in rows

@@ -7,7 +7,7 @@ REFUTED, and their share is stated beside its numbers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -15,7 +15,7 @@ from tabprobe.data.datasets import get_dataset
 from tabprobe.probes import get_probe
 from tabprobe.report import tabfact_verdicts
 from tabprobe.report.blocks import Section, Stat, TableBlock, VerdictBlock
-from tabprobe.report.coverage import coverage_row
+from tabprobe.report.coverage import POWER_HEADER, POWER_NOTE, coverage_row
 from tabprobe.report.dataset_rows import TABFACT, dataset_of_probe
 from tabprobe.report.inputs import RunInfo
 from tabprobe.report.run import training_cells
@@ -75,13 +75,16 @@ def _has_neutral(scores: Index, models: Sequence[str]) -> bool:
     return bool(statistics & {"neutral_answers_pct", "neutral_answers_pct_before"})
 
 
-def baselines(scores: Index, run: RunInfo, models: Sequence[str], tabfact_only: set[str]) -> dict[str, str | None]:
+def baselines(
+    scores: Index, infos: Mapping[str, Mapping], models: Sequence[str], tabfact_only: set[str]
+) -> dict[str, str | None]:
     """Each model's hypothesis-only model: one trained on the same data (TabFact-only with
-    TabFact-only), else any that answered `tf_original`."""
+    TabFact-only), else any that answered `tf_original`. `infos`: what run.json records of each
+    model (its premise)."""
     candidates = [
         m
         for m in models
-        if run.models[m]["premise"] == "hypothesis_only"
+        if infos[m]["premise"] == "hypothesis_only"
         and tabfact_verdicts.first_measured(scores, m, "tf_original", "accuracy")
     ]
     return {
@@ -100,7 +103,7 @@ def verdict_section(scores: Index, run: RunInfo, models: Sequence[str], tabfact_
     )
     section.blocks += [f"({i}) {rule}" for i, rule in enumerate(tabfact_verdicts.TABFACT_RULES, start=1)]
     facts = facts_of({m: run.models[m] for m in models}, {})
-    paired = baselines(scores, run, models, tabfact_only)
+    paired = baselines(scores, run.models, models, tabfact_only)
     found = {m: tabfact_verdicts.tabfact_verdict(scores, m, facts[m], paired[m]) for m in models}
     section.blocks.append(
         TableBlock(
@@ -234,7 +237,7 @@ def transition_section(scores: Index, run: RunInfo, models: Sequence[str]) -> Se
                     cells += [
                         Stat.of(scores.get(m, probe, split, f"neutral_answers_pct_{w}")) for w in ("before", "after")
                     ]
-                if any(c.mean is not None for c in cells):
+                if any(c.shown for c in cells):
                     rows.append([m, split] + cells)
         section.blocks.append(
             f"`{probe}`: {get_probe(probe).description} Valid transitions ({rule.source}): {_rule_text(rule)}."
@@ -260,7 +263,7 @@ def expected_table(
                 cells.append(Stat.of(scores.get(m, probe, split, "accuracy_drop"), signed=True))
                 if neutral:
                     cells.append(Stat.of(scores.get(m, probe, split, "neutral_answers_pct")))
-                if any(c.mean is not None for c in cells):
+                if any(c.shown for c in cells):
                     rows.append([f"`{probe}`", m, split] + cells)
     return TableBlock(header, rows, caption=caption)
 
@@ -301,7 +304,9 @@ def coverage_section(run: RunInfo) -> Section | None:
     if not entries:
         return None
     section = Section("TabFact probe coverage")
-    section.blocks.append("How many statements each TabFact probe could edit, and why it skipped or dropped the rest.")
+    section.blocks.append(
+        "How many statements each TabFact probe could edit, and why it skipped or dropped the rest. " + POWER_NOTE
+    )
     probe_order = {p: i for i, p in enumerate(run.probes)}
     split_order = {s: i for i, s in enumerate(SPLIT_ORDER)}
     entries.sort(
@@ -311,13 +316,14 @@ def coverage_section(run: RunInfo) -> Section | None:
             split_order.get(c["split"], len(split_order)),
         )
     )
-    rows = [coverage_row(c) for c in entries]
+    rows = [coverage_row(c, run.power) for c in entries]
     header = [
         "Probe",
         "Split",
         "Cap",
         "Gold statements",
         "Perturbed",
+        *POWER_HEADER,
         "Skipped (reason: count)",
         "Dropped (broken promise: count)",
     ]

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from tabprobe.report import verdict_terms as terms
+from tabprobe.report.power import left_out_caveat
+from tabprobe.report.scorecard import TABFACT_SCORECARD
 from tabprobe.report.verdict_questions import (
     CONTROL_READINGS,
     GAIN_READINGS,
@@ -43,7 +45,13 @@ from tabprobe.report.verdict_terms import (
     Verdict,
     effect,
 )
-from tabprobe.report.verdicts import UNTRAINED_CAVEAT, headline_of, truncation_caveat, unreadable_headline
+from tabprobe.report.verdicts import (
+    UNTRAINED_CAVEAT,
+    headline_of,
+    selection_caveat,
+    truncation_caveat,
+    unreadable_headline,
+)
 from tabprobe.scoring.results import Index
 
 # Which split decides, first where measured: on simple statements (one record looked up) a model that
@@ -56,6 +64,8 @@ FLIP_PROBES = ("tf_negation", "tf_number_flip", "tf_entity_flip")
 # about half its lead over the majority class. Its interval's low end must lead by this much
 # (twice NEGLIGIBLE_POINTS) for "no drop" to say that it follows the records.
 SENSITIVE_LEAD_POINTS = 2 * NEGLIGIBLE_POINTS
+# Every probe a TabFact verdict reads: those a model holds too few examples of are named in its caveats.
+DECIDING_PROBES = tuple(dict.fromkeys([m.probe for m in TABFACT_SCORECARD] + ["program_record_deletion", *FLIP_PROBES]))
 
 TABFACT_RULES = [
     "The TabFact verdicts read TabFact's probes with the same thresholds as the InfoTabS ones (rule 1 under the scorecard), each on "
@@ -352,6 +362,8 @@ def _caveats(scores: Index, model: str, facts: ModelFacts, at_chance: tuple[str,
         )
     if truncation := truncation_caveat(facts):
         caveats.append(truncation)
+    if selection := selection_caveat(facts):
+        caveats.append(selection)
     neutral = first_measured(scores, model, "tf_original", "neutral_answers_pct")
     if neutral and neutral[1]["mean"]:
         split, share = neutral
@@ -359,6 +371,8 @@ def _caveats(scores: Index, model: str, facts: ModelFacts, at_chance: tuple[str,
             f"It answers with three labels: its NEUTRAL answers ({share['mean']:.1f}% "
             f"[{share['ci_low']:.1f}, {share['ci_high']:.1f}] of the statements on {split}) are read as REFUTED."
         )
+    if too_few := left_out_caveat(scores, model, DECIDING_PROBES):
+        caveats.append(too_few)
     return caveats
 
 

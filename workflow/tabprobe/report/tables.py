@@ -50,7 +50,7 @@ def probe_accuracy_table(
                         )
                     ),
                 ]
-            if any(c.mean is not None for c in cells):
+            if any(c.shown for c in cells):
                 rows.append([probe_name, model] + cells)
     header = ["Probe", "Model"] + [
         f"{s}: {what}" for s in splits for what in ("accuracy", "drop (paired, 95% CI)", "input changed (%)")

@@ -118,11 +118,13 @@ def _stays_put(results: Index, model: str) -> Number | None:
     )
 
 
-def _right_rows(results: Index, model: str, stays: Number | None) -> list[Number]:
-    """`stays`: _stays_put's number, read once by `_uses_table_finding`."""
+def _right_rows(results: Index, model: str, stays: Number | None, selection: str | None = None) -> list[Number]:
+    """`stays`: _stays_put's number, read once by `_uses_table_finding`. `selection`: the premise
+    selection rule that chose the rows the model reads (None: all of them): a row left out of its premise
+    cannot move it, so the numbers about rows it may never have been shown (its own evidence, an
+    irrelevant row deleted) are shown, not counted."""
     few_moves = ("few moves; a model that ignores its table does not move either", None)
-    numbers = [
-        stays,
+    shaped = [
         _read(
             results,
             model,
@@ -148,7 +150,13 @@ def _right_rows(results: Index, model: str, stays: Number | None) -> list[Number
             {"above": ("deleting a row that does not matter moves it", NO), "below": few_moves, "unclear": few_moves},
         ),
     ]
-    return [n for n in numbers if n]
+    if selection:
+        shaped = [
+            replace(n, signal=None, reading=f"{n.reading}; shown, not counted: the premise selection shapes it")
+            for n in shaped
+            if n
+        ]
+    return [n for n in (stays, *shaped) if n]
 
 
 def vote(numbers: Sequence[Number]) -> str:
@@ -304,10 +312,11 @@ def baseline_findings() -> tuple[Finding, Finding]:
     return uses, rows
 
 
-def table_findings(results: Index, model: str) -> tuple[Finding, Finding]:
-    """The first two questions for a model that sees its table: does it use it, and the right rows."""
+def table_findings(results: Index, model: str, selection: str | None = None) -> tuple[Finding, Finding]:
+    """The first two questions for a model that sees its table: does it use it, and the right rows.
+    `selection`: the premise selection rule that chose the rows its premise holds (None: every row)."""
     uses, stays = _uses_table_finding(results, model)
-    return uses, _right_rows_finding(results, model, uses.answer, stays)
+    return uses, _right_rows_finding(results, model, uses.answer, stays, selection)
 
 
 def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | None]:
@@ -341,29 +350,41 @@ def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | N
     return uses, stays
 
 
-def _right_rows_finding(results: Index, model: str, answer: str, stays: Number | None) -> Finding:
-    """Whether it uses the right rows, given `answer` to whether it uses its table."""
+def _right_rows_finding(
+    results: Index, model: str, answer: str, stays: Number | None, selection: str | None = None
+) -> Finding:
+    """Whether it uses the right rows, given `answer` to whether it uses its table; where `selection`
+    chose the rows its premise holds, whether it uses the rows it was given."""
     if answer == NO:
         return Finding(
             RIGHT_ROWS,
             NO,
             "No: its table does not help it, so its few invalid transitions under "
             "table edits come from not moving, not from reasoning.",
-            [replace(n, signal=None) for n in _right_rows(results, model, stays)],
+            [replace(n, signal=None) for n in _right_rows(results, model, stays, selection)],
         )
-    numbers = _right_rows(results, model, stays)
+    numbers = _right_rows(results, model, stays, selection)
     answer = vote(numbers)
     if answer == YES and (stays is None or stays.signal != YES):
         answer = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
-    return Finding(
-        RIGHT_ROWS,
-        answer,
-        {
-            YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly "
-            "those rows.",
-            NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
-            CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
-            NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
-        }[answer],
-        numbers,
-    )
+    sentences = SELECTED_ROWS_SENTENCES if selection else RIGHT_ROWS_SENTENCES
+    sentence = sentences[answer].format(rule=selection)
+    return Finding(RIGHT_ROWS, answer, sentence, numbers)
+
+
+RIGHT_ROWS_SENTENCES = {
+    YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly those rows.",
+    NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
+    CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
+    NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
+}
+# Where the pipeline chose the rows (premise selection), the question is whether the model used them.
+SELECTED_ROWS_SENTENCES = {
+    YES: "Yes, of the rows it was given: the pipeline chose them (premise selection `{rule}`), and deleting the "
+    "rows a hypothesis needs moves its prediction: the model used them.",
+    NO: "Mostly not, even of the rows the pipeline chose for it (premise selection `{rule}`): deleting the rows a "
+    "hypothesis needs leaves its prediction where it was.",
+    CANNOT_TELL: "Cannot tell whether it uses the rows the pipeline chose for it (premise selection `{rule}`): the "
+    "numbers below disagree, or their intervals straddle the threshold.",
+    NOT_MEASURED: "Not measured: run relevant_row_deletion (the pipeline chose its rows: premise selection `{rule}`).",
+}

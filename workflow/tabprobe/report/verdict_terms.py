@@ -117,6 +117,7 @@ class ModelFacts:
     truncated_pct: float = 0.0  # share of its premises cut at max_length
     max_length: int | None = None
     relevance_source: str | None = None  # "annotations" or "aligner"
+    premise_selection: str | None = None  # the rule that chose the rows its premise holds (None: all of them)
 
 
 def effect(score: Mapping) -> str:

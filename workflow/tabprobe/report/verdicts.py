@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tabprobe.report.power import left_out_caveat
+from tabprobe.report.scorecard import SCORECARD
 from tabprobe.report.verdict_questions import (
+    PREMISE_CONTROLS,
     artifacts_finding,
     baseline_findings,
     knowledge_finding,
@@ -46,6 +49,16 @@ from tabprobe.report.verdict_terms import (
 )
 from tabprobe.scoring.results import Index
 
+# Every probe a verdict reads (verdict_questions): the scorecard's, the other premise controls, and
+# the two read beside them. Those a model holds too few examples of are named in its caveats.
+DECIDING_PROBES = tuple(
+    dict.fromkeys(
+        [m.probe for m in SCORECARD]
+        + [probe for probe, _ in PREMISE_CONTROLS]
+        + ["irrelevant_row_deletion", "table4:label_preserved"]
+    )
+)
+
 
 def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) -> dict[str, ModelFacts]:
     """Each model's facts from what run.json records of it (`results.model_facts`) and of the
@@ -60,6 +73,7 @@ def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) ->
             truncated_pct=100.0 * info.get("truncated", 0) / max(info.get("examples", 0), 1),
             max_length=info.get("max_length"),
             relevance_source="aligner" if aligner else None,
+            premise_selection=info.get("premise_selection"),
         )
     return facts
 
@@ -72,7 +86,7 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
         uses, rows = baseline_findings()
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
     else:
-        uses, rows = table_findings(results, model)
+        uses, rows = table_findings(results, model, facts.premise_selection)
         headline = headline_of(model, uses, rows)
     findings = [uses, rows, artifacts_finding(results, model), knowledge_finding(results, model, uses.answer)]
     unreadable = "untrained" if facts.trained is False else "at chance" if at_chance else None
@@ -110,6 +124,19 @@ def truncation_caveat(facts: ModelFacts) -> str | None:
     )
 
 
+def selection_caveat(facts: ModelFacts) -> str | None:
+    """How its numbers read where the pipeline chose the rows its premise holds."""
+    if not facts.premise_selection or facts.premise == "hypothesis_only":
+        return None
+    return (
+        f"Its premises hold the rows (of a TabFact table, the records and columns) that premise selection "
+        f"(`{facts.premise_selection}`) chose as most related to the hypothesis, not the whole table: the pipeline "
+        "chose the rows, the model used them. A row left out cannot move it, so staying put when an irrelevant row "
+        "is deleted, and its own evidence being relevant rows, are partly the selection's doing; deleting the rows "
+        "a hypothesis needs still tests the model, since selection then fills the premise with other rows."
+    )
+
+
 def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None) -> list[str]:
     """What changes the reading of its numbers, in words shown with the verdict."""
     caveats = []
@@ -124,6 +151,8 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
         )
     if truncation := truncation_caveat(facts):
         caveats.append(truncation)
+    if selection := selection_caveat(facts):
+        caveats.append(selection)
     flips = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
     if flips and (side := one_sided_flips(results, model, flips[0])):
         caveats.append(
@@ -136,6 +165,8 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
             "Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
             "people: where it errs, the relevant-row numbers mix in irrelevant rows."
         )
+    if too_few := left_out_caveat(results, model, DECIDING_PROBES):
+        caveats.append(too_few)
     return caveats
 
 

@@ -240,11 +240,14 @@ def score_transitions(
     """
     labels = rule.labels  # E, N, C; E and C for a two-label dataset's rule
     (before, neutral_before), (after, neutral_after) = as_two_labels(before, labels), as_two_labels(after, labels)
-    invalid = np.array([not rule.is_valid(b, a) for b, a in zip(before, after)], dtype=np.float64)
-    before_masks = _label_masks(before, labels)
+    # A served model's unparsed answer (schemas.UNPARSED) on either side is no transition between
+    # labels: such pairs are left out here, and counted by `unparsed_pct`.
+    judged = np.array([b in labels and a in labels for b, a in zip(before, after)], dtype=np.float64)
+    invalid = np.array([j and not rule.is_valid(b, a) for b, a, j in zip(before, after, judged)], dtype=np.float64)
+    before_masks = {lab: mask * judged for lab, mask in _label_masks(before, labels).items()}
     after_masks = _label_masks(after, labels)
     ones = np.ones(len(before))
-    rows = [{"statistic": "invalid_transition_pct", "label": "all", **scorer.stat(invalid, ones)}]
+    rows = [{"statistic": "invalid_transition_pct", "label": "all", **scorer.stat(invalid, judged)}]
     if "N" not in labels:  # how often a three-way model answered N, before and after the change
         for when, neutral in (("before", neutral_before), ("after", neutral_after)):
             rows.append({"statistic": f"neutral_answers_pct_{when}", "label": "all", **scorer.stat(neutral, ones)})
@@ -252,15 +255,15 @@ def score_transitions(
         rows.append({"statistic": "invalid_transition_pct", "label": lab, **scorer.stat(invalid * mask, mask)})
         for to_lab, to_mask in after_masks.items():
             rows.append({"statistic": f"transition_pct_to_{to_lab}", "label": lab, **scorer.stat(mask * to_mask, mask)})
-    unchanged = (before == after).astype(np.float64)
-    rows.append({"statistic": "unchanged_pct", "label": "all", **scorer.stat(unchanged, ones)})
+    unchanged = (before == after).astype(np.float64) * judged
+    rows.append({"statistic": "unchanged_pct", "label": "all", **scorer.stat(unchanged, judged)})
     for lab, mask in before_masks.items():
         rows.append({"statistic": "unchanged_pct", "label": lab, **scorer.stat(unchanged * mask, mask)})
     # Where the rule forbids keeping the prediction (relevant rows deleted: ENTAIL and CONTRADICT
     # must become NEUTRAL), staying put is the failure, and it is what a model that ignores its
     # table always does: this share tells the two readings of a low invalid % apart.
     if any(lab not in rule.allowed[lab] for lab in labels):
-        required = np.array([b not in rule.allowed[b] for b in before], dtype=np.float64)
+        required = np.array([j and b not in rule.allowed[b] for b, j in zip(before, judged)], dtype=np.float64)
         rows.append(
             {"statistic": "unchanged_where_required_pct", "label": "all", **scorer.stat(unchanged * required, required)}
         )
@@ -271,7 +274,7 @@ def score_transitions(
             {
                 "statistic": "invalid_transition_pct_input_changed",
                 "label": "all",
-                **scorer.stat(invalid * changed, changed),
+                **scorer.stat(invalid * changed, changed * judged),
             }
         )
         for lab, mask in before_masks.items():
@@ -298,7 +301,7 @@ def evidence_sets(probe_examples: pa.Table, before: np.ndarray, pred: np.ndarray
         index = provenance["deleted_row"]["index"]
         if provenance["relevant"]:
             entry["relevant"].add(index)
-        if p != b:
+        if p != b and schemas.UNPARSED not in (p, b):  # an unparsed answer is no move of the prediction
             entry["used"].add(index)
     return out
 
@@ -352,6 +355,13 @@ def score_evidence_selection(
     return rows
 
 
+def unparsed_share(pred: list[str], scorer: Scorer) -> dict:
+    """The share of a served model's answers that gave no label (schemas.UNPARSED): wrong wherever a
+    label is expected, no transition either way, and counted for every probe (0 included)."""
+    unparsed = np.array([p == schemas.UNPARSED for p in pred], dtype=np.float64)
+    return {"statistic": "unparsed_pct", "label": "all", **scorer.stat(unparsed, np.ones(len(pred)))}
+
+
 def score_examples(
     probe_name: str,
     probe_examples: pa.Table,
@@ -361,10 +371,12 @@ def score_examples(
     model: str,
     split: str,
     baseline_predictions: pa.Table | None = None,
+    served: bool = False,
 ) -> pa.Table:
     """All statistics of one probe on one split for one model, in the `schemas.SCORES` layout.
     `baseline_predictions` (probe `original` only): the hypothesis-only model's predictions on the
-    same examples, for the paired gain over it."""
+    same examples, for the paired gain over it. `served`: a served model's, whose share of
+    unparsed answers is a statistic too (`unparsed_pct`)."""
     probe = get_probe(probe_name)
     by_uid = dict(zip(predictions["uid"].to_pylist(), predictions["pred"].to_pylist()))
     uids = probe_examples["uid"].to_pylist()
@@ -425,6 +437,8 @@ def score_examples(
         rows = score_evidence_selection(probe_examples, before, pred, settings, split, probe_name)
     else:
         rows = score_transitions(before, pred, probe.transition_rule, scorer, input_changed=changed)
+    if served:
+        rows.append(unparsed_share([by_uid[u] for u in uids], scorer))
     for row in rows:
         row.update(model=model, probe=probe_name, split=split)
     return pa.Table.from_pylist(rows, schema=schemas.SCORES)
@@ -443,10 +457,12 @@ def score_probe(
     externals: Mapping[str, str | None] | None = None,
     unverified_flips: str = "exclude",
     baseline_predictions_path: str | None = None,
+    served: bool = False,
 ) -> None:
     """Rule score_probe: one probe's scores for one model and split (100 samplings of 80%).
     `baseline_predictions_path`: the hypothesis-only model's `original` predictions on this split (probe
-    `original` of a premise model only), for its paired gain over that baseline."""
+    `original` of a premise model only), for its paired gain over that baseline. `served`: a served
+    model's predictions (their unparsed answers counted)."""
     register_externals(externals)
     table = score_examples(
         probe,
@@ -459,5 +475,6 @@ def score_probe(
         baseline_predictions=(
             read_parquet(baseline_predictions_path, schemas.PREDICTIONS) if baseline_predictions_path else None
         ),
+        served=served,
     )
     write_parquet(table, out, schemas.SCORES)

@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 
 from tabprobe import code_inputs, schemas
-from tabprobe.config import external_probes, plan_layers
+from tabprobe.config import external_probes, min_examples_record, plan_layers
 from tabprobe.config.names import PROBE_NAME
 from tabprobe.data.datasets import all_datasets, paper_dataset, resolve
 from tabprobe.errors import CorruptFileError
@@ -36,7 +36,7 @@ from tabprobe.scoring import paper
 log = logging.getLogger(__name__)
 
 KEYS = ["model", "probe", "split", "statistic", "label"]
-PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy")
+PACKAGES = ("tabprobe", "snakemake", "torch", "transformers", "spacy", "polars", "pyarrow", "numpy", "openai")
 
 
 def reference_of(model: str, premise: str | None) -> str | None:
@@ -213,9 +213,12 @@ def run_record(
     coverage: Iterable[Mapping],
     relevance: Mapping[str, Mapping],
     code_folder: str | Path,
+    min_examples: Mapping[str, Any] | None = None,
 ) -> dict:
     """What run.json holds. `models`: model -> what infer_nli recorded (checkpoint, fingerprint,
-    premise, precision, max_length, truncation counts, training metadata)."""
+    premise, precision, max_length, truncation counts, training metadata); `min_examples`: the
+    fewest examples each probe needs for a verdict (config.min_examples_record; from `config` where
+    not given), which the report reads from here."""
     caps: dict[str, dict[str, int | None]] = {}
     for c in coverage:
         caps.setdefault(c["probe"], {})[c["split"]] = c["limit"]
@@ -229,6 +232,7 @@ def run_record(
             for split, r in sorted(relevance.items())
         },
         "caps": caps,
+        "min_examples": dict(min_examples) if min_examples else min_examples_record(config),
         "data": data_provenance(config, coverage),
         # Where each setting of the experiment blocks came from: the config, `full: true`, or the defaults.
         "layers": plan_layers(config),
@@ -269,8 +273,10 @@ def config_of(run_json: str | Path) -> dict:
 
 
 def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str, dict]:
-    """Per model, from infer_nli's stats files (model -> its files): its checkpoint and
-    fingerprint, and premises cut at max_length summed over probes and splits."""
+    """Per model, from infer_nli's (or query_endpoint's) stats files (model -> its files): its
+    checkpoint and fingerprint, and premises cut at max_length summed over probes and splits; for
+    a served model, how it was asked and scored, and each job's requests, retries, tokens,
+    seconds and unparsed answers with their sums."""
     models: dict[str, dict] = {}
     for model, paths in inference_stats.items():
         for path in paths:
@@ -279,13 +285,38 @@ def model_facts(inference_stats: Mapping[str, Iterable[str | Path]]) -> dict[str
                 model,
                 {
                     k: stats.get(k)
-                    for k in ("premise", "checkpoint", "meta", "fingerprint", "precision", "max_length", "causal")
+                    for k in (
+                        "premise",
+                        "premise_selection",
+                        "premise_holds",
+                        "checkpoint",
+                        "meta",
+                        "fingerprint",
+                        "precision",
+                        "max_length",
+                        "causal",
+                    )
                 }
-                | {"truncated": 0, "examples": 0},
+                | {"truncated": 0, "examples": 0, "selected": 0},
             )
             info["truncated"] += stats["truncated"]
+            info["selected"] += stats.get("selected", 0)  # a causal LM's stats count none
             info["examples"] += stats["examples"]
+            if "endpoint" in stats:
+                served_facts(info, stats)
     return models
+
+
+def served_facts(info: dict, stats: Mapping[str, Any]) -> None:
+    """Add one query_endpoint job's statistics to a served model's facts (`info`, in run.json)."""
+    info.setdefault("endpoint", stats["endpoint"])
+    job = dict(stats["job"])
+    jobs = info.setdefault("endpoint_jobs", {})
+    jobs[job.pop("probe_file")] = job
+    totals = info.setdefault("endpoint_totals", {})
+    for key, value in job.items():
+        if isinstance(value, (int, float)):
+            totals[key] = round(totals.get(key, 0) + value, 2)
 
 
 def collect_results(
@@ -297,11 +328,13 @@ def collect_results(
     csv_out: str,
     run_out: str,
     config: Mapping[str, Any],
+    min_examples: Mapping[str, Any] | None = None,
 ) -> None:
     """Rule collect_results: every score of the run into the results table (.parquet and .csv), and the run
     record. `score_paths`: the per-probe, pooled, inoculation and controlled-variance score files;
     `inference_stats`: model -> infer_nli's stats files; `relevance_summaries`: split ->
-    find_relevant_rows's summary."""
+    find_relevant_rows's summary; `min_examples`: the rule's param (config.min_examples_record), so
+    that changing a minimum re-writes run.json and the report that reads it."""
     # The run record says who made each probe's examples, an external set's too.
     register_externals(external_probes(config))
     models = model_facts(inference_stats)
@@ -313,6 +346,7 @@ def collect_results(
         [read_json(p) for p in coverage_paths],
         {split: read_json(p) for split, p in relevance_summaries.items()},
         code_folder=code_inputs.PACKAGE_DIR.parent,
+        min_examples=min_examples,
     )
     write_run_record(record, run_out)
     log.info(

@@ -32,9 +32,9 @@ import pyarrow as pa
 
 from tabprobe import schemas
 from tabprobe.data.infobox import table as infobox
+from tabprobe.data.infobox.aligner import Aligner, AlignerSettings
 from tabprobe.data.infobox.table import Table, normalised
 from tabprobe.data.infotabs import reading as infotabs
-from tabprobe.data.infotabs.aligner import Aligner, AlignerSettings
 from tabprobe.errors import InputDataError, Problem
 from tabprobe.io import read_parquet, write_json, write_parquet
 from tabprobe.schemas import RELEVANCE

@@ -151,11 +151,13 @@ def statement_entries(root: Path, split: str, problems: list[Problem]) -> tuple[
     """The statements file of a split and its entries; a test subset keeps the test entries of its tables."""
     source = "test" if split in TEST_SUBSETS else split
     path = statements_json(root, source)
-    entries = read_statements(path, problems)
+    refused: set[str] = set()
+    entries = read_statements(path, problems, refused)
     if split in TEST_SUBSETS:
         ids_path = split_ids_json(root, split)
         wanted = read_table_ids(ids_path, problems)
-        known = {entry.table_id for entry in entries}
+        # A refused entry is a problem at its own line already: its table has statements.
+        known = {entry.table_id for entry in entries} | refused
         for table_id in wanted:
             if entries and table_id not in known:
                 problems.append(Problem(str(ids_path), None, f"table {table_id!r} has no statements in {path}"))

@@ -225,9 +225,10 @@ def add_entry_problem(problems: list[Problem], path: Path, table_id: str, reason
     problems.append(Problem(str(path), line, f"table {table_id!r}: {reason}"))
 
 
-def read_statements(path: Path, problems: list[Problem]) -> list[TableStatements]:
+def read_statements(path: Path, problems: list[Problem], refused: set[str] | None = None) -> list[TableStatements]:
     """A statements file (tokenized_data/{split}_examples.json): table id -> [statements, labels,
-    caption], checked: two lists of equal length, labels 0 or 1, statements non-empty strings."""
+    caption], checked: two lists of equal length, labels 0 or 1, statements non-empty strings.
+    The table ids of the entries refused (each a problem) are added to `refused`."""
     text = read_text(path, problems)
     if text is None:
         return []
@@ -246,6 +247,8 @@ def read_statements(path: Path, problems: list[Problem]) -> list[TableStatements
         why = _entry_problem(table_id, entry)
         if why:
             add_entry_problem(problems, path, table_id, why)
+            if refused is not None:
+                refused.add(table_id)
             continue
         caption = entry[2] if len(entry) > 2 and isinstance(entry[2], str) and entry[2].strip() else None
         out.append(TableStatements(table_id, tuple(entry[0]), tuple(entry[1]), caption))

@@ -10,6 +10,7 @@ from typing import Any
 
 from tabprobe.data.datasets import Dataset
 from tabprobe.data.tabfact import contracts
+from tabprobe.data.tabfact.reading import BOOTSTRAP
 from tabprobe.io import read_parquet
 from tabprobe.probes.needs import Loaded, Need
 
@@ -43,4 +44,4 @@ def _load(files: Sequence[str], settings, split: str, examples, tables) -> Loade
 
 
 # uid -> the statement's program and what it read (TabFact's bootstrap split).
-PROGRAMS = Need(name="programs", files=_files, load=_load)
+PROGRAMS = Need(name="programs", files=_files, load=_load, splits=(BOOTSTRAP,))

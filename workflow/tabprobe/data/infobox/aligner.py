@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.data.infotabs.word_vectors import DEFAULT_ENCODER, WordEncoder, WordVectors
+from tabprobe.data.infobox.word_vectors import DEFAULT_ENCODER, WordEncoder, WordVectors
 from tabprobe.wordlists import word_list, word_set, word_set_map
 
 _STOPWORDS = word_set("words/stopwords.txt")
