@@ -55,7 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tabprobe.data.infobox import aligner, relevance
+from tabprobe.data.infobox import aligner
+from tabprobe.data.infotabs import relevance
 from tabprobe.data.infotabs.ingest import ingest_split
 from tabprobe.data.infotabs.reading import load_tables
 

@@ -14,10 +14,11 @@ import pytest
 import yaml
 
 from tabprobe import schemas
-from tabprobe.data.infobox import aligner, relevance
+from tabprobe.data.infobox import aligner
 from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infobox.table import Row, Table
 from tabprobe.data.infobox.word_vectors import DEFAULT_ENCODER, WordVectors, encoder_dir
+from tabprobe.data.infotabs import relevance
 from tabprobe.data.infotabs.relevance import find_relevant_rows
 from tabprobe.errors import SetupError
 from tabprobe.io import read_parquet, write_parquet

@@ -121,7 +121,11 @@ def test_show_applies_the_probe_to_the_first_examples_and_marks_the_deleted_row(
     assert "Looked at 2 of 6 examples" in out
     # the rows shown as deleted are the ones the workflow's generate_probe deletes (same seed)
     generated = read_probe_inputs(
-        "alpha1", str(ingested / "data" / "alpha1.parquet"), str(ingested / "data" / "alpha1.tables.parquet"), SEED
+        "row_deletion",
+        "alpha1",
+        str(ingested / "data" / "alpha1.parquet"),
+        str(ingested / "data" / "alpha1.tables.parquet"),
+        SEED,
     )
     from tabprobe.probes.generation import generate
 

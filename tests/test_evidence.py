@@ -13,9 +13,10 @@ import pyarrow as pa
 import pytest
 
 from tabprobe import schemas
-from tabprobe.data.infobox import aligner, relevance
+from tabprobe.data.infobox import aligner
 from tabprobe.data.infobox import table as infobox
 from tabprobe.data.infobox.table import Row, Table
+from tabprobe.data.infotabs import relevance
 from tabprobe.data.infotabs.external import read_external_set
 from tabprobe.data.infotabs.ingest import ingest_split
 from tabprobe.errors import InputDataError

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabprobe.layout import SHOWCASE_ORDER, TABFACT_SHOWCASE_ORDER
+from tabprobe.data.datasets import all_datasets
 from tabprobe.models.endpoint.reach import OPEN
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
@@ -86,7 +86,7 @@ def served_section(scores: Index, run: RunInfo) -> Section | None:
     )
     probe_rows = []
     for probe in run.probes:
-        for split in SHOWCASE_ORDER + TABFACT_SHOWCASE_ORDER:
+        for split in [s for d in all_datasets() for s in d.report.showcase_order]:
             cells = [f"`{probe}`", split]
             for name in served:
                 cells.append(Stat.of(scores.get(model=name, probe=probe, split=split, statistic="unparsed_pct")))
