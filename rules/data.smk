@@ -38,14 +38,14 @@ for _dataset in DATASETS:
     rule:
         name:
             f"check_{_dataset.name}"
-        localrule: True
         input:
-            dataset_downloads(_dataset),
-            code=code_of("check_dataset", dataset_modules(_dataset, "check")),
+            partial(derived.dataset_downloads, config, _dataset.name),
+            code=code_of("check_dataset", derived.dataset_modules(_dataset.name, "check")),
         output:
             temp(_dataset.data_check("{split}")),
         log:
             f"logs/check_{_dataset.name}/{{split}}.log",
+        localrule: True
         conda:
             "../envs/tabprobe.yaml"
         # No param follows the data: Snakemake records a failed job's params, and a digest of the
@@ -53,7 +53,7 @@ for _dataset in DATASETS:
         params:
             dataset=_dataset.name,
             on_duplicate=config["duplicates"],
-            settings=dataset_check_settings(_dataset),
+            settings=derived.dataset_check_settings(config, _dataset.name),
         script:
             "../workflow/scripts/check_dataset.py"
 
@@ -63,7 +63,7 @@ for _dataset in DATASETS:
         input:
             checked=_dataset.data_check("{split}"),
             # How the data is read and cleaned: an edit re-ingests (and so re-runs what reads it).
-            code=code_of("ingest_dataset", dataset_modules(_dataset, "ingest")),
+            code=code_of("ingest_dataset", derived.dataset_modules(_dataset.name, "ingest")),
         output:
             **_dataset.ingest_outputs("{split}"),
         log:
@@ -74,7 +74,7 @@ for _dataset in DATASETS:
             "../envs/tabprobe.yaml"
         params:
             dataset=_dataset.name,
-            digest=dataset_digest(_dataset),  # what the data is (an edit re-runs the split), not where it lies
+            digest=partial(derived.dataset_digest, config, _dataset.name),  # what the data is (an edit re-runs the split), not where it lies
             on_duplicate=config["duplicates"],
         script:
             "../workflow/scripts/ingest_dataset.py"

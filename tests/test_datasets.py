@@ -149,7 +149,9 @@ def test_a_users_dataset_is_registered_from_config_and_handed_to_the_jobs(tmp_pa
     (package / "__init__.py").write_text("")
     (package / "dataset.py").write_text(OWN_DATASET)
     monkeypatch.setattr(datasets, "_USER", {})
-    monkeypatch.delenv(datasets.ENVIRONMENT, raising=False)
+    # Set, then removed: the test's end then removes what use_config writes there too.
+    monkeypatch.setenv(datasets.ENVIRONMENT, "{}")
+    monkeypatch.delenv(datasets.ENVIRONMENT)
     monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
     monkeypatch.setattr(sys, "path", list(sys.path))
     get_dataset.cache_clear()
@@ -174,7 +176,9 @@ def test_a_users_dataset_is_registered_from_config_and_handed_to_the_jobs(tmp_pa
 
 def test_a_users_dataset_that_does_not_import_says_so(monkeypatch):
     monkeypatch.setattr(datasets, "_USER", {})
-    monkeypatch.delenv(datasets.ENVIRONMENT, raising=False)
+    # Set, then removed: the test's end then removes what use_config writes there too.
+    monkeypatch.setenv(datasets.ENVIRONMENT, "{}")
+    monkeypatch.delenv(datasets.ENVIRONMENT)
     get_dataset.cache_clear()
     try:
         datasets.register("other", "no_such_package_here.dataset")

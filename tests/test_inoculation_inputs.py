@@ -203,7 +203,7 @@ def test_a_variance_job_reads_its_probes_dataset_and_the_model_it_tests(default)
     assert VARIANCE_PROBE == "num_comparative" and range_probe([30, 49]) == "num_comparative[30-49]"
     assert experiments.variance_dataset().name == "infotabs"
     sources = experiments.variance_probe_sources("workflow")
-    assert "workflow/tabprobe/probes/num_comparative.py" in sources
+    assert "workflow/tabprobe/probes/infotabs/numeric/num_comparative.py" in sources
     assert experiments.variance_inputs(default, "minilm-para") == {
         "checkpoint": layout.trained_model("minilm-para"),
         "train": layout.examples("train"),

@@ -30,19 +30,12 @@ DECIDING = {
 # test fails for an entry that no longer decides, so the list cannot outlive the work.
 # Keys: "<file>::<function>".
 STILL_DECIDING_FOR_NOW = {
-    "data_inputs.smk::get_downloaded_infotabs",
-    "data_inputs.smk::infotabs_digest",
-    "data_inputs.smk::tabfact_digest",
     "probe_inputs.smk::get_probe_sources",
-    "probe_inputs.smk::get_human_counterfactuals",
     "probe_inputs.smk::get_probe_data",
-    "probe_inputs.smk::get_counterfactuals_verify",
-    "probe_inputs.smk::get_relevance",
     "probe_inputs.smk::get_relevance_annotations",
     "probe_inputs.smk::get_external_files",
     "probe_inputs.smk::get_original_examples",
     "probe_inputs.smk::get_external_spec",
-    "probe_inputs.smk::get_parses",
 }
 
 

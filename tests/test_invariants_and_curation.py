@@ -168,7 +168,9 @@ def test_a_perturbation_that_breaks_a_promise_is_dropped_counted_and_logged(monk
         # dev:2 offers a good and a bad perturbation; dev:3 only a bad one
         return [unchanged, changed] if example.uid == "dev:2" else [unchanged]
 
-    _with_probe(monkeypatch, Probe(name="sloppy", description="x", apply=apply, judged_by="expected"))
+    _with_probe(
+        monkeypatch, Probe(name="sloppy", description="x", apply=apply, judged_by="expected", datasets=("infotabs",))
+    )
     with caplog.at_level(logging.WARNING, logger="tabprobe.probes.generation"):
         out, coverage = generate("sloppy", EXAMPLES, {"T1": TABLE}, seed=1)
     assert out["orig_uid"].to_pylist() == ["dev:2"] and out["hypothesis"][0].as_py().endswith("Indeed.")
@@ -256,6 +258,7 @@ FLIP = Probe(
     labels=frozenset({"E", "C"}),
     label_change="flipped",
     family="hypothesis",
+    datasets=("infotabs",),
 )
 
 

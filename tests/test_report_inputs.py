@@ -8,6 +8,7 @@ from test_job_settings import tabfact_workflow_config, workflow_config
 
 from tabprobe import layout
 from tabprobe.config import derived, report_inputs
+from tabprobe.data.datasets import get_dataset
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_the_report_reads_the_results_the_showcases_files_and_the_experiments_su
     assert inputs["results"] == layout.results_table() and inputs["run"] == layout.run_record()
     files = {f for entry in derived.showcase(with_tabfact).values() for f in entry["files"].values()}
     assert inputs["showcase"] == sorted(files)
-    assert layout.examples("simple_test", dataset="tabfact") in inputs["showcase"]
+    assert get_dataset("tabfact").examples("simple_test") in inputs["showcase"]
     assert inputs["inoculation"] == [layout.inoculation_summary("minilm-para", "counterfactual")]
     assert inputs["variance"] == [layout.variance_summary("minilm-para")]
     assert inputs["coverage"] == report_inputs.results_inputs(with_tabfact)["coverage"]

@@ -26,16 +26,25 @@ SHELL_DIRECTIVES = {"shell", "run", "wrapper", "notebook", "cwl", "template_engi
 
 
 def rule_directives(text: str) -> dict[str, set[str]]:
-    """rule name -> the directives in its body (the Snakemake grammar: `rule name:` at the left
-    margin, directives indented one level, their values deeper)."""
+    """rule name -> the directives in its body (the Snakemake grammar: `rule name:`, or `rule:` with
+    a `name:` directive as in a loop that makes one rule per dataset, its directives indented one
+    level deeper than `rule`, their values deeper still). A rule named in a loop is known by its
+    name's template (`ingest_{_dataset.name}`)."""
     rules: dict[str, set[str]] = {}
-    current = None
-    for line in text.splitlines():
-        if match := re.match(r"^(?:local)?rule (\w+):", line):
-            current = rules.setdefault(match.group(1), set())
-        elif current is not None and (match := re.match(r"^ {4}(\w+):", line)):
-            current.add(match.group(1))
-        elif line and not line[0].isspace() and not line.startswith("#"):
+    current, indent, unnamed, directive = None, 0, None, None
+    for number, line in enumerate(text.splitlines(), 1):
+        if match := re.match(r"^( *)(?:local)?rule(?: (\w+))?:\s*$", line):
+            indent, unnamed = len(match.group(1)), match.group(2) is None
+            current = rules.setdefault(match.group(2) or f"<rule at line {number}>", set())
+            directive = None
+        elif current is not None and (match := re.match(rf"^ {{{indent + 4}}}(\w+):", line)):
+            directive = match.group(1)
+            current.add(directive)
+        elif current is not None and directive == "name" and unnamed and line.strip():
+            named = line.strip().removeprefix("f").strip("\"'")
+            rules[named] = rules.pop(next(k for k, v in rules.items() if v is current))
+            unnamed = False
+        elif line.strip() and not line.startswith("#") and len(line) - len(line.lstrip()) <= indent:
             current = None
     return rules
 
@@ -61,7 +70,7 @@ def test_every_rule_runs_a_script_and_none_a_shell_command():
         text = path.read_text()
         assert shell_uses(text) == [], f"{path.name}: {shell_uses(text)}"
         rules.update(rule_directives(text))
-    assert len(rules) >= 10 and "infer_nli" in rules and "ingest_infotabs" in rules
+    assert len(rules) >= 10 and "infer_nli" in rules and "ingest_{_dataset.name}" in rules
     # `all` only collects the report; every other rule hands its params to a Python script
     # (as a pickled object, never on a command line).
     assert {name for name, directives in rules.items() if "script" not in directives} == {"all"}

@@ -232,7 +232,7 @@ def test_the_server_key_covers_every_library_module_the_server_runs(tmp_path, ch
         code_inputs.PACKAGE_DIR = library
         code_inputs._library_imports.cache_clear()
         assert serving.server_key("ckpt", None) == before
-        render = library / "data" / "infotabs" / "render.py"
+        render = library / "data" / "infobox" / "render.py"
         render.write_text(render.read_text() + "\n# an edit\n")
         assert serving.server_key("ckpt", None) != before
     finally:

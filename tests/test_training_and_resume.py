@@ -234,6 +234,7 @@ def _train_command(
 import torch
 from tabprobe import logs, schemas
 from tabprobe.data.infotabs.reading import load_tables
+from tabprobe.data.infobox import table as infobox
 from tabprobe.io import read_parquet
 from tabprobe.models.training import TrainSettings, train
 logs.to_file({str(log_path)!r})

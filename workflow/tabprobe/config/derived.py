@@ -22,12 +22,42 @@ from tabprobe.config.settings import (
     probe_dataset,
     probe_splits,
 )
-from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset
+from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset, resolve
 from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 from tabprobe.probes import POOLED_TABLES, get_probe, pooled_members
 
 # The files of a user's checkpoint folder that its jobs are re-run for when they change.
 CHECKPOINT_FILE_SUFFIXES = {".safetensors", ".json", ".txt", ".model"}
+
+# ---------------------------------------------------------------- a dataset's check and ingest
+
+
+def dataset_downloads(config: Mapping[str, Any], dataset: str, wildcards: Any = None) -> list[str]:
+    """The files another rule makes that the dataset's check reads (`Ingest.downloads`: a download,
+    where config names no local copy)."""
+    declared = get_dataset(dataset).ingest.downloads
+    return list(resolve(declared)(config)) if declared else []
+
+
+def dataset_check_settings(config: Mapping[str, Any], dataset: str) -> dict[str, Any]:
+    """The check's own settings (`Ingest.check_settings`: job argument -> config key)."""
+    return {argument: config[key] for argument, key in get_dataset(dataset).ingest.check_settings.items()}
+
+
+def dataset_digest(config: Mapping[str, Any], dataset: str, wildcards: Any) -> str:
+    """What the dataset's copy of a split holds, by content (`Ingest.digest`): the same data given
+    as a relative path, an absolute one, from a moved checkout or a cluster node that mounts it
+    elsewhere re-runs nothing, while an edited line or table re-checks and re-ingests its split."""
+    return resolve(get_dataset(dataset).ingest.digest)(config, wildcards.split)
+
+
+def dataset_modules(dataset: str, job: str) -> list[str]:
+    """The modules a dataset's check or ingest job runs beside the generic script (its job
+    function's, and the one that says which folder it reads): code inputs of the rule."""
+    ingest = get_dataset(dataset).ingest
+    jobs = {"check": ingest.check, "ingest": ingest.ingest}
+    return [target.partition(":")[0] for target in (jobs[job], ingest.root) if target]
+
 
 # ---------------------------------------------------------------- models
 

@@ -60,7 +60,12 @@ def dataset_splits(config: Mapping[str, Any], dataset: str) -> list[str]:
     declared = get_dataset(dataset)
     if config.get("full") and declared.setting(config, "full_splits"):
         return list(declared.setting(config, "full_splits"))
-    return list(declared.setting(config, "splits") or declared.default_splits)
+    splits = declared.setting(config, "splits") or declared.default_splits
+    if not splits and declared.config_keys is not None:
+        # A top-level key the schema fills in, missing only where the config check took out a value
+        # it refused: there is nothing to derive from (the check then adds no follow-on message).
+        raise KeyError(declared.config_key("splits"))
+    return list(splits)
 
 
 def probe_splits(config: Mapping[str, Any], probe: str) -> list[str]:

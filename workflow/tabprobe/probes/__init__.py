@@ -125,6 +125,7 @@ def register_external(name: str, label_change: str | None = None) -> Probe:
         else "external",
         label_change=label_change,
         family="counterfactual" if label_change else "external",
+        datasets=(paper_dataset().name,),
     )
     return _EXTERNAL[name]
 

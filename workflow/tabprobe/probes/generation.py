@@ -63,7 +63,10 @@ def perturbations(
     needs = dict(needs or {})
     missing = [name for name in sorted(probe.needs) if name not in needs]
     if missing:
-        raise ValueError(f"probe {probe_name} reads {', '.join(missing)}; pass what they give (needs=...)")
+        from tabprobe.probes.needs import need
+
+        read = "; ".join(f"{need(name, probe.datasets[0]).title} ({name!r})" for name in missing)
+        raise ValueError(f"probe {probe_name} reads {read}; pass what it gives (needs={{{missing[0]!r}: ...}})")
     problems = option_problems(probe, options or {})
     if problems:  # the config check names them first, with file and line; this is for direct callers
         raise ValueError("; ".join(f"probes.{probe_name}.{name}: {problem}" for name, problem in problems))

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from tabprobe.data.infobox.table import Row, Table, normalised
+from tabprobe.data.relational.table import RelationalTable
 from tabprobe.probes.base import Example, ProbeExample
 
 Check = Callable[[Example, Table, ProbeExample], "str | None"]
@@ -54,7 +55,11 @@ def of(probe) -> tuple[Invariant, ...]:
 # ---------------------------------------------------------------- any probe
 
 
-def same_table(a: Table, b: Table) -> bool:
+def same_table(a: Table | RelationalTable, b: Table | RelationalTable) -> bool:
+    """The same content: an infobox's title and rows, a relational table's caption, header and
+    records (where they came from aside)."""
+    if isinstance(a, RelationalTable) or isinstance(b, RelationalTable):
+        return type(a) is type(b) and (a.title, a.header, a.records) == (b.title, b.header, b.records)
     return a.title == b.title and a.rows == b.rows
 
 

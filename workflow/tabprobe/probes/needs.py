@@ -33,6 +33,8 @@ class Loaded:
 @dataclass(frozen=True)
 class Need:
     name: str
+    # What it is, as a message names it ("the hypothesis parse").
+    title: str
     # (dataset, split, config, results folder) -> the files it reads for the split, the first naming
     # where they are (the rule's input: Snakemake makes them first where a rule of the workflow does)
     files: Callable[[Dataset, str, Mapping[str, Any], str], list[str]]
@@ -74,6 +76,7 @@ def _load_parse(files: Sequence[str], settings, split: str, examples, tables) ->
 # split (probes that draw substitutes read other examples' parses); apply gets the example's Doc.
 PARSE = Need(
     name="parse",
+    title="the hypothesis parse (rule parse_hypotheses)",
     files=_parse_files,
     load=_load_parse,
     per_example=lambda docs, example: docs[example.uid],
@@ -95,6 +98,7 @@ def _load_relevance(files: Sequence[str], settings, split: str, examples, tables
 # the source does not cover is skipped, and the coverage names the source.
 RELEVANCE = Need(
     name="relevance",
+    title="the rows each hypothesis needs (rule find_relevant_rows)",
     files=_relevance_files,
     load=_load_relevance,
     skip=lambda relevant, example: (

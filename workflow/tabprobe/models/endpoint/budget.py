@@ -1,7 +1,7 @@
 """A served model's request budget (`max_requests`): the requests one run of the workflow may send
 to its server, its retries included, counted across all of the model's jobs of the run.
 
-The count is a ledger file beside the response cache (private, as the cache is), one per run and
+The count is a tally file beside the response cache (private, as the cache is), one per run and
 model, updated under an exclusive lock, so jobs side by side (or on a cluster's nodes sharing the
 folder) count together. The run is the workflow's invocation: the main Snakemake process sets
 RUN_VARIABLE (rules/common.smk), which its jobs inherit; a job started by hand has none and
@@ -26,7 +26,7 @@ def new_run_id() -> str:
 
 
 class Budget:
-    """The requests a model may send in one run: a ledger file (per run id and model) shared by the
+    """The requests a model may send in one run: a tally file (per run id and model) shared by the
     model's jobs, or a count of this process's own when the run has no id (or no limit)."""
 
     def __init__(self, limit: int | None, cache_folder: str | Path, model: str, run: str | None = None):
@@ -34,7 +34,7 @@ class Budget:
         self.run = run if run is not None else os.environ.get(RUN_VARIABLE)
         self.path = None
         if limit is not None and self.run:
-            folder = private_folder(Path(cache_folder) / "budgets", "request budget ledger")
+            folder = private_folder(Path(cache_folder) / "budgets", "request budget tally")
             self.path = folder / f"{self.run}-{model}.count"
         self.own = 0
 

@@ -10,7 +10,7 @@ of requests needs around it.
   minutes; `max_retries` per request, `timeout_s` per attempt. How many retries each request
   took is read from its raw response and counted.
 - The run's request budget (`max_requests`): every request sent, and every retry, counts against
-  it, across all of the model's jobs of one run of the workflow (a ledger beside the cache,
+  it, across all of the model's jobs of one run of the workflow (a tally beside the cache,
   locked per update, under the run's id, which the workflow sets: budget.RUN_VARIABLE); a request
   that would exceed it is not sent, and the job stops saying how many were sent.
 - A request that fails for good (an error answer after its retries, or one the client does not

@@ -41,6 +41,7 @@ def _load(files: Sequence[str], settings: Mapping[str, Any], split: str, example
 # (table id, hypothesis) -> the paper's hand-made counterfactuals of that example.
 HUMAN_COUNTERFACTUALS = Need(
     name="human_counterfactuals",
+    title="the hand-made counterfactual pairs",
     files=_files,
     load=_load,
     settings=_settings,

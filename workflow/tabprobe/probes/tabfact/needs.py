@@ -44,4 +44,4 @@ def _load(files: Sequence[str], settings, split: str, examples, tables) -> Loade
 
 
 # uid -> the statement's program and what it read (TabFact's bootstrap split).
-PROGRAMS = Need(name="programs", files=_files, load=_load, splits=(BOOTSTRAP,))
+PROGRAMS = Need(name="programs", title="the human-written programs", files=_files, load=_load, splits=(BOOTSTRAP,))
