@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tabprobe import LABEL_NAMES, LABELS
+from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.probes import Probe, get_probe
 from tabprobe.probes.transitions import TransitionRule
 from tabprobe.report import figures, verdict_terms
@@ -70,12 +71,7 @@ def evidence_section(scores: Index, run: RunInfo) -> Section | None:
     section.blocks.append(relevance_note(run))
     selection = [p for p in evidence_probes if get_probe(p).judged_by == "evidence"]
     if any(get_probe(p).judged_by == "transitions" for p in evidence_probes):
-        section.blocks.append(
-            "Deleting the relevant rows (`relevant_row_deletion`, paper Figure 4 / Table 6) must "
-            "turn every prediction NEUTRAL; deleting an irrelevant row (`irrelevant_row_deletion`, "
-            "Figure 10 / Table 16) must change none. Their invalid-transition tables follow with "
-            "the other table probes."
-        )
+        section.blocks.append(run.plan.dataset.report.texts["row_deletions"])
     for probe_name in selection:
         section.blocks.append(
             f"`{probe_name}`: each row of the table is deleted in turn; the rows whose deletion alone changes the "
@@ -99,7 +95,7 @@ def evidence_section(scores: Index, run: RunInfo) -> Section | None:
             rows.append(cells + [Stat.reference(reference)])
         section.blocks.append(TableBlock(header, rows, caption=f"Model evidence selection ({probe_name})"))
         for model, info in run.models.items():
-            if info["premise"] == "hypothesis_only":
+            if info["premise"] == HYPOTHESIS_ONLY:
                 section.blocks.append(f"Model {model} never sees the table: it ignores it by construction.")
         section.blocks += run.examples_of([probe_name])
     return section
@@ -182,7 +178,7 @@ def _invalid_transition_caveats(run: RunInfo, model: str, info: dict) -> list[st
     table, does not use it, or had premises cut."""
     blocks = []
     verdict = run.verdicts.get(model)
-    if info["premise"] == "hypothesis_only":
+    if info["premise"] == HYPOTHESIS_ONLY:
         blocks.append(
             f"Model {model} never sees the table, so its predictions cannot change with it: zero "
             "invalid transitions here are guaranteed by construction and say nothing about reasoning."
@@ -192,7 +188,7 @@ def _invalid_transition_caveats(run: RunInfo, model: str, info: dict) -> list[st
             f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
             "predictions do not move, not because it reasons by the rule."
         )
-    if info["premise"] != "hypothesis_only" and info.get("truncated"):
+    if info["premise"] != HYPOTHESIS_ONLY and info.get("truncated"):
         share = 100 * info["truncated"] / max(info["examples"], 1)
         blocks.append(
             f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
