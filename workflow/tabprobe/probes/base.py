@@ -167,8 +167,8 @@ class Probe:
     check_options: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
     # The number it gives a verdict (Role), where it gives one: the report reads its probes by role.
     verdict_role: Role | None = None
-    # The section of its dataset's own part of the report it goes in (`ReportPart.sections`, e.g.
-    # TabFact's "executed"); "" : the sections every dataset shares, by family and judged_by.
+    # The section of its dataset's own part of the report it goes in (`ReportPart.sections`, e.g. the
+    # probes whose labels come from executing programs); "" : the shared sections, by family and judged_by.
     report_section: str = ""
 
     def __post_init__(self):

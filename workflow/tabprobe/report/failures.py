@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from tabprobe import LABELS, schemas
-from tabprobe.data.datasets import all_datasets, get_dataset, paper_dataset
+from tabprobe.data.datasets import Dataset, all_datasets, get_dataset, paper_dataset
 from tabprobe.probes import Probe
 from tabprobe.seeding import seeded_rng
 
@@ -82,11 +82,17 @@ def what_fails(probe: Probe) -> str:
 UNPARSED_NAME = "no label (unparsed answer)"
 
 
+def dataset_of(probe: Probe) -> Dataset:
+    """The dataset whose examples the probe's are: the one that registers it; an external set's is
+    the paper dataset's (it is given in that format, and registers under no dataset)."""
+    return get_dataset(probe.datasets[0]) if probe.datasets else paper_dataset()
+
+
 def label_names(probe: Probe) -> Mapping[str, str]:
     """The names of the labels of the probe's dataset (InfoTabS's ENTAIL, NEUTRAL, CONTRADICT;
     TabFact's ENTAILED, REFUTED), and a served model's unparsed answer."""
 
-    return {**get_dataset(probe.datasets[0]).label_names, schemas.UNPARSED: UNPARSED_NAME}
+    return {**dataset_of(probe).label_names, schemas.UNPARSED: UNPARSED_NAME}
 
 
 def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) -> str | None:
@@ -125,8 +131,8 @@ def _is_baseline(probe: Probe) -> bool:
 
 
 def _baseline_of(probe: Probe) -> str:
-    """The baseline probe of the probe's dataset (an external set's: the paper dataset's)."""
-    return (get_dataset(probe.datasets[0]) if probe.datasets else paper_dataset()).baseline_probe
+    """The baseline probe of the probe's dataset."""
+    return dataset_of(probe).baseline_probe
 
 
 def _unperturbed(probe: Probe, row: Mapping) -> bool:
@@ -219,9 +225,9 @@ def failing_examples(
     from tabprobe.probes import diff
     from tabprobe.probes.curation import scored
 
-    table_type = get_dataset(probe.datasets[0]).table_type
+    table_type = dataset_of(probe).table_type
     rows = scored(read_parquet(files["probe"], table_type.probe_examples), unverified_flips).to_pylist()
-    labels = get_dataset(probe.datasets[0]).labels
+    labels = dataset_of(probe).labels
     predictions = _read_predictions(files[f"predictions:{model}"], labels)
     original = files.get(f"original:{model}")
     before = _read_predictions(original, labels, "orig_uid") if original and Path(original).exists() else {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
 import polars as pl
 
@@ -23,10 +23,15 @@ from tabprobe.probes.base import Probe, Role
 from tabprobe.scoring.results import Index, dataset_of_scores
 
 
+@cache
+def _with_role(dataset: str, number: str) -> tuple[str, ...]:
+    return tuple(p for p in probes_for(dataset) if (role := get_probe(p).verdict_role) and role.number == number)
+
+
 def with_role(dataset: str, number: str) -> list[str]:
     """The probes registered for `dataset` that give verdict number `number` (`Probe.verdict_role`),
-    in registry order."""
-    return [p for p in probes_for(dataset) if (role := get_probe(p).verdict_role) and role.number == number]
+    in registry order (a dataset's probes are fixed once it is registered: asked once)."""
+    return list(_with_role(dataset, number))
 
 
 @dataclass(frozen=True)
@@ -183,3 +188,12 @@ def plan_of(
             registered=tuple(probes_for(name)),
         )
     return ReportPlan(parts)
+
+
+def part_of(scores: Index, dataset: str) -> DatasetPlan:
+    """One dataset's part of a results table on its own (`tabprobe compare`, the tests): every model
+    with rows, none of config's order."""
+    parts = plan_of(scores, [], scores.models(), []).parts
+    if dataset not in parts:
+        raise ValueError(f"the results table has no rows of dataset {dataset!r} (it has: {', '.join(parts)})")
+    return parts[dataset]
