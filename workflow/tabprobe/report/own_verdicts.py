@@ -63,8 +63,7 @@ from tabprobe.report.verdict_terms import (
 from tabprobe.report.verdicts import (
     UNTRAINED_CAVEAT,
     headline_of,
-    selection_caveat,
-    truncation_caveat,
+    premise_caveats,
     unreadable_headline,
 )
 
@@ -352,10 +351,7 @@ def _caveats(plan: DatasetPlan, model: str, facts: ModelFacts, at_chance: tuple[
             f"[{lead['ci_low']:+.1f}, {lead['ci_high']:+.1f}] points: no better than answering the commoner label, "
             "so its other numbers say nothing about reasoning."
         )
-    if truncation := truncation_caveat(facts):
-        caveats.append(truncation)
-    if selection := selection_caveat(facts):
-        caveats.append(selection)
+    caveats += premise_caveats(facts)
     neutral = first_measured(plan, model, plan.baseline, "neutral_answers_pct")
     if neutral and neutral[1]["mean"]:
         split, share = neutral

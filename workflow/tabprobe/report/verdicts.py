@@ -144,6 +144,11 @@ def selection_caveat(facts: ModelFacts) -> str | None:
     )
 
 
+def premise_caveats(facts: ModelFacts) -> list[str]:
+    """What the way its premises were made changes in its numbers: cut at max_length, rows selected."""
+    return [c for c in (truncation_caveat(facts), selection_caveat(facts)) if c]
+
+
 def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None) -> list[str]:
     """What changes the reading of its numbers, in words shown with the verdict."""
     caveats = []
@@ -156,10 +161,7 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
             f"better than chance ({CHANCE_PCT:.1f}%): it has not learned the task (check its training: dev accuracy, "
             "loss), so its other numbers say nothing about reasoning."
         )
-    if truncation := truncation_caveat(facts):
-        caveats.append(truncation)
-    if selection := selection_caveat(facts):
-        caveats.append(selection)
+    caveats += premise_caveats(facts)
     flips = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
     if flips and (side := one_sided_flips(results, model, flips[0])):
         caveats.append(
