@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tabprobe.io import atomic_dir, read_json, write_text
-from tabprobe.probes import get_probe, register_externals
+from tabprobe.probes import register_externals
 from tabprobe.report import (
     artifacts,
     counterfactuals,
@@ -73,10 +73,10 @@ def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
     ]
     if run.plan.baseline in run.probes:
         sections.append(run_part.accuracy_section(scores, run))
-    transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
+    transition_probes = run.plan.judged("transitions")
     parts = {
         "artifacts": [artifacts.artifacts_section(scores, run), artifacts.premise_controls_section(scores, run)],
-        "evidence": ([evidence.transition_rules_section(transition_probes)] if transition_probes else [])
+        "evidence": ([evidence.transition_rules_section(run, transition_probes)] if transition_probes else [])
         + [evidence.invalid_transition_section(scores, run, p) for p in transition_probes]
         + [evidence.evidence_section(scores, run)],
         "counterfactuals": [counterfactuals.counterfactual_section(scores, run)],

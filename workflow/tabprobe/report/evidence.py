@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from tabprobe import LABEL_NAMES, LABELS
 from tabprobe.data.table_type import HYPOTHESIS_ONLY
-from tabprobe.probes import Probe, get_probe
+from tabprobe.probes import Probe
 from tabprobe.probes.transitions import TransitionRule
 from tabprobe.report import figures, verdict_terms
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock
@@ -63,14 +63,14 @@ EVIDENCE_ROWS = [
 def evidence_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper sections 5.2-5.3: the relevance source, then the model's own evidence selection."""
     evidence_probes = [
-        p for p in run.probes if "relevance" in get_probe(p).needs or get_probe(p).judged_by == "evidence"
+        p for p in run.probes if "relevance" in run.plan.probe(p).needs or run.plan.probe(p).judged_by == "evidence"
     ]
     if not evidence_probes:
         return None
     section = Section("Evidence: relevant rows and the model's own evidence (paper sections 5.2-5.3)")
     section.blocks.append(relevance_note(run))
-    selection = [p for p in evidence_probes if get_probe(p).judged_by == "evidence"]
-    if any(get_probe(p).judged_by == "transitions" for p in evidence_probes):
+    selection = [p for p in evidence_probes if run.plan.probe(p).judged_by == "evidence"]
+    if any(run.plan.probe(p).judged_by == "transitions" for p in evidence_probes):
         section.blocks.append(run.plan.dataset.report.texts["row_deletions"])
     for probe_name in selection:
         section.blocks.append(
@@ -101,7 +101,7 @@ def evidence_section(scores: Index, run: RunInfo) -> Section | None:
     return section
 
 
-def transition_rules_section(probe_names: Sequence[str]) -> Section:
+def transition_rules_section(run: RunInfo, probe_names: Sequence[str]) -> Section:
     section = Section("Transition rules")
     section.blocks.append(
         "A table perturbation has no single right answer; it allows some changes of prediction and "
@@ -112,7 +112,7 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
     )
     rows = []
     for name in probe_names:
-        rule = get_probe(name).transition_rule
+        rule = run.plan.probe(name).transition_rule
         rows.append(
             [name]
             + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
@@ -125,7 +125,7 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
 def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> Section:
     """One table probe's invalid transitions (paper section 5), per model: beside the share of
     predictions that did not move, with its transition graph and matrix and failing examples."""
-    probe = get_probe(probe_name)
+    probe = run.plan.probe(probe_name)
     rule = probe.transition_rule
     reference = probe.paper_numbers.as_reference() if probe.paper_numbers else None
     title = f"Probe `{probe_name}`: invalid transitions"
@@ -270,7 +270,7 @@ def _did_not_move_rows(scores: Index, run: RunInfo, model: str, probe_name: str,
 
 
 def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name: str) -> Figure:
-    probe = get_probe(probe_name)
+    probe = run.plan.probe(probe_name)
     rule = probe.transition_rule
     percent = {}
     for before in LABELS:
@@ -288,7 +288,7 @@ def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name:
         figures.transition_graph(percent, rule, run.splits, f"{probe_name} · {model}"),
         f"Model {model}: how predictions move under {probe_name} (mean over the samplings){figure}. "
         "Red dashed edges are invalid transitions.",
-        path=f"{dimension_of(get_probe(probe_name))}/{model}/{probe_name}.svg",
+        path=f"{dimension_of(probe)}/{model}/{probe_name}.svg",
     )
 
 

@@ -11,7 +11,7 @@ another dataset's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 
@@ -46,6 +46,8 @@ class DatasetPlan:
     only: frozenset[str]  # the models that answered its probes and no other dataset's
     splits: tuple[str, ...]  # the run's splits of it, in its order
     registered: tuple[str, ...] = field(default=())  # every probe registered for it, in registry order
+    # Each of those probes and the run's, as its module declares it: loaded once, here, for every part
+    declared: Mapping[str, Probe] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -79,17 +81,17 @@ class DatasetPlan:
 
     def judged(self, by: str) -> list[str]:
         """The run's probes of it judged `by` ("expected", "transitions", "evidence"), in the run's order."""
-        return [p for p in self.probes if get_probe(p).judged_by == by]
+        return [p for p in self.probes if self.probe(p).judged_by == by]
 
     def role_of(self, probe: str) -> Role:
-        role = get_probe(probe).verdict_role
+        role = self.probe(probe).verdict_role
         if role is None:
             raise ValueError(f"probe {probe} gives no verdict number (Probe.verdict_role)")
         return role
 
     def in_section(self, section: str) -> list[str]:
         """Its registered probes that go in its own part's section `section`, with rows in its scores."""
-        return [p for p in self.registered if get_probe(p).report_section == section and p in self.present]
+        return [p for p in self.registered if self.probe(p).report_section == section and p in self.present]
 
     def with_scores(self, probes: Iterable[str]) -> list[str]:
         """`probes` (in their order) that have rows in its scores."""
@@ -108,7 +110,10 @@ class DatasetPlan:
         return pooled_members(table, list(self.registered))
 
     def probe(self, name: str) -> Probe:
-        return get_probe(name)
+        """A probe of its part, as its module declares it."""
+        if name not in self.declared:
+            raise KeyError(f"probe {name!r} is not one of {self.dataset.title}'s in this report's plan")
+        return self.declared[name]
 
 
 @dataclass(frozen=True)
@@ -176,16 +181,19 @@ def plan_of(
     for name in wanted:
         others = set().union(*(answered[d] for d in wanted if d != name))
         dataset = get_dataset(name)
+        probes = tuple(p for p in run_probes if probe_dataset(p) == name)
+        registered = tuple(probes_for(name))
         parts[name] = DatasetPlan(
             dataset=dataset,
             scores=indexes[name],
-            probes=tuple(p for p in run_probes if probe_dataset(p) == name),
+            probes=probes,
             # The paper's part keeps a model with no rows at all (its tables say so); another part lists
             # the models that answered it.
             models=tuple(m for m in run_models if m in answered[name] or (dataset.paper and m not in others)),
             only=frozenset(answered[name] - others),
             splits=tuple(s for s in run_splits if s in dataset.splits),
-            registered=tuple(probes_for(name)),
+            registered=registered,
+            declared={p: get_probe(p) for p in (*registered, *probes)},
         )
     return ReportPlan(parts)
 

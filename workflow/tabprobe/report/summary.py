@@ -6,7 +6,6 @@ from __future__ import annotations
 from tabprobe.config.names import is_trained_name
 from tabprobe.data.datasets import paper_dataset
 from tabprobe.data.table_type import HYPOTHESIS_ONLY
-from tabprobe.probes import get_probe
 from tabprobe.report import figures, scorecard, verdict_terms, verdicts
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock, VerdictBlock
 from tabprobe.report.dimensions import DIMENSIONS, dimension_of
@@ -112,9 +111,9 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
     SHOWCASE_ORDER) where it has a value."""
     rows = []
     entries = [
-        (dimension_of(get_probe(p)), p, get_probe(p).judged_by)
+        (dimension_of(run.plan.probe(p)), p, run.plan.probe(p).judged_by)
         for p in run.probes
-        if p != run.plan.baseline and get_probe(p).judged_by != "evidence"
+        if p != run.plan.baseline and run.plan.probe(p).judged_by != "evidence"
     ]
     for table, dimension in (("table4", "artifacts"), ("table7", "counterfactuals")):
         for column, members in run.plan.pooled(table).items():
@@ -149,13 +148,13 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
     return sorted(rows, key=lambda r: order.index(r[0]))  # stable: probes keep their config order
 
 
-def better_direction(name: str, measure: str) -> str:
+def better_direction(run: RunInfo, name: str, measure: str) -> str:
     """Which way a summary number is good, in words."""
     if measure.startswith("invalid"):
         return "lower, if predictions move where the table changes"
-    if "flipped" in name or (":" not in name and get_probe(name).label_change == "flipped"):
+    if "flipped" in name or (":" not in name and run.plan.probe(name).label_change == "flipped"):
         return "lower: a drop means it missed the flip"
-    if ":" not in name and get_probe(name).family == "premise_control":
+    if ":" not in name and run.plan.probe(name).family == "premise_control":
         return "higher: a drop means it reads the premise"
     return "lower"
 
@@ -218,7 +217,7 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
                 )
             )
         table_rows += [
-            [DIMENSIONS[d], name, model, split, measure, stat, better_direction(name, measure)]
+            [DIMENSIONS[d], name, model, split, measure, stat, better_direction(run, name, measure)]
             for d, name, measure, stat, split in rows
         ]
     if table_rows:

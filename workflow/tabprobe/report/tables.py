@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tabprobe.probes import get_probe
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.scoring import paper
@@ -140,7 +139,9 @@ def family_probes(run: RunInfo, family: str) -> list[str]:
     return [
         p
         for p in run.probes
-        if p != run.plan.baseline and get_probe(p).family == family and (family or get_probe(p).judged_by == "expected")
+        if p != run.plan.baseline
+        and run.plan.probe(p).family == family
+        and (family or run.plan.probe(p).judged_by == "expected")
     ]
 
 
@@ -163,7 +164,7 @@ def probe_family_section(
     section.blocks.append(probe_accuracy_table(scores, run, names, caption, reference=reference))
     for name in names:
         section.blocks.append(
-            f"`{name}`: {get_probe(name).description} ({get_probe(name).paper_reference or 'no paper reference'})"
+            f"`{name}`: {run.plan.probe(name).description} ({run.plan.probe(name).paper_reference or 'no paper reference'})"
         )
     section.blocks += run.examples_of(names)
     return section
