@@ -5,9 +5,13 @@ tabprobe.code_inputs)."""
 from __future__ import annotations
 
 import ast
+import io
 import re
 import sys
+import tokenize
 from pathlib import Path
+
+import pytest
 
 from tabprobe import code_inputs
 from tabprobe.stages import RULE_MODULES
@@ -168,3 +172,73 @@ def test_every_not_yet_entry_is_still_needed():
         assert any(DATASET_NAMES.search(f.read_text(encoding="utf-8")) for f in files), (
             f"{folder} no longer names a dataset: delete it from NOT_YET"
         )
+
+
+# ---------------------------------------------------------------- the report names no probe (issue 44 step 2)
+
+REPORT = WORKFLOW / "tabprobe" / "report"
+
+
+def probe_names_in(folder: Path, probe_names: list[str]) -> list[str]:
+    """Where a module under `folder` names a probe: a name with an underscore (no English word) as a
+    word of any string or comment; a one-word name ("original") as a whole string, or in backticks."""
+    joined = [n for n in probe_names if "_" in n]
+    bare = [n for n in probe_names if "_" not in n]
+    alternatives = "|".join(map(re.escape, sorted(joined, key=len, reverse=True)))
+    # Not after ":" (a pooled column, "table4:label_flipped") nor inside brackets ("num_comparative[30-49]").
+    anywhere = re.compile(rf"(?<![\w\[:])(?:{alternatives})(?![\w\]])") if joined else None
+    quoted = re.compile(rf"`({'|'.join(map(re.escape, bare))})`") if bare else None
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        where = path.relative_to(WORKFLOW).as_posix()
+        pieces = [
+            (t.start[0], t.string)
+            for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type == tokenize.COMMENT
+        ]
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                pieces.append((node.lineno, node.value))
+                if node.value in bare:
+                    found.append(f"workflow/{where}:{node.lineno}: the string {node.value!r}")
+        for line, text in pieces:
+            for pattern in (p for p in (anywhere, quoted) if p):
+                for match in pattern.finditer(text):
+                    found.append(f"workflow/{where}:{line}: {match.group(0)}")
+    return sorted(set(found))
+
+
+def test_no_module_of_the_report_names_a_probe():
+    """The report asks its plan (report/plan.py) which probe goes where, and each probe says it in
+    its own module (`Probe.verdict_role`, `report_section`, family, label_change): a probe added,
+    renamed or of a user's dataset needs no edit of the report."""
+    from tabprobe.probes import REGISTRY
+
+    assert probe_names_in(REPORT, sorted(REGISTRY)) == []
+
+
+def test_the_grep_sees_a_probe_named_in_the_report(tmp_path):
+    """The check itself: a probe named in a string, an f-string's text, backticks or a comment is
+    caught; the English word "original" and a pooled column ("table4:label_flipped") are not."""
+    (tmp_path / "x.py").write_text(
+        'A = "hypothesis_only"\n'
+        'B = f"{m} on `original`"\n'
+        "# the relevant_row_deletion probe\n"
+        'C = "the original prediction of table4:label_flipped"\n'
+        'D = "original"\n',
+        encoding="utf-8",
+    )
+    names = ["hypothesis_only", "original", "relevant_row_deletion", "label_flipped"]
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(sys.modules[__name__], "WORKFLOW", tmp_path)
+    try:
+        found = probe_names_in(tmp_path, names)
+    finally:
+        monkeypatch.undo()
+    assert found == [
+        "workflow/x.py:1: hypothesis_only",
+        "workflow/x.py:2: `original`",
+        "workflow/x.py:3: relevant_row_deletion",
+        "workflow/x.py:5: the string 'original'",
+    ]

@@ -127,12 +127,22 @@ def test_results_hold_its_rows_under_its_name(run):
 
 
 def test_the_report_of_a_users_dataset(run):
-    """The report builds, from a results table whose only dataset is the user's. (Its own part and
-    verdicts come with the report's plan, issue 44 step 2: extend this test there.)"""
+    """The report's plan gives the user's dataset its own part (its ReportPart's title), with its
+    verdicts read from the roles its probes declare, in its labels' names, and no part of the paper's
+    dataset, whose rows the results do not have."""
     markdown = (run["dir"] / layout.report_markdown()).read_text()
     html = (run["dir"] / layout.report_html()).read_text()
     assert markdown.startswith("#") and "<html" in html
-    assert "ledger-tiny" in markdown
+    assert "## Ledger: a dataset of your own" in markdown
+    part = markdown.split("## Ledger: a dataset of your own")[1]
+    assert "### Ledger verdicts: does each model use the evidence in its table?" in part
+    verdicts = part.split("### Ledger verdicts")[1].split("\n### ")[0]
+    assert "ledger-tiny" in verdicts
+    # Its premise controls, found by the roles the shared probes declare, answer its first question.
+    assert "table removed (`ledger_hypothesis_only`)" in verdicts or "run ledger_hypothesis_only" in verdicts
+    assert "### Ledger record probes: transitions between TRUE and FALSE" in part
+    assert "`ledger_reverse_rows`" in part
+    assert "## Verdicts: does each model use the evidence in its table?" not in markdown  # the paper's part
 
 
 def test_no_file_of_the_workflow_names_the_users_dataset():

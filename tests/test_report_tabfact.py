@@ -6,10 +6,13 @@ parts of a run with TabFact rows and a TabFact-only model read exactly as withou
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from test_verdicts import constructed_run, frame
 
-from tabprobe.report import dataset_rows, tabfact_verdicts
+from tabprobe.probes.base import LABEL_FLIP, NEEDED_ROWS, TABLE_REMOVED, WRONG_TABLE
+from tabprobe.report import own_verdicts
 from tabprobe.report.assemble import assemble, build_sections
+from tabprobe.report.plan import part_of, plan_of
 from tabprobe.report.render import to_html, to_markdown
 from tabprobe.report.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, YES, ModelFacts
 from tabprobe.scoring.results import Index
@@ -155,30 +158,56 @@ def test_simple_and_complex_statements_and_two_labels_only():
 def test_the_dataset_column_decides_where_the_results_table_has_one():
     rows = [cell("m", "tf_original", "simple_test", "accuracy", 70.0, 67.0, 73.0)]
     rows.append(cell("m", "original", "alpha1", "accuracy", 70.0, 67.0, 73.0))
-    derived = dataset_rows.by_dataset(Index(frame(rows)))
-    assert derived[dataset_rows.TABFACT].models() == ["m"] and derived[dataset_rows.INFOTABS].table.height == 1
+    parts = plan_of(Index(frame(rows)), [], ["m"], []).parts
+    assert list(parts) == ["infotabs", "tabfact"]
+    assert parts["tabfact"].scores.models() == ["m"] and parts["infotabs"].scores.table.height == 1
     marked = frame(rows).with_columns(pl.Series("dataset", ["infotabs", "infotabs"]))  # as the table says
-    assert dataset_rows.by_dataset(Index(marked))[dataset_rows.TABFACT].table.height == 0
+    assert list(plan_of(Index(marked), [], ["m"], []).parts) == ["infotabs"]
+
+
+def test_rows_of_a_dataset_no_one_registered_are_an_error_not_the_paper_datasets():
+    """A results row's dataset decides its part: one that is not registered is named, never read as
+    InfoTabS (the report before its plan filed every row not TabFact's under InfoTabS)."""
+    rows = [cell("m", "original", "alpha1", "accuracy", 70.0, 67.0, 73.0)] * 2
+    marked = frame(rows).with_columns(pl.Series("dataset", ["infotabs", "ledger"]))
+    with pytest.raises(ValueError, match=r"rows of dataset 'ledger', which is not registered"):
+        plan_of(Index(marked), [], ["m"], [])
+
+
+def test_the_plan_finds_each_probe_by_the_role_it_declares():
+    """Which probe gives which verdict number is the probe's own declaration (Probe.verdict_role),
+    in registry order; a dataset's own section holds the probes that name it."""
+    rows = [cell("m", p, "bootstrap", "accuracy", 70.0, 67.0, 73.0) for p in ("tf_original", "program_cell_update")]
+    tabfact = part_of(Index(frame(rows)), "tabfact")
+    assert tabfact.baseline == "tf_original" and tabfact.chance_pct is None
+    assert tabfact.role(TABLE_REMOVED) == ["tf_hypothesis_only"] and tabfact.role(WRONG_TABLE) == ["tf_swapped_table"]
+    assert tabfact.role(NEEDED_ROWS) == ["relevant_record_deletion", "program_cell_update"]
+    assert tabfact.role(LABEL_FLIP) == ["tf_negation", "tf_number_flip", "tf_entity_flip"]
+    assert tabfact.in_section("executed") == ["program_cell_update"]  # those with rows
+    infotabs = plan_of(Index(frame(rows[:0])), [], [], []).paper
+    assert infotabs.role(WRONG_TABLE) == ["dummy_premise", "swapped_table"] and infotabs.chance_pct == 100 / 3
 
 
 def test_no_drop_after_deleting_needed_records_counts_only_where_a_drop_could_show():
     """A model that keeps every answer loses about half its lead over the majority class when the
     records its statement needs are deleted: at 62% against a 60% majority, no drop says nothing."""
     weak = [r for r in reads_its_table("m") if r["probe"] != "tf_original"] + original("m", (62.0, 59.0, 65.0))
-    verdict = tabfact_verdicts.tabfact_verdict(Index(frame(weak)), "m", ModelFacts(premise="para"), None)
+    verdict = own_verdicts.own_verdict(part_of(Index(frame(weak)), "tabfact"), "m", ModelFacts(premise="para"), None)
     rows = verdict.findings[1]
     assert rows.answer == CANNOT_TELL
     assert "leads the majority class too little for a drop to show" in rows.numbers[0].reading
-    strong = tabfact_verdicts.tabfact_verdict(Index(frame(reads_its_table("m"))), "m", ModelFacts(premise="para"), None)
+    strong = own_verdicts.own_verdict(
+        part_of(Index(frame(reads_its_table("m"))), "tabfact"), "m", ModelFacts(premise="para"), None
+    )
     assert [f.answer for f in strong.findings] == [YES, YES, NO, NO]
 
 
 def test_the_hypothesis_only_model_at_the_majority_class_is_the_finding_not_a_failed_training():
-    scores = Index(frame(original("h", (60.5, 58.0, 62.5))))
-    verdict = tabfact_verdicts.tabfact_verdict(scores, "h", ModelFacts(premise="hypothesis_only"), None)
+    scores = part_of(Index(frame(original("h", (60.5, 58.0, 62.5)))), "tabfact")
+    verdict = own_verdicts.own_verdict(scores, "h", ModelFacts(premise="hypothesis_only"), None)
     assert verdict.unreadable is None
     assert [f.answer for f in verdict.findings][:3] == [DOES_NOT_APPLY, DOES_NOT_APPLY, NO]
-    blind = tabfact_verdicts.tabfact_verdict(scores, "h", ModelFacts(premise="para"), None)
+    blind = own_verdicts.own_verdict(scores, "h", ModelFacts(premise="para"), None)
     assert blind.unreadable == "at chance" and "majority class (60.0%)" in blind.caveats[0]
 
 
@@ -186,7 +215,7 @@ def test_a_model_that_gives_every_statement_one_answer_is_read_as_not_learned():
     import polars as pl
 
     from tabprobe import schemas
-    from tabprobe.report.tabfact_verdicts import answers_one_label
+    from tabprobe.report.own_verdicts import answers_one_label
 
     def cell(model, label, mean):
         return {"model": model, "probe": "tf_original", "split": "simple_test", "dataset": "tabfact",
@@ -199,6 +228,6 @@ def test_a_model_that_gives_every_statement_one_answer_is_read_as_not_learned():
         cell("reads", "E", 80.0),
         cell("reads", "C", 40.0),
     ]
-    scores = Index(pl.from_arrow(pl.DataFrame(rows).to_arrow().cast(schemas.RESULTS)))
+    scores = part_of(Index(pl.from_arrow(pl.DataFrame(rows).to_arrow().cast(schemas.RESULTS))), "tabfact")
     assert answers_one_label(scores, "collapsed", "simple_test")
     assert not answers_one_label(scores, "reads", "simple_test")

@@ -71,6 +71,18 @@ class Ingest:
 
 
 @dataclass(frozen=True)
+class OwnSection:
+    """A section only a dataset's part of the report has: the probes that declare it
+    (`Probe.report_section` = `name`), each against its expected label beside the baseline probe."""
+
+    name: str
+    title: str
+    intro: str  # what its probes do and how their labels are known
+    caption: str
+    splits: tuple[str, ...] = ()  # the splits its probes are read on (empty: every split they have)
+
+
+@dataclass(frozen=True)
 class ReportPart:
     """What the report says of a dataset beyond what every dataset shares."""
 
@@ -78,6 +90,24 @@ class ReportPart:
     showcase_order: tuple[str, ...]
     # Its own part's heading ("" for the paper's dataset, whose sections are the report's main body).
     title: str = ""
+    # The order its part's tables list splits in (empty: the showcase order).
+    split_order: tuple[str, ...] = ()
+    # Chance accuracy: "uniform" where its splits hold each label in equal shares (1 / labels);
+    # "majority": the commoner label's share of the examples scored, split by split.
+    chance: str = "majority"
+    # The paragraphs under its part's heading: what the dataset is, and what its numbers rest on
+    # ("{trained}" stands for the sentence that names the models this run trained on it).
+    intro: tuple[str, ...] = ()
+    # The splits its verdicts read, first measured first.
+    verdict_splits: tuple[str, ...] = ()
+    # How its part's verdicts read its probes, one rule a paragraph, as printed under its verdicts
+    # ("{splits}": its verdict splits; "{lead}": the lead over the majority class a "no drop" needs).
+    verdict_rules: tuple[str, ...] = ()
+    # Sections only it has (OwnSection), after its record probes' transitions.
+    sections: tuple[OwnSection, ...] = ()
+    # Paragraphs of its own the shared sections print, by key: what its paper's sections say of
+    # its probes by name (the probes' names belong to its packages, not to the report's).
+    texts: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

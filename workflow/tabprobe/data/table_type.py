@@ -9,6 +9,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+# The premise rendering that shows no table at all, every table type's (a model's `premise`: the
+# hypothesis-only baseline).
+HYPOTHESIS_ONLY = "hypothesis_only"
+
 
 @dataclass(frozen=True)
 class TableType:

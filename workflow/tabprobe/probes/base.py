@@ -86,6 +86,37 @@ class PaperNumbers:
 
 ApplyFn = Callable[[Example, Any, Any, ProbeContext], list[ProbeExample]]
 
+# The numbers a verdict reads (tabprobe.report: verdicts of the paper's dataset, and of any other),
+# by the question they bear on. A probe says which one it gives (`Probe.verdict_role`); the report
+# finds its probes by these, never by name.
+# Does the model use its table at all? The table taken away; a wrong table put in its place.
+TABLE_REMOVED, WRONG_TABLE = "table_removed", "wrong_table"
+# Does it use the right rows? The rows (records, cells) the hypothesis needs deleted or changed; its
+# own evidence (the rows whose deletion alone moves it); rows it does not need deleted; any row deleted.
+NEEDED_ROWS, OWN_EVIDENCE, OTHER_ROWS, ANY_ROWS = "needed_rows", "own_evidence", "other_rows", "any_rows"
+# Does it lean on hypothesis artifacts? An edit of the hypothesis that flips the label (a dataset's
+# own, read one by one; the paper's dataset pools its hypothesis edits into Table 4 by family).
+LABEL_FLIP = "label_flip"
+# Does it lean on what it memorised? Entities renamed consistently in table and hypothesis.
+RENAMED = "renamed"
+# In the order the verdicts and a dataset's scorecard read them.
+VERDICT_ROLES = (TABLE_REMOVED, WRONG_TABLE, NEEDED_ROWS, OWN_EVIDENCE, OTHER_ROWS, ANY_ROWS, LABEL_FLIP, RENAMED)
+
+
+@dataclass(frozen=True)
+class Role:
+    """The number a probe gives a verdict: which one (VERDICT_ROLES), what the edit is in the
+    verdict's words ("table removed", "records the program read deleted"), and its column in the
+    scorecard of a dataset's own part ("drop with the table removed"; "" : none)."""
+
+    number: str
+    reading: str
+    scorecard: str = ""
+
+    def __post_init__(self):
+        if self.number not in VERDICT_ROLES:
+            raise ValueError(f"verdict role {self.number!r}: not one of {', '.join(VERDICT_ROLES)}")
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -134,6 +165,11 @@ class Probe:
     # What a schema cannot say (a range's low below its high): a function of the probe's options
     # returning (option, problem) pairs, run after the schemas.
     check_options: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    # The number it gives a verdict (Role), where it gives one: the report reads its probes by role.
+    verdict_role: Role | None = None
+    # The section of its dataset's own part of the report it goes in (`ReportPart.sections`, e.g. the
+    # probes whose labels come from executing programs); "" : the shared sections, by family and judged_by.
+    report_section: str = ""
 
     def __post_init__(self):
         if (self.judged_by == "transitions") != (self.transition_rule is not None):

@@ -3,7 +3,6 @@ and the premise controls of the InfoTabS paper (Tables 3-4)."""
 
 from __future__ import annotations
 
-from tabprobe.probes import pooled_members
 from tabprobe.report.blocks import Section
 from tabprobe.report.coverage import curation_note
 from tabprobe.report.inputs import RunInfo
@@ -15,12 +14,12 @@ from tabprobe.scoring.results import Index
 def artifacts_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper Table 4: accuracy on the gold examples (w/o NEUTRAL) and on one sampled
     label-preserving / label-flipping hypothesis edit per gold example."""
-    members = pooled_members("table4", run.probes)
+    members = run.plan.pooled("table4")
     if not any(members.values()):
         return None
     section = Section("Annotation artifacts: hypothesis edits (paper section 4, Table 4)")
     section.blocks.append(
-        "Original: accuracy of probe `original` on the gold ENTAIL and CONTRADICT examples (NEUTRAL is "
+        f"Original: accuracy of probe `{run.plan.baseline}` on the gold ENTAIL and CONTRADICT examples (NEUTRAL is "
         "not perturbed, as in the paper). Label preserved / flipped: one edited hypothesis per gold "
         "example, sampled (seeded) from all the probes of that column that could edit it: "
         f"preserved = {', '.join(f'`{p}`' for p in members['label_preserved']) or 'none'}; "
@@ -57,12 +56,7 @@ def premise_controls_section(scores: Index, run: RunInfo) -> Section | None:
         run,
         "premise_control",
         "Premise controls (InfoTabS paper Tables 3 and 4)",
-        "The hypothesis with no premise (`hypothesis_only`), a constant uninformative table "
-        "(`dummy_premise`, 'to be or not to be'), or another table of the split (`swapped_table`), "
-        "scored against the gold label. A model that reads its table should fall towards chance "
-        "(33.3) and lose more than a model that guesses from the hypothesis. The paper's rows are "
-        "RoBERTa-large models *trained* with such premises (InfoTabS Tables 3-4): the accuracy a "
-        "premise-free model reaches, the baseline the InfoTabS authors say every model must beat. " + DROP_EXPLAINED,
+        run.plan.dataset.report.texts["premise_controls"] + DROP_EXPLAINED,
         "Accuracy (mean (std), n; paired drop: here a larger drop is better, it shows the model reads its premise)",
         reference=paper.PREMISE_CONTROLS,
     )

@@ -14,47 +14,46 @@ from pathlib import Path
 from typing import Any
 
 from tabprobe.io import atomic_dir, read_json, write_text
-from tabprobe.probes import get_probe, register_externals
+from tabprobe.probes import register_externals
 from tabprobe.report import (
     artifacts,
     counterfactuals,
     coverage,
-    dataset_rows,
     evidence,
     inoculation,
     numeric,
     other_probes,
+    own_part,
     power,
     render,
     served,
     summary,
-    tabfact,
     verdicts,
 )
 from tabprobe.report import run as run_part
 from tabprobe.report.blocks import Figure, Section
 from tabprobe.report.dimensions import DIMENSION_INTROS, DIMENSIONS
 from tabprobe.report.inputs import RunInfo, load_examples
+from tabprobe.report.plan import plan_of
 from tabprobe.scoring import results
 from tabprobe.scoring.results import Index
 
 
 def build_sections(scores: Index, run: RunInfo) -> list[Section]:
-    """Every section of the report: the InfoTabS parts from the InfoTabS rows (a run without TabFact
-    rows reads exactly as before), then the TabFact part where the run has TabFact rows."""
+    """Every section of the report, from its plan (report.plan): the paper dataset's parts from its
+    rows (a run of that dataset alone reads exactly as before), then each other dataset's part."""
     # Power before verdicts: from here on a probe below its minimum n on a split is read as not measured,
     # and the tables that list it say "too few examples" (report.power).
     run.power = power.power_of(scores, power.Minimums.of_record(run.min_examples))
     scores = power.decided(scores, run.power)
-    parts = dataset_rows.by_dataset(scores)
-    infotabs_scores, tabfact_scores = parts[dataset_rows.INFOTABS], parts[dataset_rows.TABFACT]
+    plan = plan_of(scores, run.probes, list(run.models), run.splits)
     sections = []
-    if infotabs_scores.table.height or not tabfact_scores.table.height:  # a TabFact-only run has no InfoTabS part
-        infotabs_run = dataset_rows.infotabs_run(parts, run)
-        sections = infotabs_sections(infotabs_scores, infotabs_run)
-        run.verdicts = infotabs_run.verdicts
-    if tabfact_scores.table.height:
-        sections += tabfact.tabfact_sections(tabfact_scores, run, dataset_rows.tabfact_only(parts))
+    if plan.paper:
+        paper_run = run.of_part(plan.paper)
+        sections = paper_sections(plan.paper.scores, paper_run)
+        run.verdicts = paper_run.verdicts
+    for part in plan.others:
+        sections += own_part.part_sections(part, run)
     # Served models' requests and unparsed answers, of every dataset's probes, after "This run".
     requests = served.served_section(scores, run)
     if requests:
@@ -63,7 +62,8 @@ def build_sections(scores: Index, run: RunInfo) -> list[Section]:
     return sections
 
 
-def infotabs_sections(scores: Index, run: RunInfo) -> list[Section]:
+def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
+    """The paper dataset's part: the verdicts, scorecard and summary, the run, then the paper's dimensions."""
     run.verdicts = verdicts.verdicts(scores, verdicts.facts_of(run.models, run.relevance))
     sections = [
         summary.verdict_section(run),
@@ -71,12 +71,12 @@ def infotabs_sections(scores: Index, run: RunInfo) -> list[Section]:
         summary.summary_section(scores, run),
         run_part.run_section(run),
     ]
-    if "original" in run.probes:
+    if run.plan.baseline in run.probes:
         sections.append(run_part.accuracy_section(scores, run))
-    transition_probes = [p for p in run.probes if get_probe(p).judged_by == "transitions"]
+    transition_probes = run.plan.judged("transitions")
     parts = {
         "artifacts": [artifacts.artifacts_section(scores, run), artifacts.premise_controls_section(scores, run)],
-        "evidence": ([evidence.transition_rules_section(transition_probes)] if transition_probes else [])
+        "evidence": ([evidence.transition_rules_section(run, transition_probes)] if transition_probes else [])
         + [evidence.invalid_transition_section(scores, run, p) for p in transition_probes]
         + [evidence.evidence_section(scores, run)],
         "counterfactuals": [counterfactuals.counterfactual_section(scores, run)],

@@ -21,7 +21,7 @@ import numpy as np
 
 from tabprobe import layout, schemas
 from tabprobe.config.settings import baseline_probe, probe_dataset
-from tabprobe.data.datasets import get_dataset
+from tabprobe.data.datasets import all_datasets, get_dataset
 from tabprobe.errors import TabprobeError
 from tabprobe.io import read_json, read_parquet
 from tabprobe.probes.curation import scored
@@ -95,7 +95,7 @@ def _predictions(
 def outcomes(side: Side, probe: str, statistic: str, split: str) -> dict[str, float] | None:
     """Per example (content key), the side's outcome for a statistic that is a mean of per-example
     values: 100 x correct for `accuracy`; 100 x (correct before the edit - correct after) for
-    `accuracy_drop`, before being the probe's baseline (`original`, TabFact's `tf_original`). On a
+    `accuracy_drop`, before being the probe's dataset's baseline probe (`Dataset.baseline_probe`). On a
     two-label dataset a NEUTRAL answer is REFUTED, as the scores read it. None where the statistic
     is not of that kind or the files are missing."""
     if statistic not in ("accuracy", "accuracy_drop"):
@@ -134,7 +134,7 @@ class Comparison:
 
 def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparison]:
     out = []
-    for measure in scorecard.SCORECARD + scorecard.TABFACT_SCORECARD:
+    for measure in scorecard.every_scorecard():
         # A cell that decides, else one that says its probe held too few examples (shown, not compared).
         found_left = scorecard.shown_cell(left.scores, left.model, measure)
         found_right = scorecard.shown_cell(right.scores, right.model, measure)
@@ -172,25 +172,28 @@ def compare(left: Side, right: Side, settings: ScoringSettings) -> list[Comparis
 
 
 def side_verdicts(side: Side, record: Mapping) -> dict[str, str | None]:
-    """The verdict on the side's model in a few words, per dataset of its run ("infotabs",
-    "tabfact"), as its run's report gives it: from that dataset's rows alone, a TabFact verdict
-    beside the hypothesis-only model the report pairs it with. None for a dataset whose probes the
-    model did not answer. `record`: the side's run.json."""
-    from tabprobe.report import dataset_rows, tabfact, tabfact_verdicts, verdicts
+    """The verdict on the side's model in a few words, per dataset of its run, as its run's report
+    gives it (report.plan): from that dataset's rows alone, another dataset's verdict beside the
+    hypothesis-only model the report pairs it with. None for a dataset whose probes the model did
+    not answer. `record`: the side's run.json."""
+    from tabprobe.report import own_part, own_verdicts, verdicts
+    from tabprobe.report.plan import plan_of
 
     infos = record["models"]
     facts = verdicts.facts_of(infos, record.get("relevance", {}))
-    parts = dataset_rows.by_dataset(side.scores)
-    out: dict[str, str | None] = {}
-    for dataset, scores in parts.items():
+    plan = plan_of(side.scores, [], list(infos), [])
+    # Every registered dataset, the paper's first: a dataset the side has no rows of answers None.
+    out: dict[str, str | None] = {d.name: None for d in sorted(all_datasets(), key=lambda d: not d.paper)}
+    for dataset, part in plan.parts.items():
+        scores = part.scores
         if side.model not in scores.models():
             out[dataset] = None
         elif side.model not in facts:
             out[dataset] = "not probed for a verdict (derived model)"
-        elif dataset == dataset_rows.TABFACT:
+        elif not part.dataset.paper:
             answering = [m for m in scores.models() if m in infos]
-            baseline = tabfact.baselines(scores, infos, answering, dataset_rows.tabfact_only(parts))[side.model]
-            verdict = tabfact_verdicts.tabfact_verdict(scores, side.model, facts[side.model], baseline)
+            baseline = own_part.baselines(part, infos, answering)[side.model]
+            verdict = own_verdicts.own_verdict(part, side.model, facts[side.model], baseline)
             out[dataset] = verdicts.short_verdict(verdict)
         else:
             out[dataset] = verdicts.short_verdict(verdicts.verdict(scores, side.model, facts[side.model]))

@@ -3,8 +3,7 @@ paired correctness of each counterfactual, its original and the hypothesis-only 
 
 from __future__ import annotations
 
-from tabprobe.data.infotabs.reading import SPLITS
-from tabprobe.probes import made_by, pooled_members
+from tabprobe.probes import is_fixed_set, made_by
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.evidence import relevance_note
 from tabprobe.report.inputs import RunInfo
@@ -24,21 +23,12 @@ TABLE8_ROWS = [
 ]
 
 
-HUMAN_COUNTERFACTUALS_NOTE = (
-    "`cf_human` is the paper's own hand-made set: annotators edited a table so that an ENTAIL hypothesis "
-    "becomes CONTRADICT or the reverse, the hypothesis kept (utahnlp/table_probing, commit 2faf898, checked "
-    "against the release's checksums unless `counterfactuals_verify: false`). Every pair of the release is used "
-    "(α1 1,127: E→C 576, C→E 551; train 1,109: E→C 567, C→E 542), fewer where a cap or `original`'s cap "
-    "leaves gold examples out (the coverage table says how many). The paper reports 942 (α1) and 885 (train) "
-    "after the annotators' cross-check of each other's labels (86.57% and 88.45% agreed), which the release "
-    "does not mark: the n here is larger and includes the pairs that check dropped. Machine-made "
-    "counterfactuals keep the label and sit in the preserved column; they are never pooled with these."
-)
-
-
 def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper section 6: Table 7 (accuracy on counterfactuals) and Table 8 (paired correctness)."""
-    members = pooled_members("table7", run.probes)
+    members = run.plan.pooled("table7")
+    # The paper's hand-made sets (a need whose examples people made, `Need.fixed_set`), registered.
+    by_hand = [p for p in run.plan.registered_pooled("table7")["label_flipped"] if is_fixed_set(p)]
+    by_hand_hint = f"none (the paper made these by hand: add probe {', '.join(by_hand)})"
     if not any(members.values()):
         return None
     section = Section(
@@ -48,12 +38,12 @@ def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
         "Tables whose facts no longer match the real world, with hypotheses whose gold label is known. Label "
         "preserved: one counterfactual per gold ENTAIL/CONTRADICT example, sampled (seeded) from "
         f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_preserved']) or 'none'}; label flipped: "
-        f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_flipped']) or 'none (the paper made these by hand: add probe cf_human)'}. "
+        f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_flipped']) or by_hand_hint}. "
         "A model that reasons from its table keeps its accuracy; one that answers from what it memorised "
         "loses it. " + relevance_note(run)
     )
-    if "cf_human" in run.probes:
-        section.blocks.append(HUMAN_COUNTERFACTUALS_NOTE)
+    if any(p in run.probes for p in by_hand):
+        section.blocks.append(run.plan.dataset.report.texts["human_counterfactuals"])
     section.blocks += pooled_table_blocks(scores, run, "table7", paper.TABLE7)
     section.blocks.append(DROP_EXPLAINED)
     section.blocks.append(
@@ -69,7 +59,7 @@ def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
         for model in run.models:
             splits = [
                 s
-                for s in SPLITS
+                for s in run.plan.dataset.splits
                 if scores.get(model=model, probe=name, split=s, statistic="paired_correctness_pct", label="111")
             ]
             if not splits:

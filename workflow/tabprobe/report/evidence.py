@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tabprobe import LABEL_NAMES, LABELS
-from tabprobe.probes import Probe, get_probe
+from tabprobe.data.table_type import HYPOTHESIS_ONLY
+from tabprobe.probes import Probe
 from tabprobe.probes.transitions import TransitionRule
 from tabprobe.report import figures, verdict_terms
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock
@@ -62,20 +63,15 @@ EVIDENCE_ROWS = [
 def evidence_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper sections 5.2-5.3: the relevance source, then the model's own evidence selection."""
     evidence_probes = [
-        p for p in run.probes if "relevance" in get_probe(p).needs or get_probe(p).judged_by == "evidence"
+        p for p in run.probes if "relevance" in run.plan.probe(p).needs or run.plan.probe(p).judged_by == "evidence"
     ]
     if not evidence_probes:
         return None
     section = Section("Evidence: relevant rows and the model's own evidence (paper sections 5.2-5.3)")
     section.blocks.append(relevance_note(run))
-    selection = [p for p in evidence_probes if get_probe(p).judged_by == "evidence"]
-    if any(get_probe(p).judged_by == "transitions" for p in evidence_probes):
-        section.blocks.append(
-            "Deleting the relevant rows (`relevant_row_deletion`, paper Figure 4 / Table 6) must "
-            "turn every prediction NEUTRAL; deleting an irrelevant row (`irrelevant_row_deletion`, "
-            "Figure 10 / Table 16) must change none. Their invalid-transition tables follow with "
-            "the other table probes."
-        )
+    selection = [p for p in evidence_probes if run.plan.probe(p).judged_by == "evidence"]
+    if any(run.plan.probe(p).judged_by == "transitions" for p in evidence_probes):
+        section.blocks.append(run.plan.dataset.report.texts["row_deletions"])
     for probe_name in selection:
         section.blocks.append(
             f"`{probe_name}`: each row of the table is deleted in turn; the rows whose deletion alone changes the "
@@ -99,13 +95,13 @@ def evidence_section(scores: Index, run: RunInfo) -> Section | None:
             rows.append(cells + [Stat.reference(reference)])
         section.blocks.append(TableBlock(header, rows, caption=f"Model evidence selection ({probe_name})"))
         for model, info in run.models.items():
-            if info["premise"] == "hypothesis_only":
+            if info["premise"] == HYPOTHESIS_ONLY:
                 section.blocks.append(f"Model {model} never sees the table: it ignores it by construction.")
         section.blocks += run.examples_of([probe_name])
     return section
 
 
-def transition_rules_section(probe_names: Sequence[str]) -> Section:
+def transition_rules_section(run: RunInfo, probe_names: Sequence[str]) -> Section:
     section = Section("Transition rules")
     section.blocks.append(
         "A table perturbation has no single right answer; it allows some changes of prediction and "
@@ -116,7 +112,7 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
     )
     rows = []
     for name in probe_names:
-        rule = get_probe(name).transition_rule
+        rule = run.plan.probe(name).transition_rule
         rows.append(
             [name]
             + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
@@ -129,7 +125,7 @@ def transition_rules_section(probe_names: Sequence[str]) -> Section:
 def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> Section:
     """One table probe's invalid transitions (paper section 5), per model: beside the share of
     predictions that did not move, with its transition graph and matrix and failing examples."""
-    probe = get_probe(probe_name)
+    probe = run.plan.probe(probe_name)
     rule = probe.transition_rule
     reference = probe.paper_numbers.as_reference() if probe.paper_numbers else None
     title = f"Probe `{probe_name}`: invalid transitions"
@@ -182,7 +178,7 @@ def _invalid_transition_caveats(run: RunInfo, model: str, info: dict) -> list[st
     table, does not use it, or had premises cut."""
     blocks = []
     verdict = run.verdicts.get(model)
-    if info["premise"] == "hypothesis_only":
+    if info["premise"] == HYPOTHESIS_ONLY:
         blocks.append(
             f"Model {model} never sees the table, so its predictions cannot change with it: zero "
             "invalid transitions here are guaranteed by construction and say nothing about reasoning."
@@ -192,7 +188,7 @@ def _invalid_transition_caveats(run: RunInfo, model: str, info: dict) -> list[st
             f"Model {model} does not use its table (see Verdicts): its invalid transitions are few because its "
             "predictions do not move, not because it reasons by the rule."
         )
-    if info["premise"] != "hypothesis_only" and info.get("truncated"):
+    if info["premise"] != HYPOTHESIS_ONLY and info.get("truncated"):
         share = 100 * info["truncated"] / max(info["examples"], 1)
         blocks.append(
             f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
@@ -274,7 +270,7 @@ def _did_not_move_rows(scores: Index, run: RunInfo, model: str, probe_name: str,
 
 
 def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name: str) -> Figure:
-    probe = get_probe(probe_name)
+    probe = run.plan.probe(probe_name)
     rule = probe.transition_rule
     percent = {}
     for before in LABELS:
@@ -292,7 +288,7 @@ def transition_graph_figure(scores: Index, run: RunInfo, model: str, probe_name:
         figures.transition_graph(percent, rule, run.splits, f"{probe_name} · {model}"),
         f"Model {model}: how predictions move under {probe_name} (mean over the samplings){figure}. "
         "Red dashed edges are invalid transitions.",
-        path=f"{dimension_of(get_probe(probe_name))}/{model}/{probe_name}.svg",
+        path=f"{dimension_of(probe)}/{model}/{probe_name}.svg",
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from tabprobe import LABELS, schemas
-from tabprobe.data.datasets import all_datasets
+from tabprobe.data.datasets import Dataset, all_datasets, get_dataset, paper_dataset
 from tabprobe.probes import Probe
 from tabprobe.seeding import seeded_rng
 
@@ -41,8 +41,9 @@ class Failures:
     # many, how many the model got right), never counted as failures the change caused.
     unpaired: int = 0
     unpaired_right: int = 0
-    # Paired examples whose original has no prediction (outside `original`'s cap): not judged.
+    # Paired examples whose original has no prediction (outside the baseline probe's cap): not judged.
     no_original: int = 0
+    baseline: str = ""  # the unperturbed probe of the probe's dataset, whose predictions are the "before"
 
     def caption(self) -> str:
         """The counts in words: failures of the judged examples, then what was left out and why."""
@@ -54,9 +55,7 @@ class Failures:
                 f"{self.unpaired_right} right ({100 * self.unpaired_right / self.unpaired:.1f}%)"
             )
         if self.no_original:
-            text += (
-                f"; {self.no_original} without a prediction on their original (outside `original`'s cap), not judged"
-            )
+            text += f"; {self.no_original} without a prediction on their original (outside `{self.baseline}`'s cap), not judged"
         return text
 
 
@@ -83,12 +82,17 @@ def what_fails(probe: Probe) -> str:
 UNPARSED_NAME = "no label (unparsed answer)"
 
 
+def dataset_of(probe: Probe) -> Dataset:
+    """The dataset whose examples the probe's are: the one that registers it; an external set's is
+    the paper dataset's (it is given in that format, and registers under no dataset)."""
+    return get_dataset(probe.datasets[0]) if probe.datasets else paper_dataset()
+
+
 def label_names(probe: Probe) -> Mapping[str, str]:
     """The names of the labels of the probe's dataset (InfoTabS's ENTAIL, NEUTRAL, CONTRADICT;
     TabFact's ENTAILED, REFUTED), and a served model's unparsed answer."""
-    from tabprobe.data.datasets import get_dataset
 
-    return {**get_dataset(probe.datasets[0]).label_names, schemas.UNPARSED: UNPARSED_NAME}
+    return {**dataset_of(probe).label_names, schemas.UNPARSED: UNPARSED_NAME}
 
 
 def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) -> str | None:
@@ -121,10 +125,20 @@ def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) 
     return f"{names[before]} (right) before, {names[after]} after; expected {names[row['expected']]}"
 
 
+def _is_baseline(probe: Probe) -> bool:
+    """Whether the probe is a dataset's baseline (`Dataset.baseline_probe`): its examples are unperturbed."""
+    return any(d.baseline_probe == probe.name for d in all_datasets())
+
+
+def _baseline_of(probe: Probe) -> str:
+    """The baseline probe of the probe's dataset."""
+    return dataset_of(probe).baseline_probe
+
+
 def _unperturbed(probe: Probe, row: Mapping) -> bool:
-    """Whether the row is an unperturbed example, its own "before": one of `original` (whose uid is
-    its gold example's) or of another dataset's baseline (`tf_original`, whose uid names the probe)."""
-    return row["uid"] == row["orig_uid"] or any(d.baseline_probe == probe.name for d in all_datasets())
+    """Whether the row is an unperturbed example, its own "before": one of the paper dataset's
+    baseline (whose uid is its gold example's) or of another dataset's (whose uid names the probe)."""
+    return row["uid"] == row["orig_uid"] or _is_baseline(probe)
 
 
 def find_failures(
@@ -144,7 +158,7 @@ def find_failures(
         after = predictions.get(row["uid"])
         if after is None:
             continue
-        if row["uid"] == row["orig_uid"] and probe.name != "original" and probe.judged_by == "expected":
+        if row["uid"] == row["orig_uid"] and not _is_baseline(probe) and probe.judged_by == "expected":
             unpaired += 1  # an external line made from no gold example
             unpaired_right += after == row["expected"]
             continue
@@ -161,13 +175,20 @@ def find_failures(
     rng = seeded_rng(seed, "failing-examples", probe.name, *names)
     keep = np.sort(rng.permutation(len(failed))[:n]) if failed else []
     return Failures(
-        what_fails(probe), [failed[i] for i in keep], len(failed), judged, unpaired, unpaired_right, no_original
+        what_fails(probe),
+        [failed[i] for i in keep],
+        len(failed),
+        judged,
+        unpaired,
+        unpaired_right,
+        no_original,
+        _baseline_of(probe),
     )
 
 
 def _read_predictions(path, labels: Sequence[str] = LABELS, key: str = "uid") -> dict[str, str]:
     """`key` (the probe example's uid, or for the unperturbed probe's predictions the gold
-    example's, `orig_uid`: TabFact's `tf_original` names its rows like any probe) -> prediction,
+    example's, `orig_uid`: a baseline whose uids name the probe, as another dataset's may, pairs too) -> prediction,
     read in terms of the probe's dataset's `labels`: on a two-label dataset (TabFact) a three-way
     model's NEUTRAL is REFUTED, as its scores read it."""
     from tabprobe import schemas
@@ -200,14 +221,13 @@ def failing_examples(
     from dataclasses import replace
 
     from tabprobe import schemas
-    from tabprobe.data.datasets import get_dataset
     from tabprobe.io import read_parquet
     from tabprobe.probes import diff
     from tabprobe.probes.curation import scored
 
-    table_type = get_dataset(probe.datasets[0]).table_type
+    table_type = dataset_of(probe).table_type
     rows = scored(read_parquet(files["probe"], table_type.probe_examples), unverified_flips).to_pylist()
-    labels = get_dataset(probe.datasets[0]).labels
+    labels = dataset_of(probe).labels
     predictions = _read_predictions(files[f"predictions:{model}"], labels)
     original = files.get(f"original:{model}")
     before = _read_predictions(original, labels, "orig_uid") if original and Path(original).exists() else {}

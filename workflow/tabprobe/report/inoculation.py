@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tabprobe.config import DEFENSE_BASELINE, defense_probe
 from tabprobe.config.defaults import FULL_INOCULATION
 from tabprobe.config.names import CHALLENGE_SPLIT
-from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.data.datasets import paper_dataset
 from tabprobe.inoculation.outcomes import Change, liu_outcome
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
@@ -84,19 +84,29 @@ def grid_text(plan: dict) -> str:
     )
 
 
+def _baseline() -> str:
+    """The unperturbed probe of the paper's dataset, whose examples inoculation fine-tunes and tests on."""
+    return paper_dataset().baseline_probe
+
+
+def _tested_splits(scores: Index, experiment: Experiment) -> list[str]:
+    """The paper dataset's splits (in its order) the model before inoculation was tested on."""
+    return [s for s in paper_dataset().splits if scores.get(experiment.model(0), _baseline(), s, "accuracy")]
+
+
 def original_splits_table(scores: Index, experiment: Experiment) -> TableBlock:
     """Paper Table 9 or 11: accuracy on the original test sets, before and after."""
-    splits = [s for s in SPLITS if scores.get(experiment.model(0), "original", s, "accuracy")]
+    splits = _tested_splits(scores, experiment)
     rows = [
         [row_title(size)]
         + [
             c
             for s in splits
-            for c in accuracy_and_change(scores, experiment.model(size), "original", s, "all", size > 0)
+            for c in accuracy_and_change(scores, experiment.model(size), _baseline(), s, "all", size > 0)
         ]
         for size in experiment.sizes
     ]
-    for size, values in experiment.reference["original"].items():
+    for size, values in experiment.reference[paper.UNPERTURBED].items():
         rows.append([f"paper: {row_title(size)}"] + [c for s in splits for c in (Stat.reference(values.get(s)), "")])
     return TableBlock(
         ["Examples"] + [f"{s}: {what}" for s in splits for what in ("accuracy", "change")],
@@ -114,7 +124,7 @@ def challenge_table(scores: Index, experiment: Experiment, split: str = CHALLENG
     model was fine-tuned on; alpha1: the test), Original being the gold examples it was made from,
     without NEUTRAL (None: not run on that split)."""
     columns = [
-        (f"{experiment.table}:original", "EC", "Original"),
+        (f"{experiment.table}:{_baseline()}", "EC", "Original"),
         (f"{experiment.table}:label_preserved", "all", "Label Preserved"),
         (f"{experiment.table}:label_flipped", "all", "Label Flipped"),
     ]
@@ -175,14 +185,14 @@ def outcomes_table(scores: Index, experiment: Experiment) -> TableBlock:
     """Liu et al.'s outcome of each size, judged as the paper judges it on each original test set
     it reports (alpha1, alpha2, alpha3: Tables 9 and 11), from the paired changes there and on the
     challenge set."""
-    splits = [s for s in SPLITS if scores.get(experiment.model(0), "original", s, "accuracy")]
+    splits = _tested_splits(scores, experiment)
     rows = []
     for size in experiment.sizes[1:]:
         model = experiment.model(size)
         challenge = scores.get(model, f"{experiment.table}:challenge", CHALLENGE_SPLIT, "accuracy_change")
         cells, sentences = [str(size)], []
         for split in splits:
-            original = scores.get(model, "original", split, "accuracy_change")
+            original = scores.get(model, _baseline(), split, "accuracy_change")
             if not (original and challenge and original["mean"] is not None and challenge["mean"] is not None):
                 cells.append("–")
                 continue
@@ -250,8 +260,8 @@ def _difference(after: dict | None, before: dict | None) -> Stat:
 def defense_section(scores: Index, run: RunInfo) -> Section | None:
     """The Defense setting of numerical-qa-robustness (section 4.3, Table 3) beside the plain
     inoculation: per numeric perturbation, the model before on its alpha1 examples (Attack) and
-    after fine-tuning on its train examples (Defense), each as the change from num_comparative's
-    accuracy (the paper's "Original": the comparisons before they were perturbed), the Defense's
+    after fine-tuning on its train examples (Defense), each as the change from the template probe's
+    (DEFENSE_BASELINE) accuracy (the paper's "Original": the comparisons before they were perturbed), the Defense's
     paired gain over the Attack, and what it costs on the original alpha1."""
     plan = run.inoculation_plan
     defenses = {name: s for name, s in (run.inoculation or {}).items() if defense_probe(name)}
@@ -277,7 +287,7 @@ def defense_section(scores: Index, run: RunInfo) -> Section | None:
                     Stat.of(defended),
                     _difference(defended, original),
                     Stat.of(scores.get(model, f"{name}:defense", CHALLENGE_SPLIT, "accuracy_change"), signed=True),
-                    Stat.of(scores.get(model, "original", CHALLENGE_SPLIT, "accuracy_change"), signed=True),
+                    Stat.of(scores.get(model, _baseline(), CHALLENGE_SPLIT, "accuracy_change"), signed=True),
                 ]
             )
     section = Section("Defense (numerical-qa-robustness section 4.3), beside inoculation")

@@ -5,16 +5,16 @@ its scores (models, coverage, relevance, inoculation and variance summaries, fai
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tabprobe import schemas
-from tabprobe.data.infobox import table as infobox
-from tabprobe.data.infotabs import reading as infotabs
+from tabprobe.data.datasets import get_dataset
 from tabprobe.io import read_parquet
 from tabprobe.probes import get_probe
 from tabprobe.report import failures, verdict_terms
 from tabprobe.report.blocks import ExamplesBlock
+from tabprobe.report.plan import DatasetPlan, probe_dataset
 from tabprobe.report.power import Power
 
 
@@ -42,6 +42,20 @@ class RunInfo:
     min_examples: dict = field(default_factory=dict)
     # Each probe's n on each split against its minimum (report.power), set when the report is built
     power: Power | None = None
+    # The dataset whose part of the report this is (report.plan): its probes, models, baseline and roles
+    plan: DatasetPlan | None = None
+
+    def of_part(self, plan: DatasetPlan) -> RunInfo:
+        """The run as a dataset's part sees it: its probes, splits, models, coverage and failing examples."""
+        return replace(
+            self,
+            splits=list(plan.splits),
+            probes=list(plan.probes),
+            models={m: info for m, info in self.models.items() if m in plan.models},
+            coverage=[c for c in self.coverage if probe_dataset(c["probe"]) == plan.name],
+            examples={key: block for key, block in self.examples.items() if probe_dataset(key[0]) == plan.name},
+            plan=plan,
+        )
 
     def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
         return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]
@@ -62,16 +76,17 @@ def load_examples(
     out: dict[tuple[str, str], ExamplesBlock] = {}
     split_data: dict[str, tuple[dict, dict]] = {}
     for probe_name, spec in showcase.items():
-        if "infotabs" not in get_probe(probe_name).datasets:
-            continue  # the failing examples are drawn from infobox tables (TabFact's part shows none)
+        dataset = get_dataset(probe_dataset(probe_name))
+        if not dataset.paper:
+            continue  # the failing examples are shown in the paper dataset's parts (another's part shows none)
         split, files = spec["split"], {key: Path(root) / path for key, path in spec["files"].items()}
         if split not in split_data:
             examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
             split_data[split] = (
                 {e["uid"]: e for e in examples},
-                infotabs.load_tables(read_parquet(files["tables"], infobox.TABLES)),
+                dataset.table_type.load_tables(read_parquet(files["tables"], dataset.table_type.tables)),
             )
-        # The models that answered this probe: a TabFact-only model has no predictions here.
+        # The models that answered this probe: a model of another dataset only has no predictions here.
         for model in (m for m in models if f"predictions:{m}" in files):
             found, changes = failures.failing_examples(
                 files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed, split_data[split], unverified_flips

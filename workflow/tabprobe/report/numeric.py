@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabprobe.config.names import VARIANCE_TEST_SPLIT, range_probe, trained_name
+from tabprobe.config.names import VARIANCE_PROBE, VARIANCE_TEST_SPLIT, range_probe, trained_name
 from tabprobe.report import figures
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
@@ -20,14 +20,7 @@ def numeric_section(scores: Index, run: RunInfo) -> Section | None:
         run,
         "numeric",
         "Numeric probes",
-        "Rewrites that keep the label (numbers as words, integers as decimals, 'N (not M)' in the "
-        "table, distractor numeric rows: numerical-qa-robustness section 4.2) and templated "
-        "comparisons whose label a rule computes (diversify-your-datasets section 3), scored "
-        "against the expected label. The template's own perturbations (numerical-qa-robustness's Noise: "
-        "`num_noise`, a one-digit fraction on the cell's and the hypothesis's numbers; Distribution: "
-        "`num_distribution`, both moved above 500; Logic: `num_logic`, another relation on the same numbers, "
-        "relabelled by rule) replace the hypothesis as `num_comparative` does: read them beside "
-        "`num_comparative`, not beside `original`, whose hypotheses they do not keep. " + DROP_EXPLAINED,
+        run.plan.dataset.report.texts["numeric"] + DROP_EXPLAINED,
         "Accuracy (mean (std), n; paired drop: lower is better, a drop means the rewrite misled it)",
     )
 
@@ -68,7 +61,7 @@ def _variance_intro(model: str, summary: Mapping[str, Any]) -> str:
     """What the model was fine-tuned and tested on, and how to read the cells."""
     sizes = summary["sizes"]
     return (
-        f"`{model}` fine-tuned on `num_comparative` examples ('The {{key}} of {{title}} is more than / less than / exactly "
+        f"`{model}` fine-tuned on `{VARIANCE_PROBE}` examples ('The {{key}} of {{title}} is more than / less than / exactly "
         f"N', labelled by rule) from train tables whose numbers lie in {summary['train_range']}, then tested on such "
         f"examples from alpha1 tables in each range; {summary['repeats']} repeats, each with its own examples, numbers "
         f"and seed, and within a repeat one fine-tuning per training size ({', '.join(f'{s:,}' for s in sizes[1:])}), "

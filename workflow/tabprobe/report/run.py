@@ -3,6 +3,7 @@ seed, and accuracy on the unperturbed splits beside the paper's Table 1."""
 
 from __future__ import annotations
 
+from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.probes import MADE_BY, made_by
 from tabprobe.report.blocks import Alert, Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
@@ -148,7 +149,7 @@ def provenance_table(run: RunInfo) -> TableBlock:
 
 
 def accuracy_section(scores: Index, run: RunInfo) -> Section:
-    section = Section("Accuracy on the unperturbed splits (probe `original`)")
+    section = Section(f"Accuracy on the unperturbed splits (probe `{run.plan.baseline}`)")
     section.blocks.append(
         "Mean (standard deviation) of accuracy over "
         f"{run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the examples, "
@@ -160,7 +161,7 @@ def accuracy_section(scores: Index, run: RunInfo) -> Section:
     for model in run.models:
         cells = [model]
         for split in run.splits:
-            r = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="all")
+            r = scores.get(model=model, probe=run.plan.baseline, split=split, statistic="accuracy", label="all")
             cells.append(Stat.of(r))
         rows.append(cells)
     for name, values in paper.TABLE1_ACCURACY.items():
@@ -168,12 +169,10 @@ def accuracy_section(scores: Index, run: RunInfo) -> Section:
     section.blocks.append(TableBlock(header, rows))
     gaps = []
     for model, info in run.models.items():
-        reference = (
-            "Hypothesis only" if info["premise"] == "hypothesis_only" else "RoBERTa-large (premise + hypothesis)"
-        )
+        reference = "Hypothesis only" if info["premise"] == HYPOTHESIS_ONLY else "RoBERTa-large (premise + hypothesis)"
         diffs = []
         for split in run.splits:
-            r = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="all")
+            r = scores.get(model=model, probe=run.plan.baseline, split=split, statistic="accuracy", label="all")
             ref = paper.TABLE1_ACCURACY[reference].get(split)
             if r and r["mean"] is not None and ref is not None:
                 diffs.append(f"{split} {r['mean'] - ref:+.1f}")

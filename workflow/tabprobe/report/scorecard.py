@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tabprobe.data.datasets import Dataset, all_datasets
+from tabprobe.probes import get_probe
+from tabprobe.probes.base import NEEDED_ROWS, OWN_EVIDENCE, TABLE_REMOVED, VERDICT_ROLES, WRONG_TABLE
+from tabprobe.report.plan import with_role
 from tabprobe.report.power import too_few_cell
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
@@ -16,7 +20,7 @@ class Measure:
     """One column of the scorecard: a score that decides a verdict, and which way is good."""
 
     title: str
-    probe: str
+    probe: str  # the probe (or pooled paper column) whose score it is: the one that gives its role
     statistic: str
     unit: str  # "%" or "points"
     better: str  # "higher" or "lower"
@@ -32,104 +36,109 @@ _HYPOTHESIS_ONLY = paper.TABLE1_ACCURACY["Hypothesis only"]
 def _drop(table: Mapping, column: str) -> float:
     """The paper's RoBERTa-large on alpha1: original minus `column` (means of Tables 4 and 7)."""
     cells = table["alpha1"]["Prem+Hypo"]
-    return round(cells["original"][0] - cells[column][0], 2)
+    return round(cells[paper.UNPERTURBED][0] - cells[column][0], 2)
 
 
-# The reference numbers come from paper.py, where each table is typed once.
-SCORECARD = [
-    Measure("Accuracy", "original", "accuracy", "%", "higher", _ROBERTA["alpha1"], "Table 1 (alpha1)"),
-    Measure(
-        "Gain over the hypothesis-only baseline",
-        "original",
-        "accuracy_gain_over_baseline",
-        "points",
-        "higher",
-        round(_ROBERTA["alpha1"] - _HYPOTHESIS_ONLY["alpha1"], 2),
-        "Table 1: RoBERTa-large minus the hypothesis-only model (alpha1), not paired",
-    ),
-    Measure("Drop with the table removed", "hypothesis_only", "accuracy_drop", "points", "higher"),
-    Measure(
-        "Stays put when its relevant rows are deleted",
-        "relevant_row_deletion",
-        "unchanged_where_required_pct",
-        "%",
-        "lower",
-    ),
-    Measure(
-        "Decided by wrong or no rows",
-        "evidence_selection",
-        "uses_wrong_or_no_rows_pct",
-        "%",
-        "lower",
-        paper.EVIDENCE_SELECTION[("uses_wrong_or_no_rows_pct", "all")],
-        "section 5.3",
-    ),
-    Measure(
-        "Drop on label-flipping hypothesis edits",
-        "table4:label_flipped",
-        "accuracy_drop",
-        "points",
-        "lower",
-        _drop(paper.TABLE4, "label_flipped"),
-        "Table 4 (alpha1): original minus label flipped",
-    ),
-    Measure(
-        "Drop on counterfactual tables, label kept",
-        "table7:label_preserved",
-        "accuracy_drop",
-        "points",
-        "lower",
-        _drop(paper.TABLE7, "label_preserved"),
-        "Table 7 (alpha1): original minus label preserved",
-    ),
-]
+# Which way a drop is good, by the verdict number it gives: a premise control's drop shows the model
+# reads its premise; any other edit's drop is a failure.
+HIGHER_IS_BETTER = (TABLE_REMOVED, WRONG_TABLE)
 
 
-# The same questions on TabFact (report/tabfact_verdicts.py): its probes, each on the first of its
-# splits measured (the test set's simple statements first; the program probes on bootstrap). No
-# paper prints these for RoBERTa-large.
-TABFACT_SCORECARD = [
-    Measure("TabFact: accuracy", "tf_original", "accuracy", "%", "higher"),
-    Measure(
-        "TabFact: gain over the hypothesis-only baseline",
-        "tf_original",
-        "accuracy_gain_over_baseline",
-        "points",
-        "higher",
-    ),
-    Measure("TabFact: NEUTRAL answers, read as REFUTED", "tf_original", "neutral_answers_pct", "%", "lower"),
-    Measure("TabFact: drop with the table removed", "tf_hypothesis_only", "accuracy_drop", "points", "higher"),
-    Measure("TabFact: drop with another table", "tf_swapped_table", "accuracy_drop", "points", "higher"),
-    Measure(
-        "TabFact: drop when records its program read are deleted",
-        "relevant_record_deletion",
-        "accuracy_drop",
-        "points",
-        "lower",
-    ),
-    Measure(
-        "TabFact: drop when a cell its program read changes", "program_cell_update", "accuracy_drop", "points", "lower"
-    ),
-    Measure(
-        "TabFact: drop when records its program never read are deleted",
-        "irrelevant_record_deletion",
-        "accuracy_drop",
-        "points",
-        "lower",
-    ),
-    Measure("TabFact: drop on negated statements", "tf_negation", "accuracy_drop", "points", "lower"),
-    Measure("TabFact: drop on statements with a number changed", "tf_number_flip", "accuracy_drop", "points", "lower"),
-    Measure(
-        "TabFact: drop on statements with an entity replaced", "tf_entity_flip", "accuracy_drop", "points", "lower"
-    ),
-    Measure(
-        "TabFact: drop with an entity renamed in table and statement",
-        "tf_entity_rename",
-        "accuracy_drop",
-        "points",
-        "lower",
-    ),
-]
+def _first(dataset: Dataset, number: str) -> str | None:
+    found = with_role(dataset.name, number)
+    return found[0] if found else None
+
+
+def paper_scorecard(dataset: Dataset) -> list[Measure]:
+    """The paper dataset's scorecard: the numbers its verdicts rest on, with the paper's RoBERTa-large
+    beside each where the paper has it (paper.py types each table once). Its probes by role: a
+    number no registered probe gives is left out."""
+    baseline = dataset.baseline_probe
+    removed, needed, evidence = (_first(dataset, n) for n in (TABLE_REMOVED, NEEDED_ROWS, OWN_EVIDENCE))
+    measures = [
+        Measure("Accuracy", baseline, "accuracy", "%", "higher", _ROBERTA["alpha1"], "Table 1 (alpha1)"),
+        Measure(
+            "Gain over the hypothesis-only baseline",
+            baseline,
+            "accuracy_gain_over_baseline",
+            "points",
+            "higher",
+            round(_ROBERTA["alpha1"] - _HYPOTHESIS_ONLY["alpha1"], 2),
+            "Table 1: RoBERTa-large minus the hypothesis-only model (alpha1), not paired",
+        ),
+        Measure("Drop with the table removed", removed, "accuracy_drop", "points", "higher") if removed else None,
+        Measure("Stays put when its relevant rows are deleted", needed, "unchanged_where_required_pct", "%", "lower")
+        if needed
+        else None,
+        Measure(
+            "Decided by wrong or no rows",
+            evidence,
+            "uses_wrong_or_no_rows_pct",
+            "%",
+            "lower",
+            paper.EVIDENCE_SELECTION[("uses_wrong_or_no_rows_pct", "all")],
+            "section 5.3",
+        )
+        if evidence
+        else None,
+        Measure(
+            "Drop on label-flipping hypothesis edits",
+            "table4:label_flipped",
+            "accuracy_drop",
+            "points",
+            "lower",
+            _drop(paper.TABLE4, "label_flipped"),
+            "Table 4 (alpha1): original minus label flipped",
+        ),
+        Measure(
+            "Drop on counterfactual tables, label kept",
+            "table7:label_preserved",
+            "accuracy_drop",
+            "points",
+            "lower",
+            _drop(paper.TABLE7, "label_preserved"),
+            "Table 7 (alpha1): original minus label preserved",
+        ),
+    ]
+    return [m for m in measures if m]
+
+
+def own_scorecard(dataset: Dataset) -> list[Measure]:
+    """Another dataset's scorecard (its part's verdicts, report/own_verdicts.py): its baseline probe's
+    accuracy, gain and NEUTRAL share, then each probe that gives a verdict number and names its
+    column (`Role.scorecard`), by role, each on the first of its splits measured. No paper prints
+    these for RoBERTa-large."""
+    title, baseline = dataset.title, dataset.baseline_probe
+    measures = [
+        Measure(f"{title}: accuracy", baseline, "accuracy", "%", "higher"),
+        Measure(
+            f"{title}: gain over the hypothesis-only baseline",
+            baseline,
+            "accuracy_gain_over_baseline",
+            "points",
+            "higher",
+        ),
+        Measure(
+            f"{title}: NEUTRAL answers, read as {dataset.label_names['C']}",
+            baseline,
+            "neutral_answers_pct",
+            "%",
+            "lower",
+        ),
+    ]
+    for number in VERDICT_ROLES:
+        for probe in with_role(dataset.name, number):
+            role = get_probe(probe).verdict_role
+            if role.scorecard:
+                better = "higher" if number in HIGHER_IS_BETTER else "lower"
+                measures.append(Measure(f"{title}: {role.scorecard}", probe, "accuracy_drop", "points", better))
+    return measures
+
+
+def every_scorecard() -> list[Measure]:
+    """Every registered dataset's scorecard, the paper's first (`tabprobe compare` compares them all)."""
+    datasets = sorted(all_datasets(), key=lambda d: not d.paper)
+    return [m for d in datasets for m in (paper_scorecard(d) if d.paper else own_scorecard(d))]
 
 
 def scorecard_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:

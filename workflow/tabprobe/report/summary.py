@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tabprobe.config.names import is_trained_name
 from tabprobe.data.datasets import paper_dataset
-from tabprobe.probes import get_probe, pooled_members
+from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.report import figures, scorecard, verdict_terms, verdicts
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock, VerdictBlock
 from tabprobe.report.dimensions import DIMENSIONS, dimension_of
@@ -38,7 +38,8 @@ def _scorecard_models(scores: Index, run: RunInfo) -> list[str]:
 def scorecard_section(scores: Index, run: RunInfo) -> Section:
     section = Section("Scorecard: the numbers that decide the verdicts, one row per model", anchor="scorecard")
     models = _scorecard_models(scores, run)
-    measures = [m for m in scorecard.SCORECARD if any(scorecard.shown_cell(scores, model, m) for model in models)]
+    card = scorecard.paper_scorecard(run.plan.dataset)
+    measures = [m for m in card if any(scorecard.shown_cell(scores, model, m) for model in models)]
     rows = []
     for model in models:
         cells: list = [model]
@@ -110,12 +111,12 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
     SHOWCASE_ORDER) where it has a value."""
     rows = []
     entries = [
-        (dimension_of(get_probe(p)), p, get_probe(p).judged_by)
+        (dimension_of(run.plan.probe(p)), p, run.plan.probe(p).judged_by)
         for p in run.probes
-        if p != "original" and get_probe(p).judged_by != "evidence"
+        if p != run.plan.baseline and run.plan.probe(p).judged_by != "evidence"
     ]
     for table, dimension in (("table4", "artifacts"), ("table7", "counterfactuals")):
-        for column, members in pooled_members(table, run.probes).items():
+        for column, members in run.plan.pooled(table).items():
             if members:
                 entries.append((dimension, f"{table}:{column}", "expected"))
     for dimension, name, judged_by in entries:
@@ -147,13 +148,13 @@ def _summary_rows(scores: Index, run: RunInfo, model: str) -> list[tuple[str, st
     return sorted(rows, key=lambda r: order.index(r[0]))  # stable: probes keep their config order
 
 
-def better_direction(name: str, measure: str) -> str:
+def better_direction(run: RunInfo, name: str, measure: str) -> str:
     """Which way a summary number is good, in words."""
     if measure.startswith("invalid"):
         return "lower, if predictions move where the table changes"
-    if "flipped" in name or (":" not in name and get_probe(name).label_change == "flipped"):
+    if "flipped" in name or (":" not in name and run.plan.probe(name).label_change == "flipped"):
         return "lower: a drop means it missed the flip"
-    if ":" not in name and get_probe(name).family == "premise_control":
+    if ":" not in name and run.plan.probe(name).family == "premise_control":
         return "higher: a drop means it reads the premise"
     return "lower"
 
@@ -166,18 +167,16 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
             (
                 s
                 for s in SHOWCASE_ORDER
-                if scores.get(model=model, probe="original", split=s, statistic="accuracy", label="all")
+                if scores.get(model=model, probe=run.plan.baseline, split=s, statistic="accuracy", label="all")
             ),
             None,
         )
         if split:
             accuracy = Stat.of(
-                scores.get(model=model, probe="original", split=split, statistic="accuracy", label="all")
+                scores.get(model=model, probe=run.plan.baseline, split=split, statistic="accuracy", label="all")
             )
             sees = (
-                "hypothesis only"
-                if info["premise"] == "hypothesis_only"
-                else f"table as {info['premise']} + hypothesis"
+                "hypothesis only" if info["premise"] == HYPOTHESIS_ONLY else f"table as {info['premise']} + hypothesis"
             )
             lines.append(f"{model} ({sees}): accuracy {accuracy.text()} on {split}")
     section.blocks.append(
@@ -218,7 +217,7 @@ def summary_section(scores: Index, run: RunInfo) -> Section:
                 )
             )
         table_rows += [
-            [DIMENSIONS[d], name, model, split, measure, stat, better_direction(name, measure)]
+            [DIMENSIONS[d], name, model, split, measure, stat, better_direction(run, name, measure)]
             for d, name, measure, stat, split in rows
         ]
     if table_rows:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tabprobe.probes import get_probe, pooled_members
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
+from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
 
 PAIRED_DROP = (
@@ -82,7 +82,7 @@ def pooled_table_blocks(scores: Index, run: RunInfo, table: str, reference: dict
     paper's rows beneath. The flipped column is shown per direction (E->C, C->E) with the accuracy
     of always answering CONTRADICT beside it; its pooled number and drop only when it holds both
     directions: on E->C edits alone a model that answers CONTRADICT to every edit scores 100%."""
-    members = pooled_members(table, run.probes)
+    members = run.plan.pooled(table)
     columns = list(members)
     names = [f"{table}:{c}" for c in columns]
     flipped = f"{table}:label_flipped"
@@ -91,7 +91,7 @@ def pooled_table_blocks(scores: Index, run: RunInfo, table: str, reference: dict
     for split in splits:
         rows = []
         for model in run.models:
-            original = scores.get(model=model, probe="original", split=split, statistic="accuracy", label="EC")
+            original = scores.get(model=model, probe=run.plan.baseline, split=split, statistic="accuracy", label="EC")
             directions = flip_directions(scores, model, flipped, split)
             side = one_sided(directions)
             cells = [model, Stat.of(original)]
@@ -108,7 +108,9 @@ def pooled_table_blocks(scores: Index, run: RunInfo, table: str, reference: dict
             rows.append(cells)
         for name, values in reference.get(split, {}).items():
             rows.append(
-                [f"paper: {name}"] + [Stat.reference(values[k]) for k in ("original", *columns)] + ["", "", "", "", ""]
+                [f"paper: {name}"]
+                + [Stat.reference(values[k]) for k in (paper.UNPERTURBED, *columns)]
+                + ["", "", "", "", ""]
             )
         blocks.append(
             TableBlock(
@@ -137,7 +139,9 @@ def family_probes(run: RunInfo, family: str) -> list[str]:
     return [
         p
         for p in run.probes
-        if p != "original" and get_probe(p).family == family and (family or get_probe(p).judged_by == "expected")
+        if p != run.plan.baseline
+        and run.plan.probe(p).family == family
+        and (family or run.plan.probe(p).judged_by == "expected")
     ]
 
 
@@ -160,7 +164,7 @@ def probe_family_section(
     section.blocks.append(probe_accuracy_table(scores, run, names, caption, reference=reference))
     for name in names:
         section.blocks.append(
-            f"`{name}`: {get_probe(name).description} ({get_probe(name).paper_reference or 'no paper reference'})"
+            f"`{name}`: {run.plan.probe(name).description} ({run.plan.probe(name).paper_reference or 'no paper reference'})"
         )
     section.blocks += run.examples_of(names)
     return section

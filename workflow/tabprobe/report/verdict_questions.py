@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from tabprobe.data.datasets import Dataset, paper_dataset
+from tabprobe.probes import get_probe, pooled_members, probes_for
+from tabprobe.probes.base import NEEDED_ROWS, OTHER_ROWS, OWN_EVIDENCE, TABLE_REMOVED, WRONG_TABLE
+from tabprobe.report.plan import with_role
 from tabprobe.report.verdict_terms import (
     ARTIFACTS,
     CANNOT_TELL,
@@ -42,11 +46,22 @@ GAIN_READINGS = {
     "unclear": ("the interval allows both", None),
 }
 
-PREMISE_CONTROLS = (
-    ("hypothesis_only", "table removed"),
-    ("dummy_premise", "dummy table"),
-    ("swapped_table", "another table"),
-)
+
+def _paper() -> Dataset:
+    return paper_dataset()
+
+
+def premise_controls() -> list[str]:
+    """The paper dataset's premise controls, as the verdicts read them: the table removed first,
+    then the wrong tables (`Probe.verdict_role`)."""
+    name = _paper().name
+    return with_role(name, TABLE_REMOVED) + with_role(name, WRONG_TABLE)
+
+
+def _one(number: str) -> str | None:
+    """The paper dataset's probe that gives verdict number `number`, if one is registered."""
+    found = with_role(_paper().name, number)
+    return found[0] if found else None
 
 
 def _read(
@@ -77,19 +92,20 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
             model,
             probe,
             "accuracy_drop",
-            f"{what} (`{probe}`): accuracy drop",
+            f"{get_probe(probe).verdict_role.reading} (`{probe}`): accuracy drop",
             "points",
             effect,
             CONTROL_READINGS,
         )
-        for probe, what in PREMISE_CONTROLS
+        for probe in premise_controls()
     }
+    removed = with_role(_paper().name, TABLE_REMOVED)
     helps = [
-        numbers["hypothesis_only"],
+        *(numbers[p] for p in removed),
         _read(
             results,
             model,
-            "original",
+            _paper().baseline_probe,
             "accuracy_gain_over_baseline",
             "accuracy over the hypothesis-only baseline (paired)",
             "points",
@@ -97,15 +113,18 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
             GAIN_READINGS,
         ),
     ]
-    disturbs = [numbers[probe] for probe, _ in PREMISE_CONTROLS if probe != "hypothesis_only"]
+    disturbs = [numbers[probe] for probe in premise_controls() if probe not in removed]
     return [n for n in helps if n], [n for n in disturbs if n]
 
 
 def _stays_put(results: Index, model: str) -> Number | None:
+    needed = _one(NEEDED_ROWS)
+    if not needed:
+        return None
     return _read(
         results,
         model,
-        "relevant_row_deletion",
+        needed,
         "unchanged_where_required_pct",
         "relevant rows deleted: predictions that stayed put where they must move",
         "%",
@@ -124,11 +143,12 @@ def _right_rows(results: Index, model: str, stays: Number | None, selection: str
     cannot move it, so the numbers about rows it may never have been shown (its own evidence, an
     irrelevant row deleted) are shown, not counted."""
     few_moves = ("few moves; a model that ignores its table does not move either", None)
+    evidence, other = _one(OWN_EVIDENCE), _one(OTHER_ROWS)
     shaped = [
         _read(
             results,
             model,
-            "evidence_selection",
+            evidence,
             "uses_wrong_or_no_rows_pct",
             "its own evidence: examples decided by wrong or no rows",
             "%",
@@ -138,17 +158,21 @@ def _right_rows(results: Index, model: str, stays: Number | None, selection: str
                 "below": ("most examples rest on relevant rows", YES),
                 "unclear": ("the interval straddles half", None),
             },
-        ),
+        )
+        if evidence
+        else None,
         _read(
             results,
             model,
-            "irrelevant_row_deletion",
+            other,
             "invalid_transition_pct",
             "an irrelevant row deleted: invalid transitions",
             "%",
             lambda score: against(score, IRRELEVANT_MOVES_PCT),
             {"above": ("deleting a row that does not matter moves it", NO), "below": few_moves, "unclear": few_moves},
-        ),
+        )
+        if other
+        else None,
     ]
     if selection:
         shaped = [
@@ -252,8 +276,9 @@ def knowledge_finding(results: Index, model: str, uses_table: str) -> Finding:
             return Finding(
                 KNOWLEDGE,
                 NOT_MEASURED,
-                "Not measured: the verdict reads counterfactual tables that keep the label (cf_row_swap, "
-                "cf_title_swap), and this run has only label-flipping ones; see Tables 7 and 8 for them.",
+                "Not measured: the verdict reads counterfactual tables that keep the label "
+                f"({', '.join(pooled_members('table7', probes_for(_paper().name))['label_preserved'])}), and this run "
+                "has only label-flipping ones; see Tables 7 and 8 for them.",
             )
         return Finding(KNOWLEDGE, NOT_MEASURED, "Not measured: no counterfactual tables in this run.")
     split, d = found
@@ -342,7 +367,7 @@ def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | N
                 else ""
             ),
             CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals allow both readings.",
-            NOT_MEASURED: "Not measured: run the premise controls (hypothesis_only, dummy_premise, swapped_table) or "
+            NOT_MEASURED: f"Not measured: run the premise controls ({', '.join(premise_controls())}) or "
             "add a hypothesis-only model.",
         }[answer],
         shown,
@@ -368,7 +393,7 @@ def _right_rows_finding(
     if answer == YES and (stays is None or stays.signal != YES):
         answer = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
     sentences = SELECTED_ROWS_SENTENCES if selection else RIGHT_ROWS_SENTENCES
-    sentence = sentences[answer].format(rule=selection)
+    sentence = sentences[answer].format(rule=selection, needed=_one(NEEDED_ROWS), evidence=_one(OWN_EVIDENCE))
     return Finding(RIGHT_ROWS, answer, sentence, numbers)
 
 
@@ -376,7 +401,7 @@ RIGHT_ROWS_SENTENCES = {
     YES: "Yes: deleting the rows a hypothesis needs moves its prediction, and its own evidence is mostly those rows.",
     NO: "Mostly not: its predictions rest on rows other than the ones the hypothesis needs.",
     CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals straddle the threshold.",
-    NOT_MEASURED: "Not measured: run relevant_row_deletion or evidence_selection.",
+    NOT_MEASURED: "Not measured: run {needed} or {evidence}.",
 }
 # Where the pipeline chose the rows (premise selection), the question is whether the model used them.
 SELECTED_ROWS_SENTENCES = {
@@ -386,5 +411,5 @@ SELECTED_ROWS_SENTENCES = {
     "hypothesis needs leaves its prediction where it was.",
     CANNOT_TELL: "Cannot tell whether it uses the rows the pipeline chose for it (premise selection `{rule}`): the "
     "numbers below disagree, or their intervals straddle the threshold.",
-    NOT_MEASURED: "Not measured: run relevant_row_deletion (the pipeline chose its rows: premise selection `{rule}`).",
+    NOT_MEASURED: "Not measured: run {needed} (the pipeline chose its rows: premise selection `{rule}`).",
 }

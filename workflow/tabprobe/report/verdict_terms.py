@@ -65,7 +65,7 @@ RULES = [
 class Number:
     """One score a verdict rests on, with what it says."""
 
-    what: str  # "table removed (`hypothesis_only`): accuracy drop"
+    what: str  # "table removed (`<the probe>`): accuracy drop": the probe's role reading, and its name
     split: str
     score: Mapping  # a results row: mean, std, ci_low, ci_high, n, paper
     unit: str  # "points" or "%"
@@ -112,7 +112,7 @@ KNOWLEDGE = "Does it lean on what it memorised in pre-training?"
 class ModelFacts:
     """What a verdict needs to know about a model beyond its scores."""
 
-    premise: str  # its premise rendering; "hypothesis_only" for the baseline
+    premise: str  # its premise rendering; data.table_type.HYPOTHESIS_ONLY for the baseline
     trained: bool | None = True  # False: an untrained classification head
     truncated_pct: float = 0.0  # share of its premises cut at max_length
     max_length: int | None = None

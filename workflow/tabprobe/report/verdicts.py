@@ -22,14 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tabprobe.data.datasets import paper_dataset
+from tabprobe.data.table_type import HYPOTHESIS_ONLY
+from tabprobe.probes.base import OTHER_ROWS
+from tabprobe.report.plan import with_role
 from tabprobe.report.power import left_out_caveat
-from tabprobe.report.scorecard import SCORECARD
+from tabprobe.report.scorecard import paper_scorecard
 from tabprobe.report.verdict_questions import (
-    PREMISE_CONTROLS,
     artifacts_finding,
     baseline_findings,
     knowledge_finding,
     one_sided_flips,
+    premise_controls,
     table_findings,
 )
 from tabprobe.report.verdict_terms import (
@@ -49,15 +53,18 @@ from tabprobe.report.verdict_terms import (
 )
 from tabprobe.scoring.results import Index
 
-# Every probe a verdict reads (verdict_questions): the scorecard's, the other premise controls, and
-# the two read beside them. Those a model holds too few examples of are named in its caveats.
-DECIDING_PROBES = tuple(
-    dict.fromkeys(
-        [m.probe for m in SCORECARD]
-        + [probe for probe, _ in PREMISE_CONTROLS]
-        + ["irrelevant_row_deletion", "table4:label_preserved"]
+
+def deciding_probes() -> tuple[str, ...]:
+    """Every probe a verdict reads (verdict_questions): the scorecard's, the other premise controls,
+    and the two read beside them. Those a model holds too few examples of are named in its caveats."""
+    paper = paper_dataset()
+    return tuple(
+        dict.fromkeys(
+            [m.probe for m in paper_scorecard(paper)]
+            + premise_controls()
+            + [*with_role(paper.name, OTHER_ROWS), "table4:label_preserved"]
+        )
     )
-)
 
 
 def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) -> dict[str, ModelFacts]:
@@ -82,7 +89,7 @@ def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
     """The verdict on one model from the results table (`results.collect`'s layout)."""
     at_chance = _at_chance(results, model)
     caveats = _caveats(results, model, facts, at_chance)
-    if facts.premise == "hypothesis_only":
+    if facts.premise == HYPOTHESIS_ONLY:
         uses, rows = baseline_findings()
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
     else:
@@ -115,7 +122,7 @@ UNTRAINED_CAVEAT = (
 
 def truncation_caveat(facts: ModelFacts) -> str | None:
     """What cutting its premises at max_length does to its numbers, where it cut many of them."""
-    if facts.truncated_pct < TRUNCATION_CAVEAT_PCT or facts.premise == "hypothesis_only":
+    if facts.truncated_pct < TRUNCATION_CAVEAT_PCT or facts.premise == HYPOTHESIS_ONLY:
         return None
     return (
         f"{facts.truncated_pct:.0f}% of its premises were cut at {facts.max_length or 'max_length'} "
@@ -126,7 +133,7 @@ def truncation_caveat(facts: ModelFacts) -> str | None:
 
 def selection_caveat(facts: ModelFacts) -> str | None:
     """How its numbers read where the pipeline chose the rows its premise holds."""
-    if not facts.premise_selection or facts.premise == "hypothesis_only":
+    if not facts.premise_selection or facts.premise == HYPOTHESIS_ONLY:
         return None
     return (
         f"Its premises hold the rows (of a TabFact table, the records and columns) that premise selection "
@@ -135,6 +142,11 @@ def selection_caveat(facts: ModelFacts) -> str | None:
         "is deleted, and its own evidence being relevant rows, are partly the selection's doing; deleting the rows "
         "a hypothesis needs still tests the model, since selection then fills the premise with other rows."
     )
+
+
+def premise_caveats(facts: ModelFacts) -> list[str]:
+    """What the way its premises were made changes in its numbers: cut at max_length, rows selected."""
+    return [c for c in (truncation_caveat(facts), selection_caveat(facts)) if c]
 
 
 def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None) -> list[str]:
@@ -149,10 +161,7 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
             f"better than chance ({CHANCE_PCT:.1f}%): it has not learned the task (check its training: dev accuracy, "
             "loss), so its other numbers say nothing about reasoning."
         )
-    if truncation := truncation_caveat(facts):
-        caveats.append(truncation)
-    if selection := selection_caveat(facts):
-        caveats.append(selection)
+    caveats += premise_caveats(facts)
     flips = results.first(model, "table4:label_flipped", "accuracy_drop", needs_interval=True)
     if flips and (side := one_sided_flips(results, model, flips[0])):
         caveats.append(
@@ -165,7 +174,7 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
             "Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
             "people: where it errs, the relevant-row numbers mix in irrelevant rows."
         )
-    if too_few := left_out_caveat(results, model, DECIDING_PROBES):
+    if too_few := left_out_caveat(results, model, deciding_probes()):
         caveats.append(too_few)
     return caveats
 
@@ -187,7 +196,7 @@ def headline_of(model: str, uses: Finding, rows: Finding) -> str:
 
 def _at_chance(results: Index, model: str) -> tuple[str, dict] | None:
     """(split, accuracy) where the model's accuracy on the unperturbed split is no better than chance."""
-    found = results.first(model, "original", "accuracy", needs_interval=True)
+    found = results.first(model, paper_dataset().baseline_probe, "accuracy", needs_interval=True)
     if found and found[1]["ci_high"] < CHANCE_PCT + NEGLIGIBLE_POINTS:
         return found
     return None

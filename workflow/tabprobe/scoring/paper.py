@@ -5,6 +5,9 @@ Examining Evidence-Based Tabular Reasoning" (and of the dataset's own paper, Gup
 Values are percentages.
 """
 
+# The column of the paper's tables (4, 7, 9 and 11) that holds the unperturbed examples' numbers.
+UNPERTURBED = "original"
+
 # Table 1: accuracy on the unperturbed splits.
 TABLE1_ACCURACY = {
     "RoBERTa-large (premise + hypothesis)": {"dev": 75.55, "alpha1": 74.88, "alpha2": 65.55, "alpha3": 64.94},

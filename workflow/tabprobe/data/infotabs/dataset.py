@@ -7,6 +7,7 @@ from tabprobe.data.datasets import ConfigKeys, Dataset, Ingest, ReportPart
 from tabprobe.data.infobox import INFOBOX
 from tabprobe.data.infotabs.download import INFOTABS_COMMIT
 from tabprobe.data.infotabs.reading import SPLITS
+from tabprobe.data.infotabs.report_texts import REPORT_TEXTS
 
 DATASET = Dataset(
     name="infotabs",
@@ -27,7 +28,11 @@ DATASET = Dataset(
     ),
     baseline_probe="original",
     # The paper's main test set first.
-    report=ReportPart(showcase_order=("alpha1", "alpha2", "alpha3", "dev", "train")),
+    report=ReportPart(
+        showcase_order=("alpha1", "alpha2", "alpha3", "dev", "train"),
+        chance="uniform",  # its splits hold the three labels in equal shares
+        texts=REPORT_TEXTS,
+    ),
     # Its splits are the report's: `splits` (`full_splits` under `full: true`).
     config_keys=ConfigKeys(dir="infotabs_dir", splits="splits", full_splits="full_splits"),
     # Its files sit in results/data/ itself, where runs before the second dataset put them (their cache holds).

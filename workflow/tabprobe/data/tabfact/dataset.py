@@ -1,9 +1,10 @@
 """TabFact as the stages see it (the dataset seam, data/datasets.py): relational tables (a caption,
 a header, records), statements labelled ENTAILED / REFUTED, with no neutral class."""
 
-from tabprobe.data.datasets import ConfigKeys, Dataset, Ingest, ReportPart
+from tabprobe.data.datasets import ConfigKeys, Dataset, Ingest
 from tabprobe.data.relational import RELATIONAL
 from tabprobe.data.tabfact.reading import SPLITS
+from tabprobe.data.tabfact.report_part import REPORT
 
 # ../shared/tabfact/SOURCE.md: the pinned upstream commit.
 TABFACT_REPOSITORY = "github.com/wenhuchen/Table-Fact-Checking"
@@ -43,11 +44,7 @@ DATASET = Dataset(
         outputs={"programs": "{split}.programs.parquet"},
     ),
     baseline_probe="tf_original",
-    # The test set's halves, then the rest.
-    report=ReportPart(
-        showcase_order=("simple_test", "complex_test", "test", "small_test", "val", "bootstrap"),
-        title="TabFact: the same questions on relational tables",
-    ),
+    report=REPORT,
     config_keys=ConfigKeys(dir="tabfact_dir", splits="tabfact_splits", full_splits="tabfact_full_splits"),
     default_splits=("simple_test", "complex_test"),
     probes="tabprobe.probes.tabfact.registry",

@@ -3,7 +3,7 @@ uninformative infobox ("to be or not to be"). A model that uses its premise shou
 accuracy that the evidence gave it."""
 
 from tabprobe.data.infobox.table import Row, Table
-from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample, SharedProbe
+from tabprobe.probes.base import WRONG_TABLE, Example, Probe, ProbeContext, ProbeExample, Role, SharedProbe
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_REPLACED
 
 DUMMY_TITLE = "Hamlet"
@@ -18,6 +18,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
 def make(dataset, name: str) -> Probe:
     return Probe(
         name=name,
+        verdict_role=Role(WRONG_TABLE, "dummy table", scorecard="drop with a dummy table"),
         description="A constant 'to be or not to be' table instead of the real one (scored against the gold label).",
         apply=apply,
         judged_by="expected",

@@ -5,7 +5,7 @@ lets the model guess; a model that reads its table should do worse here than on 
 from dataclasses import replace
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample, SharedProbe
+from tabprobe.probes.base import TABLE_REMOVED, Example, Probe, ProbeContext, ProbeExample, Role, SharedProbe
 from tabprobe.probes.invariants import HYPOTHESIS_KEPT, PREMISE_EMPTY, PREMISE_REPLACED, RELATIONAL_PREMISE_REPLACED
 
 
@@ -33,6 +33,7 @@ def make(dataset, name: str) -> Probe:
 
     return Probe(
         name=name,
+        verdict_role=Role(TABLE_REMOVED, "table removed", scorecard="drop with the table removed"),
         description="No premise: the hypothesis alone (scored against the gold label).",
         apply=apply,
         judged_by="expected",

@@ -11,7 +11,16 @@ draws find one; an infobox is drawn from the list of the others."""
 from dataclasses import dataclass
 
 from tabprobe.data.infobox.table import normalised
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample, SharedProbe
+from tabprobe.probes.base import (
+    WRONG_TABLE,
+    Example,
+    NotApplicable,
+    Probe,
+    ProbeContext,
+    ProbeExample,
+    Role,
+    SharedProbe,
+)
 from tabprobe.probes.invariants import HEADER_DIFFERS, HYPOTHESIS_KEPT, PREMISE_REPLACED, RELATIONAL_PREMISE_REPLACED
 
 
@@ -73,6 +82,7 @@ def make(dataset, name: str) -> Probe:
 
     return Probe(
         name=name,
+        verdict_role=Role(WRONG_TABLE, "another table", scorecard="drop with another table"),
         description="The premise of a random other table of the split (scored against the gold label).",
         apply=apply,
         judged_by="expected",

@@ -25,7 +25,13 @@ from tabprobe.probes.tabfact.statement_kinds import KINDS, LOOKUP, statement_kin
 # What every TabFact record probe declares: its two labels, where it is asked for.
 TABFACT_PROBE = {"labels": frozenset({"E", "C"}), "paper_reference": "issue 35 (TabFact)"}
 # ... and every probe whose expected label its statement's program gives.
-PROGRAM_PROBE = {**TABFACT_PROBE, "judged_by": "expected", "needs": frozenset({"programs"})}
+# Their expected labels are the programs', executed: they have a section of TabFact's report part.
+PROGRAM_PROBE = {
+    **TABFACT_PROBE,
+    "judged_by": "expected",
+    "needs": frozenset({"programs"}),
+    "report_section": "executed",
+}
 
 # How often a draw that gave an unchanged table or a copied record is repeated before giving up.
 _REDRAWS = 50

@@ -7,18 +7,20 @@ as tf_original, tf_hypothesis_only and tf_swapped_table (its prefix: "tf_").
 No job imports this file (tabprobe.code_inputs): adding a line runs only the new probe's jobs.
 """
 
+# In the order TabFact's part of the report lists them (its sections, verdicts and scorecard read
+# each family in registry order).
 PROBES: dict[str, str] = {
+    "column_permutation": "tabprobe.probes.tabfact.record.column_permutation:PROBE",
+    "record_permutation": "tabprobe.probes.tabfact.record.record_permutation:PROBE",
     "record_deletion": "tabprobe.probes.tabfact.record.record_deletion:PROBE",
     "record_insertion": "tabprobe.probes.tabfact.record.record_insertion:PROBE",
-    "record_permutation": "tabprobe.probes.tabfact.record.record_permutation:PROBE",
-    "column_permutation": "tabprobe.probes.tabfact.record.column_permutation:PROBE",
-    "program_record_deletion": "tabprobe.probes.tabfact.program.program_record_deletion:PROBE",
     "relevant_record_deletion": "tabprobe.probes.tabfact.program.relevant_record_deletion:PROBE",
     "irrelevant_record_deletion": "tabprobe.probes.tabfact.program.irrelevant_record_deletion:PROBE",
     "program_cell_update": "tabprobe.probes.tabfact.program.program_cell_update:PROBE",
-    "tf_entity_flip": "tabprobe.probes.tabfact.statement.tf_entity_flip:PROBE",
-    "tf_number_flip": "tabprobe.probes.tabfact.statement.tf_number_flip:PROBE",
+    "program_record_deletion": "tabprobe.probes.tabfact.program.program_record_deletion:PROBE",
     "tf_negation": "tabprobe.probes.tabfact.statement.tf_negation:PROBE",
+    "tf_number_flip": "tabprobe.probes.tabfact.statement.tf_number_flip:PROBE",
+    "tf_entity_flip": "tabprobe.probes.tabfact.statement.tf_entity_flip:PROBE",
     "tf_entity_rename": "tabprobe.probes.tabfact.statement.tf_entity_rename:PROBE",
 }
 

@@ -7,7 +7,7 @@ As in the paper, only ENTAIL/CONTRADICT examples with at least one relevant row 
 """
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import OWN_EVIDENCE, Example, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.infotabs.evidence_edits import describe_rows, relevant_indices, without_rows
 from tabprobe.probes.invariants import TABLE_EDIT
 
@@ -28,6 +28,7 @@ def apply(example: Example, table: Table, doc, ctx: ProbeContext) -> list[ProbeE
 
 PROBE = Probe(
     name="evidence_selection",
+    verdict_role=Role(OWN_EVIDENCE, "its own evidence"),
     description="Delete each row in turn; rows that move the prediction are the model's evidence.",
     apply=apply,
     judged_by="evidence",

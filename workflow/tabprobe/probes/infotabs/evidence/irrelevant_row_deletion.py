@@ -5,7 +5,16 @@ knowing the evidence, no row can be called irrelevant.
 """
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.probes.base import Example, NotApplicable, PaperNumbers, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import (
+    OTHER_ROWS,
+    Example,
+    NotApplicable,
+    PaperNumbers,
+    Probe,
+    ProbeContext,
+    ProbeExample,
+    Role,
+)
 from tabprobe.probes.infotabs.evidence_edits import describe_rows, relevant_indices, without_rows
 from tabprobe.probes.invariants import TABLE_EDIT
 from tabprobe.probes.transitions import PAPER, transition_rule
@@ -43,6 +52,7 @@ PAPER_NUMBERS = PaperNumbers(
 
 PROBE = Probe(
     name="irrelevant_row_deletion",
+    verdict_role=Role(OTHER_ROWS, "an irrelevant row deleted"),
     description="Delete one row the hypothesis does not need (by the relevance source).",
     apply=apply,
     judged_by="transitions",

@@ -6,7 +6,7 @@ report beside every number.
 """
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.probes.base import Example, PaperNumbers, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import NEEDED_ROWS, Example, PaperNumbers, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.infotabs.evidence_edits import describe_rows, relevant_indices, without_rows
 from tabprobe.probes.invariants import TABLE_EDIT
 from tabprobe.probes.transitions import PAPER, transition_rule
@@ -40,6 +40,7 @@ PAPER_NUMBERS = PaperNumbers(
 
 PROBE = Probe(
     name="relevant_row_deletion",
+    verdict_role=Role(NEEDED_ROWS, "relevant rows deleted"),
     description="Delete the rows the hypothesis needs (by the relevance source).",
     apply=apply,
     judged_by="transitions",

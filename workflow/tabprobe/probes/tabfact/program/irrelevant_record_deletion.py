@@ -9,7 +9,7 @@ original table; skipped when the program read every record.
 """
 
 from tabprobe.data.relational.table import RelationalTable
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import OTHER_ROWS, Example, NotApplicable, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import EXPECTS_GOLD, RECORD_EDIT
 from tabprobe.probes.tabfact.needs import ProgramFacts
 from tabprobe.probes.tabfact.record_edits import (
@@ -35,6 +35,11 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="irrelevant_record_deletion",
+    verdict_role=Role(
+        OTHER_ROWS,
+        "records the program never read deleted",
+        scorecard="drop when records its program never read are deleted",
+    ),
     description="Delete a record the statement's program did not read; the label must stay (checked by execution).",
     apply=apply,
     invariants=(*RECORD_EDIT, EXPECTED_BY_EXECUTION, EXPECTS_GOLD),

@@ -9,7 +9,7 @@ Applies to statements with a program (the bootstrap split) that gives the gold l
 original table; skipped when no cell it read has another value in its column.
 """
 
-from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import NEEDED_ROWS, Example, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import RECORD_EDIT
 from tabprobe.probes.tabfact.record_edits import (
     EXPECTED_BY_EXECUTION,
@@ -31,6 +31,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="program_cell_update",
+    verdict_role=Role(
+        NEEDED_ROWS, "a cell the program read changed", scorecard="drop when a cell its program read changes"
+    ),
     description="Replace a cell the statement's program read with another value of its column; expect the label the program gives after.",
     apply=apply,
     invariants=(*RECORD_EDIT, EXPECTED_BY_EXECUTION),

@@ -8,7 +8,7 @@ whose program gives the gold label on the original table; a program that does no
 edited table is skipped with the reason.
 """
 
-from tabprobe.probes.base import Example, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import ANY_ROWS, Example, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import RECORD_EDIT
 from tabprobe.probes.tabfact.record_edits import EXPECTED_BY_EXECUTION, PROGRAM_PROBE, deletable, program_deletion
 
@@ -19,6 +19,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="program_record_deletion",
+    verdict_role=Role(ANY_ROWS, "any record deleted"),
     description="Delete a random record of a TabFact table; expect the label its program gives after.",
     apply=apply,
     invariants=(*RECORD_EDIT, EXPECTED_BY_EXECUTION),

@@ -10,7 +10,7 @@ original table; skipped when the program read no record or nothing else would be
 """
 
 from tabprobe.data.relational.table import RelationalTable
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import NEEDED_ROWS, Example, NotApplicable, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import RECORD_EDIT
 from tabprobe.probes.tabfact.needs import ProgramFacts
 from tabprobe.probes.tabfact.record_edits import (
@@ -36,6 +36,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="relevant_record_deletion",
+    verdict_role=Role(
+        NEEDED_ROWS, "records the program read deleted", scorecard="drop when records its program read are deleted"
+    ),
     description="Delete a record the statement's program read; expect the label the program gives after.",
     apply=apply,
     invariants=(*RECORD_EDIT, EXPECTED_BY_EXECUTION),

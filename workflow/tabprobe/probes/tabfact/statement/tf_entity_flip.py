@@ -24,7 +24,7 @@ records hold it than any whole number the statement holds, so no count of them c
 
 from __future__ import annotations
 
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import LABEL_FLIP, Example, NotApplicable, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import STATEMENT_EDIT
 from tabprobe.probes.tabfact.statement.statement_edits import (
     NUMBER_CUES,
@@ -151,6 +151,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="tf_entity_flip",
+    verdict_role=Role(
+        LABEL_FLIP, "label-flipping statement edit", scorecard="drop on statements with an entity replaced"
+    ),
     description="TabFact: replace an entity tied to another cell of its record by another value of its column "
     "whose records lack that cell (ENTAILED -> REFUTED).",
     apply=apply,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import RENAMED, Example, NotApplicable, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import RENAME_EDIT
 from tabprobe.probes.tabfact.statement.statement_edits import (
     cell_mentions,
@@ -148,6 +148,11 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="tf_entity_rename",
+    verdict_role=Role(
+        RENAMED,
+        "entities renamed in table and statement",
+        scorecard="drop with an entity renamed in table and statement",
+    ),
     description="TabFact counterfactual: rename one entity consistently in the table and the statement "
     "(gold label kept).",
     apply=apply,

@@ -21,7 +21,7 @@ Applied only where that is unambiguously the statement's negation:
 
 from __future__ import annotations
 
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import LABEL_FLIP, Example, NotApplicable, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import STATEMENT_EDIT
 from tabprobe.probes.tabfact.statement.statement_edits import (
     DISJUNCTIONS,
@@ -113,6 +113,7 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="tf_negation",
+    verdict_role=Role(LABEL_FLIP, "label-flipping statement edit", scorecard="drop on negated statements"),
     description="TabFact: insert or remove the 'not' of the statement's one verb (ENTAILED <-> REFUTED).",
     apply=apply,
     judged_by="expected",

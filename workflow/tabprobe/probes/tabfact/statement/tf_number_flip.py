@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tabprobe.probes.base import Example, NotApplicable, Probe, ProbeContext, ProbeExample
+from tabprobe.probes.base import LABEL_FLIP, Example, NotApplicable, Probe, ProbeContext, ProbeExample, Role
 from tabprobe.probes.invariants import STATEMENT_EDIT
 from tabprobe.probes.tabfact.statement.statement_edits import (
     NUMBER,
@@ -118,6 +118,9 @@ def apply(example: Example, table, doc, ctx: ProbeContext) -> list[ProbeExample]
 
 PROBE = Probe(
     name="tf_number_flip",
+    verdict_role=Role(
+        LABEL_FLIP, "label-flipping statement edit", scorecard="drop on statements with a number changed"
+    ),
     description="TabFact: change an exact number of the statement that a cell holds to one its column does not "
     "hold (ENTAILED -> REFUTED).",
     apply=apply,

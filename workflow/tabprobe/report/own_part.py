@@ -1,0 +1,331 @@
+"""The part of the report of a dataset other than the paper's (issue 35's TabFact part, given a
+dataset): its four verdict questions answered from its probes (`own_verdicts`), accuracy on its
+unperturbed examples, its table probes' transitions, the sections only it has (its
+`ReportPart.sections`, e.g. TabFact's probes whose expected labels come from executing the
+statements' programs), its statement edits and premise controls, and their coverage. Which probe
+goes where is the report's plan (report.plan). A two-label dataset has no NEUTRAL column or row
+anywhere here; a three-label model's NEUTRAL answers are read as its second label, and their share
+is stated beside its numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from tabprobe import LABEL_NAMES
+from tabprobe.data.datasets import OwnSection, paper_dataset
+from tabprobe.data.table_type import HYPOTHESIS_ONLY
+from tabprobe.report import own_verdicts
+from tabprobe.report.blocks import Section, Stat, TableBlock, VerdictBlock
+from tabprobe.report.coverage import POWER_HEADER, POWER_NOTE, coverage_row
+from tabprobe.report.inputs import RunInfo
+from tabprobe.report.plan import DatasetPlan, probe_dataset
+from tabprobe.report.run import training_cells
+from tabprobe.report.tables import PAIRED_DROP
+from tabprobe.report.verdicts import facts_of, short_verdict
+
+
+def splits_of(plan: DatasetPlan, probes: Sequence[str]) -> list[str]:
+    """The splits where any of `probes` has scores, in the part's split order (any other after, by name)."""
+    present = set(plan.scores.table.filter(pl.col("probe").is_in(list(probes)))["split"].unique().to_list())
+    order = plan.split_order
+    return [s for s in order if s in present] + sorted(present - set(order))
+
+
+def _has_neutral(plan: DatasetPlan, models: Sequence[str]) -> bool:
+    """Whether any model answered with three labels (it has a NEUTRAL-answer statistic)."""
+    table = plan.scores.table
+    statistics = set(table.filter(pl.col("model").is_in(list(models)))["statistic"].unique().to_list())
+    return bool(statistics & {"neutral_answers_pct", "neutral_answers_pct_before"})
+
+
+def _names(plan: DatasetPlan) -> Mapping[str, str]:
+    return plan.dataset.label_names
+
+
+def _read_as(plan: DatasetPlan) -> str:
+    """The label a three-label model's NEUTRAL answer is read as."""
+    return _names(plan)["C"]
+
+
+def baselines(plan: DatasetPlan, infos: Mapping[str, Mapping], models: Sequence[str]) -> dict[str, str | None]:
+    """Each model's hypothesis-only model: one trained on the same data (of this dataset only with
+    of this dataset only), else any that answered the baseline probe. `infos`: what run.json records
+    of each model (its premise)."""
+    candidates = [
+        m
+        for m in models
+        if infos[m]["premise"] == HYPOTHESIS_ONLY and own_verdicts.first_measured(plan, m, plan.baseline, "accuracy")
+    ]
+    return {
+        m: next((b for b in candidates if (b in plan.only) == (m in plan.only)), candidates[0] if candidates else None)
+        for m in models
+    }
+
+
+def verdict_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section:
+    title = plan.dataset.title
+    section = Section(
+        f"{title} verdicts: does each model use the evidence in its table?", anchor=f"{plan.name}-verdicts"
+    )
+    section.blocks.append(
+        f"The four questions of the verdicts above, answered from {title}'s probes alone; each number names the "
+        "probe and split it comes from. How they are decided:"
+    )
+    section.blocks += [f"({i}) {rule}" for i, rule in enumerate(own_verdicts.rules(plan), start=1)]
+    facts = facts_of({m: run.models[m] for m in models}, {})
+    paired = baselines(plan, run.models, models)
+    found = {m: own_verdicts.own_verdict(plan, m, facts[m], paired[m]) for m in models}
+    section.blocks.append(
+        TableBlock(
+            ["Model", "Answers"] + [f.question for f in next(iter(found.values())).findings] + ["In a few words"],
+            [[m, _answers(plan, m)] + [f.answer for f in v.findings] + [short_verdict(v)] for m, v in found.items()],
+            caption=f"{title} verdicts at a glance (the numbers behind each are listed below)",
+        )
+    )
+    section.blocks += [VerdictBlock(v) for v in found.values()]
+    return section
+
+
+def _answers(plan: DatasetPlan, model: str) -> str:
+    title = plan.dataset.title
+    return f"{title} only" if model in plan.only else f"{paper_dataset().title} and {title}"
+
+
+def head_labels(info: dict) -> tuple[str, ...] | None:
+    """The labels of a model's head, as its checkpoint's tabprobe metadata maps them (a model
+    tabprobe trained or built); None where the checkpoint does not say (a user's)."""
+    mapped = set(((info.get("meta") or {}).get("label_map") or {}).values())
+    return tuple(lab for lab in ("E", "N", "C") if lab in mapped) or None
+
+
+def trained_on(plan: DatasetPlan, info: dict) -> bool:
+    """Trained by this run on the dataset's train split: tabprobe gives a model it trains the
+    labels of its training data, and only this dataset's are these (the paper's are three)."""
+    return bool((info.get("meta") or {}).get("trained")) and head_labels(info) == plan.dataset.labels
+
+
+def _labels_cell(plan: DatasetPlan, info: dict) -> str:
+    labels, read_as = head_labels(info), _read_as(plan)
+    if labels == plan.dataset.labels:
+        return ", ".join(_names(plan)[lab] for lab in labels)
+    if labels == ("E", "N", "C"):
+        return f"{', '.join(LABEL_NAMES[lab] for lab in labels)}: NEUTRAL read as {read_as}"
+    return f"as its checkpoint names them; a NEUTRAL answer reads as {read_as}"
+
+
+def models_block(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> TableBlock:
+    rows = []
+    for m in models:
+        training, dev = training_cells(run.models[m])
+        rows.append([m, run.models[m]["premise"], _answers(plan, m), training, dev, _labels_cell(plan, run.models[m])])
+    title = plan.dataset.title
+    return TableBlock(
+        ["Model", "Premise rendering", "Answers", "Training", "Dev accuracy", f"Its labels on {title}"],
+        rows,
+        caption=f"The models that answered {title}'s probes",
+    )
+
+
+def accuracy_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section | None:
+    splits = splits_of(plan, [plan.baseline])
+    if not splits:
+        return None
+    title, texts = plan.dataset.title, plan.dataset.report.texts
+    section = Section(f"{texts.get('accuracy_title', f'{title} accuracy')} (`{plan.baseline}`)")
+    section.blocks.append(
+        texts.get("accuracy", f"Accuracy on {title}'s unperturbed statements. ")
+        + f"Mean (std) over {run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the statements, "
+        f"[{run.scoring['confidence']:.0%} bootstrap interval], n. The last row answers the commoner label every time."
+    )
+    neutral = _has_neutral(plan, models)
+    header = ["Model"] + splits + ([f"{s}: NEUTRAL answers (%)" for s in splits] if neutral else [])
+    rows = []
+    for m in models:
+        cells = [Stat.of(plan.scores.get(m, plan.baseline, s, "accuracy")) for s in splits]
+        if neutral:
+            cells += [Stat.of(plan.scores.get(m, plan.baseline, s, "neutral_answers_pct")) for s in splits]
+        rows.append([m] + cells)
+    majority = []
+    for s in splits:
+        share = next((v for m in models if (v := own_verdicts.majority_pct(plan, m, s)) is not None), None)
+        majority.append(Stat(share))
+    rows.append(["always the majority label"] + majority + ([""] * len(splits) if neutral else []))
+    section.blocks.append(
+        TableBlock(header, rows, caption=f"Accuracy (%) on {title}'s statements, mean (std) [95% CI] n")
+    )
+    return section
+
+
+def _rule_text(plan: DatasetPlan, rule) -> str:
+    names, labels = _names(plan), plan.dataset.labels
+    return "; ".join(f"{names[b]} → {', '.join(names[a] for a in labels if a in rule.allowed[b])}" for b in labels)
+
+
+def transition_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section | None:
+    probes = [p for p in plan.registered if plan.probe(p).judged_by == "transitions" and p in plan.present]
+    if not probes:
+        return None
+    names, labels, read_as = _names(plan), plan.dataset.labels, _read_as(plan)
+    section = Section(
+        f"{plan.dataset.title} record probes: transitions between {' and '.join(names[lab] for lab in labels)}"
+    )
+    section.blocks.append(
+        "Table edits that keep or may change the label, judged by the prediction before and after: each cell is "
+        "the share (%) of the statements predicted with the first label that are predicted with the second once "
+        "the table is edited, with n the statements predicted with the first; a transition the rule forbids is "
+        "marked invalid. A model that never sees its table never moves and has no invalid transition by "
+        "construction; few invalid transitions are a merit only in a model that moves where the table changes."
+    )
+    neutral = _has_neutral(plan, models)
+    if neutral:
+        section.blocks.append(
+            f"A three-way ({paper_dataset().title}) model's NEUTRAL answers are read as {read_as}, before and after "
+            "the edit; the last two columns give their share of all its answers."
+        )
+    for probe in probes:
+        rule = plan.probe(probe).transition_rule
+        pairs = [(b, a) for b in labels for a in labels]
+        header = ["Model", "Split"] + [
+            f"{names[b]} → {names[a]}" + ("" if a in rule.allowed[b] else " (invalid)") for b, a in pairs
+        ]
+        header += ["Invalid transitions (%)", "Did not move (%)"]
+        header += ["NEUTRAL answers before (%)", "NEUTRAL answers after (%)"] if neutral else []
+        rows = []
+        for m in models:
+            for split in splits_of(plan, [probe]):
+                get = plan.scores.get
+                cells = [Stat.of(get(m, probe, split, f"transition_pct_to_{a}", b)) for b, a in pairs]
+                cells += [Stat.of(get(m, probe, split, s)) for s in ("invalid_transition_pct", "unchanged_pct")]
+                if neutral:
+                    cells += [Stat.of(get(m, probe, split, f"neutral_answers_pct_{w}")) for w in ("before", "after")]
+                if any(c.shown for c in cells):
+                    rows.append([m, split] + cells)
+        section.blocks.append(
+            f"`{probe}`: {plan.probe(probe).description} Valid transitions ({rule.source}): {_rule_text(plan, rule)}."
+        )
+        section.blocks.append(TableBlock(header, rows, caption=f"`{probe}`: transitions (%), mean (std) [95% CI] n"))
+    return section
+
+
+def expected_table(
+    plan: DatasetPlan, models: Sequence[str], probes: Sequence[str], caption: str, only: Sequence[str] = ()
+) -> TableBlock:
+    """Accuracy per probe, model and split (`only` those, where given) against the expected label, by
+    expected label, the paired drop from the baseline probe, and a three-way model's NEUTRAL share."""
+    neutral = _has_neutral(plan, models)
+    names, labels = _names(plan), plan.dataset.labels
+    header = ["Probe", "Model", "Split", "Accuracy (%)"] + [f"expected {names[lab]} (%)" for lab in labels]
+    header += [f"Drop from `{plan.baseline}` (paired, points)"] + (["NEUTRAL answers (%)"] if neutral else [])
+    rows = []
+    for probe in probes:
+        for m in models:
+            for split in [s for s in splits_of(plan, [probe]) if not only or s in only]:
+                cells = [Stat.of(plan.scores.get(m, probe, split, "accuracy", lab)) for lab in ("all", *labels)]
+                cells.append(Stat.of(plan.scores.get(m, probe, split, "accuracy_drop"), signed=True))
+                if neutral:
+                    cells.append(Stat.of(plan.scores.get(m, probe, split, "neutral_answers_pct")))
+                if any(c.shown for c in cells):
+                    rows.append([f"`{probe}`", m, split] + cells)
+    return TableBlock(header, rows, caption=caption)
+
+
+def own_section(plan: DatasetPlan, models: Sequence[str], own: OwnSection) -> Section | None:
+    """A section only this dataset has: the probes that declare it, beside the baseline probe."""
+    probes = plan.in_section(own.name)
+    if not probes:
+        return None
+    section = Section(own.title)
+    section.blocks.append(own.intro + PAIRED_DROP)
+    section.blocks += [f"`{p}`: {plan.probe(p).description}" for p in probes]
+    section.blocks.append(expected_table(plan, models, [plan.baseline, *probes], own.caption, only=own.splits))
+    return section
+
+
+def statement_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section | None:
+    """The probes judged by an expected label that no section of the dataset's own holds."""
+    own = {p for s in plan.dataset.report.sections for p in plan.in_section(s.name)}
+    probes = [
+        p
+        for p in plan.scored_in_run_order(run.probes)
+        if p != plan.baseline and p not in own and plan.probe(p).judged_by == "expected"
+    ]
+    if not probes:
+        return None
+    section = Section(f"{plan.dataset.title} statement edits, renamed entities and premise controls")
+    section.blocks.append(
+        "Probes judged by an expected label: edits of the statement that flip it, entities renamed consistently in "
+        "table and statement (the label kept), and the premise controls (the table removed, another table). "
+        + PAIRED_DROP
+    )
+    section.blocks += [f"`{p}`: {plan.probe(p).description}" for p in probes]
+    section.blocks.append(expected_table(plan, models, probes, "Accuracy against the expected label"))
+    return section
+
+
+def coverage_section(plan: DatasetPlan, run: RunInfo) -> Section | None:
+    entries = [c for c in run.coverage if probe_dataset(c["probe"]) == plan.name]
+    if not entries:
+        return None
+    title = plan.dataset.title
+    section = Section(f"{title} probe coverage")
+    section.blocks.append(
+        f"How many statements each {title} probe could edit, and why it skipped or dropped the rest. " + POWER_NOTE
+    )
+    probe_order = {p: i for i, p in enumerate(run.probes)}
+    split_order = {s: i for i, s in enumerate(plan.split_order)}
+    entries.sort(
+        key=lambda c: (
+            probe_order.get(c["probe"], len(probe_order)),
+            c["probe"],
+            split_order.get(c["split"], len(split_order)),
+        )
+    )
+    rows = [coverage_row(c, run.power) for c in entries]
+    header = [
+        "Probe",
+        "Split",
+        "Cap",
+        "Gold statements",
+        "Perturbed",
+        *POWER_HEADER,
+        "Skipped (reason: count)",
+        "Dropped (broken promise: count)",
+    ]
+    section.blocks.append(TableBlock(header, rows))
+    return section
+
+
+def part_sections(plan: DatasetPlan, run: RunInfo) -> list[Section]:
+    """The dataset's part, from its rows of the results table (the plan's): its heading and intro,
+    its models, then its verdicts, accuracy, transitions, own sections, statement edits and coverage."""
+    models = list(plan.models)
+    title = plan.dataset.title
+    trained = [m for m in models if trained_on(plan, run.models[m])]
+    intro = Section(plan.dataset.report.title or title, anchor=plan.name)
+    said = (
+        f"the {title} models ({', '.join(trained)}) were trained on them"
+        if trained
+        else "no model of this run was trained on them"
+    )
+    intro.blocks += [paragraph.format(trained=said) for paragraph in plan.dataset.report.intro]
+    intro.blocks.append(models_block(plan, run, models))
+    scored = plan.scored_in_run_order(run.probes)
+    intro.blocks.append(
+        f"{title} probes scored: {', '.join(scored)}. Splits: {', '.join(splits_of(plan, scored))}. Seed: {run.seed}."
+    )
+    parts = [
+        verdict_section(plan, run, models) if models else None,
+        accuracy_section(plan, run, models),
+        transition_section(plan, run, models),
+        *(own_section(plan, models, own) for own in plan.dataset.report.sections),
+        statement_section(plan, run, models),
+        coverage_section(plan, run),
+    ]
+    sections = [intro]
+    for part in parts:
+        if part:
+            part.level = 3
+            sections.append(part)
+    return sections

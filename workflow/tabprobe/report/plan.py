@@ -1,0 +1,207 @@
+"""The report's plan, made once from the results table and the probes' declarations: for each dataset
+with rows in the results (its `dataset` column), its rows, its probes (the run's and every one
+registered for it), its models, its splits in its part's order, its baseline probe and its chance
+level, and which probe gives which number of a verdict (`Probe.verdict_role`), which goes in a
+section of its own part (`Probe.report_section`) and which in a paper table (by family and
+label_change, `probes.pooled_members`). The report's parts ask the plan, never a probe's name: a
+probe declares where it goes in its own module.
+
+A row whose dataset is not registered is an error that names it: its scores are never read as
+another dataset's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+
+import polars as pl
+
+from tabprobe.data.datasets import Dataset, get_dataset, names, paper_dataset
+from tabprobe.probes import get_probe, is_external, pooled_members, probes_for
+from tabprobe.probes.base import Probe, Role
+from tabprobe.scoring.results import Index, dataset_of_scores
+
+
+@cache
+def _with_role(dataset: str, number: str) -> tuple[str, ...]:
+    return tuple(p for p in probes_for(dataset) if (role := get_probe(p).verdict_role) and role.number == number)
+
+
+def with_role(dataset: str, number: str) -> list[str]:
+    """The probes registered for `dataset` that give verdict number `number` (`Probe.verdict_role`),
+    in registry order (a dataset's probes are fixed once it is registered: asked once)."""
+    return list(_with_role(dataset, number))
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """One dataset's part of the report: what of the run is its, and where each of its probes goes."""
+
+    dataset: Dataset
+    scores: Index  # its rows of the results table
+    probes: tuple[str, ...]  # the run's probes of it, in the run's order
+    # The run's models that answered its probes (the paper's part: all but those that answered only another's)
+    models: tuple[str, ...]
+    only: frozenset[str]  # the models that answered its probes and no other dataset's
+    splits: tuple[str, ...]  # the run's splits of it, in its order
+    registered: tuple[str, ...] = field(default=())  # every probe registered for it, in registry order
+    # Each of those probes and the run's, as its module declares it: loaded once, here, for every part
+    declared: Mapping[str, Probe] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.dataset.name
+
+    @property
+    def baseline(self) -> str:
+        """Its unperturbed probe, which every other probe's drop is paired with."""
+        return self.dataset.baseline_probe
+
+    @property
+    def chance_pct(self) -> float | None:
+        """Chance accuracy where its splits hold each label in equal shares (`ReportPart.chance`
+        "uniform"); None where chance is the majority class of the examples scored, split by split."""
+        return 100.0 / len(self.dataset.labels) if self.dataset.report.chance == "uniform" else None
+
+    @property
+    def split_order(self) -> tuple[str, ...]:
+        """The order its part lists splits in: its `ReportPart.split_order`, else its showcase order."""
+        return self.dataset.report.split_order or self.dataset.report.showcase_order
+
+    @cached_property
+    def present(self) -> frozenset[str]:
+        """The probes with rows in its scores."""
+        return frozenset(self.scores.table["probe"].unique().to_list())
+
+    def role(self, number: str) -> list[str]:
+        """Its registered probes that give verdict number `number` (probes.base.VERDICT_ROLES), in
+        registry order: a verdict reads them whether the run scored them or not (not scored: not measured)."""
+        return with_role(self.name, number)
+
+    def judged(self, by: str) -> list[str]:
+        """The run's probes of it judged `by` ("expected", "transitions", "evidence"), in the run's order."""
+        return [p for p in self.probes if self.probe(p).judged_by == by]
+
+    def role_of(self, probe: str) -> Role:
+        role = self.probe(probe).verdict_role
+        if role is None:
+            raise ValueError(f"probe {probe} gives no verdict number (Probe.verdict_role)")
+        return role
+
+    def in_section(self, section: str) -> list[str]:
+        """Its registered probes that go in its own part's section `section`, with rows in its scores."""
+        return [p for p in self.registered if self.probe(p).report_section == section and p in self.present]
+
+    def with_scores(self, probes: Iterable[str]) -> list[str]:
+        """`probes` (in their order) that have rows in its scores."""
+        return [p for p in probes if p in self.present]
+
+    def scored_in_run_order(self, run_probes: Sequence[str]) -> list[str]:
+        """Its probes with rows: in the run's order, then any the run does not list, by name."""
+        return [p for p in run_probes if p in self.present] + sorted(self.present - set(run_probes))
+
+    def pooled(self, table: str) -> dict[str, list[str]]:
+        """The run's probes of each column of a pooled paper table ("table4", "table7")."""
+        return pooled_members(table, list(self.probes))
+
+    def registered_pooled(self, table: str) -> dict[str, list[str]]:
+        """Every registered probe of each column of a pooled paper table (to name what a run could add)."""
+        return pooled_members(table, list(self.registered))
+
+    def probe(self, name: str) -> Probe:
+        """A probe of its part, as its module declares it."""
+        if name not in self.declared:
+            raise KeyError(f"probe {name!r} is not one of {self.dataset.title}'s in this report's plan")
+        return self.declared[name]
+
+
+@dataclass(frozen=True)
+class ReportPlan:
+    """Every dataset with rows in the results, the paper's first, then the others as registered."""
+
+    parts: dict[str, DatasetPlan]
+
+    @property
+    def paper(self) -> DatasetPlan | None:
+        """The paper dataset's part, where the report has one: a run with rows of the paper's dataset,
+        or with rows of none other (the report of an empty run is the paper's, as it always was)."""
+        return next((p for p in self.parts.values() if p.dataset.paper), None)
+
+    @property
+    def others(self) -> list[DatasetPlan]:
+        return [p for p in self.parts.values() if not p.dataset.paper]
+
+
+def dataset_column(table: pl.DataFrame) -> pl.Series:
+    """Each row's dataset: the table's own `dataset` column; for a table written before the column
+    existed, each probe's dataset as the registry gives it (`results.dataset_of_scores`)."""
+    if "dataset" in table.columns:
+        return table["dataset"]
+    of_probe = {p: dataset_of_scores(p) for p in table["probe"].unique().to_list()}
+    return (
+        table["probe"].replace_strict(of_probe, return_dtype=pl.String) if of_probe else pl.Series([], dtype=pl.String)
+    )
+
+
+def probe_dataset(probe: str) -> str:
+    """The dataset a run's probe belongs to: an external set's is the paper's (it is given in its format)."""
+    return paper_dataset().name if is_external(probe) else dataset_of_scores(probe)
+
+
+def plan_of(
+    scores: Index,
+    run_probes: Sequence[str],
+    run_models: Sequence[str],
+    run_splits: Sequence[str],
+) -> ReportPlan:
+    """The plan of a run's report from its results table (power already decided) and the run's
+    probes, models and splits (config's order)."""
+    table = scores.table
+    column = dataset_column(table)
+    known = names()
+    unknown = sorted(set(column.unique().to_list()) - set(known))
+    if unknown:
+        raise ValueError(
+            f"the results table has rows of dataset {', '.join(map(repr, unknown))}, which is not registered "
+            f"(registered: {', '.join(known)}): name its package under `datasets:` in config "
+            "(docs/adding-a-dataset.md), or leave its score files out of the results"
+        )
+    in_rows = [d for d in known if d in set(column.to_list())]
+    paper = paper_dataset().name
+    # Rows of the paper's dataset, or of no dataset at all: the paper's part (an empty run reads as it always did).
+    wanted = ([paper] if paper in in_rows or not in_rows else []) + [d for d in in_rows if d != paper]
+    marked = table.with_columns(column.alias("__dataset")) if "dataset" not in table.columns else table
+    key = "dataset" if "dataset" in table.columns else "__dataset"
+    rows = {d: marked.filter(pl.col(key) == d).drop("__dataset", strict=False) for d in wanted}
+    # A run of one dataset keeps its Index as it is (no copy of the table).
+    indexes = {d: scores if len(in_rows) <= 1 else Index(rows[d]) for d in wanted}
+    answered = {d: set(indexes[d].models()) for d in wanted}
+    parts = {}
+    for name in wanted:
+        others = set().union(*(answered[d] for d in wanted if d != name))
+        dataset = get_dataset(name)
+        probes = tuple(p for p in run_probes if probe_dataset(p) == name)
+        registered = tuple(probes_for(name))
+        parts[name] = DatasetPlan(
+            dataset=dataset,
+            scores=indexes[name],
+            probes=probes,
+            # The paper's part keeps a model with no rows at all (its tables say so); another part lists
+            # the models that answered it.
+            models=tuple(m for m in run_models if m in answered[name] or (dataset.paper and m not in others)),
+            only=frozenset(answered[name] - others),
+            splits=tuple(s for s in run_splits if s in dataset.splits),
+            registered=registered,
+            declared={p: get_probe(p) for p in (*registered, *probes)},
+        )
+    return ReportPlan(parts)
+
+
+def part_of(scores: Index, dataset: str) -> DatasetPlan:
+    """One dataset's part of a results table on its own (`tabprobe compare`, the tests): every model
+    with rows, none of config's order."""
+    parts = plan_of(scores, [], scores.models(), []).parts
+    if dataset not in parts:
+        raise ValueError(f"the results table has no rows of dataset {dataset!r} (it has: {', '.join(parts)})")
+    return parts[dataset]
