@@ -1,5 +1,5 @@
 """Annotation artifacts (paper section 4): Table 4's hypothesis edits that keep or flip the label,
-and the premise controls of the InfoTabS paper (Tables 3-4)."""
+and the premise controls of the paper dataset's own paper (Tables 3-4)."""
 
 from __future__ import annotations
 
@@ -50,12 +50,12 @@ def artifacts_section(scores: Index, run: RunInfo) -> Section | None:
 
 
 def premise_controls_section(scores: Index, run: RunInfo) -> Section | None:
-    """InfoTabS paper Tables 3-4: the table removed, replaced by a dummy, or swapped for another."""
+    """The paper dataset's own paper, Tables 3-4: the table removed, replaced by a dummy, or swapped for another."""
     return probe_family_section(
         scores,
         run,
         "premise_control",
-        "Premise controls (InfoTabS paper Tables 3 and 4)",
+        f"Premise controls ({run.plan.dataset.title} paper Tables 3 and 4)",
         run.plan.dataset.report.texts["premise_controls"] + DROP_EXPLAINED,
         "Accuracy (mean (std), n; paired drop: here a larger drop is better, it shows the model reads its premise)",
         reference=paper.PREMISE_CONTROLS,

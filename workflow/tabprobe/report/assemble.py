@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabprobe.data.datasets import paper_dataset
 from tabprobe.io import atomic_dir, read_json, write_text
 from tabprobe.probes import register_externals
 from tabprobe.report import (
@@ -64,7 +65,7 @@ def build_sections(scores: Index, run: RunInfo) -> list[Section]:
 
 def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
     """The paper dataset's part: the verdicts, scorecard and summary, the run, then the paper's dimensions."""
-    run.verdicts = verdicts.verdicts(scores, verdicts.facts_of(run.models, run.relevance))
+    run.verdicts = verdicts.verdicts(run.plan, verdicts.facts_of(run.models, run.relevance))
     sections = [
         summary.verdict_section(run),
         summary.scorecard_section(scores, run),
@@ -85,7 +86,8 @@ def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
     for dimension, subsections in parts.items():
         subsections = [s for s in subsections if s]
         if subsections:
-            sections.append(Section(DIMENSIONS[dimension], [DIMENSION_INTROS[dimension]]))
+            intro = DIMENSION_INTROS[dimension].format(paper=run.plan.dataset.title)
+            sections.append(Section(DIMENSIONS[dimension], [intro]))
             for subsection in subsections:
                 subsection.level = 3
                 sections.append(subsection)
@@ -104,9 +106,10 @@ def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
 TITLE = "tabprobe report: is the model using the evidence in its tables?"
 
 
+# "{paper}": the title of the paper's dataset (Dataset.title).
 LEDE = (
     "Does each model reason from the evidence in its table? The verdicts come first, then the scorecard that "
-    'decides them, then every probe. Systematic probes of "Is My Model Using the Right Evidence?" (Gupta et al.) on InfoTabS: the tables and '
+    'decides them, then every probe. Systematic probes of "Is My Model Using the Right Evidence?" (Gupta et al.) on {paper}: the tables and '
     "hypotheses are perturbed in controlled ways and the model's predictions compared with what evidence-based "
     "reasoning allows. Every number carries its n and its interval; the paper's RoBERTa-large numbers stand "
     "beside this run's."
@@ -129,7 +132,8 @@ def assemble(scores: Index, run: RunInfo) -> Report:
         for block in section.blocks
         if isinstance(block, Figure) and block.path
     }
-    return Report(render.to_html(sections, TITLE, LEDE), render.to_markdown(sections, TITLE, LEDE), files)
+    lede = LEDE.format(paper=paper_dataset().title)
+    return Report(render.to_html(sections, TITLE, lede), render.to_markdown(sections, TITLE, lede), files)
 
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tabprobe.data.infotabs.reading import SPLITS
 from tabprobe.report.blocks import Section, TableBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.report.power import TOO_FEW, Power
@@ -41,7 +40,7 @@ def coverage_section(run: RunInfo) -> Section:
         + " An example rejected by curation is skipped. "
         + POWER_NOTE
     )
-    order = {split: i for i, split in enumerate(SPLITS)}
+    order = {split: i for i, split in enumerate(run.plan.dataset.splits)}
     rows = [
         coverage_row(c, run.power) + [curation_counts(c.get("review"))]
         for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))

@@ -19,9 +19,10 @@ DIMENSIONS = {
     "external": "External probe sets",
     "other": "Other probes",
 }
+# Each part's opening paragraph ("{paper}": the title of the paper's dataset, Dataset.title).
 DIMENSION_INTROS = {
     "artifacts": "Does the model answer from the hypothesis alone? Hypothesis edits that keep or flip the label "
-    "(paper Table 4) and the InfoTabS premise controls.",
+    "(paper Table 4) and the {paper} premise controls.",
     "evidence": "Does the model read the rows that hold the evidence? Table perturbations judged by transition "
     "rules (section 5.1: Tables 5, 13-15, 17 and their graphs), deleting the relevant and irrelevant "
     "rows (section 5.2: Tables 6 and 16) and the rows whose deletion moves the prediction (section 5.3).",

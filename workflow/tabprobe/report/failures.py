@@ -89,8 +89,8 @@ def dataset_of(probe: Probe) -> Dataset:
 
 
 def label_names(probe: Probe) -> Mapping[str, str]:
-    """The names of the labels of the probe's dataset (InfoTabS's ENTAIL, NEUTRAL, CONTRADICT;
-    TabFact's ENTAILED, REFUTED), and a served model's unparsed answer."""
+    """The names of the labels of the probe's dataset (its `Dataset.label_names`: ENTAIL, NEUTRAL,
+    CONTRADICT on the paper's; ENTAILED, REFUTED on a two-label one), and a served model's unparsed answer."""
 
     return {**dataset_of(probe).label_names, schemas.UNPARSED: UNPARSED_NAME}
 
@@ -189,7 +189,7 @@ def find_failures(
 def _read_predictions(path, labels: Sequence[str] = LABELS, key: str = "uid") -> dict[str, str]:
     """`key` (the probe example's uid, or for the unperturbed probe's predictions the gold
     example's, `orig_uid`: a baseline whose uids name the probe, as another dataset's may, pairs too) -> prediction,
-    read in terms of the probe's dataset's `labels`: on a two-label dataset (TabFact) a three-way
+    read in terms of the probe's dataset's `labels`: on a two-label dataset a three-way
     model's NEUTRAL is REFUTED, as its scores read it."""
     from tabprobe import schemas
     from tabprobe.io import read_parquet

@@ -1,4 +1,4 @@
-"""Probes outside the paper's families: external probe sets given as folders in InfoTabS format,
+"""Probes outside the paper's families: external probe sets given as folders in the paper dataset's format,
 and probes of a user's own judged by an expected label."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def external_section(scores: Index, run: RunInfo) -> Section | None:
         run,
         "external",
         "External probe sets",
-        "Probe sets given as folders in InfoTabS format (config `probes: {name: {external: folder}}`), scored "
+        f"Probe sets given as folders in {run.plan.dataset.title} format (config `probes: {{name: {{external: folder}}}}`), scored "
         "against their own labels; the paired drop covers the lines paired with a gold example of the split "
         "(see Probe coverage). " + DROP_EXPLAINED,
         "Accuracy (mean (std), n; paired drop)",

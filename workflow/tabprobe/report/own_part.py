@@ -1,8 +1,8 @@
-"""The part of the report of a dataset other than the paper's (issue 35's TabFact part, given a
-dataset): its four verdict questions answered from its probes (`own_verdicts`), accuracy on its
+"""The part of the report of a dataset other than the paper's (issue 35's part of the relational
+tables, given a dataset): its four verdict questions answered from its probes (`own_verdicts`), accuracy on its
 unperturbed examples, its table probes' transitions, the sections only it has (its
-`ReportPart.sections`, e.g. TabFact's probes whose expected labels come from executing the
-statements' programs), its statement edits and premise controls, and their coverage. Which probe
+`ReportPart.sections`, e.g. the probes whose expected labels come from executing a relational
+dataset's human-written programs), its statement edits and premise controls, and their coverage. Which probe
 goes where is the report's plan (report.plan). A two-label dataset has no NEUTRAL column or row
 anywhere here; a three-label model's NEUTRAL answers are read as its second label, and their share
 is stated beside its numbers."""

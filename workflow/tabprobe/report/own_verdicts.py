@@ -370,7 +370,7 @@ def own_verdict(plan: DatasetPlan, model: str, facts: ModelFacts, baseline: str 
     its accuracy is set beside (trained on the same data), if any."""
     lead = over_majority(plan, model)
     # A hypothesis-only model at the majority class is the finding (the statements carry no cues), not
-    # a failed training: TabFact's statements were written to leave none.
+    # a failed training: a dataset's statements may be written to leave none (as the relational one's are).
     at_chance = (
         lead
         if lead

@@ -100,7 +100,9 @@ def scorecard_section(scores: Index, run: RunInfo) -> Section:
             )
         )
     section.blocks.append("How the verdicts are decided (workflow/tabprobe/report/verdicts.py):")
-    section.blocks += [f"({i}) {rule}" for i, rule in enumerate(verdict_terms.RULES, start=1)]
+    section.blocks += [
+        f"({i}) {rule}" for i, rule in enumerate(verdict_terms.rules(verdicts.paper_chance_pct(run.plan)), start=1)
+    ]
     return section
 
 

@@ -18,47 +18,46 @@ MAJORITY_PCT = 50.0
 IRRELEVANT_MOVES_PCT = 10.0
 # A caveat when at least this share of a model's premises were cut at its max_length.
 TRUNCATION_CAVEAT_PCT = 10.0
-# InfoTabS's splits hold the three labels in equal shares: a model whose whole accuracy interval on
-# the unperturbed split lies below this plus NEGLIGIBLE_POINTS has not learned the task (a training
-# that collapsed to one label, say), and none of its other numbers can be read as reasoning. (A
-# wide interval that reaches chance from above, on a small slice, is not enough to say so.)
-CHANCE_PCT = 100.0 / 3
 
 YES, NO, CANNOT_TELL, NOT_MEASURED, DOES_NOT_APPLY = "yes", "no", "cannot tell", "not measured", "does not apply"
 
-RULES = [
-    f"An effect on accuracy is read from its 95% interval [low, high]: no effect worth the name when high < "
-    f"{NEGLIGIBLE_POINTS:g} points; a clear effect when low > 0 and high ≥ {NEGLIGIBLE_POINTS:g}; a clear rise (the "
-    f"perturbed examples are easier for it) when high < 0 and low ≤ -{NEGLIGIBLE_POINTS:g}, which counts as no drop "
-    "but is never shown as no effect; otherwise the interval allows both. A share (%) is above or below a threshold "
-    "only when its whole interval is.",
-    "Uses its table: first, does its table help it? Removing the table lowers accuracy, and it beats the "
-    "hypothesis-only baseline on the same examples: yes when one shows a clear effect and none shows none; no "
-    "when they show no effect; cannot tell when they disagree or allow both. A wrong table (dummy, another "
-    "table) lowering accuracy shows that it reads its table, not that it reasons from it: those two decide "
-    "only where the first two were not measured (yes on a clear drop, no on none). A model that sees the "
-    "hypothesis only cannot use its table.",
-    f"Uses the right rows (asked only of a model that may use its table). Each of three numbers can say no: most "
-    f"predictions (> {MAJORITY_PCT:g}%) stay put after the rows the hypothesis needs are deleted; most examples are "
-    f"decided by wrong or no rows (evidence selection); deleting an irrelevant row moves more than "
-    f"{IRRELEVANT_MOVES_PCT:g}% of predictions the wrong way. The first two say yes when below {MAJORITY_PCT:g}%. No "
-    "when some say no and none says yes; yes when fewer than half stay put after the needed rows are deleted and "
-    "none says no; cannot tell otherwise. Few moves after an irrelevant row is deleted is never counted for a model: a "
-    "model that ignores its table does not move either.",
-    "Leans on hypothesis artifacts: yes when label-flipping hypothesis edits clearly lower accuracy and by more "
-    "than label-preserving ones (the intervals do not overlap); no when the flipping edits show no effect and hold "
-    "both directions (E→C and C→E: on E→C alone a model that answers CONTRADICT to every edit loses nothing "
-    "either); cannot tell otherwise, a clear rise included (it follows cues in the edited wording).",
-    "Leans on pre-trained knowledge: yes when counterfactual tables that keep the label clearly lower accuracy "
-    "(paper Table 7); no when they show no effect; cannot tell otherwise. For a model that does not use its table "
-    "the question does not apply: it answers from the hypothesis and pre-training throughout.",
-    f"Caveats change the reading and are stated with each verdict: an untrained classification head, or accuracy "
-    f"on the unperturbed split at chance (its interval's high end under {CHANCE_PCT:.1f}% + {NEGLIGIBLE_POINTS:g} "
-    f"points; the numbers then say nothing: every yes or no becomes cannot tell), {TRUNCATION_CAVEAT_PCT:g}% or more of "
-    "the premises "
-    "cut at max_length (edits past the cut are invisible and keep predictions in place), and relevant rows found "
-    "by the aligner rather than by people.",
-]
+
+def rules(chance_pct: float) -> list[str]:
+    """The rules as the report prints them, given the paper dataset's chance accuracy (its
+    DatasetPlan.chance_pct)."""
+    return [
+        f"An effect on accuracy is read from its 95% interval [low, high]: no effect worth the name when high < "
+        f"{NEGLIGIBLE_POINTS:g} points; a clear effect when low > 0 and high ≥ {NEGLIGIBLE_POINTS:g}; a clear rise (the "
+        f"perturbed examples are easier for it) when high < 0 and low ≤ -{NEGLIGIBLE_POINTS:g}, which counts as no drop "
+        "but is never shown as no effect; otherwise the interval allows both. A share (%) is above or below a threshold "
+        "only when its whole interval is.",
+        "Uses its table: first, does its table help it? Removing the table lowers accuracy, and it beats the "
+        "hypothesis-only baseline on the same examples: yes when one shows a clear effect and none shows none; no "
+        "when they show no effect; cannot tell when they disagree or allow both. A wrong table (dummy, another "
+        "table) lowering accuracy shows that it reads its table, not that it reasons from it: those two decide "
+        "only where the first two were not measured (yes on a clear drop, no on none). A model that sees the "
+        "hypothesis only cannot use its table.",
+        f"Uses the right rows (asked only of a model that may use its table). Each of three numbers can say no: most "
+        f"predictions (> {MAJORITY_PCT:g}%) stay put after the rows the hypothesis needs are deleted; most examples are "
+        f"decided by wrong or no rows (evidence selection); deleting an irrelevant row moves more than "
+        f"{IRRELEVANT_MOVES_PCT:g}% of predictions the wrong way. The first two say yes when below {MAJORITY_PCT:g}%. No "
+        "when some say no and none says yes; yes when fewer than half stay put after the needed rows are deleted and "
+        "none says no; cannot tell otherwise. Few moves after an irrelevant row is deleted is never counted for a model: a "
+        "model that ignores its table does not move either.",
+        "Leans on hypothesis artifacts: yes when label-flipping hypothesis edits clearly lower accuracy and by more "
+        "than label-preserving ones (the intervals do not overlap); no when the flipping edits show no effect and hold "
+        "both directions (E→C and C→E: on E→C alone a model that answers CONTRADICT to every edit loses nothing "
+        "either); cannot tell otherwise, a clear rise included (it follows cues in the edited wording).",
+        "Leans on pre-trained knowledge: yes when counterfactual tables that keep the label clearly lower accuracy "
+        "(paper Table 7); no when they show no effect; cannot tell otherwise. For a model that does not use its table "
+        "the question does not apply: it answers from the hypothesis and pre-training throughout.",
+        f"Caveats change the reading and are stated with each verdict: an untrained classification head, or accuracy "
+        f"on the unperturbed split at chance (its interval's high end under {chance_pct:.1f}% + {NEGLIGIBLE_POINTS:g} "
+        f"points; the numbers then say nothing: every yes or no becomes cannot tell), {TRUNCATION_CAVEAT_PCT:g}% or more of "
+        "the premises "
+        "cut at max_length (edits past the cut are invisible and keep predictions in place), and relevant rows found "
+        "by the aligner rather than by people.",
+    ]
 
 
 @dataclass(frozen=True)

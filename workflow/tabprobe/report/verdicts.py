@@ -12,7 +12,7 @@ intervals, never from a mean alone:
 4. Does it lean on what it memorised in pre-training? Counterfactual tables with the label
    kept hurt it (paper section 6, Table 7).
 
-The rules (verdict_terms.RULES, printed in the report) read each number as one of three: a clear
+The rules (verdict_terms.rules, printed in the report) read each number as one of three: a clear
 effect, no effect worth the name, or an interval that allows both, which makes the answer
 "cannot tell". Signals that disagree also give "cannot tell". A low invalid-transition share is
 never read as good on its own: a model that ignores its table never moves and scores zero.
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabprobe.data.datasets import paper_dataset
+from tabprobe.data.datasets import all_datasets, paper_dataset
 from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.probes.base import OTHER_ROWS
-from tabprobe.report.plan import with_role
+from tabprobe.report.plan import DatasetPlan, chance_of, with_role
 from tabprobe.report.power import left_out_caveat
 from tabprobe.report.scorecard import paper_scorecard
 from tabprobe.report.verdict_questions import (
@@ -38,7 +38,6 @@ from tabprobe.report.verdict_questions import (
 )
 from tabprobe.report.verdict_terms import (
     CANNOT_TELL,
-    CHANCE_PCT,
     DOES_NOT_APPLY,
     NEGLIGIBLE_POINTS,
     NO,
@@ -85,10 +84,12 @@ def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) ->
     return facts
 
 
-def verdict(results: Index, model: str, facts: ModelFacts) -> Verdict:
-    """The verdict on one model from the results table (`results.collect`'s layout)."""
-    at_chance = _at_chance(results, model)
-    caveats = _caveats(results, model, facts, at_chance)
+def verdict(results: Index, model: str, facts: ModelFacts, chance_pct: float | None = None) -> Verdict:
+    """The verdict on one model from the results table (`results.collect`'s layout); `chance_pct`: the
+    paper dataset's chance accuracy (its DatasetPlan.chance_pct; None: as its dataset declares it)."""
+    chance_pct = paper_chance_pct() if chance_pct is None else chance_pct
+    at_chance = _at_chance(results, model, chance_pct)
+    caveats = _caveats(results, model, facts, at_chance, chance_pct)
     if facts.premise == HYPOTHESIS_ONLY:
         uses, rows = baseline_findings()
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
@@ -135,8 +136,12 @@ def selection_caveat(facts: ModelFacts) -> str | None:
     """How its numbers read where the pipeline chose the rows its premise holds."""
     if not facts.premise_selection or facts.premise == HYPOTHESIS_ONLY:
         return None
+    # What a premise row is on the datasets whose rows are other things (`ReportPart.texts`: records, columns).
+    other_rows = "; ".join(
+        d.report.texts["premise_selection"] for d in all_datasets() if "premise_selection" in d.report.texts
+    )
     return (
-        f"Its premises hold the rows (of a TabFact table, the records and columns) that premise selection "
+        f"Its premises hold the rows{f' ({other_rows})' if other_rows else ''} that premise selection "
         f"(`{facts.premise_selection}`) chose as most related to the hypothesis, not the whole table: the pipeline "
         "chose the rows, the model used them. A row left out cannot move it, so staying put when an irrelevant row "
         "is deleted, and its own evidence being relevant rows, are partly the selection's doing; deleting the rows "
@@ -149,7 +154,9 @@ def premise_caveats(facts: ModelFacts) -> list[str]:
     return [c for c in (truncation_caveat(facts), selection_caveat(facts)) if c]
 
 
-def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None) -> list[str]:
+def _caveats(
+    results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None, chance_pct: float
+) -> list[str]:
     """What changes the reading of its numbers, in words shown with the verdict."""
     caveats = []
     if facts.trained is False:
@@ -158,7 +165,7 @@ def _caveats(results: Index, model: str, facts: ModelFacts, at_chance: tuple[str
         split, score = at_chance
         caveats.append(
             f"Its accuracy on {split} is {score['mean']:.1f}% [{score['ci_low']:.1f}, {score['ci_high']:.1f}], no "
-            f"better than chance ({CHANCE_PCT:.1f}%): it has not learned the task (check its training: dev accuracy, "
+            f"better than chance ({chance_pct:.1f}%): it has not learned the task (check its training: dev accuracy, "
             "loss), so its other numbers say nothing about reasoning."
         )
     caveats += premise_caveats(facts)
@@ -194,16 +201,36 @@ def headline_of(model: str, uses: Finding, rows: Finding) -> str:
     }[uses.answer]
 
 
-def _at_chance(results: Index, model: str) -> tuple[str, dict] | None:
-    """(split, accuracy) where the model's accuracy on the unperturbed split is no better than chance."""
+def paper_chance_pct(plan: DatasetPlan | None = None) -> float:
+    """The paper dataset's chance accuracy (its part's `plan.chance_pct`; without a plan, as the dataset
+    declares it): one level for every split, as its splits hold each label in equal shares
+    (`ReportPart.chance` "uniform"), which the verdicts' at-chance rule rests on."""
+    paper = plan.dataset if plan else paper_dataset()
+    chance = plan.chance_pct if plan else chance_of(paper)
+    if chance is None:
+        raise ValueError(
+            f"dataset {paper.name} (the paper's) declares `ReportPart.chance` {paper.report.chance!r}: the paper "
+            'verdicts read chance as one level for every split; declare chance="uniform" where its splits hold '
+            "each label in equal shares"
+        )
+    return chance
+
+
+def _at_chance(results: Index, model: str, chance_pct: float) -> tuple[str, dict] | None:
+    """(split, accuracy) where the model's accuracy on the unperturbed split is no better than chance: a
+    model whose whole accuracy interval there lies below chance plus NEGLIGIBLE_POINTS has not learned the
+    task (a training that collapsed to one label, say), and none of its other numbers can be read as
+    reasoning. (A wide interval that reaches chance from above, on a small slice, is not enough to say so.)"""
     found = results.first(model, paper_dataset().baseline_probe, "accuracy", needs_interval=True)
-    if found and found[1]["ci_high"] < CHANCE_PCT + NEGLIGIBLE_POINTS:
+    if found and found[1]["ci_high"] < chance_pct + NEGLIGIBLE_POINTS:
         return found
     return None
 
 
-def verdicts(results: Index, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
-    return {model: verdict(results, model, facts) for model, facts in models.items()}
+def verdicts(plan: DatasetPlan, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
+    """The verdicts on the paper dataset's models from its part of the plan: its rows, its chance level."""
+    chance_pct = paper_chance_pct(plan)
+    return {model: verdict(plan.scores, model, facts, chance_pct) for model, facts in models.items()}
 
 
 def short_verdict(verdict: Verdict) -> str:

@@ -60,6 +60,8 @@ REPORT = ReportPart(
     verdict_splits=("simple_test", "complex_test", "bootstrap"),
     verdict_rules=VERDICT_RULES,
     texts={
+        # What a selected premise of its tables holds, in the premise-selection caveat of every verdict.
+        "premise_selection": "of a TabFact table, the records and columns",
         "accuracy_title": "TabFact accuracy: simple and complex statements",
         "accuracy": (
             "Accuracy on TabFact's unperturbed statements. `simple_test` and `complex_test` are the two halves of "
