@@ -6,6 +6,7 @@ the first screen, with their numbers, and the scorecard has a row per model."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import polars as pl
 import pytest
@@ -14,6 +15,7 @@ from tabprobe.report import verdict_terms, verdicts
 from tabprobe.report.assemble import assemble, build_sections
 from tabprobe.report.blocks import VerdictBlock
 from tabprobe.report.inputs import RunInfo
+from tabprobe.report.plan import part_of
 from tabprobe.report.verdict_terms import CANNOT_TELL, DOES_NOT_APPLY, NO, NOT_MEASURED, YES, ModelFacts
 from tabprobe.scoring.results import Index
 
@@ -244,6 +246,23 @@ def test_a_model_at_chance_gets_no_verdict_on_reasoning():
         results("h", {("original", "accuracy"): (33.0, 30.0, 36.0)}), "h", ModelFacts(premise="hypothesis_only")
     )
     assert blind_baseline.unreadable == "at chance"
+
+
+def test_the_at_chance_rule_reads_the_plans_chance_level():
+    """Chance is the paper dataset's part's (`DatasetPlan.chance_pct`, from `ReportPart.chance`): with
+    two labels in equal shares it is 50, and a model at 45 [42, 48] is at chance there though well over a
+    third; a paper dataset that declares no single level stops the verdicts with its name."""
+    scores = results("m", TABLE_BLIND | {("original", "accuracy"): (45.0, 42.0, 48.0)})
+    plan = part_of(scores, "infotabs")
+    assert verdicts.verdicts(plan, {"m": PARA})["m"].unreadable is None
+    two_labels = replace(plan, dataset=replace(plan.dataset, labels=("E", "C")))
+    verdict = verdicts.verdicts(two_labels, {"m": PARA})["m"]
+    assert verdict.unreadable == "at chance"
+    assert any("no better than chance (50.0%)" in c for c in verdict.caveats)
+    assert "its interval's high end under 50.0% + 3 points" in verdict_terms.rules(two_labels.chance_pct)[-1]
+    majority = replace(plan.dataset, report=replace(plan.dataset.report, chance="majority"))
+    with pytest.raises(ValueError, match=r"dataset infotabs \(the paper's\) declares `ReportPart.chance` 'majority'"):
+        verdicts.verdicts(replace(plan, dataset=majority), {"m": PARA})
 
 
 def test_a_number_is_read_from_its_interval_not_its_mean():
