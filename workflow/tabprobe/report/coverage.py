@@ -40,28 +40,35 @@ def coverage_section(run: RunInfo) -> Section:
         + " An example rejected by curation is skipped. "
         + POWER_NOTE
     )
-    order = {split: i for i, split in enumerate(run.plan.dataset.splits)}
-    rows = [
-        coverage_row(c, run.power) + [curation_counts(c.get("review"))]
-        for c in sorted(run.coverage, key=lambda c: (run.probes.index(c["probe"]), order[c["split"]]))
-    ]
-    section.blocks.append(
-        TableBlock(
-            [
-                "Probe",
-                "Split",
-                "Cap",
-                "Gold examples",
-                "Perturbed",
-                *POWER_HEADER,
-                "Skipped (reason: count)",
-                "Dropped (broken promise: count)",
-                "Curation",
-            ],
-            rows,
-        )
-    )
+    section.blocks.append(coverage_table(run, run.coverage, run.plan.dataset.splits))
     return section
+
+
+def coverage_table(
+    run: RunInfo, entries: Sequence[Mapping], split_order: Sequence[str], noun: str = "examples", curation: bool = True
+) -> TableBlock:
+    """One part's coverage records (one probe on one split each) as a table, in the run's probe order
+    (a probe the run does not list after those, by name), then `split_order`: the gold examples
+    (`noun`: what its dataset calls them) and what became of them, with the Curation column if `curation`."""
+    probes = {p: i for i, p in enumerate(run.probes)}
+    splits = {s: i for i, s in enumerate(split_order)}
+    ordered = sorted(
+        entries,
+        key=lambda c: (probes.get(c["probe"], len(probes)), c["probe"], splits.get(c["split"], len(splits))),
+    )
+    header = [
+        "Probe",
+        "Split",
+        "Cap",
+        f"Gold {noun}",
+        "Perturbed",
+        *POWER_HEADER,
+        "Skipped (reason: count)",
+        "Dropped (broken promise: count)",
+        *(["Curation"] if curation else []),
+    ]
+    rows = [coverage_row(c, run.power) + ([curation_counts(c.get("review"))] if curation else []) for c in ordered]
+    return TableBlock(header, rows)
 
 
 def coverage_row(c: Mapping, power: Power | None) -> list[str]:

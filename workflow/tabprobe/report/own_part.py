@@ -18,7 +18,7 @@ from tabprobe.data.datasets import OwnSection, paper_dataset
 from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.report import own_verdicts
 from tabprobe.report.blocks import Section, Stat, TableBlock, VerdictBlock
-from tabprobe.report.coverage import POWER_HEADER, POWER_NOTE, coverage_row
+from tabprobe.report.coverage import POWER_NOTE, coverage_table
 from tabprobe.report.inputs import RunInfo
 from tabprobe.report.plan import DatasetPlan, probe_dataset
 from tabprobe.report.run import training_cells
@@ -273,27 +273,7 @@ def coverage_section(plan: DatasetPlan, run: RunInfo) -> Section | None:
     section.blocks.append(
         f"How many statements each {title} probe could edit, and why it skipped or dropped the rest. " + POWER_NOTE
     )
-    probe_order = {p: i for i, p in enumerate(run.probes)}
-    split_order = {s: i for i, s in enumerate(plan.split_order)}
-    entries.sort(
-        key=lambda c: (
-            probe_order.get(c["probe"], len(probe_order)),
-            c["probe"],
-            split_order.get(c["split"], len(split_order)),
-        )
-    )
-    rows = [coverage_row(c, run.power) for c in entries]
-    header = [
-        "Probe",
-        "Split",
-        "Cap",
-        "Gold statements",
-        "Perturbed",
-        *POWER_HEADER,
-        "Skipped (reason: count)",
-        "Dropped (broken promise: count)",
-    ]
-    section.blocks.append(TableBlock(header, rows))
+    section.blocks.append(coverage_table(run, entries, plan.split_order, noun="statements", curation=False))
     return section
 
 
