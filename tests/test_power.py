@@ -16,6 +16,7 @@ from tabprobe.config import min_examples_record, probe_min_examples, schema_defa
 from tabprobe.report import power
 from tabprobe.report.assemble import assemble, build_sections
 from tabprobe.report.blocks import Figure, VerdictBlock
+from tabprobe.report.coverage import coverage_table
 from tabprobe.scoring.results import Index, run_record
 
 # Beside the constructed run's minilm-para (a table-blind model, every number on 400 examples):
@@ -206,3 +207,28 @@ def test_tabprobe_compare_reads_a_run_as_its_report_does(tmp_path):
     rows = compare.compare(compare.load_side(left, "m"), compare.load_side(right, "m"), compare.scoring_settings(left))
     accuracy = next(r for r in rows if r.measure.statistic == "accuracy")
     assert accuracy.note == "paired on 10 shared examples" and accuracy.difference["n"] == 10
+
+
+def test_both_parts_coverage_tables_are_one_writer():
+    """coverage.coverage_table writes the paper's part's table and every other part's: the run's probe
+    order (a probe the run does not list after those, by name), then the part's split order; the gold
+    rows named as the part's dataset names them, the Curation column only where asked for."""
+    _, run = small_run()
+    run.power = None
+    entries = [
+        {"probe": probe, "split": split, "limit": None, "gold": 10, "perturbed": 4, "skipped": {}}
+        for probe, split in (("zz_unlisted", "alpha1"), ("negation_flip", "train"), ("negation_flip", "alpha1"))
+    ] + [{**COVERAGE[1], "review": {"candidates": 2, "accepted": 1}}]
+    paper_table = coverage_table(run, entries, ["train", "alpha1"])
+    assert paper_table.header[3] == "Gold examples" and paper_table.header[-1] == "Curation"
+    assert [(r[0], r[1]) for r in paper_table.rows] == [
+        ("temporal_flip", "alpha1"),
+        ("negation_flip", "train"),
+        ("negation_flip", "alpha1"),
+        ("zz_unlisted", "alpha1"),
+    ]
+    assert paper_table.rows[0][-1] == "2 to check, 1 accepted" and paper_table.rows[1][-1] == "–"
+    other = coverage_table(run, entries, ["alpha1", "train"], noun="statements", curation=False)
+    assert other.header[3] == "Gold statements" and "Curation" not in other.header
+    assert [(r[0], r[1]) for r in other.rows][1:3] == [("negation_flip", "alpha1"), ("negation_flip", "train")]
+    assert all(len(r) == len(other.header) for r in other.rows)
