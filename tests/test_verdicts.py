@@ -97,12 +97,17 @@ IN_BETWEEN = {
 }
 
 
+def paper_verdict(scores: Index, model: str, facts: ModelFacts) -> verdict_terms.Verdict:
+    """The verdict on a model of the paper dataset's part of a constructed results table."""
+    return verdicts.verdict(part_of(scores, "infotabs"), model, facts)
+
+
 def answers(verdict: verdict_terms.Verdict) -> list[str]:
     return [f.answer for f in verdict.findings]
 
 
 def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_praised():
-    verdict = verdicts.verdict(results("minilm-para", TABLE_BLIND), "minilm-para", PARA)
+    verdict = paper_verdict(results("minilm-para", TABLE_BLIND), "minilm-para", PARA)
     assert verdict.headline == "minilm-para does not use its table."
     assert answers(verdict) == [NO, NO, YES, DOES_NOT_APPLY]
     uses = verdict.finding(verdict_terms.USES_TABLE)
@@ -125,7 +130,7 @@ def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
     cells = dict(TABLE_BLIND)
     cells[("dummy_premise", "accuracy_drop")] = (3.2, 0.3, 5.8)
     cells[("swapped_table", "accuracy_drop")] = (4.2, 1.8, 6.6)
-    verdict = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA)
+    verdict = paper_verdict(results("minilm-para", cells), "minilm-para", PARA)
     assert verdict.headline == "minilm-para does not use its table."
     uses = verdict.finding(verdict_terms.USES_TABLE)
     assert uses.answer == NO
@@ -133,7 +138,7 @@ def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
     assert [n.signal for n in uses.numbers[:4]] == [NO, NO, YES, YES]  # all shown, the wrong tables too
     # Where nothing says whether its table helps, a wrong table's clear drop is what there is to go on.
     only_wrong_tables = {k: v for k, v in cells.items() if k[0] not in ("hypothesis_only", "original")}
-    verdict = verdicts.verdict(results("m", only_wrong_tables), "m", PARA)
+    verdict = paper_verdict(results("m", only_wrong_tables), "m", PARA)
     assert verdict.finding(verdict_terms.USES_TABLE).answer == YES
 
 
@@ -145,7 +150,7 @@ def test_a_clear_rise_is_not_read_as_no_effect():
     cells = dict(TABLE_BLIND)
     cells[("table4:label_flipped", "accuracy_drop")] = (-17.9, -25.1, -11.2)
     cells[("hypothesis_only", "accuracy_drop")] = (-4.0, -6.5, -1.5)
-    verdict = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA)
+    verdict = paper_verdict(results("minilm-para", cells), "minilm-para", PARA)
     artifacts = verdict.finding(verdict_terms.ARTIFACTS)
     assert artifacts.answer == CANNOT_TELL and "raise its accuracy" in artifacts.sentence
     assert "a clear rise" in artifacts.numbers[0].text() and "no effect" not in artifacts.numbers[0].text()
@@ -157,14 +162,14 @@ def test_a_clear_rise_is_not_read_as_no_effect():
 
 
 def test_an_evidence_using_model_uses_its_table_and_the_right_rows():
-    verdict = verdicts.verdict(results("roberta", EVIDENCE_USING), "roberta", PARA)
+    verdict = paper_verdict(results("roberta", EVIDENCE_USING), "roberta", PARA)
     assert verdict.headline == "roberta uses its table, and the right rows."
     assert answers(verdict) == [YES, YES, NO, NO]
     assert verdict.caveats == []
 
 
 def test_an_in_between_model_gets_cannot_tell_wherever_an_interval_allows_both():
-    verdict = verdicts.verdict(results("middling", IN_BETWEEN), "middling", PARA)
+    verdict = paper_verdict(results("middling", IN_BETWEEN), "middling", PARA)
     assert verdict.headline == "Cannot tell whether middling uses its table."
     # Flipping edits hurt, but not clearly more than preserving ones: the intervals overlap.
     assert answers(verdict) == [CANNOT_TELL, CANNOT_TELL, CANNOT_TELL, CANNOT_TELL]
@@ -173,7 +178,7 @@ def test_an_in_between_model_gets_cannot_tell_wherever_an_interval_allows_both()
 def test_signals_that_disagree_give_cannot_tell():
     cells = dict(EVIDENCE_USING)
     cells[("original", "accuracy_gain_over_baseline")] = (-1.0, -3.0, 1.5)  # no better than the baseline
-    verdict = verdicts.verdict(results("m", cells), "m", PARA)
+    verdict = paper_verdict(results("m", cells), "m", PARA)
     assert verdict.finding(verdict_terms.USES_TABLE).answer == CANNOT_TELL
 
 
@@ -181,24 +186,24 @@ def test_using_the_table_but_not_the_rows_the_hypothesis_needs():
     cells = dict(EVIDENCE_USING)
     cells[("relevant_row_deletion", "unchanged_where_required_pct")] = (75.0, 70.0, 80.0)
     cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (60.0, 55.0, 66.0)
-    verdict = verdicts.verdict(results("m", cells), "m", PARA)
+    verdict = paper_verdict(results("m", cells), "m", PARA)
     assert verdict.headline == "m uses its table, but mostly not the rows the hypothesis needs."
     # One number saying no against one saying yes: cannot tell.
     cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (30.0, 24.0, 36.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
+    assert paper_verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
     # Moving after an irrelevant row is deleted says no; few such moves never say yes.
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] not in ("relevant_row_deletion", "evidence_selection")}
     cells[("irrelevant_row_deletion", "invalid_transition_pct")] = (18.0, 14.0, 22.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == NO
+    assert paper_verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == NO
     cells[("irrelevant_row_deletion", "invalid_transition_pct")] = (1.0, 0.0, 2.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
+    assert paper_verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
     # Without relevant-row deletion, evidence selection alone cannot say the rows are right.
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "relevant_row_deletion"}
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
+    assert paper_verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
 
 
 def test_the_hypothesis_only_baseline_cannot_use_its_table():
-    verdict = verdicts.verdict(
+    verdict = paper_verdict(
         results("minilm-hypo", {("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0)}),
         "minilm-hypo",
         ModelFacts(premise="hypothesis_only", truncated_pct=0.0),
@@ -208,17 +213,17 @@ def test_the_hypothesis_only_baseline_cannot_use_its_table():
 
 
 def test_nothing_measured_says_so_rather_than_guessing():
-    verdict = verdicts.verdict(results("m", {}), "m", PARA)
+    verdict = paper_verdict(results("m", {}), "m", PARA)
     assert answers(verdict) == [NOT_MEASURED, NOT_MEASURED, NOT_MEASURED, NOT_MEASURED]
     assert verdict.headline == "Whether m uses its table was not measured."
 
 
 def test_caveats_that_change_the_reading():
     facts = ModelFacts(premise="paragraph", truncated_pct=67.2, max_length=128, relevance_source="aligner")
-    verdict = verdicts.verdict(results("m", TABLE_BLIND), "m", facts)
+    verdict = paper_verdict(results("m", TABLE_BLIND), "m", facts)
     assert verdict.caveats[0].startswith("67% of its premises were cut at 128 tokens")
     assert "aligner" in verdict.caveats[1]
-    untrained = verdicts.verdict(results("m", EVIDENCE_USING), "m", ModelFacts(premise="paragraph", trained=False))
+    untrained = paper_verdict(results("m", EVIDENCE_USING), "m", ModelFacts(premise="paragraph", trained=False))
     assert untrained.headline == "m has an untrained head: its numbers say nothing about reasoning."
     assert set(answers(untrained)) == {CANNOT_TELL}
 
@@ -228,7 +233,7 @@ def test_a_model_at_chance_gets_no_verdict_on_reasoning():
     learn: accuracy 32.75 [29.9, 35.6] on alpha1) is table-blind too, but not for the reason the
     verdict would give: it has learned nothing."""
     collapsed = TABLE_BLIND | {("original", "accuracy"): (32.75, 29.9, 35.6)}
-    verdict = verdicts.verdict(results("minilm-para", collapsed), "minilm-para", PARA)
+    verdict = paper_verdict(results("minilm-para", collapsed), "minilm-para", PARA)
     assert verdict.headline.startswith("minilm-para is at chance: it has not learned the task")
     assert verdict.unreadable == "at chance"
     assert set(answers(verdict)) <= {CANNOT_TELL, DOES_NOT_APPLY, NOT_MEASURED}
@@ -240,9 +245,9 @@ def test_a_model_at_chance_gets_no_verdict_on_reasoning():
     # Weak but above chance, or a small slice whose wide interval reaches down to chance: read as usual.
     for accuracy in ((40.0, 37.0, 43.0), (47.5, 32.5, 62.5)):
         weak = TABLE_BLIND | {("original", "accuracy"): accuracy}
-        assert verdicts.verdict(results("m", weak), "m", PARA).headline == "m does not use its table."
+        assert paper_verdict(results("m", weak), "m", PARA).headline == "m does not use its table."
     # The baseline at chance is unreadable too.
-    blind_baseline = verdicts.verdict(
+    blind_baseline = paper_verdict(
         results("h", {("original", "accuracy"): (33.0, 30.0, 36.0)}), "h", ModelFacts(premise="hypothesis_only")
     )
     assert blind_baseline.unreadable == "at chance"
@@ -394,7 +399,7 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
     ],
 )
 def test_the_short_verdict_of_the_scorecard(model, cells, expected):
-    assert verdicts.short_verdict(verdicts.verdict(results(model, cells), model, PARA)) == expected
+    assert verdicts.short_verdict(paper_verdict(results(model, cells), model, PARA)) == expected
 
 
 def with_directions(index_rows: list[dict], directions: dict[str, int], probe: str = "table4:label_flipped") -> Index:
@@ -423,10 +428,10 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
     on E->C edits alone a model answering CONTRADICT to every edit loses nothing either, so the
     answer is cannot tell, and a caveat says why."""
     base = results("minilm-para", EVIDENCE_USING).table.to_dicts()
-    both = verdicts.verdict(with_directions(base, {"E->C": 60, "C->E": 50}), "minilm-para", PARA)
+    both = paper_verdict(with_directions(base, {"E->C": 60, "C->E": 50}), "minilm-para", PARA)
     assert both.finding(verdict_terms.ARTIFACTS).answer == NO
     assert not [c for c in both.caveats if "label-flipped column" in c]
-    one = verdicts.verdict(with_directions(base, {"E->C": 60, "C->E": 0}), "minilm-para", PARA)
+    one = paper_verdict(with_directions(base, {"E->C": 60, "C->E": 0}), "minilm-para", PARA)
     artifacts = one.finding(verdict_terms.ARTIFACTS)
     assert artifacts.answer == CANNOT_TELL and "E→C only" in artifacts.sentence
     (caveat,) = [c for c in one.caveats if "label-flipped column" in c]
@@ -436,7 +441,7 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
 def test_knowledge_with_label_flipping_counterfactuals_only_says_which_ones_it_reads():
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "table7:label_preserved"}
     cells[("table7:label_flipped", "accuracy")] = (55.0, 50.0, 60.0)
-    finding = verdicts.verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdict_terms.KNOWLEDGE)
+    finding = paper_verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdict_terms.KNOWLEDGE)
     assert finding.answer == NOT_MEASURED and "only label-flipping ones" in finding.sentence
 
 
@@ -445,7 +450,7 @@ def test_a_model_reading_selected_rows_is_read_as_using_the_rows_the_pipeline_ch
     the model used them; the two numbers the selection shapes (its own evidence, an irrelevant row
     deleted: a row left out cannot move it) are shown, not counted; the caveat says so."""
     selected = ModelFacts(premise="para", premise_selection="related")
-    verdict = verdicts.verdict(results("m", EVIDENCE_USING), "m", selected)
+    verdict = paper_verdict(results("m", EVIDENCE_USING), "m", selected)
     rows = verdict.finding(verdict_terms.RIGHT_ROWS)
     assert rows.answer == YES
     assert rows.sentence.startswith(
@@ -458,14 +463,14 @@ def test_a_model_reading_selected_rows_is_read_as_using_the_rows_the_pipeline_ch
     # Its own evidence on wrong rows no longer says no: only deleting the needed rows tests the model.
     cells = dict(EVIDENCE_USING)
     cells[("evidence_selection", "uses_wrong_or_no_rows_pct")] = (60.0, 55.0, 66.0)
-    assert verdicts.verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
-    assert verdicts.verdict(results("m", cells), "m", selected).finding(verdict_terms.RIGHT_ROWS).answer == YES
+    assert paper_verdict(results("m", cells), "m", PARA).finding(verdict_terms.RIGHT_ROWS).answer == CANNOT_TELL
+    assert paper_verdict(results("m", cells), "m", selected).finding(verdict_terms.RIGHT_ROWS).answer == YES
     # Predictions that stay put where the needed rows are deleted say no, of the rows it was given.
     cells[("relevant_row_deletion", "unchanged_where_required_pct")] = (75.0, 70.0, 80.0)
-    no = verdicts.verdict(results("m", cells), "m", selected).finding(verdict_terms.RIGHT_ROWS)
+    no = paper_verdict(results("m", cells), "m", selected).finding(verdict_terms.RIGHT_ROWS)
     assert no.answer == NO and "even of the rows the pipeline chose for it" in no.sentence
     # A model that reads whole tables gets neither the reading nor the caveat.
-    whole = verdicts.verdict(results("m", EVIDENCE_USING), "m", PARA)
+    whole = paper_verdict(results("m", EVIDENCE_USING), "m", PARA)
     assert "pipeline" not in whole.finding(verdict_terms.RIGHT_ROWS).sentence and whole.caveats == []
 
 

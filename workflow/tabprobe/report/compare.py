@@ -196,5 +196,5 @@ def side_verdicts(side: Side, record: Mapping) -> dict[str, str | None]:
             verdict = own_verdicts.own_verdict(part, side.model, facts[side.model], baseline)
             out[dataset] = verdicts.short_verdict(verdict)
         else:
-            out[dataset] = verdicts.short_verdict(verdicts.verdict(scores, side.model, facts[side.model]))
+            out[dataset] = verdicts.short_verdict(verdicts.verdict(part, side.model, facts[side.model]))
     return out

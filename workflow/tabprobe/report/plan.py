@@ -34,12 +34,6 @@ def with_role(dataset: str, number: str) -> list[str]:
     return list(_with_role(dataset, number))
 
 
-def chance_of(dataset: Dataset) -> float | None:
-    """A dataset's chance accuracy where its splits hold each label in equal shares (`ReportPart.chance`
-    "uniform"); None where chance is the majority class of the examples scored, split by split."""
-    return 100.0 / len(dataset.labels) if dataset.report.chance == "uniform" else None
-
-
 @dataclass(frozen=True)
 class DatasetPlan:
     """One dataset's part of the report: what of the run is its, and where each of its probes goes."""
@@ -66,8 +60,9 @@ class DatasetPlan:
 
     @property
     def chance_pct(self) -> float | None:
-        """Its chance accuracy (`chance_of`): one level for every split, or None (the majority class)."""
-        return chance_of(self.dataset)
+        """Chance accuracy where its splits hold each label in equal shares (`ReportPart.chance`
+        "uniform"); None where chance is the majority class of the examples scored, split by split."""
+        return 100.0 / len(self.dataset.labels) if self.dataset.report.chance == "uniform" else None
 
     @property
     def split_order(self) -> tuple[str, ...]:

@@ -1,15 +1,15 @@
-"""Each question of a verdict answered from the results table: the numbers that bear on it, what
-each says, and the answer they give together (tabprobe.report.verdicts puts the answers together)."""
+"""Each question of a verdict answered from the paper dataset's part of the report's plan (its rows
+of the results table, and which of its probes gives which number, `Probe.verdict_role`): the numbers
+that bear on it, what each says, and the answer they give together (tabprobe.report.verdicts puts the
+answers together)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from tabprobe.data.datasets import Dataset, paper_dataset
-from tabprobe.probes import get_probe, pooled_members, probes_for
 from tabprobe.probes.base import NEEDED_ROWS, OTHER_ROWS, OWN_EVIDENCE, TABLE_REMOVED, WRONG_TABLE
-from tabprobe.report.plan import with_role
+from tabprobe.report.plan import DatasetPlan
 from tabprobe.report.verdict_terms import (
     ARTIFACTS,
     CANNOT_TELL,
@@ -47,20 +47,15 @@ GAIN_READINGS = {
 }
 
 
-def _paper() -> Dataset:
-    return paper_dataset()
+def premise_controls(plan: DatasetPlan) -> list[str]:
+    """The part's premise controls, as the verdicts read them: the table removed first, then the
+    wrong tables (`Probe.verdict_role`)."""
+    return plan.role(TABLE_REMOVED) + plan.role(WRONG_TABLE)
 
 
-def premise_controls() -> list[str]:
-    """The paper dataset's premise controls, as the verdicts read them: the table removed first,
-    then the wrong tables (`Probe.verdict_role`)."""
-    name = _paper().name
-    return with_role(name, TABLE_REMOVED) + with_role(name, WRONG_TABLE)
-
-
-def _one(number: str) -> str | None:
-    """The paper dataset's probe that gives verdict number `number`, if one is registered."""
-    found = with_role(_paper().name, number)
+def _one(plan: DatasetPlan, number: str) -> str | None:
+    """The part's probe that gives verdict number `number`, if one is registered."""
+    found = plan.role(number)
     return found[0] if found else None
 
 
@@ -83,29 +78,29 @@ def _read(
     return Number(what, split, score, unit, *readings[judge(score)])
 
 
-def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]:
+def _uses_table(plan: DatasetPlan, model: str) -> tuple[list[Number], list[Number]]:
     """The numbers that say whether its table helps it (table removed, gain over the baseline),
     and those that say whether a wrong table disturbs it (dummy table, another table)."""
     numbers = {
         probe: _read(
-            results,
+            plan.scores,
             model,
             probe,
             "accuracy_drop",
-            f"{get_probe(probe).verdict_role.reading} (`{probe}`): accuracy drop",
+            f"{plan.role_of(probe).reading} (`{probe}`): accuracy drop",
             "points",
             effect,
             CONTROL_READINGS,
         )
-        for probe in premise_controls()
+        for probe in premise_controls(plan)
     }
-    removed = with_role(_paper().name, TABLE_REMOVED)
+    removed = plan.role(TABLE_REMOVED)
     helps = [
         *(numbers[p] for p in removed),
         _read(
-            results,
+            plan.scores,
             model,
-            _paper().baseline_probe,
+            plan.baseline,
             "accuracy_gain_over_baseline",
             "accuracy over the hypothesis-only baseline (paired)",
             "points",
@@ -113,16 +108,16 @@ def _uses_table(results: Index, model: str) -> tuple[list[Number], list[Number]]
             GAIN_READINGS,
         ),
     ]
-    disturbs = [numbers[probe] for probe in premise_controls() if probe not in removed]
+    disturbs = [numbers[probe] for probe in premise_controls(plan) if probe not in removed]
     return [n for n in helps if n], [n for n in disturbs if n]
 
 
-def _stays_put(results: Index, model: str) -> Number | None:
-    needed = _one(NEEDED_ROWS)
+def _stays_put(plan: DatasetPlan, model: str) -> Number | None:
+    needed = _one(plan, NEEDED_ROWS)
     if not needed:
         return None
     return _read(
-        results,
+        plan.scores,
         model,
         needed,
         "unchanged_where_required_pct",
@@ -137,16 +132,16 @@ def _stays_put(results: Index, model: str) -> Number | None:
     )
 
 
-def _right_rows(results: Index, model: str, stays: Number | None, selection: str | None = None) -> list[Number]:
+def _right_rows(plan: DatasetPlan, model: str, stays: Number | None, selection: str | None = None) -> list[Number]:
     """`stays`: _stays_put's number, read once by `_uses_table_finding`. `selection`: the premise
     selection rule that chose the rows the model reads (None: all of them): a row left out of its premise
     cannot move it, so the numbers about rows it may never have been shown (its own evidence, an
     irrelevant row deleted) are shown, not counted."""
     few_moves = ("few moves; a model that ignores its table does not move either", None)
-    evidence, other = _one(OWN_EVIDENCE), _one(OTHER_ROWS)
+    evidence, other = _one(plan, OWN_EVIDENCE), _one(plan, OTHER_ROWS)
     shaped = [
         _read(
-            results,
+            plan.scores,
             model,
             evidence,
             "uses_wrong_or_no_rows_pct",
@@ -162,7 +157,7 @@ def _right_rows(results: Index, model: str, stays: Number | None, selection: str
         if evidence
         else None,
         _read(
-            results,
+            plan.scores,
             model,
             other,
             "invalid_transition_pct",
@@ -269,7 +264,8 @@ def one_sided_flips(results: Index, model: str, split: str, column: str = "table
     return found[0] if len(found) == 1 else None
 
 
-def knowledge_finding(results: Index, model: str, uses_table: str) -> Finding:
+def knowledge_finding(plan: DatasetPlan, model: str, uses_table: str) -> Finding:
+    results = plan.scores
     found = results.first(model, "table7:label_preserved", "accuracy_drop", needs_interval=True)
     if not found:
         if results.first(model, "table7:label_flipped", "accuracy", needs_interval=True):
@@ -277,7 +273,7 @@ def knowledge_finding(results: Index, model: str, uses_table: str) -> Finding:
                 KNOWLEDGE,
                 NOT_MEASURED,
                 "Not measured: the verdict reads counterfactual tables that keep the label "
-                f"({', '.join(pooled_members('table7', probes_for(_paper().name))['label_preserved'])}), and this run "
+                f"({', '.join(plan.registered_pooled('table7')['label_preserved'])}), and this run "
                 "has only label-flipping ones; see Tables 7 and 8 for them.",
             )
         return Finding(KNOWLEDGE, NOT_MEASURED, "Not measured: no counterfactual tables in this run.")
@@ -337,18 +333,18 @@ def baseline_findings() -> tuple[Finding, Finding]:
     return uses, rows
 
 
-def table_findings(results: Index, model: str, selection: str | None = None) -> tuple[Finding, Finding]:
+def table_findings(plan: DatasetPlan, model: str, selection: str | None = None) -> tuple[Finding, Finding]:
     """The first two questions for a model that sees its table: does it use it, and the right rows.
     `selection`: the premise selection rule that chose the rows its premise holds (None: every row)."""
-    uses, stays = _uses_table_finding(results, model)
-    return uses, _right_rows_finding(results, model, uses.answer, stays, selection)
+    uses, stays = _uses_table_finding(plan, model)
+    return uses, _right_rows_finding(plan, model, uses.answer, stays, selection)
 
 
-def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | None]:
+def _uses_table_finding(plan: DatasetPlan, model: str) -> tuple[Finding, Number | None]:
     """Whether it uses its table, and `_stays_put`'s number, read once: shown here, counted for the rows."""
-    helps, disturbs = _uses_table(results, model)
+    helps, disturbs = _uses_table(plan, model)
     table_numbers = helps + disturbs
-    stays = _stays_put(results, model)
+    stays = _stays_put(plan, model)
     answer = vote(helps) if helps else vote(disturbs)
     disturbed = answer == NO and any(n.signal == YES for n in disturbs)
     # Shown beside, not counted: the paper's RoBERTa-large, which clearly uses its table, leaves
@@ -367,7 +363,7 @@ def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | N
                 else ""
             ),
             CANNOT_TELL: "Cannot tell: the numbers below disagree, or their intervals allow both readings.",
-            NOT_MEASURED: f"Not measured: run the premise controls ({', '.join(premise_controls())}) or "
+            NOT_MEASURED: f"Not measured: run the premise controls ({', '.join(premise_controls(plan))}) or "
             "add a hypothesis-only model.",
         }[answer],
         shown,
@@ -376,7 +372,7 @@ def _uses_table_finding(results: Index, model: str) -> tuple[Finding, Number | N
 
 
 def _right_rows_finding(
-    results: Index, model: str, answer: str, stays: Number | None, selection: str | None = None
+    plan: DatasetPlan, model: str, answer: str, stays: Number | None, selection: str | None = None
 ) -> Finding:
     """Whether it uses the right rows, given `answer` to whether it uses its table; where `selection`
     chose the rows its premise holds, whether it uses the rows it was given."""
@@ -386,14 +382,16 @@ def _right_rows_finding(
             NO,
             "No: its table does not help it, so its few invalid transitions under "
             "table edits come from not moving, not from reasoning.",
-            [replace(n, signal=None) for n in _right_rows(results, model, stays, selection)],
+            [replace(n, signal=None) for n in _right_rows(plan, model, stays, selection)],
         )
-    numbers = _right_rows(results, model, stays, selection)
+    numbers = _right_rows(plan, model, stays, selection)
     answer = vote(numbers)
     if answer == YES and (stays is None or stays.signal != YES):
         answer = CANNOT_TELL  # only deleting the needed rows tests that the model rests on them
     sentences = SELECTED_ROWS_SENTENCES if selection else RIGHT_ROWS_SENTENCES
-    sentence = sentences[answer].format(rule=selection, needed=_one(NEEDED_ROWS), evidence=_one(OWN_EVIDENCE))
+    sentence = sentences[answer].format(
+        rule=selection, needed=_one(plan, NEEDED_ROWS), evidence=_one(plan, OWN_EVIDENCE)
+    )
     return Finding(RIGHT_ROWS, answer, sentence, numbers)
 
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabprobe.data.datasets import all_datasets, paper_dataset
+from tabprobe.data.datasets import all_datasets
 from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.probes.base import OTHER_ROWS
-from tabprobe.report.plan import DatasetPlan, chance_of, with_role
+from tabprobe.report.plan import DatasetPlan
 from tabprobe.report.power import left_out_caveat
 from tabprobe.report.scorecard import paper_scorecard
 from tabprobe.report.verdict_questions import (
@@ -50,18 +50,16 @@ from tabprobe.report.verdict_terms import (
     ModelFacts,
     Verdict,
 )
-from tabprobe.scoring.results import Index
 
 
-def deciding_probes() -> tuple[str, ...]:
+def deciding_probes(plan: DatasetPlan) -> tuple[str, ...]:
     """Every probe a verdict reads (verdict_questions): the scorecard's, the other premise controls,
     and the two read beside them. Those a model holds too few examples of are named in its caveats."""
-    paper = paper_dataset()
     return tuple(
         dict.fromkeys(
-            [m.probe for m in paper_scorecard(paper)]
-            + premise_controls()
-            + [*with_role(paper.name, OTHER_ROWS), "table4:label_preserved"]
+            [m.probe for m in paper_scorecard(plan.dataset)]
+            + premise_controls(plan)
+            + [*plan.role(OTHER_ROWS), "table4:label_preserved"]
         )
     )
 
@@ -84,19 +82,19 @@ def facts_of(models: Mapping[str, Mapping], relevance: Mapping[str, Mapping]) ->
     return facts
 
 
-def verdict(results: Index, model: str, facts: ModelFacts, chance_pct: float | None = None) -> Verdict:
-    """The verdict on one model from the results table (`results.collect`'s layout); `chance_pct`: the
-    paper dataset's chance accuracy (its DatasetPlan.chance_pct; None: as its dataset declares it)."""
-    chance_pct = paper_chance_pct() if chance_pct is None else chance_pct
-    at_chance = _at_chance(results, model, chance_pct)
-    caveats = _caveats(results, model, facts, at_chance, chance_pct)
+def verdict(plan: DatasetPlan, model: str, facts: ModelFacts) -> Verdict:
+    """The verdict on one model from the paper dataset's part of the report's plan: its rows of the
+    results table (`results.collect`'s layout), its probes by verdict role, its chance level."""
+    chance_pct = paper_chance_pct(plan)
+    at_chance = _at_chance(plan, model, chance_pct)
+    caveats = _caveats(plan, model, facts, at_chance, chance_pct)
     if facts.premise == HYPOTHESIS_ONLY:
         uses, rows = baseline_findings()
         headline = f"{model} cannot use its table: it sees the hypothesis only (the baseline)."
     else:
-        uses, rows = table_findings(results, model, facts.premise_selection)
+        uses, rows = table_findings(plan, model, facts.premise_selection)
         headline = headline_of(model, uses, rows)
-    findings = [uses, rows, artifacts_finding(results, model), knowledge_finding(results, model, uses.answer)]
+    findings = [uses, rows, artifacts_finding(plan.scores, model), knowledge_finding(plan, model, uses.answer)]
     unreadable = "untrained" if facts.trained is False else "at chance" if at_chance else None
     return Verdict(model, unreadable_headline(model, findings, unreadable) or headline, findings, caveats, unreadable)
 
@@ -155,9 +153,10 @@ def premise_caveats(facts: ModelFacts) -> list[str]:
 
 
 def _caveats(
-    results: Index, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None, chance_pct: float
+    plan: DatasetPlan, model: str, facts: ModelFacts, at_chance: tuple[str, dict] | None, chance_pct: float
 ) -> list[str]:
     """What changes the reading of its numbers, in words shown with the verdict."""
+    results = plan.scores
     caveats = []
     if facts.trained is False:
         caveats.append(UNTRAINED_CAVEAT)
@@ -181,7 +180,7 @@ def _caveats(
             "Which rows a hypothesis needs comes from the aligner (word, number and date matches), not from "
             "people: where it errs, the relevant-row numbers mix in irrelevant rows."
         )
-    if too_few := left_out_caveat(results, model, deciding_probes()):
+    if too_few := left_out_caveat(results, model, deciding_probes(plan)):
         caveats.append(too_few)
     return caveats
 
@@ -201,12 +200,11 @@ def headline_of(model: str, uses: Finding, rows: Finding) -> str:
     }[uses.answer]
 
 
-def paper_chance_pct(plan: DatasetPlan | None = None) -> float:
-    """The paper dataset's chance accuracy (its part's `plan.chance_pct`; without a plan, as the dataset
-    declares it): one level for every split, as its splits hold each label in equal shares
-    (`ReportPart.chance` "uniform"), which the verdicts' at-chance rule rests on."""
-    paper = plan.dataset if plan else paper_dataset()
-    chance = plan.chance_pct if plan else chance_of(paper)
+def paper_chance_pct(plan: DatasetPlan) -> float:
+    """The paper dataset's chance accuracy (its part's `plan.chance_pct`): one level for every split, as
+    its splits hold each label in equal shares (`ReportPart.chance` "uniform"), which the verdicts'
+    at-chance rule rests on."""
+    paper, chance = plan.dataset, plan.chance_pct
     if chance is None:
         raise ValueError(
             f"dataset {paper.name} (the paper's) declares `ReportPart.chance` {paper.report.chance!r}: the paper "
@@ -216,12 +214,12 @@ def paper_chance_pct(plan: DatasetPlan | None = None) -> float:
     return chance
 
 
-def _at_chance(results: Index, model: str, chance_pct: float) -> tuple[str, dict] | None:
+def _at_chance(plan: DatasetPlan, model: str, chance_pct: float) -> tuple[str, dict] | None:
     """(split, accuracy) where the model's accuracy on the unperturbed split is no better than chance: a
     model whose whole accuracy interval there lies below chance plus NEGLIGIBLE_POINTS has not learned the
     task (a training that collapsed to one label, say), and none of its other numbers can be read as
     reasoning. (A wide interval that reaches chance from above, on a small slice, is not enough to say so.)"""
-    found = results.first(model, paper_dataset().baseline_probe, "accuracy", needs_interval=True)
+    found = plan.scores.first(model, plan.baseline, "accuracy", needs_interval=True)
     if found and found[1]["ci_high"] < chance_pct + NEGLIGIBLE_POINTS:
         return found
     return None
@@ -229,8 +227,7 @@ def _at_chance(results: Index, model: str, chance_pct: float) -> tuple[str, dict
 
 def verdicts(plan: DatasetPlan, models: Mapping[str, ModelFacts]) -> dict[str, Verdict]:
     """The verdicts on the paper dataset's models from its part of the plan: its rows, its chance level."""
-    chance_pct = paper_chance_pct(plan)
-    return {model: verdict(plan.scores, model, facts, chance_pct) for model, facts in models.items()}
+    return {model: verdict(plan, model, facts) for model, facts in models.items()}
 
 
 def short_verdict(verdict: Verdict) -> str:
