@@ -561,6 +561,10 @@ def test_a_top_level_null_cap_uses_every_example_of_every_probe():
     # A number keeps each probe's own cap, as before.
     assert probe_limit(DEFAULT, "original") == 1000 and probe_limit(DEFAULT, "evidence_selection") == 60
     assert probe_limit(DEFAULT, "row_deletion") == 300
+    # The probes that apply to few examples draw from original's 1000 (docs/report.md, "Drawing from
+    # more of the split"), which original covers: the default config has no problem.
+    for few in ("row_insertion", "entity_flip", "number_flip", "temporal_flip", "num_verbosity", "num_noise"):
+        assert probe_limit(DEFAULT, few) == 1000 == probe_limit(DEFAULT, "original"), few
     # On the command line (`--config max_examples=~` or `=null`): test_command_line_values_are_read_as_yaml_spells_them.
 
 
