@@ -24,7 +24,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 
-from tabprobe.config.settings import WORKFLOW_PROBE_OPTIONS, probe_dataset  # noqa: E402
+from tabprobe.config.settings import WORKFLOW_PROBE_OPTIONS, probe_dataset, probe_limit  # noqa: E402
 from tabprobe.data.datasets import get_dataset  # noqa: E402
 from tabprobe.probes import get_probe, is_fixed_set, needs  # noqa: E402
 from tabprobe.probes.generation import generate, read_probe_inputs  # noqa: E402
@@ -48,7 +48,7 @@ def main() -> int:
         dataset = get_dataset(probe_dataset(name))
         if is_fixed_set(name) or args.split not in dataset.splits:
             continue
-        cap = settings.get("max_examples", shared_cap)
+        cap = probe_limit(config, name)  # `baseline`: as many as its baseline probe's
         options = {k: v for k, v in settings.items() if k not in WORKFLOW_PROBE_OPTIONS}
         files = needs.files(probe, args.split, config, str(args.results))
         counts = []
@@ -67,7 +67,9 @@ def main() -> int:
             counts.append(table.num_rows)
         wanted = settings.get("min_examples", minimum)
         flag = "" if counts[1] >= wanted else " (too few)"
-        print(f"| `{name}` | {counts[0]} | {'whole split' if cap is None else cap} | {counts[1]}{flag} | {wanted} |")
+        print(
+            f"| `{name}` | {counts[0]} | {'whole split' if cap is None else cap}{' (baseline)' if settings.get('max_examples') == 'baseline' else ''} | {counts[1]}{flag} | {wanted} |"
+        )
     return 0
 
 

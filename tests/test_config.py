@@ -166,7 +166,7 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
         ),
         (
             lambda c: c["probes"].update(negation_flip={"max_examples": 0}),
-            r"config key probes\.negation_flip\.max_examples: 0 is less than the minimum",
+            r"config key probes\.negation_flip\.max_examples: 0 is none of integer ≥ 1 or `null` or `baseline`",
         ),
         (
             lambda c: c["probes"].update(my_set={"external": str(ROOT / "tests" / "fixtures" / "external_cf_alpha1")}),
@@ -348,6 +348,8 @@ def test_per_probe_splits_and_caps():
     assert probe_splits(config, "original") == ["alpha1", "alpha2", "alpha3", "train"]
     assert probe_splits(config, "row_insertion") == DEFAULT["splits"]
     assert probe_limit(config, "row_deletion") == 200 and probe_limit(config, "negation_flip") == 300
+    # `max_examples: baseline` (config.yaml's row_insertion, entity_flip, ...) follows original's cap
+    assert probe_limit(config, "row_insertion") == probe_limit(config, "entity_flip") == 500
     assert probe_limit({**config, "full": True}, "row_deletion") is None
 
 
@@ -564,7 +566,17 @@ def test_a_top_level_null_cap_uses_every_example_of_every_probe():
     # The probes that apply to few examples draw from original's 1000 (docs/report.md, "Drawing from
     # more of the split"), which original covers: the default config has no problem.
     for few in ("row_insertion", "entity_flip", "number_flip", "temporal_flip", "num_verbosity", "num_noise"):
+        assert DEFAULT["probes"][few]["max_examples"] == "baseline"
         assert probe_limit(DEFAULT, few) == 1000 == probe_limit(DEFAULT, "original"), few
+    # and `baseline` is the whole split where original takes it (its own null)
+    whole = with_change(lambda c: c["probes"]["original"].update(max_examples=None))
+    assert problem_lines(whole) == [] and probe_limit(whole, "entity_flip") is None
+    # a misspelt word is named with the three things it may be
+    misspelt = with_change(lambda c: c["probes"]["entity_flip"].update(max_examples="basline"))
+    assert problem_lines(misspelt) == [
+        "config key probes.entity_flip.max_examples: 'basline' is none of integer ≥ 1 or `null` or `baseline`. "
+        "Did you mean 'baseline'?"
+    ]
     # On the command line (`--config max_examples=~` or `=null`): test_command_line_values_are_read_as_yaml_spells_them.
 
 

@@ -69,6 +69,13 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return error.message + ("." + hint if hint else "")
     if error.validator == "type" and isinstance(error.instance, str):
         return error.message + _type_hint(error)
+    if error.validator == "oneOf":
+        # Alternatives (a number, null or a word): name what the value may be, not "any of the given schemas".
+        from tabprobe.config.reference import kind_of
+
+        words = [o["const"] for o in error.validator_value if isinstance(o.get("const"), str)]
+        hint = did_you_mean(error.instance, words) if isinstance(error.instance, str) else ""
+        return f"{error.instance!r} is none of {kind_of(error.schema)}" + ("." + hint if hint else "")
     return error.message
 
 

@@ -108,6 +108,8 @@ def _is_block(node: Any) -> bool:
 
 def kind_of(node: Mapping) -> str:
     """The allowed values of a schema node, in words."""
+    if "oneOf" in node:  # alternatives: each in words, a constant spelled as config.yaml writes it
+        return " or ".join(code(o["const"]) if "const" in o else kind_of(o) for o in node["oneOf"])
     if "enum" in node:
         return "one of " + ", ".join(code(v) for v in node["enum"])
     types = _types(node)

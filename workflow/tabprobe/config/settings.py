@@ -97,6 +97,10 @@ def model_datasets(config: Mapping[str, Any], model: str) -> list[str]:
     return [dataset_of_training(block.get("train")).name]
 
 
+# A probe's `max_examples: baseline`: as many examples as its baseline probe (`original`) draws.
+BASELINE_CAP = "baseline"
+
+
 def probe_limit(config: dict[str, Any], probe: str) -> int | None:
     """The probe's cap per split: its own `max_examples`, else the top-level one. None (every
     example) under `full: true` and under a top-level null: a null there says every example, and
@@ -105,7 +109,15 @@ def probe_limit(config: dict[str, Any], probe: str) -> int | None:
     if config.get("full") or config.get("max_examples") is None:
         return None
     settings = config["probes"].get(probe) or {}
-    return settings["max_examples"] if "max_examples" in settings else config["max_examples"]
+    cap = settings["max_examples"] if "max_examples" in settings else config["max_examples"]
+    if cap == BASELINE_CAP:
+        # As many as its baseline draws (a probe that applies to few examples takes every example
+        # the baseline predicted): the baseline's own cap, which follows wherever config sets it.
+        baseline = baseline_probe(probe)
+        if baseline == probe or baseline not in config["probes"]:
+            return config["max_examples"]
+        return probe_limit(config, baseline)
+    return cap
 
 
 def probe_min_examples(config: Mapping[str, Any], probe: str) -> int:
