@@ -308,10 +308,13 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         assert re.search(r"resources:\s+gpu=1,", rule_text)
     snakefile = (ROOT / "Snakefile").read_text()
     assert re.search(
-        r"localrules:\s+all,\s+download_infotabs,\s+download_counterfactuals,\s+check_infotabs,\s+check_tabfact,\s+collect_results,"
+        r"localrules:\s+all,\s+download_infotabs,\s+download_counterfactuals,\s+collect_results,"
         r"\s+collect_variance,\s+assemble_report,",
         snakefile,
     )
+    # Each dataset's check (check_infotabs, check_tabfact, ...) is local too, made in data.smk's loop.
+    check_rule = (ROOT / "rules" / "data.smk").read_text().split('f"check_{_dataset.name}"')[1].split("rule:")[0]
+    assert re.search(r"localrule:\s+True", check_rule)
 
 
 def wait_for_running_job(cluster, rule: str, process: subprocess.Popen, timeout: float = 300) -> str:
@@ -644,29 +647,30 @@ def test_a_per_run_change_on_the_cluster_keeps_the_rules_partition_and_memory(st
 # ---------------------------------------------------------------- a job that runs out of time
 
 
-def stop_rule_script(workdir: Path, rule: str, process: subprocess.Popen, timeout: float = 300) -> list[int]:
-    """SIGSTOP the script of `rule` once a job of the run in `workdir` runs it (Snakemake runs a
-    `script:` as `python <workdir>/.snakemake/scripts/<tmp>.<rule>.py`): the job then stands still,
-    as a job too slow for its runtime does, until Slurm stops it. Returns the pids stopped."""
+def stop_rule_script(workdir: Path, script: str, process: subprocess.Popen, timeout: float = 300) -> list[int]:
+    """SIGSTOP the rule script `script` (its file name without .py) once a job of the run in
+    `workdir` runs it (Snakemake runs a `script:` as `python <workdir>/.snakemake/scripts/<tmp>.<script>.py`;
+    a dataset's ingest rule runs the generic ingest_dataset.py): the job then stands still, as a
+    job too slow for its runtime does, until Slurm stops it. Returns the pids stopped."""
     deadline = time.monotonic() + timeout
     scripts = f"{workdir}/.snakemake/scripts/"
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"Snakemake ended before {rule} ran:\n{process.stdout.read()[-4000:]}")
+            raise AssertionError(f"Snakemake ended before {script} ran:\n{process.stdout.read()[-4000:]}")
         found = []
         for entry in Path("/proc").iterdir():
             try:
                 words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
             except OSError:  # not a process, or one that ended
                 continue
-            if any(w.startswith(scripts) and w.endswith(f".{rule}.py") for w in words):
+            if any(w.startswith(scripts) and w.endswith(f".{script}.py") for w in words):
                 found.append(int(entry.name))
         for pid in found:
             os.kill(pid, signal.SIGSTOP)
         if found:
             return found
         time.sleep(0.05)
-    raise AssertionError(f"no {rule} script was seen running within {timeout:.0f} s")
+    raise AssertionError(f"no {script} script was seen running within {timeout:.0f} s")
 
 
 def test_a_job_stopped_at_its_time_limit_says_so_and_what_to_raise(stranger_run, slurm_cluster):  # noqa: F811
@@ -694,7 +698,7 @@ def test_a_job_stopped_at_its_time_limit_says_so_and_what_to_raise(stranger_run,
     )
     stopped = []
     try:
-        stopped = stop_rule_script(workdir, "ingest_infotabs", process)
+        stopped = stop_rule_script(workdir, "ingest_dataset", process)  # rule ingest_infotabs's script
         log, _ = process.communicate(timeout=400)
     finally:
         for pid in stopped:  # if Slurm has not ended them, let scancel do so

@@ -18,6 +18,7 @@ from workflow_copy import copy_workflow, slice_config
 
 from tabprobe import layout, schemas
 from tabprobe.data.datasets import get_dataset
+from tabprobe.data.relational import table as relational
 from tabprobe.data.tabfact import contracts
 from tabprobe.io import read_parquet
 
@@ -205,7 +206,7 @@ def test_show_model_judges_a_tabfact_probe_as_its_scores_do(tabfact_run, capsys)
     code, out, err = tabprobe(capsys, "show", "tf_original", "--model", "three-way", *argv)
     assert code == 0, err
     examples = read_parquet(
-        results / "probes" / "tf_original" / "simple_test.parquet", schemas.RELATIONAL_PROBE_EXAMPLES
+        results / "probes" / "tf_original" / "simple_test.parquet", relational.RELATIONAL_PROBE_EXAMPLES
     ).to_pylist()
     entailed = sum(e["expected"] == "E" for e in examples)
     assert 0 < entailed < len(examples)
