@@ -313,7 +313,7 @@ def test_the_shipped_profile_is_a_template_with_gpu_rules_on_a_gpu_partition():
         snakefile,
     )
     # Each dataset's check (check_infotabs, check_tabfact, ...) is local too, made in data.smk's loop.
-    check_rule = (ROOT / "rules" / "data.smk").read_text().split('f"check_{_dataset.name}"')[1].split("rule:")[0]
+    check_rule = (ROOT / "rules" / "data.smk").read_text().split('f"check_{_dataset.name}"')[1].split("\n    rule:")[0]
     assert re.search(r"localrule:\s+True", check_rule)
 
 
