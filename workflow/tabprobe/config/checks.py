@@ -71,12 +71,21 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return error.message + _type_hint(error)
     if error.validator == "oneOf":
         # Alternatives (a number, null or a word): name what the value may be, not "any of the given schemas".
-        from tabprobe.config.reference import kind_of
-
         words = [o["const"] for o in error.validator_value if isinstance(o.get("const"), str)]
         hint = did_you_mean(error.instance, words) if isinstance(error.instance, str) else ""
-        return f"{error.instance!r} is none of {kind_of(error.schema)}" + ("." + hint if hint else "")
+        allowed = " or ".join(_alternative(o) for o in error.validator_value)
+        return f"{error.instance!r} is none of {allowed}" + ("." + hint if hint else "")
     return error.message
+
+
+def _alternative(node: dict) -> str:
+    """One alternative of a `oneOf`, as the reference spells it (a job's check does not import the
+    reference, which only `python -m tabprobe.config.reference` runs)."""
+    if "const" in node:
+        return f"`{node['const']}`"
+    if node.get("type") == "null":
+        return "`null`"
+    return f"{node.get('type')}" + (f" ≥ {node['minimum']}" if "minimum" in node else "")
 
 
 def _error_path(error: jsonschema.ValidationError) -> list:
