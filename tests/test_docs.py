@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from tabprobe import schemas
-from tabprobe.config import reference
+from tabprobe.config import reference, schema_words
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -131,7 +131,7 @@ def test_a_schema_key_appears_in_the_reference_and_one_without_a_description_is_
 
 def test_the_reference_spells_values_as_config_yaml_reads_them():
     for value in (5e-05, 0.8, 1000, None, True, "true", "neither", "{premise}\nQuestion:", [30, 49], {"E": "true"}):
-        assert yaml.safe_load(reference.yaml_value(value)) == value, value
+        assert yaml.safe_load(schema_words.yaml_value(value)) == value, value
 
 
 def test_the_data_contracts_name_every_column():

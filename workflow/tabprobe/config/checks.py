@@ -14,6 +14,7 @@ from tabprobe.config.errors import ConfigError
 from tabprobe.config.locations import duplicate_keys, locate, located
 from tabprobe.config.names import NAME_RULES
 from tabprobe.config.problems import semantic_problems
+from tabprobe.config.schema_words import kind_of
 from tabprobe.errors import closest, did_you_mean
 from tabprobe.probes import REGISTRY
 
@@ -73,19 +74,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         # Alternatives (a number, null or a word): name what the value may be, not "any of the given schemas".
         words = [o["const"] for o in error.validator_value if isinstance(o.get("const"), str)]
         hint = did_you_mean(error.instance, words) if isinstance(error.instance, str) else ""
-        allowed = " or ".join(_alternative(o) for o in error.validator_value)
-        return f"{error.instance!r} is none of {allowed}" + ("." + hint if hint else "")
+        return f"{error.instance!r} is none of {kind_of(error.schema)}" + ("." + hint if hint else "")
     return error.message
-
-
-def _alternative(node: dict) -> str:
-    """One alternative of a `oneOf`, as the reference spells it (a job's check does not import the
-    reference, which only `python -m tabprobe.config.reference` runs)."""
-    if "const" in node:
-        return f"`{node['const']}`"
-    if node.get("type") == "null":
-        return "`null`"
-    return f"{node.get('type')}" + (f" ≥ {node['minimum']}" if "minimum" in node else "")
 
 
 def _error_path(error: jsonschema.ValidationError) -> list:

@@ -16,8 +16,6 @@ Not imported by the workflow or its jobs (nothing imports this module), so editi
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from typing import Any
 import yaml
 
 from tabprobe.config.defaults import INOCULATION_DEFAULTS, SCHEMA, VARIANCE_DEFAULTS
+from tabprobe.config.schema_words import code, is_block, kind_of
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "configuration.md"
@@ -55,115 +54,6 @@ class Row:
     meaning: str
 
 
-def yaml_value(value: Any) -> str:
-    """`value` as config.yaml would spell it, on one line."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):  # PyYAML reads 5e-05 as a string: write 0.00005
-        fixed = format(value, "f").rstrip("0")
-        return next(t for t in (repr(value), fixed + ("0" if fixed.endswith(".") else "")) if _reads_as(t, value))
-    if isinstance(value, str):
-        plain = re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_./:+-]*", value) and _reads_as(value, value)
-        return value if plain else json.dumps(value)
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k}: {yaml_value(v)}" for k, v in value.items()) + "}"
-    return "[" + ", ".join(yaml_value(v) for v in value) + "]"
-
-
-def _reads_as(text: str, value: Any) -> bool:
-    """Whether YAML reads `text` back as `value` (of the same type: `true` is no string)."""
-    read = yaml.safe_load(text)
-    return type(read) is type(value) and read == value
-
-
-def code(value: Any) -> str:
-    return f"`{yaml_value(value)}`"
-
-
-def _bounds(node: Mapping) -> str:
-    said = [
-        f"{sign} {yaml_value(node[word])}"
-        for word, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
-        if word in node
-    ]
-    return " " + ", ".join(said) if said else ""
-
-
-def _types(node: Mapping) -> list[str]:
-    kind = node.get("type", [])
-    return [kind] if isinstance(kind, str) else list(kind)
-
-
-def _is_block(node: Any) -> bool:
-    """A mapping whose keys the reference lists one by one (fixed keys, or named entries of such)."""
-    if not isinstance(node, Mapping):
-        return False
-    entries = node.get("additionalProperties")
-    return "properties" in node or (isinstance(entries, Mapping) and "properties" in entries)
-
-
-def kind_of(node: Mapping) -> str:
-    """The allowed values of a schema node, in words."""
-    if "oneOf" in node:  # alternatives: each in words, a constant spelled as config.yaml writes it
-        return " or ".join(code(o["const"]) if "const" in o else kind_of(o) for o in node["oneOf"])
-    if "enum" in node:
-        return "one of " + ", ".join(code(v) for v in node["enum"])
-    types = _types(node)
-    if not types and _is_block(node):
-        types = ["object"]
-    words = []
-    for kind in types:
-        if kind == "null":
-            continue
-        if kind in ("integer", "number"):
-            words.append(kind + _bounds(node))
-        elif kind == "boolean":
-            words.append("`true` or `false`")
-        elif kind == "string":
-            words.append("string")
-        elif kind == "array":
-            words.append(_array(node))
-        elif kind == "object":
-            words.append(_mapping(node))
-    if "null" in types:
-        words.append("`null`")
-    return " or ".join(words)
-
-
-def _array(node: Mapping) -> str:
-    items = node.get("items", {})
-    if node.get("minItems") == node.get("maxItems") == 2:
-        return f"[low, high] of {_plural(items)}"
-    size = f", at least {node['minItems']}" if node.get("minItems", 0) > 1 else ""
-    unique = ", no repeats" if node.get("uniqueItems") else ""
-    return f"list of {_plural(items)}{size}{unique}"
-
-
-def _plural(items: Mapping) -> str:
-    if "enum" in items:
-        return ", ".join(code(v) for v in items["enum"])
-    if _types(items) == ["array"]:
-        return _array(items).replace("[low, high] of", "[low, high] pairs of", 1)
-    kind = kind_of(items)
-    return re.sub(r"^(integer|number|string)", r"\1s", kind)
-
-
-def _mapping(node: Mapping) -> str:
-    entries = node.get("additionalProperties")
-    words = "mapping"
-    if isinstance(entries, Mapping) and "properties" not in entries:
-        words = f"mapping of names to {kind_of(entries)}"
-    elif isinstance(entries, Mapping):
-        pattern = node.get("propertyNames", {}).get("pattern")
-        words = f"mapping of names (`{pattern}`)" if pattern else "mapping of names"
-    required = node.get("required")
-    return words + (f"; requires {', '.join(f'`{key}`' for key in required)}" if required else "")
-
-
 def describe(node: Mapping, key: str) -> str:
     text = node.get("description")
     if not text:
@@ -180,11 +70,11 @@ def walk(node: Mapping, path: str) -> Iterator[tuple[str, Mapping, Mapping]]:
     if properties:
         for key, child in properties.items():
             yield f"{path}.{key}", child, node
-            if _is_block(child):
+            if is_block(child):
                 yield from walk(child, f"{path}.{key}")
         return
     entry = node.get("additionalProperties")
-    if _is_block(entry):
+    if is_block(entry):
         named = f"{path}.{PLACEHOLDERS.get(path.rsplit('.', 1)[-1], '<name>')}"
         yield named, entry, node
         yield from walk(entry, named)
@@ -234,10 +124,10 @@ def reference(schema: Mapping, shipped: Mapping, probe_options: Mapping[str, Map
         "alone under `--replace-workflow-config`); **config.yaml** is what the shipped config.yaml sets, which "
         "every run starts from unless it passes `--replace-workflow-config`. An empty cell: none.",
         "### Top-level keys",
-        table([row(key, node, schema, shipped) for key, node in top.items() if not _is_block(node)]),
+        table([row(key, node, schema, shipped) for key, node in top.items() if not is_block(node)]),
     ]
     for key, node in top.items():
-        if not _is_block(node):
+        if not is_block(node):
             continue
         rows = [row(key, node, schema, shipped)]
         rows += [row(path, child, parent, shipped) for path, child, parent in walk(node, key)]
