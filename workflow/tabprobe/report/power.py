@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from tabprobe.config import schema_default
-from tabprobe.data.datasets import all_datasets
-from tabprobe.scoring.results import Index
+from tabprobe.scoring.results import Index, showcase_order
 
 TOO_FEW = "too few examples"
 # The cells a masked score loses: what a verdict or a figure could read from it.
@@ -101,7 +100,7 @@ def decided(scores: Index, power: Power) -> Index:
 def too_few_cell(scores: Index, model: str, probe: str, statistic: str, label: str = "all") -> tuple[str, dict] | None:
     """(split, cell) on the first split (`Index.first`'s order) where the probe held too few examples
     for this score: what a table shows where `Index.first` finds nothing to read."""
-    for split in [s for d in all_datasets() for s in d.report.showcase_order]:
+    for split in showcase_order():
         cell = scores.get(model, probe, split, statistic, label)
         if cell and cell.get("too_few"):
             return split, cell

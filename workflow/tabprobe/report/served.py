@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabprobe.data.datasets import all_datasets
 from tabprobe.models.endpoint.reach import OPEN
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.inputs import RunInfo
-from tabprobe.scoring.results import Index
+from tabprobe.scoring.results import Index, showcase_order
 
 SCORING_TEXT = {
     "generate": "the answer generated at temperature 0, its label parsed from the text",
@@ -86,7 +85,7 @@ def served_section(scores: Index, run: RunInfo) -> Section | None:
     )
     probe_rows = []
     for probe in run.probes:
-        for split in [s for d in all_datasets() for s in d.report.showcase_order]:
+        for split in showcase_order():
             cells = [f"`{probe}`", split]
             for name in served:
                 cells.append(Stat.of(scores.get(model=name, probe=probe, split=split, statistic="unparsed_pct")))
