@@ -141,11 +141,13 @@ def test_simple_and_complex_statements_and_two_labels_only():
     assert "| Model | simple_test | complex_test | bootstrap |" in accuracy
     assert "| tf-minilm | 80.00 (1.00) [77.0, 83.0] n=400 | 64.00 (1.00) [61.0, 67.0] n=400 |" in accuracy
     assert "| always the majority label | 60.00 | 60.00 | 60.00 |" in accuracy
-    transitions = part.split("### TabFact record probes")[1].split("\n### ")[0]
-    assert (
-        "| ENTAILED → ENTAILED | ENTAILED → REFUTED | REFUTED → ENTAILED (invalid) | REFUTED → REFUTED |" in transitions
-    )
-    assert "NEUTRAL answers before (%) | NEUTRAL answers after (%) |" in transitions
+    # The record probe reads as the paper dataset's table probes do (report.transitions), over two labels.
+    transitions = part.split("### Probe `record_deletion`: invalid transitions")[1].split("\n### ")[0]
+    assert "Valid transitions (" in transitions and "): ENTAILED → ENTAILED, REFUTED; REFUTED → REFUTED." in transitions
+    assert "| Before → after | simple_test: → E | simple_test: → C |" in transitions
+    assert "| REFUTED | 8.00 | – |" in transitions  # tf-minilm: REFUTED → ENTAILED, the invalid one
+    assert "| NEUTRAL answers before the edit (% of all answers) | 20.00 (1.00) [17.0, 23.0] n=400 |" in transitions
+    assert "A three-way (InfoTabS) model's NEUTRAL answers are read as REFUTED" in transitions
     # No NEUTRAL label anywhere in the TabFact part: neither a column nor a row of one.
     for label_n in ("→ NEUTRAL", "NEUTRAL →", "expected NEUTRAL", "| N |", "| NEUTRAL |", "CONTRADICT →"):
         assert label_n not in part

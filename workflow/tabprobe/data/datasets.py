@@ -83,6 +83,19 @@ class OwnSection:
 
 
 @dataclass(frozen=True)
+class PublishedAccuracy:
+    """Accuracy a paper published on a dataset's splits, printed beside the run's (report.accuracy)."""
+
+    rows: Mapping[str, Mapping[str, float]]  # the paper's row name -> split -> accuracy (%)
+    # The row a model is measured against: a hypothesis-only model's, and every other model's.
+    hypothesis_only_row: str
+    premise_row: str
+    # The sentence after the table that says where the rows come from, and the words opening the gaps.
+    source: str
+    gaps: str
+
+
+@dataclass(frozen=True)
 class ReportPart:
     """What the report says of a dataset beyond what every dataset shares."""
 
@@ -105,6 +118,9 @@ class ReportPart:
     verdict_rules: tuple[str, ...] = ()
     # Sections only it has (OwnSection), after its record probes' transitions.
     sections: tuple[OwnSection, ...] = ()
+    # "module:attr" of the PublishedAccuracy shown beside its accuracy (a paper's figures live on a
+    # floor above the datasets'), or None.
+    published_accuracy: str | None = None
     # Paragraphs of its own the shared sections print, by key: what its paper's sections say of
     # its probes by name (the probes' names belong to its packages, not to the report's).
     texts: Mapping[str, str] = field(default_factory=dict)

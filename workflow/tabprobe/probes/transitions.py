@@ -9,6 +9,7 @@ one's ENTAILED / REFUTED read as E / C) has the keys E and C only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -28,11 +29,17 @@ class TransitionRule:
 
         return tuple(lab for lab in LABELS if lab in self.allowed)
 
-    def allowed_after(self, before: str) -> str:
-        """The labels allowed after `before`, named, in E, N, C order."""
-        from tabprobe import LABEL_NAMES, LABELS
+    def allowed_after(self, before: str, names: Mapping[str, str] | None = None) -> str:
+        """The labels allowed after `before`, named (by `names`, a dataset's; the three-way names
+        where not given), in E, N, C order."""
+        from tabprobe import LABEL_NAMES
 
-        return ", ".join(LABEL_NAMES[lab] for lab in LABELS if lab in self.allowed[before])
+        return ", ".join((names or LABEL_NAMES)[lab] for lab in self.labels if lab in self.allowed[before])
+
+    @property
+    def demands_a_move(self) -> bool:
+        """Whether it forbids some label from staying put (staying is then itself a failure)."""
+        return any(lab not in self.allowed[lab] for lab in self.labels)
 
 
 def transition_rule(name: str, source: str, E: str, N: str | None = None, C: str = "") -> TransitionRule:

@@ -17,6 +17,7 @@ from tabprobe.data.datasets import paper_dataset
 from tabprobe.io import atomic_dir, read_json, write_text
 from tabprobe.probes import register_externals
 from tabprobe.report import (
+    accuracy,
     artifacts,
     counterfactuals,
     coverage,
@@ -29,6 +30,7 @@ from tabprobe.report import (
     render,
     served,
     summary,
+    transitions,
     verdicts,
 )
 from tabprobe.report import run as run_part
@@ -72,13 +74,17 @@ def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
         summary.summary_section(scores, run),
         run_part.run_section(run),
     ]
-    if run.plan.baseline in run.probes:
-        sections.append(run_part.accuracy_section(scores, run))
+    sections.append(accuracy.accuracy_section(run))
     transition_probes = run.plan.judged("transitions")
     parts = {
         "artifacts": [artifacts.artifacts_section(scores, run), artifacts.premise_controls_section(scores, run)],
         "evidence": ([evidence.transition_rules_section(run, transition_probes)] if transition_probes else [])
-        + [evidence.invalid_transition_section(scores, run, p) for p in transition_probes]
+        + [
+            transitions.invalid_transition_section(
+                scores, run, p, notes=[evidence.relevance_note(run)] if "relevance" in run.plan.probe(p).needs else []
+            )
+            for p in transition_probes
+        ]
         + [evidence.evidence_section(scores, run)],
         "counterfactuals": [counterfactuals.counterfactual_section(scores, run)],
         "inoculation": [*inoculation.inoculation_sections(scores, run), inoculation.defense_section(scores, run)],

@@ -105,9 +105,7 @@ def _failure_reason(probe: Probe, row: Mapping, before: str | None, after: str) 
         rule = probe.transition_rule
         if before is None or rule.is_valid(before, after):
             return None
-        return (
-            f"{names[before]} before, {names[after]} after; allowed after {names[before]}: {rule.allowed_after(before)}"
-        )
+        return f"{names[before]} before, {names[after]} after; allowed after {names[before]}: {rule.allowed_after(before, names)}"
     if probe.judged_by == "evidence":
         if before is None or before == after or json.loads(row["provenance"]).get("relevant", False):
             return None

@@ -118,11 +118,16 @@ def _percent(value: float | None) -> str:
 
 
 def transition_graph(
-    percent: Mapping[tuple[str, str], Sequence[float | None]], rule: TransitionRule, splits: Sequence[str], title: str
+    percent: Mapping[tuple[str, str], Sequence[float | None]],
+    rule: TransitionRule,
+    splits: Sequence[str],
+    title: str,
+    names: Mapping[str, str] = LABEL_NAMES,
 ) -> str:
     """SVG of a transition graph. `percent[(before, after)]` holds one value per split (in the
     order of `splits`): the % of examples predicted `before` that are predicted `after` once
-    perturbed; None where there is no value (no example had that prediction)."""
+    perturbed; None where there is no value (no example had that prediction). `names`: the
+    dataset's names of the labels, in the legend."""
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
         f'role="img" aria-label="{html.escape(title)}" font-family="Helvetica, Arial, sans-serif">',
@@ -154,7 +159,7 @@ def transition_graph(
     legend = [
         "Edge labels: % of the examples predicted with the source label that are predicted with the target label",
         f"after the change, for {', '.join(splits)}. Red, dashed: invalid transition. "
-        + ", ".join(f"{lab} = {LABEL_NAMES[lab]}" for lab in labels)
+        + ", ".join(f"{lab} = {names[lab]}" for lab in labels)
         + ".",
     ]
     for i, line in enumerate(legend):

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import polars as pl
-
 from tabprobe import LABEL_NAMES
 from tabprobe.data.datasets import OwnSection, paper_dataset
 from tabprobe.data.table_type import HYPOTHESIS_ONLY
-from tabprobe.report import own_verdicts
+from tabprobe.report import accuracy, own_verdicts, transitions
 from tabprobe.report.blocks import Section, Stat, TableBlock, VerdictBlock
 from tabprobe.report.coverage import POWER_NOTE, coverage_table
 from tabprobe.report.inputs import RunInfo
@@ -24,20 +22,6 @@ from tabprobe.report.plan import DatasetPlan, probe_dataset
 from tabprobe.report.run import training_cells
 from tabprobe.report.tables import PAIRED_DROP
 from tabprobe.report.verdicts import facts_of, short_verdict
-
-
-def splits_of(plan: DatasetPlan, probes: Sequence[str]) -> list[str]:
-    """The splits where any of `probes` has scores, in the part's split order (any other after, by name)."""
-    present = set(plan.scores.table.filter(pl.col("probe").is_in(list(probes)))["split"].unique().to_list())
-    order = plan.split_order
-    return [s for s in order if s in present] + sorted(present - set(order))
-
-
-def _has_neutral(plan: DatasetPlan, models: Sequence[str]) -> bool:
-    """Whether any model answered with three labels (it has a NEUTRAL-answer statistic)."""
-    table = plan.scores.table
-    statistics = set(table.filter(pl.col("model").is_in(list(models)))["statistic"].unique().to_list())
-    return bool(statistics & {"neutral_answers_pct", "neutral_answers_pct_before"})
 
 
 def _names(plan: DatasetPlan) -> Mapping[str, str]:
@@ -65,6 +49,7 @@ def baselines(plan: DatasetPlan, infos: Mapping[str, Mapping], models: Sequence[
 
 
 def verdict_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section:
+    """Its verdicts, which its part's later sections read (`run.verdicts`: `run` is the part's)."""
     title = plan.dataset.title
     section = Section(
         f"{title} verdicts: does each model use the evidence in its table?", anchor=f"{plan.name}-verdicts"
@@ -77,6 +62,7 @@ def verdict_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> S
     facts = facts_of({m: run.models[m] for m in models}, {})
     paired = baselines(plan, run.models, models)
     found = {m: own_verdicts.own_verdict(plan, m, facts[m], paired[m]) for m in models}
+    run.verdicts = found
     section.blocks.append(
         TableBlock(
             ["Model", "Answers"] + [f.question for f in next(iter(found.values())).findings] + ["In a few words"],
@@ -128,85 +114,25 @@ def models_block(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Tabl
     )
 
 
-def accuracy_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section | None:
-    splits = splits_of(plan, [plan.baseline])
-    if not splits:
-        return None
-    title, texts = plan.dataset.title, plan.dataset.report.texts
-    section = Section(f"{texts.get('accuracy_title', f'{title} accuracy')} (`{plan.baseline}`)")
-    section.blocks.append(
-        texts.get("accuracy", f"Accuracy on {title}'s unperturbed statements. ")
-        + f"Mean (std) over {run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the statements, "
-        f"[{run.scoring['confidence']:.0%} bootstrap interval], n. The last row answers the commoner label every time."
-    )
-    neutral = _has_neutral(plan, models)
-    header = ["Model"] + splits + ([f"{s}: NEUTRAL answers (%)" for s in splits] if neutral else [])
-    rows = []
-    for m in models:
-        cells = [Stat.of(plan.scores.get(m, plan.baseline, s, "accuracy")) for s in splits]
-        if neutral:
-            cells += [Stat.of(plan.scores.get(m, plan.baseline, s, "neutral_answers_pct")) for s in splits]
-        rows.append([m] + cells)
-    majority = []
-    for s in splits:
-        share = next((v for m in models if (v := own_verdicts.majority_pct(plan, m, s)) is not None), None)
-        majority.append(Stat(share))
-    rows.append(["always the majority label"] + majority + ([""] * len(splits) if neutral else []))
-    section.blocks.append(
-        TableBlock(header, rows, caption=f"Accuracy (%) on {title}'s statements, mean (std) [95% CI] n")
-    )
-    return section
-
-
-def _rule_text(plan: DatasetPlan, rule) -> str:
-    names, labels = _names(plan), plan.dataset.labels
-    return "; ".join(f"{names[b]} → {', '.join(names[a] for a in labels if a in rule.allowed[b])}" for b in labels)
-
-
-def transition_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) -> Section | None:
+def transition_sections(part_run: RunInfo) -> list[Section]:
+    """Its table probes judged by transitions, each in the section every part shares
+    (report.transitions), after a paragraph on how to read them."""
+    plan = part_run.plan
     probes = [p for p in plan.registered if plan.probe(p).judged_by == "transitions" and p in plan.present]
     if not probes:
-        return None
-    names, labels, read_as = _names(plan), plan.dataset.labels, _read_as(plan)
-    section = Section(
-        f"{plan.dataset.title} record probes: transitions between {' and '.join(names[lab] for lab in labels)}"
+        return []
+    names = _names(plan)
+    lead = Section(
+        f"{plan.dataset.title} record probes: transitions between {' and '.join(names[lab] for lab in plan.dataset.labels)}"
     )
-    section.blocks.append(
-        "Table edits that keep or may change the label, judged by the prediction before and after: each cell is "
-        "the share (%) of the statements predicted with the first label that are predicted with the second once "
-        "the table is edited, with n the statements predicted with the first; a transition the rule forbids is "
-        "marked invalid. A model that never sees its table never moves and has no invalid transition by "
-        "construction; few invalid transitions are a merit only in a model that moves where the table changes."
+    lead.blocks.append(
+        "Table edits that keep or may change the label, judged by the prediction before and after: a transition "
+        "the probe's rule forbids is invalid. A model that never sees its table never moves and has no invalid "
+        "transition by construction; few invalid transitions are a merit only in a model that moves where the "
+        "table changes. Each probe's section gives, per model, its invalid transitions by the label predicted "
+        "before, the share that did not move, its transition graph and matrix, and failing examples."
     )
-    neutral = _has_neutral(plan, models)
-    if neutral:
-        section.blocks.append(
-            f"A three-way ({paper_dataset().title}) model's NEUTRAL answers are read as {read_as}, before and after "
-            "the edit; the last two columns give their share of all its answers."
-        )
-    for probe in probes:
-        rule = plan.probe(probe).transition_rule
-        pairs = [(b, a) for b in labels for a in labels]
-        header = ["Model", "Split"] + [
-            f"{names[b]} → {names[a]}" + ("" if a in rule.allowed[b] else " (invalid)") for b, a in pairs
-        ]
-        header += ["Invalid transitions (%)", "Did not move (%)"]
-        header += ["NEUTRAL answers before (%)", "NEUTRAL answers after (%)"] if neutral else []
-        rows = []
-        for m in models:
-            for split in splits_of(plan, [probe]):
-                get = plan.scores.get
-                cells = [Stat.of(get(m, probe, split, f"transition_pct_to_{a}", b)) for b, a in pairs]
-                cells += [Stat.of(get(m, probe, split, s)) for s in ("invalid_transition_pct", "unchanged_pct")]
-                if neutral:
-                    cells += [Stat.of(get(m, probe, split, f"neutral_answers_pct_{w}")) for w in ("before", "after")]
-                if any(c.shown for c in cells):
-                    rows.append([m, split] + cells)
-        section.blocks.append(
-            f"`{probe}`: {plan.probe(probe).description} Valid transitions ({rule.source}): {_rule_text(plan, rule)}."
-        )
-        section.blocks.append(TableBlock(header, rows, caption=f"`{probe}`: transitions (%), mean (std) [95% CI] n"))
-    return section
+    return [lead] + [transitions.invalid_transition_section(plan.scores, part_run, p) for p in probes]
 
 
 def expected_table(
@@ -214,14 +140,14 @@ def expected_table(
 ) -> TableBlock:
     """Accuracy per probe, model and split (`only` those, where given) against the expected label, by
     expected label, the paired drop from the baseline probe, and a three-way model's NEUTRAL share."""
-    neutral = _has_neutral(plan, models)
+    neutral = plan.has_neutral_answers(models)
     names, labels = _names(plan), plan.dataset.labels
     header = ["Probe", "Model", "Split", "Accuracy (%)"] + [f"expected {names[lab]} (%)" for lab in labels]
     header += [f"Drop from `{plan.baseline}` (paired, points)"] + (["NEUTRAL answers (%)"] if neutral else [])
     rows = []
     for probe in probes:
         for m in models:
-            for split in [s for s in splits_of(plan, [probe]) if not only or s in only]:
+            for split in [s for s in plan.splits_of([probe]) if not only or s in only]:
                 cells = [Stat.of(plan.scores.get(m, probe, split, "accuracy", lab)) for lab in ("all", *labels)]
                 cells.append(Stat.of(plan.scores.get(m, probe, split, "accuracy_drop"), signed=True))
                 if neutral:
@@ -231,8 +157,10 @@ def expected_table(
     return TableBlock(header, rows, caption=caption)
 
 
-def own_section(plan: DatasetPlan, models: Sequence[str], own: OwnSection) -> Section | None:
-    """A section only this dataset has: the probes that declare it, beside the baseline probe."""
+def own_section(plan: DatasetPlan, run: RunInfo, own: OwnSection) -> Section | None:
+    """A section only this dataset has: the probes that declare it, beside the baseline probe, and
+    their failing examples."""
+    models = list(run.models)
     probes = plan.in_section(own.name)
     if not probes:
         return None
@@ -240,6 +168,7 @@ def own_section(plan: DatasetPlan, models: Sequence[str], own: OwnSection) -> Se
     section.blocks.append(own.intro + PAIRED_DROP)
     section.blocks += [f"`{p}`: {plan.probe(p).description}" for p in probes]
     section.blocks.append(expected_table(plan, models, [plan.baseline, *probes], own.caption, only=own.splits))
+    section.blocks += run.examples_of(probes, models)
     return section
 
 
@@ -261,6 +190,7 @@ def statement_section(plan: DatasetPlan, run: RunInfo, models: Sequence[str]) ->
     )
     section.blocks += [f"`{p}`: {plan.probe(p).description}" for p in probes]
     section.blocks.append(expected_table(plan, models, probes, "Accuracy against the expected label"))
+    section.blocks += run.examples_of(probes, models)
     return section
 
 
@@ -293,15 +223,16 @@ def part_sections(plan: DatasetPlan, run: RunInfo) -> list[Section]:
     intro.blocks.append(models_block(plan, run, models))
     scored = plan.scored_in_run_order(run.probes)
     intro.blocks.append(
-        f"{title} probes scored: {', '.join(scored)}. Splits: {', '.join(splits_of(plan, scored))}. Seed: {run.seed}."
+        f"{title} probes scored: {', '.join(scored)}. Splits: {', '.join(plan.splits_of(scored))}. Seed: {run.seed}."
     )
+    part_run = run.of_part(plan)  # its models, probes, coverage and failing examples; its verdicts, once found
     parts = [
-        verdict_section(plan, run, models) if models else None,
-        accuracy_section(plan, run, models),
-        transition_section(plan, run, models),
-        *(own_section(plan, models, own) for own in plan.dataset.report.sections),
-        statement_section(plan, run, models),
-        coverage_section(plan, run),
+        verdict_section(plan, part_run, models) if models else None,
+        accuracy.accuracy_section(part_run),
+        *transition_sections(part_run),
+        *(own_section(plan, part_run, own) for own in plan.dataset.report.sections),
+        statement_section(plan, part_run, models),
+        coverage_section(plan, part_run),
     ]
     sections = [intro]
     for part in parts:

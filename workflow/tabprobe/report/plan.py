@@ -93,6 +93,18 @@ class DatasetPlan:
         """Its registered probes that go in its own part's section `section`, with rows in its scores."""
         return [p for p in self.registered if self.probe(p).report_section == section and p in self.present]
 
+    def splits_of(self, probes: Iterable[str]) -> list[str]:
+        """The splits where any of `probes` has scores, in its split order (any other after, by name)."""
+        present = set(self.scores.table.filter(pl.col("probe").is_in(list(probes)))["split"].unique().to_list())
+        return [s for s in self.split_order if s in present] + sorted(present - set(self.split_order))
+
+    def has_neutral_answers(self, models: Iterable[str]) -> bool:
+        """Whether any of `models` answered its examples with a label it does not have (a three-way
+        model on a two-label dataset: its NEUTRAL-answer statistics)."""
+        table = self.scores.table
+        statistics = set(table.filter(pl.col("model").is_in(list(models)))["statistic"].unique().to_list())
+        return bool(statistics & {"neutral_answers_pct", "neutral_answers_pct_before"})
+
     def with_scores(self, probes: Iterable[str]) -> list[str]:
         """`probes` (in their order) that have rows in its scores."""
         return [p for p in probes if p in self.present]

@@ -3,13 +3,10 @@ seed, and accuracy on the unperturbed splits beside the paper's Table 1."""
 
 from __future__ import annotations
 
-from tabprobe.data.table_type import HYPOTHESIS_ONLY
 from tabprobe.probes import MADE_BY, made_by
-from tabprobe.report.blocks import Alert, Section, Stat, TableBlock
+from tabprobe.report.blocks import Alert, Section, TableBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.report.served import served_description
-from tabprobe.scoring import paper
-from tabprobe.scoring.results import Index
 
 PROMPTED_MODELS_NOTE = (
     "A prompted causal LM is not fine-tuned: each example becomes a prompt (the table as rendered, the "
@@ -146,38 +143,3 @@ def provenance_table(run: RunInfo) -> TableBlock:
         for probe in run.probes
     ]
     return TableBlock(["Probe", "Its examples are", "Read from"], rows, caption="Which data each number rests on")
-
-
-def accuracy_section(scores: Index, run: RunInfo) -> Section:
-    section = Section(f"Accuracy on the unperturbed splits (probe `{run.plan.baseline}`)")
-    section.blocks.append(
-        "Mean (standard deviation) of accuracy over "
-        f"{run.scoring['samplings']} samplings of {run.scoring['fraction']:.0%} of the examples, "
-        f"and a {run.scoring['confidence']:.0%} percentile bootstrap interval "
-        f"({run.scoring['bootstrap']} resamples). Paper Table 1 (RoBERTa-large) for reference."
-    )
-    header = ["Model"] + [f"{s}" for s in run.splits]
-    rows = []
-    for model in run.models:
-        cells = [model]
-        for split in run.splits:
-            r = scores.get(model=model, probe=run.plan.baseline, split=split, statistic="accuracy", label="all")
-            cells.append(Stat.of(r))
-        rows.append(cells)
-    for name, values in paper.TABLE1_ACCURACY.items():
-        rows.append([f"paper: {name}"] + [Stat.reference(values.get(s)) for s in run.splits])
-    section.blocks.append(TableBlock(header, rows))
-    gaps = []
-    for model, info in run.models.items():
-        reference = "Hypothesis only" if info["premise"] == HYPOTHESIS_ONLY else "RoBERTa-large (premise + hypothesis)"
-        diffs = []
-        for split in run.splits:
-            r = scores.get(model=model, probe=run.plan.baseline, split=split, statistic="accuracy", label="all")
-            ref = paper.TABLE1_ACCURACY[reference].get(split)
-            if r and r["mean"] is not None and ref is not None:
-                diffs.append(f"{split} {r['mean'] - ref:+.1f}")
-        if diffs:
-            gaps.append(f"{model} vs paper {reference}: {', '.join(diffs)} points")
-    if gaps:
-        section.blocks.append("Gap to the paper's Table 1 (majority baseline: 33.3): " + "; ".join(gaps) + ".")
-    return section

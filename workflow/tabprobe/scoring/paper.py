@@ -5,6 +5,8 @@ Examining Evidence-Based Tabular Reasoning" (and of the dataset's own paper, Gup
 Values are percentages.
 """
 
+from tabprobe.data.datasets import PublishedAccuracy
+
 # The column of the paper's tables (4, 7, 9 and 11) that holds the unperturbed examples' numbers.
 UNPERTURBED = "original"
 
@@ -14,6 +16,15 @@ TABLE1_ACCURACY = {
     "Hypothesis only": {"dev": 60.51, "alpha1": 60.48, "alpha2": 48.26, "alpha3": 48.89},
     "Human": {"dev": 79.78, "alpha1": 84.04, "alpha2": 83.88, "alpha3": 79.33},
 }
+
+# Table 1 as the accuracy section prints it beside the run's (the dataset's ReportPart.published_accuracy).
+TABLE1 = PublishedAccuracy(
+    rows=TABLE1_ACCURACY,
+    hypothesis_only_row="Hypothesis only",
+    premise_row="RoBERTa-large (premise + hypothesis)",
+    source="Paper Table 1 (RoBERTa-large) for reference.",
+    gaps="Gap to the paper's Table 1 (majority baseline: 33.3)",
+)
 
 # The invalid-transition % of the table probes (section 5, Tables 5, 6, 13-17) are declared by each
 # probe in its own module (`PROBE.paper_numbers`); invalid_transitions() gathers them.

@@ -32,6 +32,7 @@ DATASET = Dataset(
         showcase_order=("alpha1", "alpha2", "alpha3", "dev", "train"),
         chance="uniform",  # its splits hold the three labels in equal shares
         texts=REPORT_TEXTS,
+        published_accuracy="tabprobe.scoring.paper:TABLE1",
     ),
     # Its splits are the report's: `splits` (`full_splits` under `full: true`).
     config_keys=ConfigKeys(dir="infotabs_dir", splits="splits", full_splits="full_splits"),

@@ -62,7 +62,7 @@ REPORT = ReportPart(
     texts={
         # What a selected premise of its tables holds, in the premise-selection caveat of every verdict.
         "premise_selection": "of a TabFact table, the records and columns",
-        "accuracy_title": "TabFact accuracy: simple and complex statements",
+        "accuracy_title": "TabFact accuracy: simple and complex statements (`{baseline}`)",
         "accuracy": (
             "Accuracy on TabFact's unperturbed statements. `simple_test` and `complex_test` are the two halves of "
             "TabFact's test set: statements about a single record, and statements that count, compare, rank or "
