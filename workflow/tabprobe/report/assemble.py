@@ -79,12 +79,7 @@ def paper_sections(scores: Index, run: RunInfo) -> list[Section]:
     parts = {
         "artifacts": [artifacts.artifacts_section(scores, run), artifacts.premise_controls_section(scores, run)],
         "evidence": ([evidence.transition_rules_section(run, transition_probes)] if transition_probes else [])
-        + [
-            transitions.invalid_transition_section(
-                scores, run, p, notes=[evidence.relevance_note(run)] if "relevance" in run.plan.probe(p).needs else []
-            )
-            for p in transition_probes
-        ]
+        + [transitions.invalid_transition_section(scores, run, p) for p in transition_probes]
         + [evidence.evidence_section(scores, run)],
         "counterfactuals": [counterfactuals.counterfactual_section(scores, run)],
         "inoculation": [*inoculation.inoculation_sections(scores, run), inoculation.defense_section(scores, run)],

@@ -111,7 +111,7 @@ def transition_rules_section(run: RunInfo, probe_names: Sequence[str]) -> Sectio
         rule = run.plan.probe(name).transition_rule
         rows.append(
             [name]
-            + [", ".join(lab for lab in LABELS if lab in rule.allowed.get(before, ())) for before in LABELS]
+            + [", ".join(lab for lab in LABELS if lab in rule.allowed[before]) for before in LABELS]
             + [rule.source]
         )
     section.blocks.append(TableBlock(["Probe", "from E", "from N", "from C", "Source of the rule"], rows))

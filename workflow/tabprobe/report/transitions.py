@@ -16,6 +16,7 @@ from tabprobe.probes.transitions import TransitionRule
 from tabprobe.report import figures, verdict_terms
 from tabprobe.report.blocks import Figure, Section, Stat, TableBlock
 from tabprobe.report.dimensions import dimension_of
+from tabprobe.report.evidence import relevance_note
 from tabprobe.report.inputs import RunInfo
 from tabprobe.scoring.results import Index
 
@@ -55,17 +56,16 @@ def view_of(scores: Index, run: RunInfo, probe_name: str) -> View:
     return View(scores, run, probe_name, run.plan.probe(probe_name), splits)
 
 
-def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str, notes: Iterable[str] = ()) -> Section:
+def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> Section:
     """One table probe's invalid transitions, per model of the part `run` is: beside the share of
-    predictions that did not move, with its transition graph and matrix and failing examples.
-    `notes`: the part's own paragraphs after the intro (where its relevant rows come from)."""
+    predictions that did not move, with its transition graph and matrix and failing examples."""
     view = view_of(scores, run, probe_name)
     reference = view.probe.paper_numbers.as_reference() if view.probe.paper_numbers else None
     title = f"Probe `{probe_name}`: invalid transitions"
     if reference:
         title += f" (paper {reference['table']} layout)"
     section = Section(title)
-    section.blocks += [*_intro(view, reference), *notes]
+    section.blocks += _intro(view, reference)
     for model, info in run.models.items():
         section.blocks += _caveats(run, model, info)
         section.blocks.append(_invalid_transition_table(view, model, reference))
@@ -79,7 +79,8 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str, not
 
 
 def _intro(view: View, reference: dict | None) -> list[str]:
-    """How to read the probe's tables, and its valid transitions."""
+    """How to read the probe's tables, its valid transitions and, where it needs them, where the
+    relevant rows come from."""
     rule, names = view.rule, view.names
     must_move = " and ".join(names[lab] for lab in view.labels if lab not in rule.allowed[lab])
     blocks = [
@@ -97,6 +98,8 @@ def _intro(view: View, reference: dict | None) -> list[str]:
     ]
     allowed = "; ".join(f"{names[lab]} → {rule.allowed_after(lab, names)}" for lab in view.labels)
     blocks.append(f"Valid transitions ({rule.source}): {allowed}.")
+    if "relevance" in view.probe.needs:
+        blocks.append(relevance_note(view.run))
     if view.run.plan.has_neutral_answers(view.run.models) and "N" not in view.labels:
         blocks.append(
             f"A three-way ({paper_dataset().title}) model's NEUTRAL answers are read as {names['C']}, before and "
