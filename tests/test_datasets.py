@@ -46,6 +46,11 @@ def test_every_built_in_dataset_declares_what_the_stages_need(name):
     for target in (dataset.ingest.check, dataset.ingest.ingest, dataset.ingest.digest):
         assert callable(datasets.resolve(target)), target
     assert probes_for(name), f"no probe is written for {name}"
+    if dataset.report.published_accuracy:  # the report reads it only when it is built: checked here
+        published = datasets.resolve(dataset.report.published_accuracy)
+        assert isinstance(published, datasets.PublishedAccuracy)
+        assert {published.hypothesis_only_row, published.premise_row} <= set(published.rows)
+        assert all(set(values) <= set(dataset.splits) for values in published.rows.values())
 
 
 def test_exactly_one_dataset_is_the_papers_and_its_files_lie_where_runs_before_the_seam_put_them():

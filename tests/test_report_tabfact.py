@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from test_verdicts import constructed_run, frame
+from test_verdicts import constructed_run, frame, results
 
 from tabprobe.probes.base import LABEL_FLIP, NEEDED_ROWS, TABLE_REMOVED, WRONG_TABLE
 from tabprobe.report import own_verdicts
@@ -116,6 +116,24 @@ def test_a_run_with_tabfact_rows_leaves_the_infotabs_parts_as_they_were():
     assert to_html(kept, "t", "l") == to_html(before, "t", "l")
     # Without TabFact rows the report is the one it always was, TabFact part and all absent.
     assert "TabFact" not in assemble(infotabs, run).markdown
+
+
+def test_a_split_outside_the_reports_is_no_column_of_the_accuracy_table():
+    # Under `full: true` `original` also runs on train (inoculation reads it), which the report's
+    # splits do not list: its accuracy there is no column beside the paper's Table 1.
+    infotabs, run = constructed_run()
+    with_train = Index(
+        pl.concat(
+            [
+                infotabs.table,
+                results("minilm-para", {("original", "accuracy"): (90.0, 89.0, 91.0)}, split="train").table,
+            ]
+        )
+    )
+    accuracy = next(s for s in build_sections(with_train, run) if s.title.startswith("Accuracy on the unperturbed"))
+    table = next(b for b in accuracy.blocks if hasattr(b, "header"))
+    assert table.header == ["Model", "alpha1"]
+    assert "90.0" not in to_markdown([accuracy], "t", "l")
 
 
 def test_the_tabfact_part_answers_the_four_questions_from_tabfact_probes():

@@ -157,6 +157,28 @@ def test_the_report_has_a_tabfact_part_with_verdicts_simple_and_complex_and_two_
     assert not re.search(r"^\|[^\n]*\| N \|", part, flags=re.M)
 
 
+def transition_table(part: str, probe: str, model: str) -> str:
+    """A model's invalid-transition table (caption to its last row) in a probe's section of the part."""
+    section = part[part.index(f"Probe `{probe}`: invalid transitions") :]
+    table = section[section.index(f"**Model {model} (invalid transitions") :]
+    return table[: table.index("\n\n", table.index("| Predicted label"))]
+
+
+def test_the_tabfact_part_has_failing_examples_and_neutral_rows_only_where_neutral_was_said(tabfact_run):
+    markdown = (tabfact_run["dir"] / layout.report_markdown()).read_text()
+    part = markdown[markdown.index("## TabFact: the same questions on relational tables") :]
+    # Failing examples of a record probe and of a statement edit, drawn from TabFact's own splits.
+    for probe in ("record_deletion", "tf_negation"):
+        for model in ("tf-minilm", "three-way"):
+            assert re.search(
+                rf"^\*\*Failing examples · {probe} · {model} · (simple_test|complex_test): ", part, flags=re.M
+            ), (probe, model)
+    # The three-way model answers NEUTRAL to everything: its rows say so. A two-label head's shares are
+    # 0 by construction and get no rows.
+    assert "NEUTRAL answers before the edit" in transition_table(part, "record_deletion", "three-way")
+    assert "NEUTRAL answers" not in transition_table(part, "record_deletion", "tf-minilm")
+
+
 def test_a_finished_tabfact_run_has_nothing_left_to_do(tabfact_run):
     assert planned_jobs(tabfact_run["dir"], tabfact_run["configfile"]) == []
 

@@ -21,7 +21,7 @@ MAJORITY_ROW = "always the majority label"
 def accuracy_section(run: RunInfo) -> Section | None:
     """The section of the part `run` is (RunInfo.of_part); None where its baseline probe has no scores."""
     plan: DatasetPlan = run.plan
-    splits = plan.splits_of([plan.baseline])
+    splits = run.shown_splits([plan.baseline])
     if not splits:
         return None
     texts, models = plan.dataset.report.texts, list(run.models)

@@ -57,6 +57,15 @@ class RunInfo:
             plan=plan,
         )
 
+    def shown_splits(self, probes: Iterable[str]) -> list[str]:
+        """The splits a part's tables show for `probes`: the report's splits (config's order) where any
+        of them has scores; where none of the report's splits has any (the report's splits are the paper
+        dataset's, so another dataset's part, or a results table read on its own), every split with
+        scores, in the part's order. A split outside the report's (train, read by inoculation under
+        `full: true`) is not a column."""
+        present = self.plan.splits_of(probes)
+        return [s for s in self.splits if s in present] or present
+
     def examples_of(self, probe_names: Iterable[str], models: Iterable[str] | None = None) -> list[ExamplesBlock]:
         return [self.examples[(p, m)] for p in probe_names for m in (models or self.models) if (p, m) in self.examples]
 
@@ -74,22 +83,22 @@ def load_examples(
     """A few failing examples of each probe for each model. `showcase` maps a probe to its split
     and its `showcase_inputs` files (relative to `root`)."""
     out: dict[tuple[str, str], ExamplesBlock] = {}
-    split_data: dict[str, tuple[dict, dict]] = {}
+    # A split's examples and tables, read once: keyed by dataset too, as two datasets may name a split alike.
+    split_data: dict[tuple[str, str], tuple[dict, dict]] = {}
     for probe_name, spec in showcase.items():
         dataset = get_dataset(probe_dataset(probe_name))
-        if not dataset.paper:
-            continue  # the failing examples are shown in the paper dataset's parts (another's part shows none)
         split, files = spec["split"], {key: Path(root) / path for key, path in spec["files"].items()}
-        if split not in split_data:
+        key = (dataset.name, split)
+        if key not in split_data:
             examples = read_parquet(files["examples"], schemas.EXAMPLES).to_pylist()
-            split_data[split] = (
+            split_data[key] = (
                 {e["uid"]: e for e in examples},
                 dataset.table_type.load_tables(read_parquet(files["tables"], dataset.table_type.tables)),
             )
         # The models that answered this probe: a model of another dataset only has no predictions here.
         for model in (m for m in models if f"predictions:{m}" in files):
             found, changes = failures.failing_examples(
-                files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed, split_data[split], unverified_flips
+                files, get_probe(probe_name), model, split, EXAMPLES_SHOWN, seed, split_data[key], unverified_flips
             )
             out[(probe_name, model)] = ExamplesBlock(probe_name, model, split, found, changes)
     return out

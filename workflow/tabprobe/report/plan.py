@@ -34,6 +34,10 @@ def with_role(dataset: str, number: str) -> list[str]:
     return list(_with_role(dataset, number))
 
 
+# The statistics of a three-way model's NEUTRAL answers on a two-label dataset (scoring writes them).
+NEUTRAL_SHARES = ("neutral_answers_pct", "neutral_answers_pct_before", "neutral_answers_pct_after")
+
+
 @dataclass(frozen=True)
 class DatasetPlan:
     """One dataset's part of the report: what of the run is its, and where each of its probes goes."""
@@ -100,10 +104,14 @@ class DatasetPlan:
 
     def has_neutral_answers(self, models: Iterable[str]) -> bool:
         """Whether any of `models` answered its examples with a label it does not have (a three-way
-        model on a two-label dataset: its NEUTRAL-answer statistics)."""
-        table = self.scores.table
-        statistics = set(table.filter(pl.col("model").is_in(list(models)))["statistic"].unique().to_list())
-        return bool(statistics & {"neutral_answers_pct", "neutral_answers_pct_before"})
+        model on a two-label dataset said NEUTRAL at least once). Scoring writes the NEUTRAL shares of
+        every model on such a dataset, a two-label head's as 0: those say nothing and do not count."""
+        answered = self.scores.table.filter(
+            pl.col("model").is_in(list(models))
+            & pl.col("statistic").is_in(list(NEUTRAL_SHARES))
+            & (pl.col("mean").fill_null(0.0) > 0.0)
+        )
+        return answered.height > 0
 
     def with_scores(self, probes: Iterable[str]) -> list[str]:
         """`probes` (in their order) that have rows in its scores."""

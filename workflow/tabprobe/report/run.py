@@ -1,5 +1,5 @@
 """The run itself: its models (training, checkpoint, fingerprint, truncation), data, probes and
-seed, and accuracy on the unperturbed splits beside the paper's Table 1."""
+seed (accuracy on the unperturbed splits is report/accuracy.py's, shared by every part)."""
 
 from __future__ import annotations
 

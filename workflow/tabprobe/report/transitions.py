@@ -49,11 +49,7 @@ class View:
 
 
 def view_of(scores: Index, run: RunInfo, probe_name: str) -> View:
-    # The run's splits in config's order, then any other with scores (a part whose splits config
-    # does not list, as a results table read on its own has), in the part's order.
-    present = run.plan.splits_of([probe_name])
-    splits = [s for s in run.splits if s in present] + [s for s in present if s not in run.splits]
-    return View(scores, run, probe_name, run.plan.probe(probe_name), splits)
+    return View(scores, run, probe_name, run.plan.probe(probe_name), run.shown_splits([probe_name]))
 
 
 def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> Section:
@@ -67,7 +63,7 @@ def invalid_transition_section(scores: Index, run: RunInfo, probe_name: str) -> 
     section = Section(title)
     section.blocks += _intro(view, reference)
     for model, info in run.models.items():
-        section.blocks += _caveats(run, model, info)
+        section.blocks += _caveats(run, model, info, with_paper=reference is not None)
         section.blocks.append(_invalid_transition_table(view, model, reference))
         section.blocks.append(transition_graph_figure(view, model))
         visible = visible_perturbations_block(view, model)
@@ -108,9 +104,10 @@ def _intro(view: View, reference: dict | None) -> list[str]:
     return blocks
 
 
-def _caveats(run: RunInfo, model: str, info: dict) -> list[str]:
+def _caveats(run: RunInfo, model: str, info: dict, with_paper: bool) -> list[str]:
     """Why a model's few invalid transitions may say nothing of its reasoning: it never sees its
-    table, does not use it, or had premises cut."""
+    table, does not use it, or had premises cut (`with_paper`: the probe's table stands beside the
+    paper's full-length numbers)."""
     blocks = []
     verdict = run.verdicts.get(model)
     if info["premise"] == HYPOTHESIS_ONLY:
@@ -127,8 +124,8 @@ def _caveats(run: RunInfo, model: str, info: dict) -> list[str]:
         share = 100 * info["truncated"] / max(info["examples"], 1)
         blocks.append(
             f"Model {model} had {share:.0f}% of its premises cut to its max_length: a change to a "
-            "row past the cut is invisible to it, which lowers its invalid-transition numbers; "
-            "compare with the paper's (full-length) numbers with that in mind."
+            "row past the cut is invisible to it, which lowers its invalid-transition numbers"
+            + ("; compare with the paper's (full-length) numbers with that in mind." if with_paper else ".")
         )
     return blocks
 
@@ -178,10 +175,13 @@ def _did_not_move_rows(view: View, model: str) -> list[list]:
             ["Stayed put where the rule demands a move (%): the failure here"]
             + [Stat.of(view.get(model, s, "unchanged_where_required_pct")) for s in splits]
         )
-    for when in ("before", "after"):
-        cells = [Stat.of(view.get(model, s, f"neutral_answers_pct_{when}")) for s in splits]
-        if any(c.shown for c in cells):
-            rows.append([f"NEUTRAL answers {when} the edit (% of all answers)", *cells])
+    neutral = {
+        when: [Stat.of(view.get(model, s, f"neutral_answers_pct_{when}")) for s in splits]
+        for when in ("before", "after")
+    }
+    # Only a model that said NEUTRAL at all: a two-label head's shares are 0 by construction.
+    if any(c.mean for cells in neutral.values() for c in cells):
+        rows += [[f"NEUTRAL answers {when} the edit (% of all answers)", *cells] for when, cells in neutral.items()]
     return [row + [""] for row in rows]
 
 
