@@ -9,8 +9,9 @@ with the workflow's scoring code (tabprobe.scoring.probe_scores.score_examples):
   accuracy beside the majority class's share of the same statements, and the gain over a baseline.
 
 A recipe is a JSON object over the defaults below (RECIPE): the model's premise, pair_order,
-premise_selection and max_length, and any key of the `train:` block (examples, epochs, learning_rate,
-warmup_ratio, batch_size, weight_decay, dev_examples, precision). Recipes run in parallel (`--jobs`), one
+premise_selection and max_length, any key of the `train:` block (base, examples, epochs, learning_rate,
+warmup_ratio, batch_size, weight_decay, dev_examples, precision), and `seed`, the training's seed (its
+train subset, order and head; default SEED; the examples it is tested on are always SEED's). Recipes run in parallel (`--jobs`), one
 torch thread each. Predictions are kept in `--cache` (one folder per recipe name, with its result
 JSON), so a baseline trained in one invocation pairs with premise models of later ones, and a recipe
 already there is not trained again.
@@ -96,9 +97,9 @@ def train_and_test(dataset: str, data: str, recipe: dict, cache: str) -> dict:
     train_examples, train_tables = _split(dataset, data, spec.train_split, cache)
     dev_examples, dev_tables = _split(dataset, data, spec.dev_split, cache)
     settings = training.TrainSettings(
-        **{k: v for k, v in recipe.items() if k not in ("name", "premise", "pair_order")},
+        **{k: v for k, v in recipe.items() if k not in ("name", "premise", "pair_order", "seed")},
         pair_order=recipe["pair_order"],
-        seed=SEED,
+        seed=recipe.get("seed", SEED),  # the training's (its subset, order and head); the test examples stay SEED's
     )
     started = time.perf_counter()
     meta = training.train(
