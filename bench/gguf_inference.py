@@ -4,7 +4,7 @@ package, by default), against a MiniLM classifier on the same alpha1 `original` 
 side in one process: load seconds, examples/s of each, the ratio, and each one's answers
 (agreement with the gold labels, predicted label counts).
 
-The classifier is a trained checkpoint when given (`--classifier resources/models/minilm-para`,
+The classifier is a trained checkpoint when given (`--classifier resources/models/minilm-struct`,
 after the workflow has trained it), else the packaged MiniLM base with an untrained head
 (init_model's), whose speed is a trained one's and whose answers mean nothing.
 

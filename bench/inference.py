@@ -6,7 +6,7 @@ the argmax agreement of tabprobe's precision with an fp32 run of the same loop.
 
 CPU, a trained checkpoint (after the workflow has trained its models):
 
-    .venv/bin/python bench/inference.py --infotabs ../shared/infotabs --model resources/models/minilm-para
+    .venv/bin/python bench/inference.py --infotabs ../shared/infotabs --model resources/models/minilm-struct
 
 GPU, a RoBERTa-large-shaped encoder (24 layers x 1024, built from a config with random weights:
 nothing is downloaded; the MiniLM vocabulary stands in for RoBERTa's, which changes no matmul),
@@ -229,7 +229,7 @@ def alpha1_originals(infotabs: str, count: int, seed: int) -> pa.Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--infotabs", default="../shared/infotabs")
-    parser.add_argument("--model", default="resources/models/minilm-para", help="a trained checkpoint")
+    parser.add_argument("--model", default="resources/models/minilm-struct", help="a trained checkpoint")
     parser.add_argument(
         "--shape",
         choices=["checkpoint", "large", "untrained"],

@@ -1,7 +1,7 @@
 """Benchmark: one model's inference jobs, each loading the model itself (how every job ran before
 tabprobe.models.serving) against the same jobs on one model server, side by side in one run.
 
-    .venv/bin/python bench/serving.py --checkpoint /path/run/resources/models/minilm-para \\
+    .venv/bin/python bench/serving.py --checkpoint /path/run/resources/models/minilm-struct \\
         --probes '/path/run/results/probes/*/alpha1.parquet' --premise para --max-length 128 --jobs 2
 
 Every job is a process of its own, as Snakemake starts it, `--jobs` at a time (the cores of the

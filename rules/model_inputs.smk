@@ -52,7 +52,7 @@ def get_pair_order(wildcards):
 
 
 def get_train_priority(wildcards):
-    return train_priority(model_config(wildcards))
+    return train_priority(config, wildcards.model, model_config(wildcards))
 
 
 def get_train_settings(wildcards):

@@ -748,7 +748,7 @@ def test_name_patterns_refuse_path_characters():
         for name in ["../x", "a/b", "..", ".hidden", "/abs", "a\\b", "", "a b"]:
             assert not re.fullmatch(pattern, name), (pattern, name)
         assert re.fullmatch(pattern, "row_deletion")
-    assert re.fullmatch(MODEL_NAME, "minilm-para") and re.fullmatch(MODEL_NAME, "roberta.large")
+    assert re.fullmatch(MODEL_NAME, "minilm-struct") and re.fullmatch(MODEL_NAME, "roberta.large")
 
 
 def test_a_probe_that_perturbs_no_example_is_a_reported_empty_result(env, tmp_path):

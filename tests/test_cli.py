@@ -226,9 +226,9 @@ def test_show_model_shows_exactly_the_invalid_transition_with_its_reason(capsys,
     assert "snakemake --cores all results/predictions/m/original/alpha1.parquet" in err
 
     code, _, err = run(
-        capsys, "show", "row_deletion", "--model", "minilm-par", "--results", results, "--configfile", config
+        capsys, "show", "row_deletion", "--model", "minilm-strct", "--results", results, "--configfile", config
     )  # a model of config with no predictions yet
-    assert code == 2 and "no predictions of a model 'minilm-par'" in err and "Did you mean 'minilm-para'?" in err
+    assert code == 2 and "no predictions of a model 'minilm-strct'" in err and "Did you mean 'minilm-struct'?" in err
 
 
 # ---------------------------------------------------------------- tabprobe new-probe
@@ -406,7 +406,7 @@ def test_curate_refuses_what_it_cannot_curate(capsys, argv, message):
 
 
 def test_compare_says_what_is_missing_without_a_traceback(capsys, tmp_path):
-    code, _, err = run(capsys, "compare", "minilm-para", "minilm-hypo", "--results", str(tmp_path))
+    code, _, err = run(capsys, "compare", "minilm-struct", "minilm-hypo", "--results", str(tmp_path))
     assert code == 2 and f"{tmp_path / 'results.parquet'} not found: run the workflow first" in err
     run_folder = tmp_path / "run"
     (run_folder / "results").mkdir(parents=True)

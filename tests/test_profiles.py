@@ -75,8 +75,8 @@ def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():
 
     queue = "\n".join(
         [
-            "101|rule_train_model_wildcards_minilm-para|PartitionConfig|/work/run",
-            "102|rule_infer_nli_wildcards_minilm-para_original_alpha1|Resources|/work/run",  # clears by itself
+            "101|rule_train_model_wildcards_minilm-struct|PartitionConfig|/work/run",
+            "102|rule_infer_nli_wildcards_minilm-struct_original_alpha1|Resources|/work/run",  # clears by itself
             "103|rule_ingest_infotabs_wildcards_alpha1|PartitionTimeLimit|/work/other-run",  # not this run
             "104|rule_inoculate|PartitionTimeLimit|/work/run/",
             "malformed line",
@@ -85,7 +85,7 @@ def test_the_queue_watcher_names_this_runs_jobs_that_can_never_start():
     stuck = stuck_jobs(queue, "/work/run")
     assert [(job.slurm_id, job.reason) for job in stuck] == [("101", "PartitionConfig"), ("104", "PartitionTimeLimit")]
     message = stuck[0].message()
-    assert "101 (train_model_wildcards_minilm-para) can never start" in message
+    assert "101 (train_model_wildcards_minilm-struct) can never start" in message
     assert "more CPUs, memory or GPUs than any node of its partition has" in message and "set-threads" in message
 
 
@@ -128,7 +128,7 @@ def test_a_stuck_jobs_message_names_the_limits_its_request_is_over_whatever_slur
         "PartitionName=gpu MaxTime=02:00:00 State=UP",
         "2 24105\n",
     )
-    stuck = Stuck("8", "train_model_wildcards_minilm-para", "PartitionConfig")
+    stuck = Stuck("8", "train_model_wildcards_minilm-struct", "PartitionConfig")
     message = stuck.message(request=describe_request(stuck, run=too_big), rules=RULES)
     assert (
         "so it asks 4 CPUs; the nodes of partition gpu have at most 2; and it asks 32000 MB of memory; the nodes of "

@@ -28,8 +28,8 @@ def test_the_results_table_reads_every_score_statistic_coverage_and_relevance_fi
     assert layout.pooled_scores("table7", "minilm-hypo", "label_flipped", "alpha1") in pooled
     # The experiments' score tables, not their summaries (the report reads those).
     assert scores[-2:] == [
-        layout.inoculation_scores("minilm-para", "counterfactual"),
-        layout.variance_scores("minilm-para"),
+        layout.inoculation_scores("minilm-struct", "counterfactual"),
+        layout.variance_scores("minilm-struct"),
     ]
     assert len(scores) == len(set(scores))
     assert inputs["stats"] == [layout.inference_stats(m, p, s) for m, p, s in runs]
@@ -48,6 +48,6 @@ def test_the_report_reads_the_results_the_showcases_files_and_the_experiments_su
     files = {f for entry in derived.showcase(with_tabfact).values() for f in entry["files"].values()}
     assert inputs["showcase"] == sorted(files)
     assert get_dataset("tabfact").examples("simple_test") in inputs["showcase"]
-    assert inputs["inoculation"] == [layout.inoculation_summary("minilm-para", "counterfactual")]
-    assert inputs["variance"] == [layout.variance_summary("minilm-para")]
+    assert inputs["inoculation"] == [layout.inoculation_summary("minilm-struct", "counterfactual")]
+    assert inputs["variance"] == [layout.variance_summary("minilm-struct")]
     assert inputs["coverage"] == report_inputs.results_inputs(with_tabfact)["coverage"]

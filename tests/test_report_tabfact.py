@@ -87,11 +87,11 @@ def table_blind_three_way(model: str) -> list[dict]:
 
 def tabfact_rows() -> list[dict]:
     baseline = [*original("tf-minilm-hypo", (61.0, 58.0, 64.0))]
-    return reads_its_table("tf-minilm") + baseline + table_blind_three_way("minilm-para")
+    return reads_its_table("tf-minilm") + baseline + table_blind_three_way("minilm-struct")
 
 
 def tabfact_run():
-    """constructed_run (InfoTabS rows of minilm-para and minilm-hypo) with TabFact rows, the two
+    """constructed_run (InfoTabS rows of minilm-struct and minilm-hypo) with TabFact rows, the two
     TabFact-trained models and TabFact coverage added."""
     infotabs, run = constructed_run()
     scores = Index(pl.concat([infotabs.table, frame(tabfact_rows())]))
@@ -126,7 +126,7 @@ def test_a_split_outside_the_reports_is_no_column_of_the_accuracy_table():
         pl.concat(
             [
                 infotabs.table,
-                results("minilm-para", {("original", "accuracy"): (90.0, 89.0, 91.0)}, split="train").table,
+                results("minilm-struct", {("original", "accuracy"): (90.0, 89.0, 91.0)}, split="train").table,
             ]
         )
     )
@@ -142,7 +142,7 @@ def test_the_tabfact_part_answers_the_four_questions_from_tabfact_probes():
     part = markdown.split("## TabFact: the same questions on relational tables")[1]
     assert "**tf-minilm uses its table, and the right rows.**" in part
     assert "**tf-minilm-hypo cannot use its table: it sees the statement only (the baseline).**" in part
-    assert "**minilm-para does not use its table.**" in part
+    assert "**minilm-struct does not use its table.**" in part
     assert "table removed (`tf_hypothesis_only`): accuracy drop on simple_test: +20.0 [+16.0, +24.0] points" in part
     assert "records the program read deleted (`relevant_record_deletion`): accuracy drop on bootstrap" in part
     assert "tf-minilm-hypo's 61.0 [58.0, 64.0] (n=400, not paired)" in part

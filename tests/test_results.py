@@ -48,7 +48,7 @@ def score_files(tmp_path) -> list[Path]:
     return [
         score_file(
             folder,
-            "minilm-para",
+            "minilm-struct",
             "original",
             "alpha1",
             [("accuracy", "all", 54.4), ("accuracy", "N", None), ("accuracy_gain_over_baseline", "all", -5.4)],
@@ -56,18 +56,18 @@ def score_files(tmp_path) -> list[Path]:
         score_file(folder, "minilm-hypo", "original", "alpha1", [("accuracy", "all", 59.8)]),
         score_file(
             folder,
-            "minilm-para",
+            "minilm-struct",
             "row_deletion",
             "alpha1",
             [("invalid_transition_pct", "E", 1.2), ("invalid_transition_pct", "all", 1.0)],
         ),
-        score_file(folder, "minilm-para", "table4:label_flipped", "alpha1", [("accuracy", "all", 40.0)]),
+        score_file(folder, "minilm-struct", "table4:label_flipped", "alpha1", [("accuracy", "all", 40.0)]),
         score_file(folder, "minilm-hypo", "table4:label_flipped", "alpha1", [("accuracy", "all", 30.0)]),
-        score_file(folder, "minilm-para.ino-hypothesis-100", "original", "alpha1", [("accuracy", "all", 50.0)]),
+        score_file(folder, "minilm-struct.ino-hypothesis-100", "original", "alpha1", [("accuracy", "all", 50.0)]),
     ]
 
 
-PREMISES = {"minilm-para": "paragraph", "minilm-hypo": "hypothesis_only", "minilm-para.ino-hypothesis-100": "paragraph"}
+PREMISES = {"minilm-struct": "paragraph", "minilm-hypo": "hypothesis_only", "minilm-struct.ino-hypothesis-100": "paragraph"}
 
 
 def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(score_files):
@@ -97,15 +97,15 @@ def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(scor
         return scores.get(**({"split": "alpha1", "label": "all"} | where))["paper"]
 
     # RoBERTa-large beside a model that reads its table, the paper's hypothesis-only model beside the baseline.
-    assert paper(model="minilm-para", probe="original", statistic="accuracy", label="all") == 74.88
+    assert paper(model="minilm-struct", probe="original", statistic="accuracy", label="all") == 74.88
     assert paper(model="minilm-hypo", probe="original", statistic="accuracy", label="all") == 60.48
-    assert paper(model="minilm-para", probe="table4:label_flipped", statistic="accuracy") == 51.48
+    assert paper(model="minilm-struct", probe="table4:label_flipped", statistic="accuracy") == 51.48
     assert paper(model="minilm-hypo", probe="table4:label_flipped", statistic="accuracy") == 31.02
-    assert paper(model="minilm-para", probe="row_deletion", statistic="invalid_transition_pct", label="E") == 5.76
+    assert paper(model="minilm-struct", probe="row_deletion", statistic="invalid_transition_pct", label="E") == 5.76
     # Printed per label only: no made-up overall value; none for derived models or statistics of ours.
-    assert paper(model="minilm-para", probe="row_deletion", statistic="invalid_transition_pct", label="all") is None
-    assert paper(model="minilm-para.ino-hypothesis-100", probe="original", statistic="accuracy") is None
-    assert paper(model="minilm-para", probe="original", statistic="accuracy_gain_over_baseline") is None
+    assert paper(model="minilm-struct", probe="row_deletion", statistic="invalid_transition_pct", label="all") is None
+    assert paper(model="minilm-struct.ino-hypothesis-100", probe="original", statistic="accuracy") is None
+    assert paper(model="minilm-struct", probe="original", statistic="accuracy_gain_over_baseline") is None
 
 
 def test_the_csv_opens_as_one_row_per_score_and_both_files_repeat_byte_for_byte(score_files, tmp_path):
@@ -117,7 +117,7 @@ def test_the_csv_opens_as_one_row_per_score_and_both_files_repeat_byte_for_byte(
     para = next(
         r
         for r in rows
-        if r["model"] == "minilm-para"
+        if r["model"] == "minilm-struct"
         and r["probe"] == "original"
         and r["label"] == "all"
         and r["statistic"] == "accuracy"
@@ -146,7 +146,7 @@ def test_two_files_claiming_the_same_score_and_a_damaged_file_are_errors(score_f
 def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(tmp_path):
     config = {"seed": 2022, "max_examples": 1000, "probes": {"original": {"splits": ["alpha1"]}}}
     models = {
-        "minilm-para": {"checkpoint": "resources/models/minilm-para", "fingerprint": "abc", "premise": "paragraph"}
+        "minilm-struct": {"checkpoint": "resources/models/minilm-struct", "fingerprint": "abc", "premise": "paragraph"}
     }
     coverage = [
         {"probe": "original", "split": "alpha1", "limit": 1000},
@@ -158,7 +158,7 @@ def test_the_run_record_holds_config_versions_commit_models_relevance_and_caps(t
     assert record["versions"]["polars"] and record["versions"]["python"].count(".") == 2
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     assert record["commit"]["sha"] == sha and isinstance(record["commit"]["modified"], bool)
-    assert record["models"]["minilm-para"]["fingerprint"] == "abc"
+    assert record["models"]["minilm-struct"]["fingerprint"] == "abc"
     assert record["relevance"]["alpha1"] == {
         "source": "aligner",
         "examples": 1000,

@@ -383,3 +383,31 @@ def test_gradient_accumulation_trains_as_the_whole_batch_does(mini_train_args, t
         for n in ("whole", "split")
     ]
     np.testing.assert_allclose(losses[0], losses[1], atol=1e-4)
+
+
+def test_a_model_trained_from_another_starts_from_its_weights_head_included(tiny_base, mini_train_args, tmp_path):
+    """`train.base: {model: NAME}` (config/trained_from.py): training starts from NAME's checkpoint,
+    its trained head kept rather than drawn afresh, and the checkpoint records where it started."""
+    *data, _ = mini_train_args
+    first = TrainSettings(base=str(tiny_base), epochs=2, max_length=64, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5)
+    first_meta = train(*data, "hypothesis_only", first, tmp_path / "hypo")
+    # At learning rate 0 nothing moves: what is saved is exactly what training started from.
+    still = dataclasses.replace(first, learning_rate=0.0, epochs=1, seed=6)
+    from safetensors.torch import load_file
+
+    meta = train(*data, "para", dataclasses.replace(still, base=str(tmp_path / "hypo")), tmp_path / "on", base_model="hypo")
+    started, before = load_file(tmp_path / "on" / "model.safetensors"), load_file(tmp_path / "hypo" / "model.safetensors")
+    assert started.keys() == before.keys() and all(torch.equal(started[k], before[k]) for k in before)
+    assert meta["base_model"] == {
+        "name": "hypo",
+        "premise": "hypothesis_only",
+        "dev_accuracy": first_meta["dev_accuracy"],
+        "train_examples": first_meta["train_examples"],
+    }
+    # From the bare encoder the head is drawn afresh from the seed (not the other model's), and the
+    # record says nothing of a base model.
+    bare = train(*data, "para", still, tmp_path / "bare")
+    fresh = load_file(tmp_path / "bare" / "model.safetensors")
+    heads = [k for k in before if k.startswith("classifier.")]
+    assert heads and not all(torch.equal(fresh[k], before[k]) for k in heads)
+    assert "base_model" not in bare

@@ -67,7 +67,7 @@ def planned(plan: str, rule: str) -> list[tuple[dict, str]]:
 def curve_jobs(plan: str, rule: str) -> set[tuple[int, int]]:
     jobs = planned(plan, rule)
     assert all("gpu=1" in resources for _, resources in jobs), rule
-    assert {w["model"] for w, _ in jobs} == {"minilm-para"}
+    assert {w["model"] for w, _ in jobs} == {"minilm-struct"}
     found = [(int(w["size"]), int(w["resample"])) for w, _ in jobs]
     assert len(found) == len(set(found)), f"{rule}: a (size, repeat) planned twice"
     return set(found)

@@ -64,7 +64,7 @@ def frame(rows: list[dict]) -> pl.DataFrame:
     )
 
 
-# minilm-para on the default run (issue 19): removing the premise moves it by -0.57 [-2.6, +1.7],
+# minilm-struct on the default run (issue 19): removing the premise moves it by -0.57 [-2.6, +1.7],
 # it is below the hypothesis-only model, and relevant-row deletion leaves 66% where they must move.
 TABLE_BLIND = {
     ("hypothesis_only", "accuracy_drop"): (-0.57, -2.6, 1.7),
@@ -107,8 +107,8 @@ def answers(verdict: verdict_terms.Verdict) -> list[str]:
 
 
 def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_praised():
-    verdict = paper_verdict(results("minilm-para", TABLE_BLIND), "minilm-para", PARA)
-    assert verdict.headline == "minilm-para does not use its table."
+    verdict = paper_verdict(results("minilm-struct", TABLE_BLIND), "minilm-struct", PARA)
+    assert verdict.headline == "minilm-struct does not use its table."
     assert answers(verdict) == [NO, NO, YES, DOES_NOT_APPLY]
     uses = verdict.finding(verdict_terms.USES_TABLE)
     texts = [n.text() for n in uses.numbers]
@@ -125,13 +125,13 @@ def test_a_table_blind_model_does_not_use_its_table_and_its_stability_is_not_pra
 
 
 def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
-    """The default run's minilm-para once it learned (54.5% on alpha1): removing its table changes
+    """The default run's minilm-struct once it learned (54.5% on alpha1): removing its table changes
     nothing, it is below the hypothesis-only model, yet a dummy or another table costs it 3-4 points."""
     cells = dict(TABLE_BLIND)
     cells[("dummy_premise", "accuracy_drop")] = (3.2, 0.3, 5.8)
     cells[("swapped_table", "accuracy_drop")] = (4.2, 1.8, 6.6)
-    verdict = paper_verdict(results("minilm-para", cells), "minilm-para", PARA)
-    assert verdict.headline == "minilm-para does not use its table."
+    verdict = paper_verdict(results("minilm-struct", cells), "minilm-struct", PARA)
+    assert verdict.headline == "minilm-struct does not use its table."
     uses = verdict.finding(verdict_terms.USES_TABLE)
     assert uses.answer == NO
     assert "does not help it" in uses.sentence and "reads its table without reasoning from it" in uses.sentence
@@ -143,14 +143,14 @@ def test_a_table_that_does_not_help_but_a_wrong_one_disturbs_is_not_use():
 
 
 def test_a_clear_rise_is_not_read_as_no_effect():
-    """The default run of issue 21: label-flipping edits raised minilm-para's accuracy by 17.9
+    """The default run of issue 21: label-flipping edits raised minilm-struct's accuracy by 17.9
     [11.2, 25.1] points (it reads a negation as a contradiction, say). That is no drop, but
     neither "no effect" nor "no sign of artifacts"; removing the table while accuracy rises means
     the table does not help."""
     cells = dict(TABLE_BLIND)
     cells[("table4:label_flipped", "accuracy_drop")] = (-17.9, -25.1, -11.2)
     cells[("hypothesis_only", "accuracy_drop")] = (-4.0, -6.5, -1.5)
-    verdict = paper_verdict(results("minilm-para", cells), "minilm-para", PARA)
+    verdict = paper_verdict(results("minilm-struct", cells), "minilm-struct", PARA)
     artifacts = verdict.finding(verdict_terms.ARTIFACTS)
     assert artifacts.answer == CANNOT_TELL and "raise its accuracy" in artifacts.sentence
     assert "a clear rise" in artifacts.numbers[0].text() and "no effect" not in artifacts.numbers[0].text()
@@ -233,8 +233,8 @@ def test_a_model_at_chance_gets_no_verdict_on_reasoning():
     learn: accuracy 32.75 [29.9, 35.6] on alpha1) is table-blind too, but not for the reason the
     verdict would give: it has learned nothing."""
     collapsed = TABLE_BLIND | {("original", "accuracy"): (32.75, 29.9, 35.6)}
-    verdict = paper_verdict(results("minilm-para", collapsed), "minilm-para", PARA)
-    assert verdict.headline.startswith("minilm-para is at chance: it has not learned the task")
+    verdict = paper_verdict(results("minilm-struct", collapsed), "minilm-struct", PARA)
+    assert verdict.headline.startswith("minilm-struct is at chance: it has not learned the task")
     assert verdict.unreadable == "at chance"
     assert set(answers(verdict)) <= {CANNOT_TELL, DOES_NOT_APPLY, NOT_MEASURED}
     assert any(
@@ -282,7 +282,7 @@ def constructed_run() -> tuple[Index, RunInfo]:
     table = Index(
         pl.concat(
             [
-                results("minilm-para", TABLE_BLIND).table,
+                results("minilm-struct", TABLE_BLIND).table,
                 results(
                     "minilm-hypo",
                     {
@@ -290,14 +290,14 @@ def constructed_run() -> tuple[Index, RunInfo]:
                         ("table4:label_flipped", "accuracy_drop"): (30.0, 25.0, 35.0),
                     },
                 ).table,
-                results("minilm-para", {("original", "accuracy"): (54.4, 51.2, 57.5)}).table,
+                results("minilm-struct", {("original", "accuracy"): (54.4, 51.2, 57.5)}).table,
             ]
         )
     )
     models = {
-        "minilm-para": {
+        "minilm-struct": {
             "premise": "paragraph",
-            "checkpoint": "resources/models/minilm-para",
+            "checkpoint": "resources/models/minilm-struct",
             "meta": {},
             "fingerprint": "f1",
             "precision": "fp32",
@@ -334,7 +334,7 @@ def test_the_report_opens_with_the_verdicts_and_the_scorecard():
     assert [s.anchor for s in sections[:3]] == ["verdicts", "scorecard", "summary"]
     blocks = [b for b in sections[0].blocks if isinstance(b, VerdictBlock)]
     assert [b.verdict.headline for b in blocks] == [
-        "minilm-para does not use its table.",
+        "minilm-struct does not use its table.",
         "minilm-hypo cannot use its table: it sees the hypothesis only (the baseline).",
     ]
     markdown = assemble(table, run).markdown
@@ -344,7 +344,7 @@ def test_the_report_opens_with_the_verdicts_and_the_scorecard():
     assert "a model that ignores its table never moves" in markdown
     scorecard = markdown.split("## Scorecard")[1].split("\n## ")[0]
     assert re.search(
-        r"\| minilm-para \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|", scorecard
+        r"\| minilm-struct \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|", scorecard
     )
     assert re.search(r"\| minilm-hypo \| 59\.80 .*\| cannot use its table \(baseline\) \|", scorecard)
     assert "| paper: RoBERTa-large | 74.88 | +14.40 |" in scorecard
@@ -374,9 +374,9 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
             }""")
         para, hypo = found["verdicts"]
         assert (para["model"], para["uses"], para["headline"]) == (
-            "minilm-para",
+            "minilm-struct",
             "no",
-            "minilm-para does not use its table.",
+            "minilm-struct does not use its table.",
         )
         assert para["top"] < found["screen"]  # on the first screen, without scrolling
         assert any(
@@ -384,7 +384,7 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
             for n in para["numbers"]
         )
         assert hypo["uses"] == "does-not-apply" and "cannot use its table" in hypo["headline"]
-        assert found["rows"] == ["minilm-para", "minilm-hypo", "paper: RoBERTa-large"]
+        assert found["rows"] == ["minilm-struct", "minilm-hypo", "paper: RoBERTa-large"]
         assert found["headers"][-1] == "Verdict" and "higher is better" in found["headers"][1]
         assert found["figure"] == 1
         page.screenshot(artifact_path("verdicts.png"))
@@ -393,7 +393,7 @@ def test_the_verdicts_are_on_the_first_screen_in_headless_chromium(tmp_path):
 @pytest.mark.parametrize(
     "model,cells,expected",
     [
-        ("minilm-para", TABLE_BLIND, "does not use its table"),
+        ("minilm-struct", TABLE_BLIND, "does not use its table"),
         ("roberta", EVIDENCE_USING, "uses its table and the right rows"),
         ("middling", IN_BETWEEN, "cannot tell"),
     ],
@@ -406,7 +406,7 @@ def with_directions(index_rows: list[dict], directions: dict[str, int], probe: s
     """A results table plus the per-direction accuracy rows of a flipped column (direction -> n)."""
     extra = [
         {
-            "model": "minilm-para",
+            "model": "minilm-struct",
             "probe": probe,
             "split": "alpha1",
             "statistic": "accuracy",
@@ -427,11 +427,11 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
     """EVIDENCE_USING's flipped edits show no drop, which says no when they hold both directions;
     on E->C edits alone a model answering CONTRADICT to every edit loses nothing either, so the
     answer is cannot tell, and a caveat says why."""
-    base = results("minilm-para", EVIDENCE_USING).table.to_dicts()
-    both = paper_verdict(with_directions(base, {"E->C": 60, "C->E": 50}), "minilm-para", PARA)
+    base = results("minilm-struct", EVIDENCE_USING).table.to_dicts()
+    both = paper_verdict(with_directions(base, {"E->C": 60, "C->E": 50}), "minilm-struct", PARA)
     assert both.finding(verdict_terms.ARTIFACTS).answer == NO
     assert not [c for c in both.caveats if "label-flipped column" in c]
-    one = paper_verdict(with_directions(base, {"E->C": 60, "C->E": 0}), "minilm-para", PARA)
+    one = paper_verdict(with_directions(base, {"E->C": 60, "C->E": 0}), "minilm-struct", PARA)
     artifacts = one.finding(verdict_terms.ARTIFACTS)
     assert artifacts.answer == CANNOT_TELL and "E→C only" in artifacts.sentence
     (caveat,) = [c for c in one.caveats if "label-flipped column" in c]
@@ -441,7 +441,7 @@ def test_a_one_sided_flipped_column_never_says_no_to_artifacts():
 def test_knowledge_with_label_flipping_counterfactuals_only_says_which_ones_it_reads():
     cells = {k: v for k, v in EVIDENCE_USING.items() if k[0] != "table7:label_preserved"}
     cells[("table7:label_flipped", "accuracy")] = (55.0, 50.0, 60.0)
-    finding = paper_verdict(results("minilm-para", cells), "minilm-para", PARA).finding(verdict_terms.KNOWLEDGE)
+    finding = paper_verdict(results("minilm-struct", cells), "minilm-struct", PARA).finding(verdict_terms.KNOWLEDGE)
     assert finding.answer == NOT_MEASURED and "only label-flipping ones" in finding.sentence
 
 
@@ -476,15 +476,15 @@ def test_a_model_reading_selected_rows_is_read_as_using_the_rows_the_pipeline_ch
 
 def test_the_report_says_which_models_read_selected_rows_and_by_what_rule():
     table, run = constructed_run()
-    run.models["minilm-para"].update(
+    run.models["minilm-struct"].update(
         premise_selection="related",
         selected=640,
         premise_holds="premise selection `related`: the rows most related to the hypothesis, kept in table order",
     )
     facts = verdicts.facts_of(run.models, {})
-    assert facts["minilm-para"].premise_selection == "related" and facts["minilm-hypo"].premise_selection is None
+    assert facts["minilm-struct"].premise_selection == "related" and facts["minilm-hypo"].premise_selection is None
     markdown = assemble(table, run).markdown
     assert "paragraph, rows selected (`related`; 640 of 1000 premises narrowed)" in markdown
     assert "Premises selected by the pipeline, not read whole" in markdown
-    assert "minilm-para: premise selection `related`: the rows most related to the hypothesis" in markdown
+    assert "minilm-struct: premise selection `related`: the rows most related to the hypothesis" in markdown
     assert "the pipeline chose the rows, the model used them" in markdown

@@ -68,8 +68,8 @@ def run(tmp_path_factory, shared_infotabs):
     copy_workflow(workdir)
     # Both default models, trained for real on a small budget: a slice of train, short inputs.
     models = yaml.safe_load((ROOT / "config.yaml").read_text())["models"]
-    models["minilm-para"]["train"].update(examples=96, max_length=128, dev_examples=48)
-    models["minilm-para"]["max_length"] = 128
+    models["minilm-struct"]["train"].update(examples=96, max_length=128, dev_examples=48)
+    models["minilm-struct"]["max_length"] = 128
     models["minilm-hypo"]["train"].update(examples=400, dev_examples=96)
     # Inoculation and controlled variance have their own run (test_inoculation_workflow.py).
     common = dict(
@@ -113,7 +113,7 @@ def jobs(rule, wildcard_sets):
     return [(rule, w) for w in wildcard_sets]
 
 
-MODELS = ["minilm-hypo", "minilm-para"]
+MODELS = ["minilm-hypo", "minilm-struct"]
 
 
 def probe_jobs(probe, splits, models=MODELS):
@@ -327,7 +327,7 @@ def test_every_rule_wrote_its_log(run):
     logs = run["dir"] / "logs"
     for split in SPLITS:
         assert "examples over" in (logs / "ingest_infotabs" / f"{split}.log").read_text()
-        assert "inference:" in (logs / "infer_nli" / "minilm-para" / "row_deletion" / f"{split}.log").read_text()
+        assert "inference:" in (logs / "infer_nli" / "minilm-struct" / "row_deletion" / f"{split}.log").read_text()
     for model in MODELS:
         assert "dev accuracy" in (logs / "train_model" / f"{model}.log").read_text()
     assert (logs / "assemble_report.log").exists()
@@ -354,6 +354,16 @@ def test_trained_models_are_real_checkpoints(run):
         assert meta["trained"] is True and meta["dev_accuracy"] is not None
         assert (folder / "model.safetensors").exists() and (folder / "training_log.jsonl").exists()
         assert not list(folder.glob("*.bin"))
+    # The default premise model starts from the hypothesis-only model's weights, and says so.
+    struct = json.loads((run["dir"] / "resources" / "models" / "minilm-struct" / "tabprobe.json").read_text())
+    hypo = json.loads((run["dir"] / "resources" / "models" / "minilm-hypo" / "tabprobe.json").read_text())
+    assert struct["base_model"] == {
+        "name": "minilm-hypo",
+        "premise": "hypothesis_only",
+        "dev_accuracy": hypo["dev_accuracy"],
+        "train_examples": hypo["train_examples"],
+    }
+    assert struct["train_settings"]["base"] == "resources/models/minilm-hypo" and "base_model" not in hypo
 
 
 def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
@@ -374,11 +384,11 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
             )
             assert again.read_bytes() == (results / "probes" / probe / f"{split}.parquet").read_bytes()
             score_again = tmp_path / f"score-{probe}-{split}.parquet"
-            predictions = results / "predictions" / "minilm-para"
+            predictions = results / "predictions" / "minilm-struct"
             stages.score_probe(
                 probe,
                 split,
-                "minilm-para",
+                "minilm-struct",
                 results / "probes" / probe / f"{split}.parquet",
                 predictions / probe / f"{split}.parquet",
                 predictions / "original" / f"{split}.parquet" if probe != "original" else None,
@@ -394,7 +404,7 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
             )
             assert (
                 score_again.read_bytes()
-                == (results / "scores" / "minilm-para" / probe / f"{split}.parquet").read_bytes()
+                == (results / "scores" / "minilm-struct" / probe / f"{split}.parquet").read_bytes()
             )
     # The parse (here in one process; the rule used two), a hypothesis probe read off it, and the
     # pooled Table 4 scores repeat byte for byte too.
@@ -415,12 +425,12 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
     )
     assert again.read_bytes() == (results / "probes" / "negation_flip" / "alpha1.parquet").read_bytes()
     table4_again = tmp_path / "table4.parquet"
-    predictions = results / "predictions" / "minilm-para"
+    predictions = results / "predictions" / "minilm-struct"
     stages.score_pooled_column(
         "table4",
         "label_flipped",
         "alpha1",
-        "minilm-para",
+        "minilm-struct",
         ["negation_flip"],
         [results / "probes" / "negation_flip" / "alpha1.parquet"],
         [predictions / "negation_flip" / "alpha1.parquet"],
@@ -431,7 +441,7 @@ def test_same_seed_gives_byte_identical_probes_and_scores(run, tmp_path):
     )
     assert (
         table4_again.read_bytes()
-        == (results / "pooled" / "table4" / "minilm-para" / "label_flipped" / "alpha1.parquet").read_bytes()
+        == (results / "pooled" / "table4" / "minilm-struct" / "label_flipped" / "alpha1.parquet").read_bytes()
     )
     # The relevance and a counterfactual read off it repeat too.
     relevance_again = tmp_path / "relevance.parquet"
@@ -485,15 +495,15 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
         rows = list(csv.DictReader(handle))
     assert len(rows) == table.height and list(rows[0]) == table.columns
     scores = results_table.Index(table)
-    gain = scores.get(model="minilm-para", probe="original", split="alpha1", statistic="accuracy_gain_over_baseline")
+    gain = scores.get(model="minilm-struct", probe="original", split="alpha1", statistic="accuracy_gain_over_baseline")
     assert gain["n"] == 40 and gain["ci_low"] <= gain["mean"] <= gain["ci_high"]
-    assert scores.get(model="minilm-para", probe="original", split="alpha1", statistic="accuracy")["paper"] == 74.88
+    assert scores.get(model="minilm-struct", probe="original", split="alpha1", statistic="accuracy")["paper"] == 74.88
 
     # Built again from the same score files: byte for byte the same table.
     score_inputs = sorted(str(p) for p in score_files)
     stats = {
         model: sorted(str(p) for p in folder.glob(f"predictions/{model}/*/*.json"))
-        for model in ("minilm-para", "minilm-hypo")
+        for model in ("minilm-struct", "minilm-hypo")
     }
     stages.collect_results(
         score_inputs,
@@ -509,21 +519,21 @@ def test_one_results_table_holds_every_score_and_run_json_reproduces_the_run(run
     assert (tmp_path / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()
 
     record = json.loads((folder / "run.json").read_text())
-    assert record["models"]["minilm-para"]["fingerprint"] and record["versions"]["snakemake"]
+    assert record["models"]["minilm-struct"]["fingerprint"] and record["versions"]["snakemake"]
     assert record["caps"]["original"] == {"alpha1": 40, "alpha2": 40, "alpha3": 40}
     # The config as run: every setting the user gave, with the defaults Snakemake filled in beside them.
     assert_holds(record["config"], yaml.safe_load(run["config"].read_text()))
-    assert record["config"]["models"]["minilm-para"]["precision"] == "auto"  # a default, recorded
+    assert record["config"]["models"]["minilm-struct"]["precision"] == "auto"  # a default, recorded
     again = tmp_path / "config-from-run.json"
     again.write_text(json.dumps(record["config"]))
     assert planned_jobs(run["dir"], again) == []
 
-    assert main(["compare", "minilm-para", "minilm-hypo", "--results", str(folder)]) == 0
+    assert main(["compare", "minilm-struct", "minilm-hypo", "--results", str(folder)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^Accuracy \(%; higher is better\) +alpha1 .* paired on 40 shared examples", out, flags=re.M)
     assert re.search(r"^Verdict +.*cannot use its table \(baseline\)", out, flags=re.M)
     # A run against itself (its folder, and its results folder): every paired difference is zero.
-    assert main(["compare", str(run["dir"]), str(folder), "--model", "minilm-para"]) == 0
+    assert main(["compare", str(run["dir"]), str(folder), "--model", "minilm-struct"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^Accuracy .* \+0\.00 \(0\.00\) \[\+0\.0, \+0\.0\] n=40 +paired on 40 shared", out, flags=re.M)
 
@@ -535,6 +545,7 @@ def test_report_has_the_paper_table_and_is_self_contained(run):
         assert "paper Table 5 layout" in text
         assert "5.76" in text and "3.23" in text  # the paper's row-deletion numbers beside ours
         assert "Dev accuracy" in text and "train examples" in text
+        assert "from minilm-hypo's weights" in text  # how minilm-struct came to be
         assert "seeded random subset" in text  # the caps are stated, then listed per probe and split
     assert (
         "| original | alpha1 | 40 | 40 | 40 |" in markdown and "| evidence_selection | alpha1 | 10 | 10 |" in markdown
@@ -661,14 +672,14 @@ def test_report_has_the_evidence_and_counterfactual_tables_with_their_source(run
     flipped = {
         (r["statistic"], r["label"]): r
         for r in pq.read_table(
-            run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_flipped" / "alpha1.parquet"
+            run["dir"] / "results" / "pooled" / "table7" / "minilm-struct" / "label_flipped" / "alpha1.parquet"
         ).to_pylist()
     }
     assert flipped[("accuracy", "all")]["n"] == 4  # the external set's four lines (none pair with real alpha1)
     preserved = {
         (r["statistic"], r["label"]): r
         for r in pq.read_table(
-            run["dir"] / "results" / "pooled" / "table7" / "minilm-para" / "label_preserved" / "alpha1.parquet"
+            run["dir"] / "results" / "pooled" / "table7" / "minilm-struct" / "label_preserved" / "alpha1.parquet"
         ).to_pylist()
     }
     table8 = [
@@ -701,7 +712,7 @@ def test_snakemake_report_includes_the_page_and_files_each_figure_by_dimension_m
     # Categories by the paper's dimensions, labels by model and probe.
     for text in ("Summary", "Evidence selection (paper section 5)", "relevant_row_deletion", "all-probes"):
         assert text in main, text
-    assert re.search(r'"model"\s*:\s*"minilm-para"', main) and re.search(r'"probe"\s*:\s*"row_deletion"', main)
+    assert re.search(r'"model"\s*:\s*"minilm-struct"', main) and re.search(r'"probe"\s*:\s*"row_deletion"', main)
 
 
 def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_examples(run):
@@ -743,12 +754,12 @@ def test_the_report_renders_in_headless_chromium_with_its_parts_sorting_and_exam
         verdicts = page.js("""return Array.from(document.querySelectorAll('#verdicts article.verdict')).map(v => ({
             model: v.dataset.model, uses: v.dataset.usesTable, numbers: v.querySelectorAll('li').length,
             answers: Array.from(v.querySelectorAll('.answer')).map(a => a.textContent)}))""")
-        assert [v["model"] for v in verdicts] == ["minilm-para", "minilm-hypo"]
+        assert [v["model"] for v in verdicts] == ["minilm-struct", "minilm-hypo"]
         assert verdicts[1]["uses"] == "does-not-apply" and verdicts[0]["uses"] in ("yes", "no", "cannot-tell")
         assert verdicts[0]["numbers"] >= 4 and len(verdicts[0]["answers"]) == 4
         scorecard = page.js("""const t = document.querySelector('#scorecard table');
             return Array.from(t.tBodies[0].rows).map(r => r.cells[0].textContent)""")
-        assert scorecard == ["minilm-para", "minilm-hypo", "paper: RoBERTa-large"]
+        assert scorecard == ["minilm-struct", "minilm-hypo", "paper: RoBERTa-large"]
 
         # Sorting the summary table by its value column: ascending, then descending, empty cells last.
         def sort_by_value():
@@ -855,7 +866,7 @@ def test_the_adding_a_probe_walkthrough_scaffold_a_probe_run_only_its_jobs_and_s
             "show",
             "row_to_top",
             "--model",
-            "minilm-para",
+            "minilm-struct",
             "--results",
             str(run["dir"] / "results"),
             "--configfile",
@@ -870,8 +881,8 @@ def test_the_adding_a_probe_walkthrough_scaffold_a_probe_run_only_its_jobs_and_s
     assert shown.returncode == 0, shown.stderr
     # The command shows the report's selection: the same count of failures out of the same examples.
     counts = re.search(
-        r'data-probe="row_to_top" data-model="minilm-para"><summary>Failing examples · row_to_top · '
-        r"minilm-para · alpha1: (\d+) of (\d+)",
+        r'data-probe="row_to_top" data-model="minilm-struct"><summary>Failing examples · row_to_top · '
+        r"minilm-struct · alpha1: (\d+) of (\d+)",
         page,
     )
     assert counts and f"Failing: {counts.group(1)} of {counts.group(2)}" in shown.stdout

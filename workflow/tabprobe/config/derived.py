@@ -12,6 +12,7 @@ from typing import Any
 
 from tabprobe import layout
 from tabprobe.config.checks import require_configured
+from tabprobe.config.trained_from import base_model, resolved_base
 from tabprobe.config.settings import (
     baseline_probe,
     inoculated_name,
@@ -204,14 +205,20 @@ def training_dataset(config: Mapping[str, Any], name: str) -> str:
 
 def training_data(config: Mapping[str, Any], name: str) -> dict[str, str]:
     """The examples and tables train_model reads: its dataset's train split and the dev split its
-    checkpoints are chosen on, as that dataset declares them (Dataset.train_split and dev_split)."""
+    checkpoints are chosen on, as that dataset declares them (Dataset.train_split and dev_split), and
+    the checkpoint of the model it starts from where that is another model of the run
+    (config/trained_from.py)."""
     dataset = get_dataset(training_dataset(config, name))
-    return {
+    data = {
         "train": dataset.examples(dataset.train_split),
         "train_tables": dataset.tables(dataset.train_split),
         "dev": dataset.examples(dataset.dev_split),
         "dev_tables": dataset.tables(dataset.dev_split),
     }
+    train = model_config(config, name)["train"]
+    if base_model(train):  # trained from another model of the run: its training goes first
+        data["base"] = resolved_base(train)
+    return data
 
 
 # ---------------------------------------------------------------- probes, pooled columns, scoring

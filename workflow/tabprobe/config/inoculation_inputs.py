@@ -41,7 +41,7 @@ def _plan(config: Mapping[str, Any]) -> dict[str, Any]:
     if not plan:
         raise ConfigError(
             "an inoculation file was requested, but config runs no inoculation (`inoculation.model` is not set); "
-            "name the model to inoculate, e.g. `inoculation: {model: minilm-para}`"
+            "name the model to inoculate, e.g. `inoculation: {model: minilm-struct}`"
         )
     return plan
 
@@ -286,7 +286,7 @@ def _variance(config: Mapping[str, Any]) -> dict[str, Any]:
     if not plan:
         raise ConfigError(
             "a controlled-variance file was requested, but config runs no such experiment "
-            "(`controlled_variance.model` is not set); name its model, e.g. `controlled_variance: {model: minilm-para}`"
+            "(`controlled_variance.model` is not set); name its model, e.g. `controlled_variance: {model: minilm-struct}`"
         )
     return plan
 

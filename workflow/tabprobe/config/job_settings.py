@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabprobe.config.settings import model_max_length
+from tabprobe.config.trained_from import base_model, resolved_base
 
 # The inoculation settings every fine-tuning of the grid is given (score_inoculation and the
 # report get the whole plan: inoculation_report_plan).
@@ -35,11 +36,15 @@ def scoring_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return canonical(config["scoring"])
 
 
-def train_priority(model: Mapping[str, Any]) -> int:
+def train_priority(config: Mapping[str, Any], name: str, model: Mapping[str, Any]) -> int:
     """A model that reads its table trains first: everything after training (its probes, the
     inoculation and controlled-variance fine-tunings) waits for it, while a hypothesis-only model
     is short and only its own inference waits (in a default run of 2026-11-26 minilm-hypo's
-    training ran first and held both cores for 70 s)."""
+    training ran first and held both cores for 70 s). A model another trains from
+    (`train.base: {model: ...}`) goes before both: that model's training waits for it. `model`:
+    the config block of `name`."""
+    if any(base_model(other.get("train")) == name for other in config["models"].values()):
+        return 11
     return 10 if model["premise"] != "hypothesis_only" else 9
 
 
@@ -48,6 +53,8 @@ def train_settings(config: Mapping[str, Any], model: Mapping[str, Any]) -> dict[
     of train and dev)."""
     train = dict(model["train"])
     full_epochs = train.pop("full_epochs", None)
+    if base_model(train):  # another model of the run: its checkpoint's folder, and its name for the record
+        train.update(base=resolved_base(train), base_model=base_model(train))
     # Train on the inputs the model will be probed with, unless told otherwise.
     train["max_length"] = train.get("max_length") or model_max_length(config, model)
     if model.get("premise_selection"):  # left out when none, so that no other model's job re-runs

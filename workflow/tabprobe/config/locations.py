@@ -12,7 +12,7 @@ import yaml
 
 def _walk(node, path: Sequence) -> tuple[int, int | None]:
     """(how many parts of `path` were found, the line of the last one) in a composed YAML file.
-    A part may be a dotted string ("models.minilm-para.train.base"): at each level the longest key
+    A part may be a dotted string ("models.minilm-struct.train.base"): at each level the longest key
     that starts it is taken, so names holding a dot (roberta.large) are found too."""
     parts = list(path)
     found, line = 0, None

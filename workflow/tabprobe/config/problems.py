@@ -28,6 +28,7 @@ from tabprobe.config.settings import (
     variance_plan,
 )
 from tabprobe.config.table_premise import table_premise_problems
+from tabprobe.config.trained_from import base_model_problems
 from tabprobe.data.datasets import forget, get_dataset, register, resolve
 from tabprobe.errors import TabprobeError, did_you_mean
 from tabprobe.probes import REGISTRY, get_probe, option_problems
@@ -235,6 +236,7 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
     problems += _variance_problems(config, models)
     problems += dataset_problems(config, probes, models)
     problems += table_premise_problems(config, models)
+    problems += base_model_problems(models)
     problems += endpoint_problems(config, models)
     return problems
 

@@ -159,7 +159,8 @@ def head_id2label(labels: Sequence[str] = LABELS) -> dict[int, str]:
 
 def new_classifier(base: str, seed: int, labels: Sequence[str] = LABELS):
     """(model, tokenizer): `base` with a fresh head of one output per label in `labels` (E, N, C
-    by default), initialised from `seed`."""
+    by default), initialised from `seed`. A `base` that is itself a classifier with such a head (a
+    model of the run another starts from: config/trained_from.py) keeps its trained head."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 

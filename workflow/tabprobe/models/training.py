@@ -34,7 +34,7 @@ from tabprobe.data.infobox.table import Table
 from tabprobe.data.tables import TABLES_SCHEMAS, load_tables
 from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
-from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, save_checkpoint
+from tabprobe.models.checkpoints import LABEL_NAMES, TABPROBE_META, new_classifier, save_checkpoint
 from tabprobe.models.encoding import encode, pairs_only
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
@@ -313,9 +313,12 @@ def train(
     save_every_seconds: float | None = SAVE_EVERY_SECONDS,
     save_every_steps: int | None = None,
     labels: Sequence[str] = LABELS,
+    base_model: str | None = None,
 ) -> dict:
     """Fine-tune, evaluate on dev after each epoch, and write a checkpoint directory; returns its
     metadata. The head has one output per label in `labels` (the dataset's: E, N, C, or E, C).
+    `base_model`: the name of the run's model whose checkpoint `settings.base` is, for the record
+    (a head trained for `labels` is kept and trained on: config/trained_from.py).
 
     With `resume_dir`, the training state (weights, optimizer, LR schedule, torch RNG, position,
     loss history and dev accuracy per epoch) is saved there after every epoch, every
@@ -360,7 +363,7 @@ def train(
         data.dev_subset.num_rows,
         train_seconds,
     )
-    meta = checkpoint_meta(run, premise, settings, train_examples.num_rows, train_seconds, labels)
+    meta = checkpoint_meta(run, premise, settings, train_examples.num_rows, train_seconds, labels, base_model)
     save_checkpoint(model, tokenizer, out_dir, meta)
     with (Path(out_dir) / "training_log.jsonl").open("w") as fh:
         for row in run.history:
@@ -375,11 +378,16 @@ def checkpoint_meta(
     train_available: int,
     train_seconds: float,
     labels: Sequence[str] = LABELS,
+    base_model: str | None = None,
 ) -> dict:
     """The metadata a trained checkpoint carries (tabprobe.json); its label_map names the head's
-    outputs (`labels`, as new_classifier named them)."""
+    outputs (`labels`, as new_classifier named them); `base_model`, where it started from another
+    model of the run, that model's name and what it had learnt (left out otherwise, so that no other
+    checkpoint's record changes)."""
     history = run.history
+    started_from = {"base_model": _base_record(base_model, settings.base)} if base_model else {}
     return {
+        **started_from,
         "trained": True,
         "premise": premise,
         "pair_order": settings.pair_order,
@@ -398,6 +406,18 @@ def checkpoint_meta(
         "dev_accuracy": round(run.dev_by_epoch[-1], 2),
         "dev_accuracy_by_epoch": run.dev_by_epoch,
         "dev_examples": run.data.dev_subset.num_rows,
+    }
+
+
+def _base_record(name: str, folder: str) -> dict:
+    """What the run's model `name` (its checkpoint: `folder`) had learnt when this one started from it:
+    its premise, its dev accuracy and its training examples, from its own tabprobe.json."""
+    meta = json.loads((Path(folder) / TABPROBE_META).read_text())
+    return {
+        "name": name,
+        "premise": meta.get("premise"),
+        "dev_accuracy": meta.get("dev_accuracy"),
+        "train_examples": meta.get("train_examples"),
     }
 
 
@@ -424,6 +444,7 @@ def train_model(
     train_config = dict(train_config)
     dataset = dataset_of_training(train_config)
     train_config.pop("dataset", None)
+    base_model = train_config.pop("base_model", None)
     labels = tuple(labels) if labels is not None else dataset.labels
     settings = TrainSettings.from_config(train_config, seed, pair_order)
     # The resume state lives beside the output until the checkpoint is in place, so a killed job
@@ -440,6 +461,7 @@ def train_model(
             tmp,
             resume_dir=resume_dir,
             labels=labels,
+            base_model=base_model,
         )
     shutil.rmtree(resume_dir, ignore_errors=True)  # only once the checkpoint is in place
     log.info("checkpoint written to %s", out_dir)

@@ -47,6 +47,8 @@ def training_cells(model: dict) -> tuple[str, str]:
             f"{meta['train_examples']} of {meta['train_examples_available']} train examples, "
             f"{ts['epochs']} epoch(s), max_length {ts['max_length']}, {meta['train_seconds']:.0f} s"
         )
+        if meta.get("base_model"):  # trained on from another model of the run (config/trained_from.py)
+            training += f", from {meta['base_model']['name']}'s weights"
         return training, f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
     if model.get("causal"):
         return prompted_description(model["causal"]), "–"
