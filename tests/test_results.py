@@ -67,7 +67,11 @@ def score_files(tmp_path) -> list[Path]:
     ]
 
 
-PREMISES = {"minilm-struct": "paragraph", "minilm-hypo": "hypothesis_only", "minilm-struct.ino-hypothesis-100": "paragraph"}
+PREMISES = {
+    "minilm-struct": "paragraph",
+    "minilm-hypo": "hypothesis_only",
+    "minilm-struct.ino-hypothesis-100": "paragraph",
+}
 
 
 def test_every_score_is_one_row_with_the_papers_value_for_its_kind_of_model(score_files):

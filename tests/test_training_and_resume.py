@@ -389,14 +389,21 @@ def test_a_model_trained_from_another_starts_from_its_weights_head_included(tiny
     """`train.base: {model: NAME}` (config/trained_from.py): training starts from NAME's checkpoint,
     its trained head kept rather than drawn afresh, and the checkpoint records where it started."""
     *data, _ = mini_train_args
-    first = TrainSettings(base=str(tiny_base), epochs=2, max_length=64, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5)
+    first = TrainSettings(
+        base=str(tiny_base), epochs=2, max_length=64, batch_size=4, learning_rate=1e-3, precision="fp32", seed=5
+    )
     first_meta = train(*data, "hypothesis_only", first, tmp_path / "hypo")
     # At learning rate 0 nothing moves: what is saved is exactly what training started from.
     still = dataclasses.replace(first, learning_rate=0.0, epochs=1, seed=6)
     from safetensors.torch import load_file
 
-    meta = train(*data, "para", dataclasses.replace(still, base=str(tmp_path / "hypo")), tmp_path / "on", base_model="hypo")
-    started, before = load_file(tmp_path / "on" / "model.safetensors"), load_file(tmp_path / "hypo" / "model.safetensors")
+    meta = train(
+        *data, "para", dataclasses.replace(still, base=str(tmp_path / "hypo")), tmp_path / "on", base_model="hypo"
+    )
+    started, before = (
+        load_file(tmp_path / "on" / "model.safetensors"),
+        load_file(tmp_path / "hypo" / "model.safetensors"),
+    )
     assert started.keys() == before.keys() and all(torch.equal(started[k], before[k]) for k in before)
     assert meta["base_model"] == {
         "name": "hypo",

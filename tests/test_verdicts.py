@@ -344,7 +344,8 @@ def test_the_report_opens_with_the_verdicts_and_the_scorecard():
     assert "a model that ignores its table never moves" in markdown
     scorecard = markdown.split("## Scorecard")[1].split("\n## ")[0]
     assert re.search(
-        r"\| minilm-struct \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|", scorecard
+        r"\| minilm-struct \| 54\.40 \(1\.00\) \[51\.2, 57\.5\] n=400 \| -5\.40 .*\| does not use its table \|",
+        scorecard,
     )
     assert re.search(r"\| minilm-hypo \| 59\.80 .*\| cannot use its table \(baseline\) \|", scorecard)
     assert "| paper: RoBERTa-large | 74.88 | +14.40 |" in scorecard

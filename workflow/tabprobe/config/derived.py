@@ -12,7 +12,6 @@ from typing import Any
 
 from tabprobe import layout
 from tabprobe.config.checks import require_configured
-from tabprobe.config.trained_from import base_model, resolved_base
 from tabprobe.config.settings import (
     baseline_probe,
     inoculated_name,
@@ -23,6 +22,7 @@ from tabprobe.config.settings import (
     probe_dataset,
     probe_splits,
 )
+from tabprobe.config.trained_from import base_model, resolved_base
 from tabprobe.data.datasets import dataset_of_training, get_dataset, paper_dataset, resolve
 from tabprobe.models.checkpoints import PACKAGE_SCHEME, resolve_location
 from tabprobe.probes import POOLED_TABLES, get_probe, pooled_members

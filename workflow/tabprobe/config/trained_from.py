@@ -62,7 +62,9 @@ def base_model_problems(models: Mapping[str, Any]) -> list[str]:
             continue
         chain = _chain(models, name)
         if chain[-1] == name:
-            problems.append(f"{key}: the bases come back to {name} ({' -> '.join(chain)}); one must start from an encoder")
+            problems.append(
+                f"{key}: the bases come back to {name} ({' -> '.join(chain)}); one must start from an encoder"
+            )
             continue
         problems += _label_problems(key, name, model["train"], start, other["train"])
     return problems
@@ -82,7 +84,9 @@ def _chain(models: Mapping[str, Any], name: str) -> list[str]:
             return chain
 
 
-def _label_problems(key: str, name: str, train: Mapping[str, Any], start: str, start_train: Mapping[str, Any]) -> list[str]:
+def _label_problems(
+    key: str, name: str, train: Mapping[str, Any], start: str, start_train: Mapping[str, Any]
+) -> list[str]:
     try:
         labels, start_labels = dataset_of_training(train).labels, dataset_of_training(start_train).labels
     except (KeyError, ValueError):
