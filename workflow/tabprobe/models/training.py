@@ -34,7 +34,7 @@ from tabprobe.data.infobox.table import Table
 from tabprobe.data.tables import TABLES_SCHEMAS, load_tables
 from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
-from tabprobe.models.checkpoints import LABEL_NAMES, TABPROBE_META, new_classifier, save_checkpoint
+from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, read_meta, save_checkpoint
 from tabprobe.models.encoding import encode, pairs_only
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
@@ -412,7 +412,7 @@ def checkpoint_meta(
 def _base_record(name: str, folder: str) -> dict:
     """What the run's model `name` (its checkpoint: `folder`) had learnt when this one started from it:
     its premise, its dev accuracy and its training examples, from its own tabprobe.json."""
-    meta = json.loads((Path(folder) / TABPROBE_META).read_text())
+    meta = read_meta(folder)
     return {
         "name": name,
         "premise": meta.get("premise"),
