@@ -3,7 +3,6 @@ paired correctness of each counterfactual, its original and the hypothesis-only 
 
 from __future__ import annotations
 
-from tabprobe.probes import is_fixed_set, made_by
 from tabprobe.report.blocks import Section, Stat, TableBlock
 from tabprobe.report.evidence import relevance_note
 from tabprobe.report.inputs import RunInfo
@@ -27,7 +26,7 @@ def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
     """Paper section 6: Table 7 (accuracy on counterfactuals) and Table 8 (paired correctness)."""
     members = run.plan.pooled("table7")
     # The paper's hand-made sets (a need whose examples people made, `Need.fixed_set`), registered.
-    by_hand = [p for p in run.plan.registered_pooled("table7")["label_flipped"] if is_fixed_set(p)]
+    by_hand = [p for p in run.plan.registered_pooled("table7")["label_flipped"] if p in run.plan.catalog.fixed_sets]
     by_hand_hint = f"none (the paper made these by hand: add probe {', '.join(by_hand)})"
     if not any(members.values()):
         return None
@@ -37,8 +36,8 @@ def counterfactual_section(scores: Index, run: RunInfo) -> Section | None:
     section.blocks.append(
         "Tables whose facts no longer match the real world, with hypotheses whose gold label is known. Label "
         "preserved: one counterfactual per gold ENTAIL/CONTRADICT example, sampled (seeded) from "
-        f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_preserved']) or 'none'}; label flipped: "
-        f"{', '.join(f'`{p}` ({made_by(p)}-made)' for p in members['label_flipped']) or by_hand_hint}. "
+        f"{', '.join(f'`{p}` ({run.plan.catalog.made_by[p]}-made)' for p in members['label_preserved']) or 'none'}; label flipped: "
+        f"{', '.join(f'`{p}` ({run.plan.catalog.made_by[p]}-made)' for p in members['label_flipped']) or by_hand_hint}. "
         "A model that reasons from its table keeps its accuracy; one that answers from what it memorised "
         "loses it. " + relevance_note(run)
     )

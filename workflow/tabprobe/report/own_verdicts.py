@@ -77,7 +77,7 @@ SENSITIVE_LEAD_POINTS = 2 * NEGLIGIBLE_POINTS
 def deciding_probes(plan: DatasetPlan) -> tuple[str, ...]:
     """Every probe a verdict of the dataset reads: its scorecard's, then every other that gives a
     verdict number. Those a model holds too few examples of are named in its caveats."""
-    scorecard = [m.probe for m in own_scorecard(plan.dataset)]
+    scorecard = [m.probe for m in own_scorecard(plan.catalog)]
     return tuple(dict.fromkeys(scorecard + [p for role in VERDICT_ROLES for p in plan.role(role)]))
 
 

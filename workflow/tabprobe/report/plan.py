@@ -18,20 +18,52 @@ from functools import cache, cached_property
 import polars as pl
 
 from tabprobe.data.datasets import Dataset, get_dataset, names, paper_dataset
-from tabprobe.probes import get_probe, is_external, pooled_members, probes_for
+from tabprobe.probes import get_probe, is_external, is_fixed_set, made_by, pooled_members, probes_for
 from tabprobe.probes.base import Probe, Role
 from tabprobe.scoring.results import Index, dataset_of_scores
 
 
+@dataclass(frozen=True)
+class Catalog:
+    """A dataset's probes as their modules declare them, loaded from the registry once: every one
+    registered for it, in registry order, and any probe of a run beside them (an external set). The
+    report's parts and the scorecard read roles from here, never from the registry."""
+
+    dataset: Dataset
+    registered: tuple[str, ...]  # every probe registered for it, in registry order
+    declared: Mapping[str, Probe]  # each of those and the run's probes, as its module declares it
+    fixed_sets: frozenset[str] = frozenset()  # those whose examples were made beforehand (probes.is_fixed_set)
+    made_by: Mapping[str, str] = field(default_factory=dict)  # who made each one's examples (probes.made_by)
+
+    def role(self, number: str) -> list[str]:
+        """Its registered probes that give verdict number `number` (probes.base.VERDICT_ROLES), in
+        registry order: a verdict reads them whether the run scored them or not (not scored: not measured)."""
+        return [p for p in self.registered if (role := self.declared[p].verdict_role) and role.number == number]
+
+    def declaration(self, name: str) -> Probe:
+        """A probe of the catalog, as its module declares it."""
+        if name not in self.declared:
+            raise KeyError(f"probe {name!r} is not one of {self.dataset.title}'s in this report's plan")
+        return self.declared[name]
+
+
+def catalog_of(dataset: Dataset, run_probes: Sequence[str] = ()) -> Catalog:
+    """The one visit to the probe registry for a dataset: its registered probes and `run_probes`, loaded."""
+    registered = tuple(probes_for(dataset.name))
+    names = (*registered, *(p for p in run_probes if p not in registered))
+    return Catalog(
+        dataset=dataset,
+        registered=registered,
+        declared={p: get_probe(p) for p in names},
+        fixed_sets=frozenset(p for p in names if is_fixed_set(p)),
+        made_by={p: made_by(p) for p in names},
+    )
+
+
 @cache
-def _with_role(dataset: str, number: str) -> tuple[str, ...]:
-    return tuple(p for p in probes_for(dataset) if (role := get_probe(p).verdict_role) and role.number == number)
-
-
-def with_role(dataset: str, number: str) -> list[str]:
-    """The probes registered for `dataset` that give verdict number `number` (`Probe.verdict_role`),
-    in registry order (a dataset's probes are fixed once it is registered: asked once)."""
-    return list(_with_role(dataset, number))
+def registered_catalog(dataset: str) -> Catalog:
+    """A registered dataset's catalog without a run (`tabprobe compare` compares every scorecard)."""
+    return catalog_of(get_dataset(dataset))
 
 
 # The statistics of a three-way model's NEUTRAL answers on a two-label dataset (scoring writes them).
@@ -49,9 +81,8 @@ class DatasetPlan:
     models: tuple[str, ...]
     only: frozenset[str]  # the models that answered its probes and no other dataset's
     splits: tuple[str, ...]  # the run's splits of it, in its order
-    registered: tuple[str, ...] = field(default=())  # every probe registered for it, in registry order
-    # Each of those probes and the run's, as its module declares it: loaded once, here, for every part
-    declared: Mapping[str, Probe] = field(default_factory=dict)
+    # Its probes as their modules declare them: loaded once, when the plan is made, for every part
+    catalog: Catalog
 
     @property
     def name(self) -> str:
@@ -78,10 +109,14 @@ class DatasetPlan:
         """The probes with rows in its scores."""
         return frozenset(self.scores.table["probe"].unique().to_list())
 
+    @property
+    def registered(self) -> tuple[str, ...]:
+        """Every probe registered for it, in registry order."""
+        return self.catalog.registered
+
     def role(self, number: str) -> list[str]:
-        """Its registered probes that give verdict number `number` (probes.base.VERDICT_ROLES), in
-        registry order: a verdict reads them whether the run scored them or not (not scored: not measured)."""
-        return with_role(self.name, number)
+        """Its registered probes that give verdict number `number` (Catalog.role)."""
+        return self.catalog.role(number)
 
     def judged(self, by: str) -> list[str]:
         """The run's probes of it judged `by` ("expected", "transitions", "evidence"), in the run's order."""
@@ -131,9 +166,7 @@ class DatasetPlan:
 
     def probe(self, name: str) -> Probe:
         """A probe of its part, as its module declares it."""
-        if name not in self.declared:
-            raise KeyError(f"probe {name!r} is not one of {self.dataset.title}'s in this report's plan")
-        return self.declared[name]
+        return self.catalog.declaration(name)
 
 
 @dataclass(frozen=True)
@@ -202,7 +235,6 @@ def plan_of(
         others = set().union(*(answered[d] for d in wanted if d != name))
         dataset = get_dataset(name)
         probes = tuple(p for p in run_probes if probe_dataset(p) == name)
-        registered = tuple(probes_for(name))
         parts[name] = DatasetPlan(
             dataset=dataset,
             scores=indexes[name],
@@ -212,8 +244,7 @@ def plan_of(
             models=tuple(m for m in run_models if m in answered[name] or (dataset.paper and m not in others)),
             only=frozenset(answered[name] - others),
             splits=tuple(s for s in run_splits if s in dataset.splits),
-            registered=registered,
-            declared={p: get_probe(p) for p in (*registered, *probes)},
+            catalog=catalog_of(dataset, probes),
         )
     return ReportPlan(parts)
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tabprobe.data.datasets import Dataset, all_datasets
-from tabprobe.probes import get_probe
+from tabprobe.data.datasets import all_datasets
 from tabprobe.probes.base import NEEDED_ROWS, OWN_EVIDENCE, TABLE_REMOVED, VERDICT_ROLES, WRONG_TABLE
-from tabprobe.report.plan import with_role
+from tabprobe.report.plan import Catalog, registered_catalog
 from tabprobe.report.power import too_few_cell
 from tabprobe.scoring import paper
 from tabprobe.scoring.results import Index
@@ -44,17 +43,17 @@ def _drop(table: Mapping, column: str) -> float:
 HIGHER_IS_BETTER = (TABLE_REMOVED, WRONG_TABLE)
 
 
-def _first(dataset: Dataset, number: str) -> str | None:
-    found = with_role(dataset.name, number)
+def _first(probes: Catalog, number: str) -> str | None:
+    found = probes.role(number)
     return found[0] if found else None
 
 
-def paper_scorecard(dataset: Dataset) -> list[Measure]:
+def paper_scorecard(probes: Catalog) -> list[Measure]:
     """The paper dataset's scorecard: the numbers its verdicts rest on, with the paper's RoBERTa-large
     beside each where the paper has it (paper.py types each table once). Its probes by role: a
     number no registered probe gives is left out."""
-    baseline = dataset.baseline_probe
-    removed, needed, evidence = (_first(dataset, n) for n in (TABLE_REMOVED, NEEDED_ROWS, OWN_EVIDENCE))
+    baseline = probes.dataset.baseline_probe
+    removed, needed, evidence = (_first(probes, n) for n in (TABLE_REMOVED, NEEDED_ROWS, OWN_EVIDENCE))
     measures = [
         Measure("Accuracy", baseline, "accuracy", "%", "higher", _ROBERTA["alpha1"], "Table 1 (alpha1)"),
         Measure(
@@ -103,11 +102,12 @@ def paper_scorecard(dataset: Dataset) -> list[Measure]:
     return [m for m in measures if m]
 
 
-def own_scorecard(dataset: Dataset) -> list[Measure]:
+def own_scorecard(probes: Catalog) -> list[Measure]:
     """Another dataset's scorecard (its part's verdicts, report/own_verdicts.py): its baseline probe's
     accuracy, gain and NEUTRAL share, then each probe that gives a verdict number and names its
     column (`Role.scorecard`), by role, each on the first of its splits measured. No paper prints
     these for RoBERTa-large."""
+    dataset = probes.dataset
     title, baseline = dataset.title, dataset.baseline_probe
     measures = [
         Measure(f"{title}: accuracy", baseline, "accuracy", "%", "higher"),
@@ -127,8 +127,8 @@ def own_scorecard(dataset: Dataset) -> list[Measure]:
         ),
     ]
     for number in VERDICT_ROLES:
-        for probe in with_role(dataset.name, number):
-            role = get_probe(probe).verdict_role
+        for probe in probes.role(number):
+            role = probes.declaration(probe).verdict_role
             if role.scorecard:
                 better = "higher" if number in HIGHER_IS_BETTER else "lower"
                 measures.append(Measure(f"{title}: {role.scorecard}", probe, "accuracy_drop", "points", better))
@@ -138,7 +138,8 @@ def own_scorecard(dataset: Dataset) -> list[Measure]:
 def every_scorecard() -> list[Measure]:
     """Every registered dataset's scorecard, the paper's first (`tabprobe compare` compares them all)."""
     datasets = sorted(all_datasets(), key=lambda d: not d.paper)
-    return [m for d in datasets for m in (paper_scorecard(d) if d.paper else own_scorecard(d))]
+    catalogs = [registered_catalog(d.name) for d in datasets]
+    return [m for c in catalogs for m in (paper_scorecard(c) if c.dataset.paper else own_scorecard(c))]
 
 
 def scorecard_cell(results: Index, model: str, measure: Measure) -> tuple[str, dict] | None:

@@ -38,7 +38,7 @@ def _scorecard_models(scores: Index, run: RunInfo) -> list[str]:
 def scorecard_section(scores: Index, run: RunInfo) -> Section:
     section = Section("Scorecard: the numbers that decide the verdicts, one row per model", anchor="scorecard")
     models = _scorecard_models(scores, run)
-    card = scorecard.paper_scorecard(run.plan.dataset)
+    card = scorecard.paper_scorecard(run.plan.catalog)
     measures = [m for m in card if any(scorecard.shown_cell(scores, model, m) for model in models)]
     rows = []
     for model in models:

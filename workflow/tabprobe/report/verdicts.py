@@ -57,7 +57,7 @@ def deciding_probes(plan: DatasetPlan) -> tuple[str, ...]:
     and the two read beside them. Those a model holds too few examples of are named in its caveats."""
     return tuple(
         dict.fromkeys(
-            [m.probe for m in paper_scorecard(plan.dataset)]
+            [m.probe for m in paper_scorecard(plan.catalog)]
             + premise_controls(plan)
             + [*plan.role(OTHER_ROWS), "table4:label_preserved"]
         )
