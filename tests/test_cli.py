@@ -308,6 +308,8 @@ def test_new_probe_scaffolds_probes_that_pass_their_tests_and_the_contract_test(
             "pytest",
             "-p",
             "no:cacheprovider",
+            "-n",
+            "0",  # a few quick tests: one process, not the suite's two workers (pyproject.toml)
             "-v",
             *(f"tests/probes/test_probe_{name}.py" for name in made),
             "tests/test_probes.py",
