@@ -208,6 +208,58 @@ def test_the_plan_finds_each_probe_by_the_role_it_declares():
     assert infotabs.role(WRONG_TABLE) == ["dummy_premise", "swapped_table"] and infotabs.chance_pct == 100 / 3
 
 
+# What the report could ask of the probe registry: each is looked up in every module that imports it.
+REGISTRY_LOOKUPS = ("get_probe", "probes_for", "is_fixed_set", "made_by")
+
+
+def test_the_report_reads_the_probe_registry_only_while_its_plan_is_made(monkeypatch):
+    """The plan loads each dataset's probes once (report.plan.Catalog); every section, of either
+    dataset's part, then reads the plan: a registry lookup outside plan_of is a failure."""
+    import importlib
+    import pkgutil
+
+    import tabprobe.probes
+    import tabprobe.report
+    from tabprobe.report import assemble as assemble_module
+    from tabprobe.report import plan as plan_module
+
+    planning = []
+    outside = []
+
+    def while_planning(*args, **kwargs):
+        planning.append(True)
+        try:
+            return plan_module.plan_of(*args, **kwargs)
+        finally:
+            planning.pop()
+
+    def guarded(name, lookup):
+        def call(*args, **kwargs):
+            if not planning:
+                outside.append((name, args))
+            return lookup(*args, **kwargs)
+
+        return call
+
+    modules = [tabprobe.probes] + [
+        importlib.import_module(f"tabprobe.report.{m.name}") for m in pkgutil.iter_modules(tabprobe.report.__path__)
+    ]
+    patched = 0
+    for module in modules:
+        for name in REGISTRY_LOOKUPS:
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, guarded(name, getattr(module, name)))
+                patched += 1
+    monkeypatch.setattr(assemble_module, "plan_of", while_planning)
+    scores, run = tabfact_run()
+    built = assemble(scores, run)
+    assert "TabFact" in built.markdown and patched >= 5
+    assert outside == []
+    # The guard sees a lookup made outside the plan.
+    tabprobe.probes.get_probe("tf_original")
+    assert outside == [("get_probe", ("tf_original",))]
+
+
 def test_no_drop_after_deleting_needed_records_counts_only_where_a_drop_could_show():
     """A model that keeps every answer loses about half its lead over the majority class when the
     records its statement needs are deleted: at 62% against a 60% majority, no drop says nothing."""

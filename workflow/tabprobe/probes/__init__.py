@@ -267,13 +267,19 @@ def pooled_members(table: str, probe_names: list[str]) -> dict[str, list[str]]:
     """Each column of a pooled paper table and the probes (of `probe_names`, in that order)
     pooled into it: the paper dataset's only, the paper's tables being its (another dataset's
     statement edits may be of the same family, and the report's part of that dataset shows them apart)."""
+    return pooled_columns(table, {p: get_probe(p) for p in probe_names})
+
+
+def pooled_columns(table: str, declared: Mapping[str, Probe]) -> dict[str, list[str]]:
+    """pooled_members over probes already loaded (name -> its declaration, in order): the report's
+    plan holds them, and asks the registry nothing more."""
     family = POOLED_TABLES[table]
     paper = paper_dataset().name
     return {
         column: [
-            p
-            for p in probe_names
-            if get_probe(p).family == family and get_probe(p).label_change == change and paper in get_probe(p).datasets
+            name
+            for name, probe in declared.items()
+            if probe.family == family and probe.label_change == change and paper in probe.datasets
         ]
         for change, column in POOLED_COLUMNS.items()
     }
@@ -315,6 +321,7 @@ __all__ = [
     "made_by",
     "module_path",
     "option_problems",
+    "pooled_columns",
     "pooled_members",
     "register_external",
     "register_externals",

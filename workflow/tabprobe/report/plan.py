@@ -3,7 +3,7 @@ with rows in the results (its `dataset` column), its rows, its probes (the run's
 registered for it), its models, its splits in its part's order, its baseline probe and its chance
 level, and which probe gives which number of a verdict (`Probe.verdict_role`), which goes in a
 section of its own part (`Probe.report_section`) and which in a paper table (by family and
-label_change, `probes.pooled_members`). The report's parts ask the plan, never a probe's name: a
+label_change, `probes.pooled_columns`). The report's parts ask the plan, never a probe's name: a
 probe declares where it goes in its own module.
 
 A row whose dataset is not registered is an error that names it: its scores are never read as
@@ -18,7 +18,7 @@ from functools import cache, cached_property
 import polars as pl
 
 from tabprobe.data.datasets import Dataset, get_dataset, names, paper_dataset
-from tabprobe.probes import get_probe, is_external, is_fixed_set, made_by, pooled_members, probes_for
+from tabprobe.probes import get_probe, is_external, is_fixed_set, made_by, pooled_columns, probes_for
 from tabprobe.probes.base import Probe, Role
 from tabprobe.scoring.results import Index, dataset_of_scores
 
@@ -158,11 +158,11 @@ class DatasetPlan:
 
     def pooled(self, table: str) -> dict[str, list[str]]:
         """The run's probes of each column of a pooled paper table ("table4", "table7")."""
-        return pooled_members(table, list(self.probes))
+        return pooled_columns(table, {p: self.catalog.declared[p] for p in self.probes})
 
     def registered_pooled(self, table: str) -> dict[str, list[str]]:
         """Every registered probe of each column of a pooled paper table (to name what a run could add)."""
-        return pooled_members(table, list(self.registered))
+        return pooled_columns(table, {p: self.catalog.declared[p] for p in self.registered})
 
     def probe(self, name: str) -> Probe:
         """A probe of its part, as its module declares it."""

@@ -3,7 +3,7 @@ seed (accuracy on the unperturbed splits is report/accuracy.py's, shared by ever
 
 from __future__ import annotations
 
-from tabprobe.probes import MADE_BY, made_by
+from tabprobe.probes import MADE_BY
 from tabprobe.report.blocks import Alert, Section, TableBlock
 from tabprobe.report.inputs import RunInfo
 from tabprobe.report.served import served_description
@@ -139,7 +139,7 @@ def provenance_table(run: RunInfo) -> TableBlock:
     rows = [
         [
             f"`{probe}`",
-            MADE_BY[made_by(probe)],
+            MADE_BY[run.plan.catalog.made_by[probe]],
             "; ".join(f"{s}: {p}" for s, p in sorted(sources.get(probe, {}).items())),
         ]
         for probe in run.probes
