@@ -12,7 +12,7 @@ another dataset's."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, cached_property
 
 import polars as pl
@@ -32,8 +32,8 @@ class Catalog:
     dataset: Dataset
     registered: tuple[str, ...]  # every probe registered for it, in registry order
     declared: Mapping[str, Probe]  # each of those and the run's probes, as its module declares it
-    fixed_sets: frozenset[str] = frozenset()  # those whose examples were made beforehand (probes.is_fixed_set)
-    made_by: Mapping[str, str] = field(default_factory=dict)  # who made each one's examples (probes.made_by)
+    fixed_sets: frozenset[str]  # those whose examples were made beforehand (probes.is_fixed_set)
+    made_by: Mapping[str, str]  # who made each one's examples (probes.made_by)
 
     def role(self, number: str) -> list[str]:
         """Its registered probes that give verdict number `number` (probes.base.VERDICT_ROLES), in
