@@ -42,6 +42,18 @@ def test_the_readme_is_short_and_keeps_its_two_commands_verbatim():
     assert "**Set up and run the main job**" in text and f"```bash\n{MAIN_JOB}\n```" in text
 
 
+def test_the_readme_says_how_the_tests_run_as_pyproject_sets_it():
+    """The README's test command runs the suite in two processes that each take whole files, with
+    pytest-xdist from the `test` extra it installs; the README says so and how to run one process."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "-n 2 --dist loadfile" in project["tool"]["pytest"]["ini_options"]["addopts"]
+    assert any(req.startswith("pytest-xdist") for req in project["project"]["optional-dependencies"]["test"])
+    text = README.read_text(encoding="utf-8")
+    assert "`-n 2 --dist loadfile` in `pyproject.toml`" in text and "add `-n 0` for one process" in text
+
+
 def test_every_docs_page_is_linked_from_the_readme_and_the_index():
     readme, index = README.read_text(encoding="utf-8"), (DOCS / "README.md").read_text(encoding="utf-8")
     for page in DOCS.glob("*.md"):
