@@ -14,7 +14,14 @@ from tiny_bert import tiny_bert
 from tabprobe import schemas, stages
 from tabprobe.data.relational.table import RelationalTable
 from tabprobe.errors import ModelError
-from tabprobe.models.checkpoints import checkpoint_labels, head_id2label, in_label_order, label_order
+from tabprobe.models.checkpoints import (
+    checkpoint_labels,
+    head_id2label,
+    in_label_order,
+    label_order,
+    new_classifier,
+    trained_head,
+)
 from tabprobe.models.classifiers import load_classifier
 from tabprobe.models.training import TrainSettings, train
 
@@ -133,3 +140,53 @@ def test_init_model_builds_an_untrained_two_label_head(tiny_base, tmp_path):
     stages.init_model(str(tiny_base), str(tmp_path / "init"), seed=1, labels=("E", "C"))
     assert checkpoint_labels(tmp_path / "init") == {0: "entailment", 1: "contradiction"}
     assert load_classifier(tmp_path / "init").order == [0, None, 1]
+
+
+def test_a_two_label_model_from_a_three_label_one_keeps_its_entail_and_contradict_outputs(tiny_base, tmp_path):
+    """train.base: {model: NAME} across datasets (config/trained_from.py): a TabFact head (E, C) started
+    from an InfoTabS head (E, N, C) begins with that head's E and C outputs, not a random head, so it
+    answers at first what the NLI model answers with N left out."""
+    three = tmp_path / "three"
+    stages.init_model(str(tiny_base), str(three), seed=5)  # a head as tabprobe makes one: E, N, C
+    assert trained_head(three) == ("E", "N", "C") and trained_head(tiny_base) is None
+    nli, tokenizer = new_classifier(str(three), seed=0)
+    fact_checker, _ = new_classifier(str(three), seed=0, labels=("E", "C"))
+    assert fact_checker.config.id2label == {0: "entailment", 1: "contradiction"}
+    assert fact_checker.num_labels == fact_checker.config.num_labels == 2
+    batch = tokenizer(
+        ["the bears win in week 1", "the bears lose"], ["week 1 : bears 3 - 1", "x"], return_tensors="pt", padding=True
+    )
+    with torch.no_grad():
+        nli.eval(), fact_checker.eval()
+        assert torch.equal(fact_checker(**batch).logits, nli(**batch).logits[:, [0, 2]])
+    # It trains and saves as any two-label head (the loss reads num_labels).
+    fact_checker.train()
+    out = fact_checker(**batch, labels=torch.tensor([0, 1]))
+    out.loss.backward()
+    assert fact_checker.classifier.weight.grad.shape == (2, fact_checker.config.hidden_size)
+    fact_checker.save_pretrained(tmp_path / "saved", safe_serialization=True)
+    tokenizer.save_pretrained(tmp_path / "saved")
+    assert checkpoint_labels(tmp_path / "saved") == {0: "entailment", 1: "contradiction"}
+
+
+def test_a_two_label_model_trained_from_a_three_label_one_records_the_head_it_narrowed(tiny_base, tmp_path):
+    """The checkpoint's tabprobe.json and the report's "This run" table say which outputs it kept."""
+    from dataclasses import replace
+
+    from tabprobe.report.run import training_cells
+
+    three = tmp_path / "three"
+    stages.init_model(str(tiny_base), str(three), seed=5)
+    args = (tabfact_examples(["E", "C"] * 5), TABLES, tabfact_examples(["C", "E", "E"], "dev"), TABLES, "para")
+    settings = replace(two_label_settings(tiny_base), base=str(three))
+    meta = train(*args, settings, tmp_path / "tf", labels=("E", "C"), base_model="nli")
+    assert meta["base_model"]["name"] == "nli" and meta["base_model"]["head_narrowed_from"] == ["E", "N", "C"]
+    assert checkpoint_labels(tmp_path / "tf") == {0: "entailment", 1: "contradiction"}
+    training, _ = training_cells({"meta": meta})
+    assert training.endswith("from nli's weights (its E, C outputs of E, N, C)")
+    # A head of the same labels is kept whole and says nothing more (the default minilm-struct's case).
+    same = train(
+        *args, replace(settings, base=str(tmp_path / "tf")), tmp_path / "tf2", labels=("E", "C"), base_model="tf"
+    )
+    assert "head_narrowed_from" not in same["base_model"]
+    assert training_cells({"meta": same})[0].endswith("from tf's weights")

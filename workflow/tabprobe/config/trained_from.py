@@ -5,9 +5,11 @@ model's weights (docs/models.md, the recipe search): it begins where the hypothe
 has only the table's part to learn in its few thousand training examples. Its training then waits for
 NAME's checkpoint (resources/models/NAME) and reads it whole, classification head included, so the two
 must have the same head: the same labels, in the same order (`new_classifier` keeps a head of the right
-shape and would silently mix up one of another order). Config checks (`base_model_problems`) refuse what
-that cannot train from: a model that is not trained by the run, a chain that comes back to itself, a head
-of other labels.
+shape and would silently mix up one of another order), or NAME's answers more labels and keeps the outputs
+of this model's: a TabFact model (E, C) started from an InfoTabS one (E, N, C) begins with that model's
+entailment and contradiction outputs, an NLI model's knowledge carried over to fact checking. Config
+checks (`base_model_problems`) refuse what that cannot train from: a model that is not trained by the run,
+a chain that comes back to itself, a head without an output for one of the labels.
 """
 
 from __future__ import annotations
@@ -91,10 +93,10 @@ def _label_problems(
         labels, start_labels = dataset_of_training(train).labels, dataset_of_training(start_train).labels
     except (KeyError, ValueError):
         return []  # an unknown dataset is dataset_problems' to say
-    if tuple(labels) == tuple(start_labels):
-        return []
+    if tuple(labels) == tuple(start_labels) or set(labels) < set(start_labels):
+        return []  # the same head, or its outputs for fewer labels (models/checkpoints.narrowed_head)
     return [
         f"{key}: {start}'s head answers {', '.join(start_labels)} and {name} learns {', '.join(labels)}; a model "
-        "starts from another's head only where both learn the same labels (the same dataset's, or another's "
-        "with the same ones)"
+        "starts from another's head only where it learns the same labels or some of them (an NLI head's E and C "
+        "outputs become a fact-checking head), never labels the other's head has no output for"
     ]

@@ -160,23 +160,63 @@ def head_id2label(labels: Sequence[str] = LABELS) -> dict[int, str]:
 def new_classifier(base: str, seed: int, labels: Sequence[str] = LABELS):
     """(model, tokenizer): `base` with a fresh head of one output per label in `labels` (E, N, C
     by default), initialised from `seed`. A `base` that is itself a classifier with such a head (a
-    model of the run another starts from: config/trained_from.py) keeps its trained head."""
+    model of the run another starts from: config/trained_from.py) keeps its trained head; one whose
+    trained head answers more labels (an NLI model's E, N, C, where `labels` is a fact-checking
+    dataset's E, C) keeps the outputs of `labels` only, in their order (`narrowed_head`)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     id2label = head_id2label(labels)
     base_path = require_base(base)
+    trained = trained_head(base_path)
+    narrowing = trained is not None and tuple(trained) != tuple(labels) and set(labels) < set(trained)
+    # A head to be narrowed is read whole first, with its own labels (the config's).
+    head = {"num_labels": len(id2label), "id2label": id2label, "label2id": {v: k for k, v in id2label.items()}}
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
         base_path,
-        num_labels=len(id2label),
-        id2label=id2label,
-        label2id={v: k for k, v in id2label.items()},
+        **({} if narrowing else head),
         use_safetensors=True,
         trust_remote_code=False,
         dtype=torch.float32,  # fp32 master weights, whatever the base was saved in
     )
+    if narrowing:
+        narrowed_head(model, [trained.index(label) for label in labels], id2label)
     return model, AutoTokenizer.from_pretrained(base_path, trust_remote_code=False)
+
+
+def trained_head(checkpoint: str | Path) -> tuple[str, ...] | None:
+    """The label letters, in output order, of a head as tabprobe trains one (its id2label names each
+    output as LABEL_NAMES does); None for anything else (an encoder, another's checkpoint)."""
+    letter = {name: label for label, name in LABEL_NAMES.items()}
+    names = checkpoint_labels(checkpoint)
+    if sorted(names) != list(range(len(names))) or any(name not in letter for name in names.values()):
+        return None
+    return tuple(letter[names[i]] for i in range(len(names)))
+
+
+def narrowed_head(model, keep: Sequence[int], id2label: Mapping[int, str]) -> None:
+    """Keep the outputs `keep` (indices of the head's outputs, in the new order) of a sequence
+    classifier's head, in place, as the head `id2label` names: an NLI head's entailment and
+    contradiction outputs become a fact-checking head's, trained weights and all, instead of a head
+    drawn at random. The head's last layer is the last linear layer with one output per label."""
+    import torch
+
+    width = model.config.num_labels
+    layers = [m for m in model.modules() if isinstance(m, torch.nn.Linear) and m.out_features == width]
+    if not layers:
+        raise ModelError(
+            f"{type(model).__name__}: no linear layer with one output per label ({width}) to narrow to {list(id2label.values())}"
+        )
+    last, rows = layers[-1], torch.tensor(list(keep))
+    with torch.no_grad():
+        last.weight = torch.nn.Parameter(last.weight.index_select(0, rows).clone())
+        if last.bias is not None:
+            last.bias = torch.nn.Parameter(last.bias.index_select(0, rows).clone())
+    last.out_features = len(keep)
+    model.num_labels = model.config.num_labels = len(keep)
+    model.config.id2label = dict(id2label)
+    model.config.label2id = {name: index for index, name in id2label.items()}
 
 
 def save_checkpoint(model, tokenizer, out_dir: str | Path, meta: dict) -> None:

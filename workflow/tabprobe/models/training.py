@@ -34,7 +34,7 @@ from tabprobe.data.infobox.table import Table
 from tabprobe.data.tables import TABLES_SCHEMAS, load_tables
 from tabprobe.errors import ModelError
 from tabprobe.io import atomic_dir, read_parquet
-from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, read_meta, save_checkpoint
+from tabprobe.models.checkpoints import LABEL_NAMES, new_classifier, read_meta, save_checkpoint, trained_head
 from tabprobe.models.encoding import encode, pairs_only
 from tabprobe.models.fine_tuning import Stepper, accuracy, length_grouped_batches, optimizer_and_schedule
 from tabprobe.models.precision import LoadedModel, pick_device, resolve_precision
@@ -385,7 +385,7 @@ def checkpoint_meta(
     model of the run, that model's name and what it had learnt (left out otherwise, so that no other
     checkpoint's record changes)."""
     history = run.history
-    started_from = {"base_model": _base_record(base_model, settings.base)} if base_model else {}
+    started_from = {"base_model": _base_record(base_model, settings.base, labels)} if base_model else {}
     return {
         **started_from,
         "trained": True,
@@ -409,15 +409,19 @@ def checkpoint_meta(
     }
 
 
-def _base_record(name: str, folder: str) -> dict:
+def _base_record(name: str, folder: str, labels: Sequence[str]) -> dict:
     """What the run's model `name` (its checkpoint: `folder`) had learnt when this one started from it:
-    its premise, its dev accuracy and its training examples, from its own tabprobe.json."""
+    its premise, its dev accuracy and its training examples, from its own tabprobe.json, and, where its
+    head answered more labels than `labels` (new_classifier kept those outputs only), that head's labels."""
     meta = read_meta(folder)
+    head = trained_head(folder)
+    narrowed = {"head_narrowed_from": list(head)} if head and tuple(head) != tuple(labels) else {}
     return {
         "name": name,
         "premise": meta.get("premise"),
         "dev_accuracy": meta.get("dev_accuracy"),
         "train_examples": meta.get("train_examples"),
+        **narrowed,
     }
 
 
