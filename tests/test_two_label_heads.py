@@ -19,6 +19,7 @@ from tabprobe.models.checkpoints import (
     head_id2label,
     in_label_order,
     label_order,
+    narrowed_head,
     new_classifier,
     trained_head,
 )
@@ -190,3 +191,29 @@ def test_a_two_label_model_trained_from_a_three_label_one_records_the_head_it_na
     )
     assert "head_narrowed_from" not in same["base_model"]
     assert training_cells({"meta": same})[0].endswith("from tf's weights")
+
+
+def test_a_head_cannot_start_from_one_without_an_output_for_each_of_its_labels(tiny_base, tmp_path):
+    """A TabFact checkpoint (E, C) as the base of an InfoTabS model (E, N, C): nothing to start N
+    from, so it is refused by name rather than failing in transformers on the head's shape."""
+    two = tmp_path / "two"
+    stages.init_model(str(tiny_base), str(two), seed=5, labels=("E", "C"))
+    with pytest.raises(
+        ModelError, match=r"its trained head answers E, C, and a head for E, N, C has no output there to start N from"
+    ):
+        new_classifier(str(two), seed=0)
+    # The same labels in another order are put in this head's order, not mixed up.
+    three = tmp_path / "three"
+    stages.init_model(str(tiny_base), str(three), seed=5)
+    model, tokenizer = new_classifier(str(three), seed=0)
+    reordered = tmp_path / "reordered"
+    narrowed_head(model, [2, 1, 0], {0: "contradiction", 1: "neutral", 2: "entailment"})
+    model.save_pretrained(reordered, safe_serialization=True)
+    tokenizer.save_pretrained(reordered)
+    assert trained_head(reordered) == ("C", "N", "E")
+    back, _ = new_classifier(str(reordered), seed=0)
+    assert back.config.id2label == {0: "entailment", 1: "neutral", 2: "contradiction"}
+    batch = tokenizer(["the bears win"], ["week 1 : bears 3 - 1"], return_tensors="pt")
+    with torch.no_grad():
+        model.eval(), back.eval()
+        assert torch.equal(back(**batch).logits, model(**batch).logits[:, [2, 1, 0]])

@@ -6,8 +6,8 @@ has only the table's part to learn in its few thousand training examples. Its tr
 NAME's checkpoint (resources/models/NAME) and reads it whole, classification head included, so the two
 must have the same head: the same labels, in the same order (`new_classifier` keeps a head of the right
 shape and would silently mix up one of another order), or NAME's answers more labels and keeps the outputs
-of this model's: a TabFact model (E, C) started from an InfoTabS one (E, N, C) begins with that model's
-entailment and contradiction outputs, an NLI model's knowledge carried over to fact checking. Config
+of this model's: a fact-checking model (E, C) started from an NLI one (E, N, C) begins with that model's
+entailment and contradiction outputs, what the NLI model learnt carried over to fact checking. Config
 checks (`base_model_problems`) refuse what that cannot train from: a model that is not trained by the run,
 a chain that comes back to itself, a head without an output for one of the labels.
 """

@@ -162,14 +162,22 @@ def new_classifier(base: str, seed: int, labels: Sequence[str] = LABELS):
     by default), initialised from `seed`. A `base` that is itself a classifier with such a head (a
     model of the run another starts from: config/trained_from.py) keeps its trained head; one whose
     trained head answers more labels (an NLI model's E, N, C, where `labels` is a fact-checking
-    dataset's E, C) keeps the outputs of `labels` only, in their order (`narrowed_head`)."""
+    dataset's E, C), or the same in another order, keeps the outputs of `labels` only, in their
+    order (`narrowed_head`); one without an output for some label is refused."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     id2label = head_id2label(labels)
     base_path = require_base(base)
     trained = trained_head(base_path)
-    narrowing = trained is not None and tuple(trained) != tuple(labels) and set(labels) < set(trained)
+    if trained is not None and not set(labels) <= set(trained):
+        raise ModelError(
+            f"{base}: its trained head answers {', '.join(trained)}, and a head for {', '.join(labels)} has no output "
+            f"there to start {', '.join(sorted(set(labels) - set(trained)))} from; start from an encoder, or from a "
+            "checkpoint whose head answers these labels"
+        )
+    # The outputs of `labels`, in their order, where the trained head's differ (fewer, or another order).
+    narrowing = trained is not None and tuple(trained) != tuple(labels)
     # A head to be narrowed is read whole first, with its own labels (the config's).
     head = {"num_labels": len(id2label), "id2label": id2label, "label2id": {v: k for k, v in id2label.items()}}
     torch.manual_seed(seed)

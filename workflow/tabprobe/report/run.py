@@ -49,7 +49,7 @@ def training_cells(model: dict) -> tuple[str, str]:
         )
         if meta.get("base_model"):  # trained on from another model of the run (config/trained_from.py)
             training += f", from {meta['base_model']['name']}'s weights"
-            if narrowed := meta["base_model"].get("head_narrowed_from"):  # a TabFact head from an NLI one
+            if narrowed := meta["base_model"].get("head_narrowed_from"):  # a two-label head from a three-label one
                 kept = ", ".join(meta["label_map"].values())
                 training += f" (its {kept} outputs of {', '.join(narrowed)})"
         return training, f"{meta['dev_accuracy']:.2f} (n={meta['dev_examples']})"
