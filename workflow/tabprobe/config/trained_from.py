@@ -3,11 +3,10 @@
 The premise model that first beat the hypothesis-only model on the CPU budget starts from that
 model's weights (docs/models.md, the recipe search): it begins where the hypothesis alone gets it and
 has only the table's part to learn in its few thousand training examples. Its training then waits for
-NAME's checkpoint (resources/models/NAME) and reads it whole, classification head included, so the two
-must have the same head: the same labels, in the same order (`new_classifier` keeps a head of the right
-shape and would silently mix up one of another order), or NAME's answers more labels and keeps the outputs
-of this model's: a fact-checking model (E, C) started from an NLI one (E, N, C) begins with that model's
-entailment and contradiction outputs, what the NLI model learnt carried over to fact checking. Config
+NAME's checkpoint (resources/models/NAME) and reads it whole, classification head included, so NAME's
+head must answer this model's labels: the same ones, or more, of which `new_classifier` keeps this model's
+outputs in this model's order. A fact-checking model (E, C) started from an NLI one (E, N, C) begins with
+that model's entailment and contradiction outputs, what the NLI model learnt carried over to fact checking. Config
 checks (`base_model_problems`) refuse what that cannot train from: a model that is not trained by the run,
 a chain that comes back to itself, a head without an output for one of the labels.
 """
@@ -93,8 +92,8 @@ def _label_problems(
         labels, start_labels = dataset_of_training(train).labels, dataset_of_training(start_train).labels
     except (KeyError, ValueError):
         return []  # an unknown dataset is dataset_problems' to say
-    if tuple(labels) == tuple(start_labels) or set(labels) < set(start_labels):
-        return []  # the same head, or its outputs for fewer labels (models/checkpoints.narrowed_head)
+    if set(labels) <= set(start_labels):
+        return []  # the same head, or its outputs for these labels (models/checkpoints.narrowed_head)
     return [
         f"{key}: {start}'s head answers {', '.join(start_labels)} and {name} learns {', '.join(labels)}; a model "
         "starts from another's head only where it learns the same labels or some of them (an NLI head's E and C "

@@ -176,9 +176,9 @@ def new_classifier(base: str, seed: int, labels: Sequence[str] = LABELS):
             f"there to start {', '.join(sorted(set(labels) - set(trained)))} from; start from an encoder, or from a "
             "checkpoint whose head answers these labels"
         )
-    # The outputs of `labels`, in their order, where the trained head's differ (fewer, or another order).
+    # The outputs of `labels`, in their order, where the trained head's differ (fewer, or another order):
+    # that head is read whole first, with its own labels (its config's), then narrowed.
     narrowing = trained is not None and tuple(trained) != tuple(labels)
-    # A head to be narrowed is read whole first, with its own labels (the config's).
     head = {"num_labels": len(id2label), "id2label": id2label, "label2id": {v: k for k, v in id2label.items()}}
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(

@@ -412,7 +412,7 @@ def checkpoint_meta(
 def _base_record(name: str, folder: str, labels: Sequence[str]) -> dict:
     """What the run's model `name` (its checkpoint: `folder`) had learnt when this one started from it:
     its premise, its dev accuracy and its training examples, from its own tabprobe.json, and, where its
-    head answered more labels than `labels` (new_classifier kept those outputs only), that head's labels."""
+    head's outputs were not `labels` (new_classifier kept those of `labels` only), that head's labels."""
     meta = read_meta(folder)
     head = trained_head(folder)
     narrowed = {"head_narrowed_from": list(head)} if head and tuple(head) != tuple(labels) else {}
