@@ -43,17 +43,17 @@ def _drop(table: Mapping, column: str) -> float:
 HIGHER_IS_BETTER = (TABLE_REMOVED, WRONG_TABLE)
 
 
-def _first(probes: Catalog, number: str) -> str | None:
-    found = probes.role(number)
+def _first(catalog: Catalog, number: str) -> str | None:
+    found = catalog.role(number)
     return found[0] if found else None
 
 
-def paper_scorecard(probes: Catalog) -> list[Measure]:
+def paper_scorecard(catalog: Catalog) -> list[Measure]:
     """The paper dataset's scorecard: the numbers its verdicts rest on, with the paper's RoBERTa-large
     beside each where the paper has it (paper.py types each table once). Its probes by role: a
     number no registered probe gives is left out."""
-    baseline = probes.dataset.baseline_probe
-    removed, needed, evidence = (_first(probes, n) for n in (TABLE_REMOVED, NEEDED_ROWS, OWN_EVIDENCE))
+    baseline = catalog.dataset.baseline_probe
+    removed, needed, evidence = (_first(catalog, n) for n in (TABLE_REMOVED, NEEDED_ROWS, OWN_EVIDENCE))
     measures = [
         Measure("Accuracy", baseline, "accuracy", "%", "higher", _ROBERTA["alpha1"], "Table 1 (alpha1)"),
         Measure(
@@ -102,12 +102,12 @@ def paper_scorecard(probes: Catalog) -> list[Measure]:
     return [m for m in measures if m]
 
 
-def own_scorecard(probes: Catalog) -> list[Measure]:
+def own_scorecard(catalog: Catalog) -> list[Measure]:
     """Another dataset's scorecard (its part's verdicts, report/own_verdicts.py): its baseline probe's
     accuracy, gain and NEUTRAL share, then each probe that gives a verdict number and names its
     column (`Role.scorecard`), by role, each on the first of its splits measured. No paper prints
     these for RoBERTa-large."""
-    dataset = probes.dataset
+    dataset = catalog.dataset
     title, baseline = dataset.title, dataset.baseline_probe
     measures = [
         Measure(f"{title}: accuracy", baseline, "accuracy", "%", "higher"),
@@ -127,8 +127,8 @@ def own_scorecard(probes: Catalog) -> list[Measure]:
         ),
     ]
     for number in VERDICT_ROLES:
-        for probe in probes.role(number):
-            role = probes.declaration(probe).verdict_role
+        for probe in catalog.role(number):
+            role = catalog.declaration(probe).verdict_role
             if role.scorecard:
                 better = "higher" if number in HIGHER_IS_BETTER else "lower"
                 measures.append(Measure(f"{title}: {role.scorecard}", probe, "accuracy_drop", "points", better))
