@@ -179,11 +179,12 @@ def new_classifier(base: str, seed: int, labels: Sequence[str] = LABELS):
     # The outputs of `labels`, in their order, where the trained head's differ (fewer, or another order):
     # that head is read whole first, with its own labels (its config's), then narrowed.
     narrowing = trained is not None and tuple(trained) != tuple(labels)
-    head = {"num_labels": len(id2label), "id2label": id2label, "label2id": {v: k for k, v in id2label.items()}}
+    label2id = {v: k for k, v in id2label.items()}
+    head = {} if narrowing else {"num_labels": len(id2label), "id2label": id2label, "label2id": label2id}
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
         base_path,
-        **({} if narrowing else head),
+        **head,
         use_safetensors=True,
         trust_remote_code=False,
         dtype=torch.float32,  # fp32 master weights, whatever the base was saved in
