@@ -221,27 +221,53 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def dry_run_arguments(tmp_path, *config_args) -> list[str]:
+    """Snakemake's arguments for a dry run of config.yaml on the mini fixture, in tmp_path."""
+    return [
+        "-n",
+        "-s",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--configfile",
+        str(ROOT / "config.yaml"),
+        "--config",
+        f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}",
+        *config_args,
+    ]
+
+
 def dry_run(tmp_path, *config_args):
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-n",
-            "-s",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(ROOT / "config.yaml"),
-            "--config",
-            f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}",
-            *config_args,
-        ],
+        [sys.executable, "-m", "snakemake", *dry_run_arguments(tmp_path, *config_args)],
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def test_planning_a_run_imports_neither_spacy_nor_torch(tmp_path):
+    """Snakemake reads the Snakefile, and so runs the config check, at every start: each dry run
+    and re-run, and each cluster job again. The check loads every configured probe's module (here
+    all of config.yaml's); a spaCy import at the top of one (spaCy brings thinc and torch) made 2.6 s
+    of a 6 s start (2026-12-03). The jobs that parse or run a model import them themselves."""
+    loaded = tmp_path / "loaded.txt"
+    watch = (
+        "import atexit, runpy, sys\n"
+        f"atexit.register(lambda: open({str(loaded)!r}, 'w').write(' '.join(sorted(sys.modules))))\n"
+        "sys.argv[0] = 'snakemake'\n"
+        "runpy.run_module('snakemake', run_name='__main__', alter_sys=True)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", watch, *dry_run_arguments(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    modules = set(loaded.read_text().split())
+    assert "tabprobe.probes.infotabs.titles" in modules  # the probes were loaded: the check ran
+    assert not {"spacy", "thinc", "torch", "transformers"} & modules
 
 
 def job_count(dry_run_output: str, rule: str) -> int:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from spacy.lang.en.stop_words import STOP_WORDS
+from functools import cache
 
 from tabprobe.data.infobox.table import Table
 from tabprobe.wordlists import word_set
@@ -68,6 +67,21 @@ def name_part(title: str) -> str:
 SECTION_HEADERS = word_set("probes/words/section_headers.txt")
 
 
+@cache
+def _stop_words() -> frozenset[str]:
+    # Imported when first needed, not with this module: every probe that reads titles imports it,
+    # the config check loads those probes at each Snakemake start (in each cluster job too), and
+    # importing spaCy loads thinc and torch with it, 2.6 of the 6 s a start took.
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+def is_stop_word(word: str) -> bool:
+    """Whether `word` is one of spaCy's English stop words ("of", "the", "in"), in any case."""
+    return word.lower() in _stop_words()
+
+
 def is_name_like(table: Table) -> bool:
     """Whether the title names a subject: not a section header ("Free agent", "History"), not a
     row of letters ("A B C ... Z"), and its words after the first capitalised (a name), bar
@@ -76,7 +90,7 @@ def is_name_like(table: Table) -> bool:
     words = [w for w in re.findall(r"[^\W\d_][\w'’.&-]*", name)]
     if not words or name.lower().strip(": ") in SECTION_HEADERS or all(len(w) == 1 for w in words):
         return False
-    return all(w[:1].isupper() or w.lower() in STOP_WORDS for w in words[1:])
+    return all(w[:1].isupper() or is_stop_word(w) for w in words[1:])
 
 
 def bracketed_names(title: str) -> list[str]:
@@ -103,7 +117,7 @@ def forms(table: Table) -> list[tuple[str, str]]:
         found.append((name[4:], "name"))
     if ", " in name and table.category in PLACE_CATEGORIES:
         place = name.split(", ")[0]
-        if len(place) >= 3 and place.lower() not in STOP_WORDS and place[:1].isupper():
+        if len(place) >= 3 and not is_stop_word(place) and place[:1].isupper():
             found.append((place, "place"))
     words = words_of(name)
     if (
@@ -141,7 +155,7 @@ def _is_name_word(word: str, honorifics: bool = False) -> bool:
     bare = word.strip('.,;:!?"()[]')
     return (
         bool(_CAPITALISED.match(bare))
-        and bare.lower() not in STOP_WORDS
+        and not is_stop_word(bare)
         and (honorifics or bare.lower().strip(".") not in HONORIFICS)
     )
 
