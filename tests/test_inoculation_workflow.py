@@ -29,9 +29,9 @@ def snakemake(workdir, configfile, *args):
     return result
 
 
-# Of train's 16,538 hypotheses, the first ones (about 440 tables): inoculation and controlled variance
-# draw a few dozen examples from train (the latter about 60 with a number in 30-49 here), but
-# parsing and probing all of it took 2 of this test's 6.5 minutes on a 2-core machine.
+# Of train's 16,538 hypotheses, the first ones (422 tables): inoculation and controlled variance
+# draw a few dozen examples from train (the latter from the 68 lines here with a number in 30-49),
+# but parsing and probing all of train cost this test about 70 s of job time on a 2-core machine.
 TRAIN_LINES = 4000
 
 
