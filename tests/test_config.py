@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from workflow_copy import snakemake_command
 
 from tabprobe.config import ConfigError, check, model_max_length, probe_limit, probe_splits
 
@@ -221,29 +222,18 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def dry_run_arguments(tmp_path, *config_args) -> list[str]:
-    """Snakemake's arguments for a dry run of config.yaml on the mini fixture, in tmp_path."""
-    return [
-        "-n",
-        "-s",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(ROOT / "config.yaml"),
-        "--config",
-        f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}",
-        *config_args,
-    ]
+MINI_INFOTABS = ROOT / "tests" / "fixtures" / "mini_infotabs"
+
+
+def dry_run_command(tmp_path, *config_args) -> list[str]:
+    """`python -m snakemake -n` of config.yaml on the mini fixture, in tmp_path."""
+    return snakemake_command(
+        ROOT, ROOT / "config.yaml", "-n", "--config", f"infotabs_dir={MINI_INFOTABS}", *config_args, workdir=tmp_path
+    )
 
 
 def dry_run(tmp_path, *config_args):
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", *dry_run_arguments(tmp_path, *config_args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return subprocess.run(dry_run_command(tmp_path, *config_args), capture_output=True, text=True, timeout=300)
 
 
 def test_planning_a_run_imports_neither_spacy_nor_torch(tmp_path):
@@ -259,7 +249,7 @@ def test_planning_a_run_imports_neither_spacy_nor_torch(tmp_path):
         "runpy.run_module('snakemake', run_name='__main__', alter_sys=True)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", watch, *dry_run_arguments(tmp_path / "run")],
+        [sys.executable, "-c", watch, *dry_run_command(tmp_path / "run")[3:]],  # after `python -m snakemake`
         capture_output=True,
         text=True,
         timeout=300,

@@ -3,23 +3,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from workflow_copy import snakemake_command
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_snakemake_lint_is_clean(tmp_path):
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--lint",
-            "-s",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(ROOT / "config.yaml"),
-        ],
+        snakemake_command(ROOT, ROOT / "config.yaml", "--lint", workdir=tmp_path),
         capture_output=True,
         text=True,
         timeout=300,

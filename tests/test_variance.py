@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import yaml
+from test_config import MINI_INFOTABS
+from workflow_copy import snakemake_command
 
 from tabprobe.config import FULL_VARIANCE, VARIANCE_DEFAULTS, names
 from tabprobe.data.infotabs import ingest
@@ -33,25 +34,10 @@ def dry_run(tmp_path, *extra_config: dict) -> str:
         path = tmp_path / f"extra{i}.yaml"
         path.write_text(yaml.safe_dump(extra))
         files.append(str(path))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-n",
-            "-s",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            *files,
-            "--config",
-            f"infotabs_dir={ROOT / 'tests' / 'fixtures' / 'mini_infotabs'}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    command = snakemake_command(
+        ROOT, None, "-n", "--configfile", *files, "--config", f"infotabs_dir={MINI_INFOTABS}", workdir=tmp_path
     )
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
 
