@@ -240,7 +240,7 @@ def test_planning_a_run_imports_neither_spacy_nor_torch(tmp_path):
     """Snakemake reads the Snakefile, and so runs the config check, at every start: each dry run
     and re-run, and each cluster job again. The check loads every configured probe's module (here
     all of config.yaml's); a spaCy import at the top of one (spaCy brings thinc and torch) made 2.6 s
-    of a 6 s start (2026-12-03). The jobs that parse or run a model import them themselves."""
+    of the 8 s a dry run of config.yaml took (2026-12-03). The jobs that parse or run a model import them themselves."""
     loaded = tmp_path / "loaded.txt"
     watch = (
         "import atexit, runpy, sys\n"

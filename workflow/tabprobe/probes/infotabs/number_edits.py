@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 
 from tabprobe.data.infobox.table import Row, Table
-from tabprobe.probes.shared.text_edits import apply_changes, change
+from tabprobe.probes.shared.text_edits import apply_changes, change, is_stop_word
 
 INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")
 MONTH_NAMES = re.compile(
@@ -81,8 +81,6 @@ def quantities(text: str) -> list[re.Match]:
     """The integers of `text` that stand as numbers, not as a date's day or a part of a name: a
     month name next to it ("June 21", "21 June") or a capitalised word before it that is not a
     sentence's first function word ("Atari 2600", "Despicable Me 3"; "In 1990" is a number)."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
     out = []
     for m in integers(text):
         before = re.search(r"(\S+)\s+$", text[: m.start()])
@@ -93,7 +91,7 @@ def quantities(text: str) -> list[re.Match]:
             continue  # the day of a date ("June 21", "21 June"); its year is a number
         if word_before[:1].isupper() and not MONTH_NAMES.match(word_before):
             starts_sentence = not text[: before.start()].strip() or re.search(r"[.!?]\s*$", text[: before.start()])
-            if not (starts_sentence and word_before.lower() in STOP_WORDS):
+            if not (starts_sentence and is_stop_word(word_before)):
                 continue  # part of a name ("Atari 2600", "Despicable Me 3"); "In 1990" starts a sentence
         if _ADDRESS.match(text[m.end() :]):
             continue  # a house number ("221 Baker Street")

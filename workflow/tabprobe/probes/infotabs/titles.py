@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
 from tabprobe.data.infobox.table import Table
+from tabprobe.probes.shared.text_edits import is_stop_word
 from tabprobe.wordlists import word_set
 
 # Categories of places, whose titles may add a state or country ("Columbus, Georgia"); elsewhere
@@ -65,21 +65,6 @@ def name_part(title: str) -> str:
 
 # Titles that are an infobox's section header, not its subject's name (InfoTabS scraped some).
 SECTION_HEADERS = word_set("probes/words/section_headers.txt")
-
-
-@cache
-def _stop_words() -> frozenset[str]:
-    # Imported when first needed, not with this module: every probe that reads titles imports it,
-    # the config check loads those probes at each Snakemake start (in each cluster job too), and
-    # importing spaCy loads thinc and torch with it, 2.6 of the 6 s a start took.
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
-
-
-def is_stop_word(word: str) -> bool:
-    """Whether `word` is one of spaCy's English stop words ("of", "the", "in"), in any case."""
-    return word.lower() in _stop_words()
 
 
 def is_name_like(table: Table) -> bool:
