@@ -167,6 +167,10 @@ def test_generating_a_probe_runs_no_probe_module_but_the_probes_own():
     for name in ("num_words", "num_decimal", "num_comparative", "modifier_preserve"):
         assert not [f for f in source_files(name) if f.startswith("probes/infotabs/hypothesis/edits/")], name
         assert "probes/shared/text_edits.py" in source_files(name), name
+    # The stop-word lookup is a module of its own: the title swaps ask it and take no text surgery,
+    # so an edit to the surgery leaves them be (test_workflow_e2e edits it in a finished run).
+    title_swap = source_files("cf_title_swap")
+    assert "probes/shared/stop_words.py" in title_swap and "probes/shared/text_edits.py" not in title_swap
 
 
 def test_every_rule_with_a_script_lists_its_scripts_closure_as_code_inputs():

@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 
 from tabprobe.data.infobox.table import Row, Table
-from tabprobe.probes.shared.text_edits import apply_changes, change, is_stop_word
+from tabprobe.probes.shared.stop_words import is_stop_word
+from tabprobe.probes.shared.text_edits import apply_changes, change
 
 INTEGER = re.compile(r"(?<![\w.,:/–#$€£¥?-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/–%'’?-]|[.,]\d)")
 MONTH_NAMES = re.compile(

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tabprobe.data.infobox.table import Table
-from tabprobe.probes.shared.text_edits import is_stop_word
+from tabprobe.probes.shared.stop_words import is_stop_word
 from tabprobe.wordlists import word_set
 
 # Categories of places, whose titles may add a state or country ("Columbus, Georgia"); elsewhere

@@ -2,4 +2,4 @@
 unperturbed examples (identity), and the premise controls (hypothesis only, a swapped table, a
 dummy table). One implementation each, registered for every dataset that fits under its prefix
 (`original` and `tf_original` are one probe); and the text surgery the datasets' own probes share
-(text_edits). The registry lines are in probes/__init__.py (`SHARED`)."""
+(text_edits), and the stop-word lookup (stop_words). The registry lines are in probes/__init__.py (`SHARED`)."""

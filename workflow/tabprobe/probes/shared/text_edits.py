@@ -1,7 +1,7 @@
 """Text surgery shared by the probes that edit a hypothesis or a cell: replacements of character
 spans of the original text, so the rest stays byte for byte as it was, each recorded as a change
-({start, end, old, new}, offsets into the original) for provenance; whether a noun is plural;
-and whether a word is a stop word.
+({start, end, old, new}, offsets into the original) for provenance; and whether a noun is
+plural.
 
 Kept apart from hypothesis_edits/ (the edits read off a spaCy parse), so that an edit there
 re-runs only the probes that read parses, not the numeric probes that share these helpers.
@@ -10,7 +10,6 @@ re-runs only the probes that read parses, not the numeric probes that share thes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 
 
 def apply_changes(text: str, changes: Sequence[dict]) -> str:
@@ -58,18 +57,3 @@ def is_plural(word: str) -> bool:
     return word in IRREGULAR_PLURALS or (
         word.endswith("s") and not word.endswith(("ss", "us", "is", "ics", "headquarters"))
     )
-
-
-@cache
-def _stop_words() -> frozenset[str]:
-    # Imported when first needed, not with this module: the probes import it, the config check
-    # loads the probes at each Snakemake start (in each cluster job too), and importing spaCy loads
-    # thinc and torch with it, 2.6 s of the 8 s a dry run of config.yaml took (2026-12-03).
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
-
-
-def is_stop_word(word: str) -> bool:
-    """Whether `word` is one of spaCy's English stop words ("of", "the", "in"), in any case."""
-    return word.lower() in _stop_words()
