@@ -1,7 +1,6 @@
 """Text surgery shared by the probes that edit a hypothesis or a cell: replacements of character
 spans of the original text, so the rest stays byte for byte as it was, each recorded as a change
-({start, end, old, new}, offsets into the original) for provenance; and whether a noun is
-plural.
+({start, end, old, new}, offsets into the original) for provenance; and whether a noun is plural.
 
 Kept apart from hypothesis_edits/ (the edits read off a spaCy parse), so that an edit there
 re-runs only the probes that read parses, not the numeric probes that share these helpers.
